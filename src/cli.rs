@@ -1,0 +1,159 @@
+//! Command-line subcommands other than the viewer: `info` and `gen`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::trace::{self, LoadOptions, NullOverride, Trace};
+
+/// The facts `prvscope info` prints, as a JSON object (the field list of DESIGN.md).
+pub fn info_json(t: &Trace) -> serde_json::Value {
+    let c = t.store.counts();
+    let policy = t.store.null_policy();
+    serde_json::json!({
+        "path": t.path.display().to_string(),
+        "compression": t.stats.compression.name(),
+        "rows": t.header.thread_count(),
+        "applications": t.header.applications.len(),
+        "tasks": t.header.applications.iter().map(|a| a.tasks.len()).sum::<usize>(),
+        "cpus": t.header.cpu_count(),
+        "state_records": c.states,
+        "event_records": c.events,
+        "comm_records": c.comms,
+        "event_types": t.store.event_types().len(),
+        "end_time": t.header.end_time,
+        "time_unit": t.header.time_unit.as_str(),
+        "null_mode": policy.mode_name(),
+        "null_sentinel": policy.sentinel.to_string(),
+        "null_values": c.null_values,
+        "skipped": t.report.skipped(),
+        "warnings": t.report.warnings(),
+        "load_seconds": t.stats.load_seconds,
+        "bytes_read": t.stats.bytes_read,
+        "bytes_decoded": t.stats.bytes_decoded,
+        "store_bytes": t.store.heap_bytes(),
+        "bytes_per_record": t.store.bytes_per_record(),
+        "pcf": t.pcf.is_some(),
+        "row": t.row.is_some(),
+    })
+}
+
+/// The human-readable form of `info`.
+pub fn info_text(t: &Trace) -> String {
+    let c = t.store.counts();
+    let policy = t.store.null_policy();
+    let mut s = String::new();
+    let mb = t.stats.bytes_decoded as f64 / 1e6;
+    let _ = writeln!(s, "trace          {}", t.path.display());
+    let _ = writeln!(
+        s,
+        "file           {} ({}, {:.1} MB of text)",
+        human_bytes(t.stats.bytes_read),
+        t.stats.compression.name(),
+        mb
+    );
+    let _ = writeln!(
+        s,
+        "rows           {} threads in {} application(s), {} task(s); {} CPUs",
+        t.header.thread_count(),
+        t.header.applications.len(),
+        t.header.applications.iter().map(|a| a.tasks.len()).sum::<usize>(),
+        t.header.cpu_count()
+    );
+    let _ = writeln!(s, "duration       {} {}", t.header.end_time, t.header.time_unit);
+    let _ = writeln!(s, "states         {}", c.states);
+    let _ = writeln!(
+        s,
+        "events         {} type:value pairs of {} types",
+        c.events,
+        t.store.event_types().len()
+    );
+    let _ = writeln!(s, "communications {}", c.comms);
+    let _ = writeln!(
+        s,
+        "null           {} mode (sentinel {}), {} null values",
+        policy.mode_name(),
+        policy.sentinel,
+        c.null_values
+    );
+    let _ = writeln!(
+        s,
+        "side files     .pcf {}, .row {}",
+        if t.pcf.is_some() { "read" } else { "missing" },
+        if t.row.is_some() { "read" } else { "missing" }
+    );
+    let _ = writeln!(
+        s,
+        "store          {} ({:.2} bytes/record)",
+        human_bytes(t.store.heap_bytes() as u64),
+        t.store.bytes_per_record()
+    );
+    let secs = t.stats.load_seconds.max(1e-9);
+    let _ = writeln!(s, "loaded in      {:.3} s ({:.0} MB/s of text)", secs, mb / secs);
+    if t.report.is_empty() {
+        let _ = writeln!(s, "warnings       none");
+    } else {
+        let _ = writeln!(s, "warnings:");
+        for w in t.report.warnings() {
+            let _ = writeln!(s, "  {w}");
+        }
+    }
+    s
+}
+
+fn human_bytes(b: u64) -> String {
+    let b = b as f64;
+    if b >= 1e9 {
+        format!("{:.2} GB", b / 1e9)
+    } else if b >= 1e6 {
+        format!("{:.1} MB", b / 1e6)
+    } else if b >= 1e3 {
+        format!("{:.1} kB", b / 1e3)
+    } else {
+        format!("{b} B")
+    }
+}
+
+/// Parses sizes like `100MB`, `1GB`, `512k`, `4096`.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t.bytes().take_while(|b| b.is_ascii_digit() || *b == b'.').count();
+    let (num, unit) = t.split_at(digits);
+    let n: f64 = num.parse().map_err(|_| format!("expected a size like 100MB, found `{s}`"))?;
+    let mult = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" => 1e3,
+        "m" | "mb" => 1e6,
+        "g" | "gb" => 1e9,
+        "kib" => 1024.0,
+        "mib" => 1_048_576.0,
+        "gib" => 1_073_741_824.0,
+        _ => return Err(format!("unknown size unit in `{s}`")),
+    };
+    Ok((n * mult) as u64)
+}
+
+/// Loads a trace for `info`.
+pub fn load_for_info(path: &Path, null: NullOverride) -> Result<Trace, trace::LoadError> {
+    trace::load(
+        path,
+        &LoadOptions {
+            null,
+            ..LoadOptions::default()
+        },
+        None,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("100MB"), Ok(100_000_000));
+        assert_eq!(parse_size("1GB"), Ok(1_000_000_000));
+        assert_eq!(parse_size("2k"), Ok(2000));
+        assert_eq!(parse_size("1.5MiB"), Ok(1_572_864));
+        assert!(parse_size("x").is_err());
+    }
+}

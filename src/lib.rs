@@ -1,0 +1,15 @@
+//! prvscope: a fast viewer for Paraver performance traces.
+//!
+//! The crate follows the data:
+//! - [`trace`] reads bytes (plain, `.xz`, `.gz`) and parses the `.prv`, `.pcf` and `.row`,
+//!   in parallel, into
+//! - [`store`], the immutable columnar [`store::TraceStore`] shared by everything after it;
+//! - [`synth`] writes realistic synthetic traces for tests and benchmarks;
+//! - [`cli`] holds the command-line subcommands that are not the viewer.
+//!
+//! `ARCHITECTURE.md` at the top of the repository maps the modules in more detail.
+
+pub mod cli;
+pub mod synth;
+pub mod store;
+pub mod trace;

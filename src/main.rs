@@ -1,0 +1,109 @@
+//! The `prvscope` binary: command-line parsing, then the subcommand.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand};
+use prvscope::cli;
+use prvscope::synth::{self, GenOptions};
+use prvscope::trace::NullOverride;
+
+#[derive(Parser)]
+#[command(name = "prvscope", version, about = "A fast viewer for Paraver traces")]
+struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Load a trace and print what it holds.
+    Info {
+        /// The trace: x.prv, x.prv.xz or x.prv.gz (x.pcf and x.row are read beside it).
+        trace: PathBuf,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// How to read nulls: auto (from the .pcf), zero (0 is null), N (NULL mode) or a
+        /// number (NULL mode with that sentinel).
+        #[arg(long, default_value = "auto")]
+        null: NullOverride,
+    },
+    /// Write a deterministic synthetic trace (.prv, .pcf, .row; .prv.xz with --xz).
+    Gen {
+        /// Output .prv path.
+        out: PathBuf,
+        #[arg(long, default_value_t = 16)]
+        threads: u32,
+        #[arg(long, default_value_t = 4)]
+        threads_per_task: u32,
+        /// Approximate size of the .prv, e.g. 100MB or 1GB.
+        #[arg(long, default_value = "10MB", value_parser = cli::parse_size)]
+        size: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Legacy values: functions end with 0 and the .pcf has no NULL_VALUE.
+        #[arg(long)]
+        legacy: bool,
+        /// Also write OUT.xz.
+        #[arg(long)]
+        xz: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("prvscope: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> anyhow::Result<()> {
+    match args.command {
+        Some(Command::Info { trace, json, null }) => {
+            let t = cli::load_for_info(&trace, null)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&cli::info_json(&t))?);
+            } else {
+                print!("{}", cli::info_text(&t));
+            }
+            Ok(())
+        }
+        Some(Command::Gen {
+            out,
+            threads,
+            threads_per_task,
+            size,
+            seed,
+            legacy,
+            xz,
+        }) => {
+            let s = synth::generate(
+                &out,
+                &GenOptions {
+                    threads,
+                    threads_per_task,
+                    target_bytes: size,
+                    seed,
+                    legacy,
+                    xz,
+                },
+            )
+            .with_context(|| format!("writing {}", out.display()))?;
+            println!(
+                "{}: {} bytes, {} states, {} events, {} communications",
+                s.prv.display(),
+                s.bytes,
+                s.state_records,
+                s.event_records,
+                s.comm_records
+            );
+            Ok(())
+        }
+        None => anyhow::bail!("the viewer is not built yet; use `prvscope info TRACE` or `prvscope gen`"),
+    }
+}

@@ -1,0 +1,254 @@
+//! Compact columns: times as per-block bases plus 32-bit deltas, values in the narrowest width.
+//!
+//! A Paraver time is a `u64` tick count, but consecutive records of one thread are close in
+//! time, so each block of [`BLOCK`] records keeps one 64-bit base and every record a 32-bit delta
+//! from it (the LTTng way). A delta that does not fit (a gap of more than 2^32-1 ticks, or a
+//! time before the base in a column that is not sorted) is stored as [`ESCAPE`] and its full
+//! value goes to a small sorted side table, so random access stays O(1) in the common case and
+//! O(log escapes) otherwise.
+//!
+//! Values keep the width of the largest value in the column (8, 16, 32 or 64 bits). The null
+//! sentinel is stored as the all-ones value of the narrow width, so a column of small values
+//! with a few nulls stays narrow.
+
+/// Records per time block.
+pub const BLOCK: usize = 256;
+/// Delta marking an escaped time.
+pub const ESCAPE: u32 = u32::MAX;
+
+/// A column of `u64` times, stored compactly.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TimeColumn {
+    /// Base time of each block of [`BLOCK`] records: the first record's time, or the smallest
+    /// time of the block when the column is not sorted.
+    bases: Vec<u64>,
+    /// Per record: time minus its block's base, or [`ESCAPE`].
+    deltas: Vec<u32>,
+    /// (record index, full time) of escaped records, sorted by index.
+    escapes: Vec<(u32, u64)>,
+}
+
+impl TimeColumn {
+    /// Builds a column from times (any order; sorted columns are the common case).
+    pub fn from_times(times: &[u64]) -> Self {
+        let mut col = TimeColumn {
+            bases: Vec::with_capacity(times.len().div_ceil(BLOCK)),
+            deltas: Vec::with_capacity(times.len()),
+            escapes: Vec::new(),
+        };
+        for (b, block) in times.chunks(BLOCK).enumerate() {
+            let base = block.iter().copied().min().unwrap_or(0);
+            col.bases.push(base);
+            for (j, &t) in block.iter().enumerate() {
+                let delta = t - base;
+                if delta >= u64::from(ESCAPE) {
+                    col.deltas.push(ESCAPE);
+                    col.escapes.push(((b * BLOCK + j) as u32, t));
+                } else {
+                    col.deltas.push(delta as u32);
+                }
+            }
+        }
+        col
+    }
+
+    /// Number of records.
+    pub fn len(&self) -> usize {
+        self.deltas.len()
+    }
+
+    /// True when the column holds no record.
+    pub fn is_empty(&self) -> bool {
+        self.deltas.is_empty()
+    }
+
+    /// The time of record `i`.
+    ///
+    /// # Panics
+    /// When `i >= self.len()`.
+    #[inline]
+    pub fn get(&self, i: usize) -> u64 {
+        let d = self.deltas[i];
+        if d == ESCAPE {
+            self.escaped(i)
+        } else {
+            self.bases[i / BLOCK] + u64::from(d)
+        }
+    }
+
+    #[cold]
+    fn escaped(&self, i: usize) -> u64 {
+        match self.escapes.binary_search_by_key(&(i as u32), |e| e.0) {
+            Ok(k) => self.escapes[k].1,
+            Err(_) => unreachable!("escaped delta without an escape entry"),
+        }
+    }
+
+    /// The first index whose time is not less than `t`, for a column sorted by time.
+    pub fn lower_bound(&self, t: u64) -> usize {
+        self.partition_point(|x| x < t)
+    }
+
+    /// The first index whose time is greater than `t`, for a column sorted by time.
+    pub fn upper_bound(&self, t: u64) -> usize {
+        self.partition_point(|x| x <= t)
+    }
+
+    /// The first index for which `pred` is false, assuming it is true then false along the
+    /// column. Searches the block bases first, then inside one block.
+    pub fn partition_point(&self, pred: impl Fn(u64) -> bool) -> usize {
+        // Bases are the first times of their blocks when the column is sorted.
+        let block = self.bases.partition_point(|&b| pred(b));
+        let lo = block.saturating_sub(1) * BLOCK;
+        let hi = (block * BLOCK).min(self.len());
+        let (mut lo, mut hi) = (lo, hi.max(lo));
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if pred(self.get(mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// Iterates over all times.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.bases.capacity() * 8 + self.deltas.capacity() * 4 + self.escapes.capacity() * 16
+    }
+}
+
+/// A column of `u64` values stored in the narrowest width that holds them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ValueColumn {
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+}
+
+impl Default for ValueColumn {
+    fn default() -> Self {
+        ValueColumn::U8(Vec::new())
+    }
+}
+
+impl ValueColumn {
+    /// Builds a column; `sentinel` (the null value) is stored as the narrow width's maximum.
+    pub fn from_values(values: &[u64], sentinel: u64) -> Self {
+        let max = values
+            .iter()
+            .copied()
+            .filter(|&v| v != sentinel)
+            .max()
+            .unwrap_or(0);
+        // A narrow width holds values strictly below its maximum, which is kept for null.
+        let narrow = |v: u64, m: u64| if v == sentinel { m } else { v };
+        if max < u64::from(u8::MAX) {
+            ValueColumn::U8(values.iter().map(|&v| narrow(v, 0xff) as u8).collect())
+        } else if max < u64::from(u16::MAX) {
+            ValueColumn::U16(values.iter().map(|&v| narrow(v, 0xffff) as u16).collect())
+        } else if max < u64::from(u32::MAX) {
+            ValueColumn::U32(values.iter().map(|&v| narrow(v, 0xffff_ffff) as u32).collect())
+        } else {
+            ValueColumn::U64(values.to_vec())
+        }
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            Self::U8(v) => v.len(),
+            Self::U16(v) => v.len(),
+            Self::U32(v) => v.len(),
+            Self::U64(v) => v.len(),
+        }
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Value `i`, with the narrow null marker turned back into `sentinel`.
+    ///
+    /// # Panics
+    /// When `i >= self.len()`.
+    #[inline]
+    pub fn get(&self, i: usize, sentinel: u64) -> u64 {
+        match self {
+            Self::U8(v) => widen(v[i], u8::MAX, sentinel),
+            Self::U16(v) => widen(v[i], u16::MAX, sentinel),
+            Self::U32(v) => widen(v[i], u32::MAX, sentinel),
+            Self::U64(v) => v[i],
+        }
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            Self::U8(v) => v.capacity(),
+            Self::U16(v) => v.capacity() * 2,
+            Self::U32(v) => v.capacity() * 4,
+            Self::U64(v) => v.capacity() * 8,
+        }
+    }
+}
+
+#[inline]
+fn widen<T: Into<u64> + PartialEq>(v: T, max: T, sentinel: u64) -> u64 {
+    if v == max { sentinel } else { v.into() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_round_trip_with_escapes_and_unsorted_values() {
+        let mut times: Vec<u64> = (0..1000).map(|i| i * 1_000_000).collect();
+        times.push(u64::MAX - 1);
+        times.push(5);
+        times.extend((0..600).map(|i| 10_000_000_000 + i));
+        let col = TimeColumn::from_times(&times);
+        let back: Vec<u64> = col.iter().collect();
+        assert_eq!(back, times);
+        assert!(!col.escapes.is_empty());
+    }
+
+    #[test]
+    fn bounds_on_sorted_column() {
+        let times: Vec<u64> = (0..2000u64).map(|i| (i / 3) * 7 + (i % 3) * (1 << 33)).collect();
+        let mut times = times;
+        times.sort_unstable();
+        let col = TimeColumn::from_times(&times);
+        for t in [0, 1, 7, 8, 100, 4666, 1 << 33, (1 << 34) + 5, u64::MAX] {
+            assert_eq!(col.lower_bound(t), times.partition_point(|&x| x < t), "t={t}");
+            assert_eq!(col.upper_bound(t), times.partition_point(|&x| x <= t), "t={t}");
+        }
+    }
+
+    #[test]
+    fn values_pick_narrow_width_and_keep_null() {
+        let s = u64::MAX;
+        let col = ValueColumn::from_values(&[0, 3, s, 254], s);
+        assert!(matches!(col, ValueColumn::U8(_)));
+        assert_eq!((0..4).map(|i| col.get(i, s)).collect::<Vec<_>>(), vec![0, 3, s, 254]);
+        let col = ValueColumn::from_values(&[255, s], s);
+        assert!(matches!(col, ValueColumn::U16(_)));
+        assert_eq!(col.get(0, s), 255);
+        assert_eq!(col.get(1, s), s);
+        let col = ValueColumn::from_values(&[u64::from(u32::MAX), 1], s);
+        assert!(matches!(col, ValueColumn::U64(_)));
+        // A custom sentinel: the all-ones narrow value maps back to it.
+        let col = ValueColumn::from_values(&[42, 1, 0], 42);
+        assert_eq!(col.get(0, 42), 42);
+        assert_eq!(col.get(2, 42), 0);
+    }
+}

@@ -1,0 +1,537 @@
+//! Reading Paraver traces: the `.prv` (plain, `.xz` or `.gz`) with its `.pcf` and `.row`.
+//!
+//! [`load`] is the entry point: it sniffs the compression, parses the header, parses the body
+//! in parallel (overlapping decoding for compressed files), reads the side files and builds
+//! the [`TraceStore`]. Anything wrong that is not fatal ends up in the [`LoadReport`].
+
+pub mod error;
+pub mod header;
+pub mod naive;
+pub mod pcf;
+pub mod prv;
+pub mod row;
+pub mod source;
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+pub use error::{Issue, IssueKind, LoadError, LoadReport};
+pub use header::{Header, TimeUnit};
+pub use pcf::{NullValue, Pcf};
+pub use row::RowNames;
+pub use source::{Compression, LoadProgress};
+
+use crate::store::{DEFAULT_SENTINEL, NullPolicy, TraceStore};
+
+/// How to read null values, overriding the `.pcf` (`--null` on the command line).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum NullOverride {
+    /// As the `.pcf` says: NULL mode with `NULL_VALUE`, legacy (zero is null) otherwise.
+    #[default]
+    Auto,
+    /// Legacy: zero is null (and `N` too).
+    Zero,
+    /// NULL mode with this sentinel (`N` is stored as it; zero is a value).
+    Sentinel(u64),
+}
+
+impl std::str::FromStr for NullOverride {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(NullOverride::Auto),
+            "zero" => Ok(NullOverride::Zero),
+            "N" | "n" => Ok(NullOverride::Sentinel(DEFAULT_SENTINEL)),
+            _ => s
+                .parse::<u64>()
+                .map(NullOverride::Sentinel)
+                .map_err(|_| format!("expected auto, zero, N or a number, found `{s}`")),
+        }
+    }
+}
+
+/// Options of a load.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    pub null: NullOverride,
+    /// Target size of the chunks parsed in parallel (plain files).
+    pub chunk_bytes: usize,
+    /// Size of the decoded blocks of compressed files.
+    pub stream_block_bytes: usize,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            null: NullOverride::Auto,
+            chunk_bytes: 4 << 20,
+            stream_block_bytes: source::STREAM_BLOCK,
+        }
+    }
+}
+
+/// Facts about how a load went.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LoadStats {
+    pub compression: Compression,
+    /// Bytes of the file read (compressed size for compressed files).
+    pub bytes_read: u64,
+    /// Bytes of trace text parsed (after decompression).
+    pub bytes_decoded: u64,
+    pub load_seconds: f64,
+}
+
+/// A loaded trace: header, side files, store and the report of what was skipped.
+#[derive(Debug, Clone)]
+pub struct Trace {
+    pub path: PathBuf,
+    pub header: Header,
+    pub pcf: Option<Pcf>,
+    pub row: Option<RowNames>,
+    pub store: Arc<TraceStore>,
+    pub report: LoadReport,
+    pub stats: LoadStats,
+}
+
+impl Trace {
+    /// The name of row `i`: from the `.row` THREAD level, else `THREAD a.t.h`.
+    pub fn thread_name(&self, row: usize) -> String {
+        if let Some(name) = self
+            .row
+            .as_ref()
+            .and_then(|r| r.level("THREAD"))
+            .and_then(|names| names.get(row))
+        {
+            return name.clone();
+        }
+        let mut left = row;
+        for (a, app) in self.header.applications.iter().enumerate() {
+            for (t, task) in app.tasks.iter().enumerate() {
+                let n = task.threads as usize;
+                if left < n {
+                    return format!("THREAD {}.{}.{}", a + 1, t + 1, left + 1);
+                }
+                left -= n;
+            }
+        }
+        format!("row {row}")
+    }
+}
+
+/// Loads a trace file and its side files.
+pub fn load(
+    path: &Path,
+    options: &LoadOptions,
+    progress: Option<Arc<LoadProgress>>,
+) -> Result<Trace, LoadError> {
+    let started = Instant::now();
+    let progress = progress.unwrap_or_default();
+    let io_err = |source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = File::open(path).map_err(io_err)?;
+    let meta = file.metadata().map_err(io_err)?;
+    if meta.is_dir() {
+        return Err(io_err(std::io::Error::other("is a directory, not a trace file")));
+    }
+    progress.bytes_total.store(meta.len(), Ordering::Relaxed);
+    let mut head = [0u8; 6];
+    let n = read_up_to(&mut file, &mut head).map_err(io_err)?;
+    let compression = Compression::sniff(head.get(..n).unwrap_or(&[]));
+
+    let mut report = LoadReport::default();
+    let pcf = read_side(path, "pcf", &mut report).map(|(p, text)| Pcf::parse(&text, &p, &mut report));
+    let row = read_side(path, "row", &mut report)
+        .map(|(p, text)| RowNames::parse(&text, &p, &mut report));
+    let policy = resolve_policy(options.null, pcf.as_ref());
+
+    let body = match compression {
+        Compression::None => {
+            let file = File::open(path).map_err(io_err)?;
+            let mapped = source::map_file(&file).map_err(io_err)?;
+            let parsed = parse_mapped(path, &mapped, policy, options, &progress)?;
+            progress.bytes_done.store(meta.len(), Ordering::Relaxed);
+            parsed
+        }
+        Compression::Xz | Compression::Gzip => {
+            let file = File::open(path).map_err(io_err)?;
+            let rx = source::spawn_decoder(
+                file,
+                compression,
+                Arc::clone(&progress),
+                options.stream_block_bytes,
+            );
+            parse_stream(path, rx, compression, policy, &progress)?
+        }
+    };
+    report.merge(body.report);
+    report.sort_examples();
+    let store = TraceStore::new(
+        body.threads,
+        body.comms,
+        policy,
+        body.null_values,
+        body.header.end_time,
+    );
+    Ok(Trace {
+        path: path.to_path_buf(),
+        header: body.header,
+        pcf,
+        row,
+        store: Arc::new(store),
+        report,
+        stats: LoadStats {
+            compression,
+            bytes_read: progress.bytes_done.load(Ordering::Relaxed).max(meta.len()),
+            bytes_decoded: body.bytes,
+            load_seconds: started.elapsed().as_secs_f64(),
+        },
+    })
+}
+
+/// Loads a trace from bytes already in memory (plain, `.xz` or `.gz`), without side files.
+/// `name` is used in messages.
+pub fn load_bytes(
+    name: &Path,
+    bytes: &[u8],
+    pcf: Option<Pcf>,
+    options: &LoadOptions,
+) -> Result<Trace, LoadError> {
+    let started = Instant::now();
+    let progress = Arc::new(LoadProgress::default());
+    let compression = Compression::sniff(bytes);
+    let policy = resolve_policy(options.null, pcf.as_ref());
+    let body = match compression {
+        Compression::None => parse_mapped(name, bytes, policy, options, &progress)?,
+        _ => {
+            let decoded = decode_all(bytes, compression);
+            let mut body = parse_mapped(name, &decoded.0, policy, options, &progress)?;
+            if let Some(message) = decoded.1 {
+                body.report.push(error::issue(
+                    IssueKind::CorruptStream,
+                    name,
+                    0,
+                    0,
+                    format!(
+                        "{} stream error after {} decoded bytes: {message}",
+                        compression.name(),
+                        decoded.0.len()
+                    ),
+                ));
+            }
+            body
+        }
+    };
+    let mut report = body.report;
+    report.sort_examples();
+    let store = TraceStore::new(
+        body.threads,
+        body.comms,
+        policy,
+        body.null_values,
+        body.header.end_time,
+    );
+    Ok(Trace {
+        path: name.to_path_buf(),
+        header: body.header,
+        pcf,
+        row: None,
+        store: Arc::new(store),
+        report,
+        stats: LoadStats {
+            compression,
+            bytes_read: bytes.len() as u64,
+            bytes_decoded: body.bytes,
+            load_seconds: started.elapsed().as_secs_f64(),
+        },
+    })
+}
+
+/// Decodes a whole compressed buffer; returns what was decoded and the error that stopped it.
+fn decode_all(bytes: &[u8], compression: Compression) -> (Vec<u8>, Option<String>) {
+    let mut out = Vec::new();
+    let result = match compression {
+        Compression::Xz => liblzma::read::XzDecoder::new_multi_decoder(bytes).read_to_end(&mut out),
+        Compression::Gzip => flate2::read::MultiGzDecoder::new(bytes).read_to_end(&mut out),
+        Compression::None => {
+            out.extend_from_slice(bytes);
+            Ok(0)
+        }
+    };
+    (out, result.err().map(|e| e.to_string()))
+}
+
+/// The null policy from the command line override and the `.pcf`.
+pub fn resolve_policy(null: NullOverride, pcf: Option<&Pcf>) -> NullPolicy {
+    match null {
+        NullOverride::Zero => NullPolicy::default(),
+        NullOverride::Sentinel(s) => NullPolicy::sentinel(s),
+        NullOverride::Auto => match pcf.and_then(|p| p.null_value) {
+            Some(NullValue::N) => NullPolicy::sentinel(DEFAULT_SENTINEL),
+            Some(NullValue::Number(n)) => NullPolicy::sentinel(n),
+            None => NullPolicy::default(),
+        },
+    }
+}
+
+fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read(buf.get_mut(n..).unwrap_or(&mut []))? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+fn read_side(trace: &Path, ext: &str, report: &mut LoadReport) -> Option<(PathBuf, Vec<u8>)> {
+    let p = source::side_file(trace, ext);
+    match std::fs::read(&p) {
+        Ok(bytes) => Some((p, bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            report.push(error::issue(
+                IssueKind::SideFile,
+                &p,
+                0,
+                0,
+                format!("could not read: {e}"),
+            ));
+            None
+        }
+    }
+}
+
+/// The body as parsed, before it becomes a store.
+struct Body {
+    header: Header,
+    threads: Vec<crate::store::ThreadData>,
+    comms: Vec<crate::store::Comm>,
+    null_values: u64,
+    report: LoadReport,
+    bytes: u64,
+}
+
+/// Splits the header line off `bytes` and parses it.
+fn split_header<'a>(path: &Path, bytes: &'a [u8]) -> Result<(Header, &'a [u8]), LoadError> {
+    let (line, rest) = match memchr::memchr(b'\n', bytes) {
+        Some(p) => (bytes.get(..p).unwrap_or(&[]), bytes.get(p + 1..).unwrap_or(&[])),
+        None => (bytes, &[][..]),
+    };
+    if bytes.is_empty() {
+        return Err(LoadError::Header {
+            path: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            message: "the file is empty; expected a `#Paraver` header".into(),
+        });
+    }
+    let header = Header::parse(line).map_err(|e| LoadError::Header {
+        path: path.to_path_buf(),
+        line: 1,
+        column: e.column,
+        message: e.message,
+    })?;
+    Ok((header, rest))
+}
+
+fn parse_mapped(
+    path: &Path,
+    bytes: &[u8],
+    policy: NullPolicy,
+    options: &LoadOptions,
+    progress: &LoadProgress,
+) -> Result<Body, LoadError> {
+    let (header, body) = split_header(path, bytes)?;
+    let rows = prv::RowMap::new(&header);
+    let ctx = prv::ParseContext {
+        rows: &rows,
+        sentinel: policy.sentinel,
+        path,
+    };
+    let ranges = prv::split_chunks(body, options.chunk_bytes);
+    let chunks: Vec<prv::ChunkOut> = ranges
+        .into_par_iter()
+        .map(|r| {
+            if progress.is_cancelled() {
+                return prv::ChunkOut::default();
+            }
+            let out = prv::parse_chunk(&ctx, body.get(r.clone()).unwrap_or(&[]));
+            progress
+                .bytes_done
+                .fetch_add(r.len() as u64, Ordering::Relaxed);
+            out
+        })
+        .collect();
+    if progress.is_cancelled() {
+        return Err(LoadError::Cancelled {
+            path: path.to_path_buf(),
+        });
+    }
+    let mut report = LoadReport::default();
+    note_unterminated_last_line(path, body, &chunks, &mut report);
+    Ok(finish(header, chunks, rows.rows(), policy, bytes.len() as u64, path, report))
+}
+
+fn note_unterminated_last_line(
+    path: &Path,
+    body: &[u8],
+    chunks: &[prv::ChunkOut],
+    report: &mut LoadReport,
+) {
+    // A last line without newline that failed to parse was most likely cut short.
+    if !body.is_empty() && !body.ends_with(b"\n") {
+        let lines: u64 = chunks.iter().map(|c| c.lines).sum();
+        let last_bad = chunks
+            .last()
+            .is_some_and(|c| c.report.examples().iter().any(|i| i.line == c.lines && i.kind == IssueKind::MalformedRecord));
+        if last_bad {
+            report.push(error::issue(
+                IssueKind::TruncatedLine,
+                path,
+                lines + 1,
+                0,
+                "the file ends in the middle of this line (no newline); it was skipped",
+            ));
+        }
+    }
+}
+
+fn finish(
+    header: Header,
+    chunks: Vec<prv::ChunkOut>,
+    rows: usize,
+    policy: NullPolicy,
+    bytes: u64,
+    path: &Path,
+    mut report: LoadReport,
+) -> Body {
+    let assembled = prv::assemble(chunks, rows, policy.sentinel, 2);
+    report.merge(assembled.report);
+    if assembled.communicator_lines < u64::from(header.communicator_lines) {
+        report.push(error::issue(
+            IssueKind::MissingCommunicators,
+            path,
+            1,
+            0,
+            format!(
+                "the header announces {} communicator lines, found {}",
+                header.communicator_lines, assembled.communicator_lines
+            ),
+        ));
+    }
+    Body {
+        header,
+        threads: assembled.threads,
+        comms: assembled.comms,
+        null_values: assembled.null_values,
+        report,
+        bytes,
+    }
+}
+
+fn parse_stream(
+    path: &Path,
+    rx: std::sync::mpsc::Receiver<source::StreamItem>,
+    compression: Compression,
+    policy: NullPolicy,
+    progress: &LoadProgress,
+) -> Result<Body, LoadError> {
+    let cancelled = || LoadError::Cancelled {
+        path: path.to_path_buf(),
+    };
+    let mut report = LoadReport::default();
+    let mut stream_error = None;
+    // The first block carries the header.
+    let first = match rx.recv() {
+        Ok(source::StreamItem::Block(b)) => b.bytes,
+        Ok(source::StreamItem::Error { decoded, message }) => {
+            if progress.is_cancelled() {
+                return Err(cancelled());
+            }
+            return Err(LoadError::Header {
+                path: path.to_path_buf(),
+                line: 1,
+                column: 1,
+                message: format!(
+                    "could not decode the {} stream (after {decoded} bytes): {message}",
+                    compression.name()
+                ),
+            });
+        }
+        Err(_) => Vec::new(),
+    };
+    let (header, first_body) = split_header(path, &first)?;
+    let rows = prv::RowMap::new(&header);
+    let ctx = prv::ParseContext {
+        rows: &rows,
+        sentinel: policy.sentinel,
+        path,
+    };
+    let mut bytes = first.len() as u64;
+    let head_chunk = prv::parse_chunk(&ctx, first_body);
+    let mut last_block_unterminated = !first_body.ends_with(b"\n") && !first_body.is_empty();
+    // Blocks are parsed by the rayon pool while the decoder thread goes on.
+    let rest: Vec<(usize, prv::ChunkOut)> = rx
+        .into_iter()
+        .filter_map(|item| match item {
+            source::StreamItem::Block(b) => Some(b),
+            source::StreamItem::Error { decoded, message } => {
+                stream_error = Some((decoded, message));
+                None
+            }
+        })
+        .inspect(|b| {
+            bytes += b.bytes.len() as u64;
+            last_block_unterminated = !b.bytes.ends_with(b"\n");
+        })
+        .par_bridge()
+        .map(|b| (b.seq, prv::parse_chunk(&ctx, &b.bytes)))
+        .collect();
+    if progress.is_cancelled() {
+        return Err(cancelled());
+    }
+    let mut rest = rest;
+    rest.sort_by_key(|(seq, _)| *seq);
+    let mut chunks = Vec::with_capacity(rest.len() + 1);
+    chunks.push(head_chunk);
+    chunks.extend(rest.into_iter().map(|(_, c)| c));
+    if let Some((decoded, message)) = stream_error {
+        report.push(error::issue(
+            IssueKind::CorruptStream,
+            path,
+            0,
+            0,
+            format!(
+                "the {} stream is truncated or corrupt after {decoded} decoded bytes ({message}); the records before it were kept",
+                compression.name()
+            ),
+        ));
+    }
+    if last_block_unterminated {
+        let lines: u64 = chunks.iter().map(|c| c.lines).sum();
+        if chunks.last().is_some_and(|c| {
+            c.report
+                .examples()
+                .iter()
+                .any(|i| i.line == c.lines && i.kind == IssueKind::MalformedRecord)
+        }) {
+            report.push(error::issue(
+                IssueKind::TruncatedLine,
+                path,
+                lines + 1,
+                0,
+                "the text ends in the middle of this line (no newline); it was skipped",
+            ));
+        }
+    }
+    Ok(finish(header, chunks, rows.rows(), policy, bytes, path, report))
+}

@@ -1,0 +1,159 @@
+//! A deliberately simple line-by-line `.prv` body parser, the reference the fast parallel
+//! parser is checked against (in the way memchr checks its fast paths against naive code).
+//!
+//! It follows the same rules as [`prv`](super::prv): comments, communicator lines and empty
+//! lines are skipped; CRLF is accepted; `N` is the sentinel; a leading `-` is two's
+//! complement; bad lines are skipped, and in an event line the pairs before the first bad
+//! field are kept. It builds the same [`TraceStore`] by plain sorting.
+
+use crate::store::{Comm, NullPolicy, TraceStore};
+
+use super::header::Header;
+use super::prv::{self, RawEvent, RawState, RowMap};
+
+/// The result of the naive parse: the store and the number of lines skipped as bad.
+pub struct NaiveParse {
+    pub store: TraceStore,
+    pub bad_lines: u64,
+}
+
+fn number(field: &str) -> Option<u64> {
+    if field.is_empty() || !field.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    field.parse().ok()
+}
+
+fn value(field: &str, sentinel: u64) -> Option<(u64, bool)> {
+    if field == "N" {
+        return Some((sentinel, true));
+    }
+    match field.strip_prefix('-') {
+        Some(rest) => number(rest).map(|v| (v.wrapping_neg(), false)),
+        None => number(field).map(|v| (v, false)),
+    }
+}
+
+/// Parses a whole trace text (header line included).
+pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
+    let mut lines = text.split('\n');
+    let header = Header::parse(lines.next()?.as_bytes()).ok()?;
+    let rows = RowMap::new(&header);
+    let n = rows.rows();
+    let mut states: Vec<Vec<RawState>> = vec![Vec::new(); n];
+    let mut events: Vec<Vec<RawEvent>> = vec![Vec::new(); n];
+    let mut comms = Vec::new();
+    let mut bad_lines = 0;
+    let mut null_values = 0;
+    for line in lines {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.is_empty() || line.starts_with('#') || line.starts_with("c:") || line.starts_with("i:") {
+            continue;
+        }
+        let f: Vec<&str> = line.split(':').collect();
+        let row_of = |i: usize| -> Option<Option<u32>> {
+            let appl = number(f.get(i + 1)?)?;
+            let task = number(f.get(i + 2)?)?;
+            let thread = number(f.get(i + 3)?)?;
+            number(f.get(i)?)?;
+            Some(rows.row(appl, task, thread))
+        };
+        match f.first().copied() {
+            Some("1") => {
+                let parsed = (|| {
+                    if f.len() != 8 {
+                        return None;
+                    }
+                    let row = row_of(1)?;
+                    let begin = number(f[5])?;
+                    let end = number(f[6])?;
+                    let (v, _) = value(f[7], policy.sentinel)?;
+                    Some((row, begin, end, v))
+                })();
+                match parsed {
+                    Some((Some(row), begin, end, v)) if end >= begin => {
+                        null_values += u64::from(v == policy.sentinel);
+                        states[row as usize].push(RawState { begin, end, value: v });
+                    }
+                    Some(_) => {}
+                    None => bad_lines += 1,
+                }
+            }
+            Some("2") => {
+                let head = (|| {
+                    let row = row_of(1)?;
+                    let time = number(f.get(5)?)?;
+                    Some((row, time))
+                })();
+                let Some((row, time)) = head else {
+                    bad_lines += 1;
+                    continue;
+                };
+                let mut i = 6;
+                let mut ok = f.len() > 6;
+                while i < f.len() {
+                    let ty = f.get(i).and_then(|t| number(t)).and_then(|t| u32::try_from(t).ok());
+                    let v = f.get(i + 1).and_then(|v| value(v, policy.sentinel));
+                    let (Some(ty), Some((v, _))) = (ty, v) else {
+                        ok = false;
+                        break;
+                    };
+                    if let Some(row) = row {
+                        null_values += u64::from(v == policy.sentinel);
+                        events[row as usize].push(RawEvent { time, value: v, ty });
+                    }
+                    i += 2;
+                }
+                if !ok {
+                    bad_lines += 1;
+                }
+            }
+            Some("3") => {
+                let parsed = (|| {
+                    if f.len() != 15 {
+                        return None;
+                    }
+                    let send = row_of(1)?;
+                    let lsend = number(f[5])?;
+                    let psend = number(f[6])?;
+                    let recv = row_of(7)?;
+                    let nums: Option<Vec<u64>> = f[11..15].iter().map(|x| number(x)).collect();
+                    let nums = nums?;
+                    Some((send, recv, lsend, psend, nums))
+                })();
+                match parsed {
+                    Some((Some(s), Some(r), lsend, psend, nums)) => comms.push(Comm {
+                        send_row: s,
+                        recv_row: r,
+                        send_cpu: u32::try_from(number(f[1]).unwrap_or(0)).unwrap_or(u32::MAX),
+                        recv_cpu: u32::try_from(number(f[7]).unwrap_or(0)).unwrap_or(u32::MAX),
+                        lsend,
+                        psend,
+                        lrecv: nums[0],
+                        precv: nums[1],
+                        size: nums[2],
+                        tag: nums[3],
+                    }),
+                    Some(_) => {}
+                    None => bad_lines += 1,
+                }
+            }
+            _ => bad_lines += 1,
+        }
+    }
+    let chunk = prv::ChunkOut {
+        states,
+        events,
+        comms,
+        ..prv::ChunkOut::default()
+    };
+    let assembled = prv::assemble(vec![chunk], n, policy.sentinel, 2);
+    let store = TraceStore::new(
+        assembled.threads,
+        assembled.comms,
+        policy,
+        null_values,
+        header.end_time,
+    );
+    Some(NaiveParse { store, bad_lines })
+}

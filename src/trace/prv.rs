@@ -1,0 +1,633 @@
+//! The `.prv` body: records 1 (state), 2 (event), 3 (communication), comments and
+//! communicator lines, parsed in parallel.
+//!
+//! The body is cut into newline-aligned chunks ([`split_chunks`]); each chunk is parsed on its
+//! own ([`parse_chunk`]) into per-thread raw vectors, with line numbers local to the chunk.
+//! [`assemble`] then concatenates the chunks per thread in file order, sorts each thread
+//! stably by time (files are not always sorted: Extrae writes communications at their
+//! physical send time and cutters shuffle lines) and encodes the columns of the store.
+//!
+//! Bad lines never stop the parse: each is counted in the chunk's [`LoadReport`] with its line
+//! and column, and skipped. In an event line, the pairs before the first bad field are kept.
+
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use super::error::{IssueKind, LoadReport, issue};
+use super::header::Header;
+use crate::store::{Comm, EventColumn, StateColumns, ThreadData, TimeColumn, ValueColumn};
+
+/// Maps (application, task, thread), all 1-based, to a 0-based row.
+#[derive(Debug, Clone)]
+pub struct RowMap {
+    /// Per application: index of its first task in `tasks`.
+    appl_first_task: Vec<u32>,
+    /// Per task over all applications: (first row, thread count).
+    tasks: Vec<(u32, u32)>,
+    rows: usize,
+}
+
+impl RowMap {
+    /// Builds the map from the header's application model.
+    pub fn new(header: &Header) -> Self {
+        let mut appl_first_task = Vec::with_capacity(header.applications.len() + 1);
+        let mut tasks = Vec::new();
+        let mut row = 0u32;
+        for app in &header.applications {
+            appl_first_task.push(tasks.len() as u32);
+            for t in &app.tasks {
+                tasks.push((row, t.threads));
+                row += t.threads;
+            }
+        }
+        appl_first_task.push(tasks.len() as u32);
+        RowMap {
+            appl_first_task,
+            tasks,
+            rows: row as usize,
+        }
+    }
+
+    /// Number of rows (threads).
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The 0-based row of a 1-based (application, task, thread), if the header has it.
+    #[inline]
+    pub fn row(&self, appl: u64, task: u64, thread: u64) -> Option<u32> {
+        let a = usize::try_from(appl).ok()?.checked_sub(1)?;
+        let first = *self.appl_first_task.get(a)? as u64;
+        let next = *self.appl_first_task.get(a + 1)? as u64;
+        let t = first + task.checked_sub(1)?;
+        if t >= next {
+            return None;
+        }
+        let &(row0, n) = self.tasks.get(usize::try_from(t).ok()?)?;
+        let th = thread.checked_sub(1)?;
+        (th < u64::from(n)).then(|| row0 + th as u32)
+    }
+}
+
+/// A state record before encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawState {
+    pub begin: u64,
+    pub end: u64,
+    pub value: u64,
+}
+
+/// One type:value pair of an event record before encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawEvent {
+    pub time: u64,
+    pub value: u64,
+    pub ty: u32,
+}
+
+/// What the parser needs to know besides the bytes.
+#[derive(Debug, Clone)]
+pub struct ParseContext<'a> {
+    pub rows: &'a RowMap,
+    /// What `N` is stored as; literal values equal to it are counted as collisions.
+    pub sentinel: u64,
+    /// The file, for messages.
+    pub path: &'a Path,
+}
+
+/// The output of parsing one chunk.
+#[derive(Debug, Default)]
+pub struct ChunkOut {
+    /// Per row.
+    pub states: Vec<Vec<RawState>>,
+    /// Per row.
+    pub events: Vec<Vec<RawEvent>>,
+    pub comms: Vec<Comm>,
+    /// Lines in the chunk (newlines, plus one for a last line without newline).
+    pub lines: u64,
+    /// `c:`/`i:` communicator lines seen.
+    pub communicator_lines: u64,
+    /// Values stored as the sentinel.
+    pub null_values: u64,
+    /// Issues, with line numbers local to the chunk (1-based).
+    pub report: LoadReport,
+}
+
+/// Where a line went wrong: byte column (0-based) and what was expected there.
+struct Bad {
+    col: usize,
+    what: &'static str,
+}
+
+/// A cursor over the `:`-separated fields of one line.
+struct Fields<'a> {
+    line: &'a [u8],
+    pos: usize,
+}
+
+impl Fields<'_> {
+    /// Parses an unsigned decimal field and the `:` after it (if any).
+    #[inline]
+    fn num(&mut self, what: &'static str) -> Result<u64, Bad> {
+        let v = self.num_raw(what)?;
+        self.sep(what)?;
+        Ok(v)
+    }
+
+    /// Parses an unsigned decimal field that must be followed by `:` or the end of the line,
+    /// without consuming the `:`.
+    #[inline]
+    fn num_raw(&mut self, what: &'static str) -> Result<u64, Bad> {
+        let start = self.pos;
+        let mut v: u64 = 0;
+        let mut n = 0usize;
+        while let Some(&b) = self.line.get(self.pos) {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            v = v.wrapping_mul(10).wrapping_add(u64::from(d));
+            self.pos += 1;
+            n += 1;
+        }
+        if n == 0 {
+            return Err(Bad { col: start, what });
+        }
+        if n > 19 {
+            // Only here can it overflow; redo it carefully (leading zeros are fine).
+            v = 0;
+            for &b in self.line.get(start..self.pos).unwrap_or(&[]) {
+                v = v
+                    .checked_mul(10)
+                    .and_then(|x| x.checked_add(u64::from(b - b'0')))
+                    .ok_or(Bad {
+                        col: start,
+                        what: "a number below 2^64",
+                    })?;
+            }
+        }
+        self.terminated(what)?;
+        Ok(v)
+    }
+
+    /// A value field: a number, `N` (null), or a negative number (two's complement). The `:`
+    /// after it is not consumed.
+    #[inline]
+    fn value(&mut self, sentinel: u64, what: &'static str) -> Result<(u64, bool), Bad> {
+        match self.line.get(self.pos) {
+            Some(b'N') => {
+                self.pos += 1;
+                self.terminated(what)?;
+                Ok((sentinel, true))
+            }
+            Some(b'-') => {
+                self.pos += 1;
+                let v = self.num_raw(what)?;
+                Ok((v.wrapping_neg(), false))
+            }
+            _ => Ok((self.num_raw(what)?, false)),
+        }
+    }
+
+    /// The field must end here: at `:` or the end of the line.
+    #[inline]
+    fn terminated(&self, what: &'static str) -> Result<(), Bad> {
+        match self.line.get(self.pos) {
+            None | Some(b':') => Ok(()),
+            Some(_) => Err(Bad { col: self.pos, what }),
+        }
+    }
+
+    /// After a field: `:` (consumed) or the end of the line.
+    #[inline]
+    fn sep(&mut self, what: &'static str) -> Result<(), Bad> {
+        match self.line.get(self.pos) {
+            None => Ok(()),
+            Some(b':') if self.pos + 1 == self.line.len() => Err(Bad {
+                col: self.pos + 1,
+                what: "another field after the last `:`",
+            }),
+            Some(b':') => {
+                self.pos += 1;
+                Ok(())
+            }
+            Some(_) => Err(Bad { col: self.pos, what }),
+        }
+    }
+
+    fn at_end(&self) -> bool {
+        self.pos >= self.line.len()
+    }
+
+    fn expect_end(&self) -> Result<(), Bad> {
+        if self.at_end() {
+            Ok(())
+        } else {
+            Err(Bad {
+                col: self.pos,
+                what: "the end of the line",
+            })
+        }
+    }
+}
+
+/// Splits `body` into chunks of about `target` bytes that end just after a newline (the last
+/// one ends where the body ends).
+pub fn split_chunks(body: &[u8], target: usize) -> Vec<std::ops::Range<usize>> {
+    let target = target.max(1);
+    let mut out = Vec::with_capacity(body.len() / target + 1);
+    let mut start = 0;
+    while start < body.len() {
+        let want = start.saturating_add(target);
+        let end = if want >= body.len() {
+            body.len()
+        } else {
+            match memchr::memchr(b'\n', body.get(want..).unwrap_or(&[])) {
+                Some(p) => want + p + 1,
+                None => body.len(),
+            }
+        };
+        out.push(start..end);
+        start = end;
+    }
+    out
+}
+
+/// Parses one chunk of body lines.
+pub fn parse_chunk(ctx: &ParseContext<'_>, bytes: &[u8]) -> ChunkOut {
+    let rows = ctx.rows.rows();
+    let mut out = ChunkOut {
+        states: vec![Vec::new(); rows],
+        events: vec![Vec::new(); rows],
+        ..ChunkOut::default()
+    };
+    let mut line_no = 0u64;
+    let mut start = 0usize;
+    while start < bytes.len() {
+        let rest = bytes.get(start..).unwrap_or(&[]);
+        let (line, next) = match memchr::memchr(b'\n', rest) {
+            Some(p) => (rest.get(..p).unwrap_or(&[]), start + p + 1),
+            None => (rest, bytes.len()),
+        };
+        line_no += 1;
+        start = next;
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        parse_line(ctx, line, line_no, &mut out);
+    }
+    out.lines = line_no;
+    out
+}
+
+#[inline]
+fn parse_line(ctx: &ParseContext<'_>, line: &[u8], line_no: u64, out: &mut ChunkOut) {
+    let kind = match line {
+        [] => return,
+        [b'#', ..] => return,
+        [b'c' | b'i', b':', ..] => {
+            out.communicator_lines += 1;
+            return;
+        }
+        [k @ (b'1' | b'2' | b'3'), b':', ..] => *k,
+        _ => {
+            out.report.push_with(IssueKind::UnknownRecordKind, || {
+                let shown = String::from_utf8_lossy(line.get(..line.len().min(20)).unwrap_or(&[]));
+                issue(
+                    IssueKind::UnknownRecordKind,
+                    ctx.path,
+                    line_no,
+                    1,
+                    format!("expected a record kind 1, 2, 3 or `#`, found `{shown}`"),
+                )
+            });
+            return;
+        }
+    };
+    let mut f = Fields { line, pos: 2 };
+    let result = match kind {
+        b'1' => parse_state(ctx, &mut f, line_no, out),
+        b'2' => parse_event(ctx, &mut f, line_no, out),
+        _ => parse_comm(ctx, &mut f, line_no, out),
+    };
+    if let Err(bad) = result {
+        let kind_name = match kind {
+            b'1' => "state",
+            b'2' => "event",
+            _ => "communication",
+        };
+        out.report.push_with(IssueKind::MalformedRecord, || {
+            issue(
+                IssueKind::MalformedRecord,
+                ctx.path,
+                line_no,
+                bad.col as u64 + 1,
+                format!("{kind_name} record: expected {}", bad.what),
+            )
+        });
+    }
+}
+
+/// Reads `cpu:appl:task:thread` and returns (cpu, row), or records an out-of-range thread.
+#[inline]
+fn object(
+    ctx: &ParseContext<'_>,
+    f: &mut Fields<'_>,
+    line_no: u64,
+    out: &mut ChunkOut,
+) -> Result<Option<(u64, u32)>, Bad> {
+    let cpu = f.num("a CPU number")?;
+    let col = f.pos;
+    let appl = f.num("an application number")?;
+    let task = f.num("a task number")?;
+    let thread = f.num("a thread number")?;
+    match ctx.rows.row(appl, task, thread) {
+        Some(row) => Ok(Some((cpu, row))),
+        None => {
+            out.report.push_with(IssueKind::ThreadOutOfRange, || {
+                issue(
+                    IssueKind::ThreadOutOfRange,
+                    ctx.path,
+                    line_no,
+                    col as u64 + 1,
+                    format!(
+                        "thread {appl}.{task}.{thread} is not in the header (numbered from 1, {} rows)",
+                        ctx.rows.rows()
+                    ),
+                )
+            });
+            Ok(None)
+        }
+    }
+}
+
+fn parse_state(
+    ctx: &ParseContext<'_>,
+    f: &mut Fields<'_>,
+    line_no: u64,
+    out: &mut ChunkOut,
+) -> Result<(), Bad> {
+    let Some((_cpu, row)) = object(ctx, f, line_no, out)? else {
+        return Ok(());
+    };
+    let begin = f.num("a begin time")?;
+    let end_col = f.pos;
+    let end = f.num("an end time")?;
+    let (value, from_n) = f.value(ctx.sentinel, "a state value")?;
+    f.sep("a state value")?;
+    f.expect_end()?;
+    if end < begin {
+        out.report.push(issue(
+            IssueKind::NegativeDuration,
+            ctx.path,
+            line_no,
+            end_col as u64 + 1,
+            format!("state ends at {end}, before its begin {begin}"),
+        ));
+        return Ok(());
+    }
+    note_value(ctx, value, from_n, line_no, out);
+    if let Some(v) = out.states.get_mut(row as usize) {
+        v.push(RawState { begin, end, value });
+    }
+    Ok(())
+}
+
+fn parse_event(
+    ctx: &ParseContext<'_>,
+    f: &mut Fields<'_>,
+    line_no: u64,
+    out: &mut ChunkOut,
+) -> Result<(), Bad> {
+    let Some((_cpu, row)) = object(ctx, f, line_no, out)? else {
+        return Ok(());
+    };
+    let time = f.num("a time")?;
+    loop {
+        let ty_col = f.pos;
+        let ty = f.num("an event type")?;
+        let Ok(ty) = u32::try_from(ty) else {
+            return Err(Bad {
+                col: ty_col,
+                what: "an event type below 2^32",
+            });
+        };
+        let (value, from_n) = f.value(ctx.sentinel, "an event value")?;
+        note_value(ctx, value, from_n, line_no, out);
+        if let Some(v) = out.events.get_mut(row as usize) {
+            v.push(RawEvent { time, value, ty });
+        }
+        f.sep("an event value")?;
+        if f.at_end() {
+            return Ok(());
+        }
+    }
+}
+
+fn parse_comm(
+    ctx: &ParseContext<'_>,
+    f: &mut Fields<'_>,
+    line_no: u64,
+    out: &mut ChunkOut,
+) -> Result<(), Bad> {
+    let send = object(ctx, f, line_no, out)?;
+    let lsend = f.num("a logical send time")?;
+    let psend = f.num("a physical send time")?;
+    let recv = object(ctx, f, line_no, out)?;
+    let lrecv = f.num("a logical receive time")?;
+    let precv = f.num("a physical receive time")?;
+    let size = f.num("a message size")?;
+    let tag = f.num("a message tag")?;
+    f.expect_end()?;
+    let (Some((send_cpu, send_row)), Some((recv_cpu, recv_row))) = (send, recv) else {
+        return Ok(());
+    };
+    out.comms.push(Comm {
+        send_row,
+        recv_row,
+        send_cpu: u32::try_from(send_cpu).unwrap_or(u32::MAX),
+        recv_cpu: u32::try_from(recv_cpu).unwrap_or(u32::MAX),
+        lsend,
+        psend,
+        lrecv,
+        precv,
+        size,
+        tag,
+    });
+    Ok(())
+}
+
+#[inline]
+fn note_value(ctx: &ParseContext<'_>, value: u64, from_n: bool, line_no: u64, out: &mut ChunkOut) {
+    if value == ctx.sentinel {
+        out.null_values += 1;
+        if !from_n {
+            out.report.push_with(IssueKind::SentinelCollision, || {
+                issue(
+                    IssueKind::SentinelCollision,
+                    ctx.path,
+                    line_no,
+                    0,
+                    format!("value {value} equals the null sentinel and is read as null"),
+                )
+            });
+        }
+    }
+}
+
+/// Everything [`assemble`] produces.
+pub struct Assembled {
+    pub threads: Vec<ThreadData>,
+    pub comms: Vec<Comm>,
+    pub null_values: u64,
+    pub communicator_lines: u64,
+    pub report: LoadReport,
+}
+
+/// Joins parsed chunks (in file order) into sorted, encoded per-thread columns.
+/// `first_line` is the file line number of the first chunk's first line.
+pub fn assemble(
+    chunks: Vec<ChunkOut>,
+    rows: usize,
+    sentinel: u64,
+    first_line: u64,
+) -> Assembled {
+    let mut report = LoadReport::default();
+    let mut null_values = 0;
+    let mut communicator_lines = 0;
+    let mut comms = Vec::new();
+    // Transpose: per row, the pieces of every chunk in file order.
+    let mut states: Vec<Vec<Vec<RawState>>> = (0..rows).map(|_| Vec::new()).collect();
+    let mut events: Vec<Vec<Vec<RawEvent>>> = (0..rows).map(|_| Vec::new()).collect();
+    let mut line_base = first_line.saturating_sub(1);
+    for mut chunk in chunks {
+        for issue in chunk.report.examples_mut().iter_mut() {
+            if issue.line > 0 {
+                issue.line += line_base;
+            }
+        }
+        line_base += chunk.lines;
+        report.merge(chunk.report);
+        null_values += chunk.null_values;
+        communicator_lines += chunk.communicator_lines;
+        comms.append(&mut chunk.comms);
+        for (row, piece) in chunk.states.into_iter().enumerate() {
+            if !piece.is_empty()
+                && let Some(r) = states.get_mut(row)
+            {
+                r.push(piece);
+            }
+        }
+        for (row, piece) in chunk.events.into_iter().enumerate() {
+            if !piece.is_empty()
+                && let Some(r) = events.get_mut(row)
+            {
+                r.push(piece);
+            }
+        }
+    }
+    comms.sort_by_key(|c| c.lsend);
+    let threads = states
+        .into_par_iter()
+        .zip(events.into_par_iter())
+        .map(|(s, e)| build_thread(s, e, sentinel))
+        .collect();
+    Assembled {
+        threads,
+        comms,
+        null_values,
+        communicator_lines,
+        report,
+    }
+}
+
+fn concat<T: Copy>(pieces: Vec<Vec<T>>) -> Vec<T> {
+    if pieces.len() == 1 {
+        return pieces.into_iter().next().unwrap_or_default();
+    }
+    let mut all = Vec::with_capacity(pieces.iter().map(Vec::len).sum());
+    for p in pieces {
+        all.extend_from_slice(&p);
+    }
+    all
+}
+
+fn build_thread(states: Vec<Vec<RawState>>, events: Vec<Vec<RawEvent>>, sentinel: u64) -> ThreadData {
+    let mut states = concat(states);
+    if !states.is_sorted_by_key(|s| s.begin) {
+        states.sort_by_key(|s| s.begin); // stable: equal begins keep file order
+    }
+    let begins: Vec<u64> = states.iter().map(|s| s.begin).collect();
+    let ends: Vec<u64> = states.iter().map(|s| s.end).collect();
+    let values: Vec<u64> = states.iter().map(|s| s.value).collect();
+    drop(states);
+    let state_cols = StateColumns {
+        begin: TimeColumn::from_times(&begins),
+        ends_sorted: ends.is_sorted(),
+        end: TimeColumn::from_times(&ends),
+        value: ValueColumn::from_values(&values, sentinel),
+    };
+
+    let mut events = concat(events);
+    if !events.is_sorted_by_key(|e| e.time) {
+        events.sort_by_key(|e| e.time); // stable: equal times keep file order
+    }
+    // Split by type in one pass; each type's times stay sorted.
+    let mut index = TypeIndex::default();
+    let mut per_type: Vec<(u32, Vec<u64>, Vec<u64>)> = Vec::new();
+    for e in &events {
+        let i = index.get_or_insert(e.ty, || {
+            per_type.push((e.ty, Vec::new(), Vec::new()));
+            per_type.len() - 1
+        });
+        if let Some((_, times, values)) = per_type.get_mut(i) {
+            times.push(e.time);
+            values.push(e.value);
+        }
+    }
+    drop(events);
+    per_type.sort_unstable_by_key(|p| p.0);
+    let mut columns: Vec<EventColumn> = per_type
+        .into_iter()
+        .map(|(ty, times, values)| EventColumn {
+            ty,
+            time: TimeColumn::from_times(&times),
+            value: ValueColumn::from_values(&values, sentinel),
+        })
+        .collect();
+    columns.shrink_to_fit();
+    ThreadData {
+        states: state_cols,
+        events: columns,
+    }
+}
+
+/// Event type -> dense index, with a direct-mapped cache in front of a hash map: events of a
+/// thread cycle through a handful of types, so almost every lookup hits the cache.
+#[derive(Default)]
+struct TypeIndex {
+    cache: Vec<(u32, usize)>,
+    map: std::collections::HashMap<u32, usize>,
+}
+
+impl TypeIndex {
+    const SLOTS: usize = 256;
+
+    #[inline]
+    fn get_or_insert(&mut self, ty: u32, insert: impl FnOnce() -> usize) -> usize {
+        if self.cache.is_empty() {
+            self.cache = vec![(u32::MAX, usize::MAX); Self::SLOTS];
+        }
+        let slot = (ty.wrapping_mul(0x9E37_79B9) >> 24) as usize;
+        if let Some(&(t, i)) = self.cache.get(slot)
+            && t == ty
+            && i != usize::MAX
+        {
+            return i;
+        }
+        let i = *self.map.entry(ty).or_insert_with(insert);
+        if let Some(c) = self.cache.get_mut(slot) {
+            *c = (ty, i);
+        }
+        i
+    }
+}

@@ -1,0 +1,293 @@
+//! Where the bytes of a trace come from: a memory-mapped plain file, or an `.xz`/`.gz` stream
+//! decoded on a background thread.
+//!
+//! The compression is recognised by the magic bytes, not by the file name. A compressed
+//! stream is decoded into blocks that end on a newline and handed over through a bounded
+//! channel, so that parsing one block overlaps decoding the next. Multi-block `.xz` files
+//! (what `xz -T0` writes) are decoded by liblzma's multithreaded decoder.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+
+/// How the file is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    Xz,
+    Gzip,
+}
+
+impl Compression {
+    /// Recognises the compression from the first bytes of a file.
+    pub fn sniff(head: &[u8]) -> Compression {
+        if head.starts_with(&[0xFD, b'7', b'z', b'X', b'Z', 0x00]) {
+            Compression::Xz
+        } else if head.starts_with(&[0x1F, 0x8B]) {
+            Compression::Gzip
+        } else {
+            Compression::None
+        }
+    }
+
+    /// `plain`, `xz` or `gzip`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "plain",
+            Compression::Xz => "xz",
+            Compression::Gzip => "gzip",
+        }
+    }
+}
+
+/// A plain file's bytes: mapped when possible, read otherwise.
+pub enum Mapped {
+    Map(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Mapped {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Mapped::Map(m) => m,
+            Mapped::Owned(v) => v,
+        }
+    }
+}
+
+/// Maps a plain file. Falls back to reading it when mapping is not possible (pipes, some
+/// file systems, empty files).
+pub fn map_file(file: &File) -> io::Result<Mapped> {
+    let len = file.metadata()?.len();
+    if len > 0 {
+        #[allow(unsafe_code)]
+        // SAFETY: the map is read-only and private to this process. A file truncated by
+        // another process while mapped would fault on access; the trace files prvscope opens
+        // are finished outputs, and the map is dropped as soon as the store is built.
+        let map = unsafe { memmap2::MmapOptions::new().map(file) };
+        if let Ok(map) = map {
+            let _ = map.advise(memmap2::Advice::Sequential);
+            return Ok(Mapped::Map(map));
+        }
+    }
+    let mut buf = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    let mut f = file;
+    f.read_to_end(&mut buf)?;
+    Ok(Mapped::Owned(buf))
+}
+
+/// Shared progress of a load: bytes of the file read so far, its size, and a cancel flag.
+/// The UI polls it from another thread.
+#[derive(Debug, Default)]
+pub struct LoadProgress {
+    /// Bytes of the file (compressed, for compressed files) consumed so far.
+    pub bytes_done: AtomicU64,
+    /// Size of the file in bytes.
+    pub bytes_total: AtomicU64,
+    /// Set to stop the load; the loader returns [`LoadError::Cancelled`](super::LoadError).
+    pub cancel: AtomicBool,
+}
+
+impl LoadProgress {
+    /// True once cancel was asked for.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    /// Fraction done, 0..=1.
+    pub fn fraction(&self) -> f64 {
+        let total = self.bytes_total.load(Ordering::Relaxed).max(1);
+        (self.bytes_done.load(Ordering::Relaxed) as f64 / total as f64).min(1.0)
+    }
+}
+
+/// A block of decoded text: complete lines, except for the very last block of a stream.
+pub struct Block {
+    pub seq: usize,
+    pub bytes: Vec<u8>,
+}
+
+/// What the decoder thread sends: blocks, then at most one error, then the channel closes.
+pub enum StreamItem {
+    Block(Block),
+    /// The stream ended early or was corrupt after `decoded` bytes.
+    Error { decoded: u64, message: String },
+}
+
+/// A reader that counts the bytes it reads into the progress.
+struct Counting<R> {
+    inner: R,
+    progress: Arc<LoadProgress>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.progress.is_cancelled() {
+            return Err(io::Error::other("load cancelled"));
+        }
+        let n = self.inner.read(buf)?;
+        self.progress.bytes_done.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Size of the decoded blocks handed to the parser.
+pub const STREAM_BLOCK: usize = 8 << 20;
+
+/// Starts decoding a compressed file on a background thread. Blocks arrive in order on the
+/// returned channel; at most `depth` wait there, which bounds memory.
+pub fn spawn_decoder(
+    file: File,
+    compression: Compression,
+    progress: Arc<LoadProgress>,
+    block_size: usize,
+) -> Receiver<StreamItem> {
+    let (tx, rx) = sync_channel(4);
+    std::thread::Builder::new()
+        .name("prvscope-decode".into())
+        .spawn(move || {
+            let counted = Counting {
+                inner: io::BufReader::with_capacity(1 << 20, file),
+                progress,
+            };
+            match compression {
+                Compression::Xz => match xz_reader(counted) {
+                    Ok(r) => pump(r, &tx, block_size),
+                    Err(e) => {
+                        let _ = tx.send(StreamItem::Error {
+                            decoded: 0,
+                            message: e.to_string(),
+                        });
+                    }
+                },
+                Compression::Gzip => {
+                    pump(flate2::read::MultiGzDecoder::new(counted), &tx, block_size);
+                }
+                Compression::None => pump(counted, &tx, block_size),
+            }
+        })
+        .map_or_else(
+            |e| {
+                let (tx2, rx2) = sync_channel(1);
+                let _ = tx2.send(StreamItem::Error {
+                    decoded: 0,
+                    message: format!("could not start the decoder thread: {e}"),
+                });
+                rx2
+            },
+            |_| rx,
+        )
+}
+
+fn xz_reader<R: Read>(inner: R) -> io::Result<liblzma::read::XzDecoder<R>> {
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    // memlimit_threading defaults to 0, which silently means one thread.
+    let stream = liblzma::stream::MtStreamBuilder::new()
+        .threads(u32::try_from(threads).unwrap_or(1).max(1))
+        .memlimit_stop(u64::MAX)
+        .memlimit_threading(u64::MAX)
+        .decoder()
+        .or_else(|_| liblzma::stream::Stream::new_stream_decoder(u64::MAX, 0))
+        .map_err(io::Error::other)?;
+    Ok(liblzma::read::XzDecoder::new_stream(inner, stream))
+}
+
+/// Reads `reader` into newline-aligned blocks and sends them.
+fn pump<R: Read>(mut reader: R, tx: &SyncSender<StreamItem>, block_size: usize) {
+    let mut seq = 0usize;
+    let mut carry: Vec<u8> = Vec::new();
+    let mut decoded = 0u64;
+    loop {
+        let mut buf = Vec::with_capacity(block_size + carry.len());
+        buf.append(&mut carry);
+        let mut error = None;
+        while buf.len() < block_size {
+            let start = buf.len();
+            buf.resize(block_size.max(start + 1), 0);
+            match reader.read(buf.get_mut(start..).unwrap_or(&mut [])) {
+                Ok(0) => {
+                    buf.truncate(start);
+                    break;
+                }
+                Ok(n) => {
+                    buf.truncate(start + n);
+                    decoded += n as u64;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                    buf.truncate(start);
+                }
+                Err(e) => {
+                    buf.truncate(start);
+                    error = Some(e);
+                    break;
+                }
+            }
+        }
+        let full = buf.len() >= block_size && error.is_none();
+        if full {
+            // Keep the partial last line for the next block.
+            if let Some(p) = memchr::memrchr(b'\n', &buf) {
+                carry.extend_from_slice(buf.get(p + 1..).unwrap_or(&[]));
+                buf.truncate(p + 1);
+            }
+        }
+        if !buf.is_empty() && tx.send(StreamItem::Block(Block { seq, bytes: buf })).is_err() {
+            return;
+        }
+        seq += 1;
+        if let Some(e) = error {
+            let _ = tx.send(StreamItem::Error {
+                decoded,
+                message: e.to_string(),
+            });
+            return;
+        }
+        if !full {
+            return;
+        }
+    }
+}
+
+/// The `.pcf` and `.row` beside a trace: `x.prv`, `x.prv.xz` and `x.prv.gz` all use
+/// `x.pcf` and `x.row`.
+pub fn side_file(trace: &Path, ext: &str) -> PathBuf {
+    let name = trace
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut stem = name.as_str();
+    for suffix in [".xz", ".gz"] {
+        if let Some(s) = stem.strip_suffix(suffix) {
+            stem = s;
+            break;
+        }
+    }
+    if let Some(s) = stem.strip_suffix(".prv") {
+        stem = s;
+    }
+    trace.with_file_name(format!("{stem}.{ext}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn side_files_strip_compression_and_prv() {
+        assert_eq!(side_file(Path::new("/a/x.prv.xz"), "pcf"), Path::new("/a/x.pcf"));
+        assert_eq!(side_file(Path::new("/a/x.prv.gz"), "row"), Path::new("/a/x.row"));
+        assert_eq!(side_file(Path::new("x.prv"), "pcf"), Path::new("x.pcf"));
+        assert_eq!(side_file(Path::new("x.trace"), "pcf"), Path::new("x.trace.pcf"));
+    }
+
+    #[test]
+    fn sniffing_uses_magic_bytes() {
+        assert_eq!(Compression::sniff(&[0xFD, b'7', b'z', b'X', b'Z', 0, 1]), Compression::Xz);
+        assert_eq!(Compression::sniff(&[0x1F, 0x8B, 8]), Compression::Gzip);
+        assert_eq!(Compression::sniff(b"#Paraver"), Compression::None);
+    }
+}
