@@ -1,0 +1,49 @@
+//! Helpers shared by the integration tests.
+
+use std::path::{Path, PathBuf};
+
+use prvscope::store::TraceStore;
+use prvscope::trace::{self, LoadOptions, Trace};
+
+/// `../shared/traces` beside the repository, when it exists (CI always has it).
+pub fn shared_traces() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("skipping: {} not found", p.display());
+        None
+    }
+}
+
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+pub fn load(path: &Path) -> Trace {
+    trace::load(path, &LoadOptions::default(), None)
+        .unwrap_or_else(|e| panic!("loading {}: {e}", path.display()))
+}
+
+/// A fresh temporary directory under the target directory.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Paraver's "last event value" intervals of one type on one row: (begin, end, value) for the
+/// non-null stretches, up to the trace end.
+pub fn value_intervals(store: &TraceStore, row: usize, ty: u32) -> Vec<(u64, u64, u64)> {
+    let policy = store.null_policy();
+    let events: Vec<(u64, u64)> = store.events_in(row, ty, 0, u64::MAX).collect();
+    let mut out = Vec::new();
+    for (i, &(t, v)) in events.iter().enumerate() {
+        let end = events.get(i + 1).map_or(store.end_time(), |e| e.0);
+        if !policy.is_null(v) && end > t {
+            out.push((t, end, v));
+        }
+    }
+    out
+}
