@@ -56,10 +56,18 @@ pub fn info_text(t: &Trace) -> String {
         "rows           {} threads in {} application(s), {} task(s); {} CPUs",
         t.header.thread_count(),
         t.header.applications.len(),
-        t.header.applications.iter().map(|a| a.tasks.len()).sum::<usize>(),
+        t.header
+            .applications
+            .iter()
+            .map(|a| a.tasks.len())
+            .sum::<usize>(),
         t.header.cpu_count()
     );
-    let _ = writeln!(s, "duration       {} {}", t.header.end_time, t.header.time_unit);
+    let _ = writeln!(
+        s,
+        "duration       {} {}",
+        t.header.end_time, t.header.time_unit
+    );
     let _ = writeln!(s, "states         {}", c.states);
     let _ = writeln!(
         s,
@@ -88,7 +96,12 @@ pub fn info_text(t: &Trace) -> String {
         t.store.bytes_per_record()
     );
     let secs = t.stats.load_seconds.max(1e-9);
-    let _ = writeln!(s, "loaded in      {:.3} s ({:.0} MB/s of text)", secs, mb / secs);
+    let _ = writeln!(
+        s,
+        "loaded in      {:.3} s ({:.0} MB/s of text)",
+        secs,
+        mb / secs
+    );
     if t.report.is_empty() {
         let _ = writeln!(s, "warnings       none");
     } else {
@@ -116,9 +129,14 @@ fn human_bytes(b: u64) -> String {
 /// Parses sizes like `100MB`, `1GB`, `512k`, `4096`.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let digits = t.bytes().take_while(|b| b.is_ascii_digit() || *b == b'.').count();
+    let digits = t
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || *b == b'.')
+        .count();
     let (num, unit) = t.split_at(digits);
-    let n: f64 = num.parse().map_err(|_| format!("expected a size like 100MB, found `{s}`"))?;
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("expected a size like 100MB, found `{s}`"))?;
     let mult = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1.0,
         "k" | "kb" => 1e3,

@@ -10,6 +10,6 @@
 //! `ARCHITECTURE.md` at the top of the repository maps the modules in more detail.
 
 pub mod cli;
-pub mod synth;
 pub mod store;
+pub mod synth;
 pub mod trace;

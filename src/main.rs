@@ -104,6 +104,8 @@ fn run(args: Args) -> anyhow::Result<()> {
             );
             Ok(())
         }
-        None => anyhow::bail!("the viewer is not built yet; use `prvscope info TRACE` or `prvscope gen`"),
+        None => anyhow::bail!(
+            "the viewer is not built yet; use `prvscope info TRACE` or `prvscope gen`"
+        ),
     }
 }

@@ -107,11 +107,30 @@ const SYNCHRONIZATION: u64 = 5;
 const IDLE: u64 = 0;
 
 enum Rec {
-    State { begin: u64, end: u64, value: u64 },
-    Enter { f: u64, ins: u64, cyc: u64 },
-    Exit { ins: u64, cyc: u64 },
-    Ready { value: Option<u64> },
-    Send { to: u32, recv: u64, size: u64, tag: u64, sent: u64 },
+    State {
+        begin: u64,
+        end: u64,
+        value: u64,
+    },
+    Enter {
+        f: u64,
+        ins: u64,
+        cyc: u64,
+    },
+    Exit {
+        ins: u64,
+        cyc: u64,
+    },
+    Ready {
+        value: Option<u64>,
+    },
+    Send {
+        to: u32,
+        recv: u64,
+        size: u64,
+        tag: u64,
+        sent: u64,
+    },
 }
 
 struct ThreadGen {
@@ -152,30 +171,50 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<GenSummary> {
             clock: rng.range(0, 5_000),
         })
         .collect();
-    let mut heap: BinaryHeap<Reverse<(u64, u32)>> =
-        (0..threads).map(|r| Reverse((gens[r as usize].clock, r))).collect();
+    let mut heap: BinaryHeap<Reverse<(u64, u32)>> = (0..threads)
+        .map(|r| Reverse((gens[r as usize].clock, r)))
+        .collect();
     let null_text: &[u8] = if opts.legacy { b"0" } else { b"N" };
     let mut end_time = 0u64;
 
     while bytes < opts.target_bytes {
-        let Some(Reverse((_, r))) = heap.pop() else { break };
+        let Some(Reverse((_, r))) = heap.pop() else {
+            break;
+        };
         let g = &mut gens[r as usize];
         if g.pending.is_empty() {
             burst(g, r, threads, &mut rng);
         }
-        let Some((emit, rec)) = g.pending.pop_front() else { continue };
+        let Some((emit, rec)) = g.pending.pop_front() else {
+            continue;
+        };
         let task = r / per_task + 1;
         let th = r % per_task + 1;
         let cpu = r + 1;
         line.clear();
         match rec {
             Rec::State { begin, end, value } => {
-                push_fields(&mut line, &[1, u64::from(cpu), 1, u64::from(task), u64::from(th), begin, end, value]);
+                push_fields(
+                    &mut line,
+                    &[
+                        1,
+                        u64::from(cpu),
+                        1,
+                        u64::from(task),
+                        u64::from(th),
+                        begin,
+                        end,
+                        value,
+                    ],
+                );
                 summary.state_records += 1;
                 end_time = end_time.max(end);
             }
             Rec::Enter { f, ins, cyc } => {
-                push_fields(&mut line, &[2, u64::from(cpu), 1, u64::from(task), u64::from(th), emit]);
+                push_fields(
+                    &mut line,
+                    &[2, u64::from(cpu), 1, u64::from(task), u64::from(th), emit],
+                );
                 for (ty, v) in [
                     (TYPE_USER_FUNCTION, f),
                     (TYPE_USER_FUNCTION_LINE, f),
@@ -187,18 +226,32 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<GenSummary> {
                 summary.event_records += 4;
             }
             Rec::Exit { ins, cyc } => {
-                push_fields(&mut line, &[2, u64::from(cpu), 1, u64::from(task), u64::from(th), emit]);
+                push_fields(
+                    &mut line,
+                    &[2, u64::from(cpu), 1, u64::from(task), u64::from(th), emit],
+                );
                 for ty in [TYPE_USER_FUNCTION, TYPE_USER_FUNCTION_LINE] {
                     push_fields_cont(&mut line, &[u64::from(ty)]);
                     line.push(b':');
                     line.extend_from_slice(null_text);
                 }
-                push_fields_cont(&mut line, &[u64::from(TYPE_INSTRUCTIONS), ins, u64::from(TYPE_CYCLES), cyc]);
+                push_fields_cont(
+                    &mut line,
+                    &[
+                        u64::from(TYPE_INSTRUCTIONS),
+                        ins,
+                        u64::from(TYPE_CYCLES),
+                        cyc,
+                    ],
+                );
                 summary.event_records += 4;
                 summary.null_values += if opts.legacy { 0 } else { 2 };
             }
             Rec::Ready { value } => {
-                push_fields(&mut line, &[2, u64::from(cpu), 1, u64::from(task), u64::from(th), emit]);
+                push_fields(
+                    &mut line,
+                    &[2, u64::from(cpu), 1, u64::from(task), u64::from(th), emit],
+                );
                 push_fields_cont(&mut line, &[u64::from(TYPE_READY_TASKS)]);
                 line.push(b':');
                 match value {
@@ -210,16 +263,39 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<GenSummary> {
                 }
                 summary.event_records += 1;
             }
-            Rec::Send { to, recv, size, tag, sent } => {
+            Rec::Send {
+                to,
+                recv,
+                size,
+                tag,
+                sent,
+            } => {
                 let rtask = to / per_task + 1;
                 let rth = to % per_task + 1;
                 push_fields(
                     &mut line,
-                    &[3, u64::from(cpu), 1, u64::from(task), u64::from(th), sent, sent],
+                    &[
+                        3,
+                        u64::from(cpu),
+                        1,
+                        u64::from(task),
+                        u64::from(th),
+                        sent,
+                        sent,
+                    ],
                 );
                 push_fields_cont(
                     &mut line,
-                    &[u64::from(to + 1), 1, u64::from(rtask), u64::from(rth), recv, recv, size, tag],
+                    &[
+                        u64::from(to + 1),
+                        1,
+                        u64::from(rtask),
+                        u64::from(rth),
+                        recv,
+                        recv,
+                        size,
+                        tag,
+                    ],
                 );
                 summary.comm_records += 1;
                 end_time = end_time.max(recv);
@@ -240,7 +316,10 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<GenSummary> {
     summary.bytes = bytes;
     summary.end_time = end_time;
 
-    std::fs::write(crate::trace::source::side_file(out, "pcf"), pcf_text(opts.legacy))?;
+    std::fs::write(
+        crate::trace::source::side_file(out, "pcf"),
+        pcf_text(opts.legacy),
+    )?;
     std::fs::write(
         crate::trace::source::side_file(out, "row"),
         row_text(threads, per_task),
@@ -279,18 +358,51 @@ fn burst(g: &mut ThreadGen, r: u32, threads: u32, rng: &mut Rng) {
     let run = rng.range(2_000, 200_000);
     let mut recs: Vec<(u64, Rec)> = Vec::with_capacity(8);
     let f = rng.range(1, FUNCTIONS.len() as u64 + 1);
-    recs.push((t, Rec::Enter { f, ins: rng.range(1_000, 5_000_000), cyc: rng.range(1_000, 9_000_000) }));
-    recs.push((t, Rec::State { begin: t, end: t + run, value: RUNNING }));
+    recs.push((
+        t,
+        Rec::Enter {
+            f,
+            ins: rng.range(1_000, 5_000_000),
+            cyc: rng.range(1_000, 9_000_000),
+        },
+    ));
+    recs.push((
+        t,
+        Rec::State {
+            begin: t,
+            end: t + run,
+            value: RUNNING,
+        },
+    ));
     if rng.chance(30) {
         // A nested call inside the burst.
         let a = t + run / 3;
         let b = t + 2 * run / 3;
         let inner = rng.range(1, FUNCTIONS.len() as u64 + 1);
-        recs.push((a, Rec::Enter { f: inner, ins: rng.range(1_000, 900_000), cyc: rng.range(1_000, 2_000_000) }));
-        recs.push((b, Rec::Exit { ins: rng.range(1_000, 900_000), cyc: rng.range(1_000, 2_000_000) }));
+        recs.push((
+            a,
+            Rec::Enter {
+                f: inner,
+                ins: rng.range(1_000, 900_000),
+                cyc: rng.range(1_000, 2_000_000),
+            },
+        ));
+        recs.push((
+            b,
+            Rec::Exit {
+                ins: rng.range(1_000, 900_000),
+                cyc: rng.range(1_000, 2_000_000),
+            },
+        ));
     }
     let t1 = t + run;
-    recs.push((t1, Rec::Exit { ins: rng.range(1_000, 5_000_000), cyc: rng.range(1_000, 9_000_000) }));
+    recs.push((
+        t1,
+        Rec::Exit {
+            ins: rng.range(1_000, 5_000_000),
+            cyc: rng.range(1_000, 9_000_000),
+        },
+    ));
     let wait = rng.range(500, 60_000);
     let kind = rng.next_u64() % 10;
     let state = match kind {
@@ -298,9 +410,20 @@ fn burst(g: &mut ThreadGen, r: u32, threads: u32, rng: &mut Rng) {
         5..=7 => WAITING_MESSAGE,
         _ => IDLE,
     };
-    recs.push((t1, Rec::State { begin: t1, end: t1 + wait, value: state }));
+    recs.push((
+        t1,
+        Rec::State {
+            begin: t1,
+            end: t1 + wait,
+            value: state,
+        },
+    ));
     if rng.chance(40) {
-        let value = if rng.chance(10) { None } else { Some(rng.range(0, 5)) };
+        let value = if rng.chance(10) {
+            None
+        } else {
+            Some(rng.range(0, 5))
+        };
         recs.push((t1, Rec::Ready { value }));
     }
     if state == WAITING_MESSAGE && threads > 1 {
@@ -340,12 +463,18 @@ fn push_fields_cont(line: &mut Vec<u8>, fields: &[u64]) {
 }
 
 fn pcf_text(legacy: bool) -> String {
-    let mut s = String::from("DEFAULT_OPTIONS\n\nLEVEL               THREAD\nUNITS               NANOSEC\n");
+    let mut s = String::from(
+        "DEFAULT_OPTIONS\n\nLEVEL               THREAD\nUNITS               NANOSEC\n",
+    );
     if !legacy {
         s.push_str("NULL_VALUE          N\n");
     }
-    s.push_str("\n\nSTATES\n0    Idle\n1    Running\n3    Waiting a message\n5    Synchronization\n\n\n");
-    s.push_str("STATES_COLOR\n0    {117,195,255}\n1    {0,0,255}\n3    {255,0,0}\n5    {179,0,0}\n\n\n");
+    s.push_str(
+        "\n\nSTATES\n0    Idle\n1    Running\n3    Waiting a message\n5    Synchronization\n\n\n",
+    );
+    s.push_str(
+        "STATES_COLOR\n0    {117,195,255}\n1    {0,0,255}\n3    {255,0,0}\n5    {179,0,0}\n\n\n",
+    );
     s.push_str("EVENT_TYPE\n0    60000019    User function\nVALUES\n0      End\n");
     for (i, (name, line)) in FUNCTIONS.iter().enumerate() {
         s.push_str(&format!("{}      {name} [{SOURCE_FILE}:{line}]\n", i + 1));
@@ -367,7 +496,11 @@ fn row_text(threads: u32, per_task: u32) -> String {
     s.push_str("\nLEVEL NODE SIZE 1\nnode-1\n\n");
     s.push_str(&format!("LEVEL THREAD SIZE {threads}\n"));
     for r in 0..threads {
-        s.push_str(&format!("THREAD 1.{}.{}\n", r / per_task + 1, r % per_task + 1));
+        s.push_str(&format!(
+            "THREAD 1.{}.{}\n",
+            r / per_task + 1,
+            r % per_task + 1
+        ));
     }
     s
 }

@@ -52,6 +52,34 @@ impl TimeColumn {
         col
     }
 
+    /// Builds a column from pieces whose concatenation is sorted, without concatenating.
+    pub fn from_sorted_pieces(pieces: &[&[u64]]) -> Self {
+        let n: usize = pieces.iter().map(|p| p.len()).sum();
+        let mut col = TimeColumn {
+            bases: Vec::with_capacity(n.div_ceil(BLOCK)),
+            deltas: Vec::with_capacity(n),
+            escapes: Vec::new(),
+        };
+        let mut base = 0u64;
+        for piece in pieces {
+            for &t in *piece {
+                let i = col.deltas.len();
+                if i % BLOCK == 0 {
+                    base = t;
+                    col.bases.push(t);
+                }
+                let delta = t.wrapping_sub(base);
+                if t < base || delta >= u64::from(ESCAPE) {
+                    col.deltas.push(ESCAPE);
+                    col.escapes.push((i as u32, t));
+                } else {
+                    col.deltas.push(delta as u32);
+                }
+            }
+        }
+        col
+    }
+
     /// Number of records.
     pub fn len(&self) -> usize {
         self.deltas.len()
@@ -142,22 +170,38 @@ impl Default for ValueColumn {
 impl ValueColumn {
     /// Builds a column; `sentinel` (the null value) is stored as the narrow width's maximum.
     pub fn from_values(values: &[u64], sentinel: u64) -> Self {
-        let max = values
+        Self::from_pieces(&[values], sentinel)
+    }
+
+    /// Builds a column from the concatenation of `pieces`.
+    pub fn from_pieces(pieces: &[&[u64]], sentinel: u64) -> Self {
+        // A narrow width holds values strictly below its maximum, which is kept for null.
+        fn narrow<T: Copy>(
+            pieces: &[&[u64]],
+            sentinel: u64,
+            null: T,
+            cast: impl Fn(u64) -> T,
+        ) -> Vec<T> {
+            let mut out = Vec::with_capacity(pieces.iter().map(|p| p.len()).sum());
+            for p in pieces {
+                out.extend(p.iter().map(|&v| if v == sentinel { null } else { cast(v) }));
+            }
+            out
+        }
+        let max = pieces
             .iter()
-            .copied()
+            .flat_map(|p| p.iter().copied())
             .filter(|&v| v != sentinel)
             .max()
             .unwrap_or(0);
-        // A narrow width holds values strictly below its maximum, which is kept for null.
-        let narrow = |v: u64, m: u64| if v == sentinel { m } else { v };
         if max < u64::from(u8::MAX) {
-            ValueColumn::U8(values.iter().map(|&v| narrow(v, 0xff) as u8).collect())
+            ValueColumn::U8(narrow(pieces, sentinel, u8::MAX, |v| v as u8))
         } else if max < u64::from(u16::MAX) {
-            ValueColumn::U16(values.iter().map(|&v| narrow(v, 0xffff) as u16).collect())
+            ValueColumn::U16(narrow(pieces, sentinel, u16::MAX, |v| v as u16))
         } else if max < u64::from(u32::MAX) {
-            ValueColumn::U32(values.iter().map(|&v| narrow(v, 0xffff_ffff) as u32).collect())
+            ValueColumn::U32(narrow(pieces, sentinel, u32::MAX, |v| v as u32))
         } else {
-            ValueColumn::U64(values.to_vec())
+            ValueColumn::U64(pieces.concat())
         }
     }
 
@@ -223,14 +267,31 @@ mod tests {
     }
 
     #[test]
+    fn sorted_pieces_equal_one_slice() {
+        let times: Vec<u64> = (0..1000u64).map(|i| i * i * 1000).collect();
+        let pieces: Vec<&[u64]> = times.chunks(77).collect();
+        assert_eq!(TimeColumn::from_sorted_pieces(&pieces), TimeColumn::from_times(&times));
+    }
+
+    #[test]
     fn bounds_on_sorted_column() {
-        let times: Vec<u64> = (0..2000u64).map(|i| (i / 3) * 7 + (i % 3) * (1 << 33)).collect();
+        let times: Vec<u64> = (0..2000u64)
+            .map(|i| (i / 3) * 7 + (i % 3) * (1 << 33))
+            .collect();
         let mut times = times;
         times.sort_unstable();
         let col = TimeColumn::from_times(&times);
         for t in [0, 1, 7, 8, 100, 4666, 1 << 33, (1 << 34) + 5, u64::MAX] {
-            assert_eq!(col.lower_bound(t), times.partition_point(|&x| x < t), "t={t}");
-            assert_eq!(col.upper_bound(t), times.partition_point(|&x| x <= t), "t={t}");
+            assert_eq!(
+                col.lower_bound(t),
+                times.partition_point(|&x| x < t),
+                "t={t}"
+            );
+            assert_eq!(
+                col.upper_bound(t),
+                times.partition_point(|&x| x <= t),
+                "t={t}"
+            );
         }
     }
 
@@ -239,7 +300,10 @@ mod tests {
         let s = u64::MAX;
         let col = ValueColumn::from_values(&[0, 3, s, 254], s);
         assert!(matches!(col, ValueColumn::U8(_)));
-        assert_eq!((0..4).map(|i| col.get(i, s)).collect::<Vec<_>>(), vec![0, 3, s, 254]);
+        assert_eq!(
+            (0..4).map(|i| col.get(i, s)).collect::<Vec<_>>(),
+            vec![0, 3, s, 254]
+        );
         let col = ValueColumn::from_values(&[255, s], s);
         assert!(matches!(col, ValueColumn::U16(_)));
         assert_eq!(col.get(0, s), 255);

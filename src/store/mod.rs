@@ -59,7 +59,11 @@ impl NullPolicy {
 
     /// `zero` in legacy mode, `sentinel` in the NULL mode (the names `info` prints).
     pub fn mode_name(&self) -> &'static str {
-        if self.zero_is_null { "zero" } else { "sentinel" }
+        if self.zero_is_null {
+            "zero"
+        } else {
+            "sentinel"
+        }
     }
 }
 
@@ -334,7 +338,11 @@ impl TraceStore {
     pub fn heap_bytes(&self) -> usize {
         std::mem::size_of::<Self>()
             + self.threads.capacity() * std::mem::size_of::<ThreadData>()
-            + self.threads.iter().map(ThreadData::heap_bytes).sum::<usize>()
+            + self
+                .threads
+                .iter()
+                .map(ThreadData::heap_bytes)
+                .sum::<usize>()
             + self.comms.capacity() * std::mem::size_of::<Comm>()
     }
 

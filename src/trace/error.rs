@@ -157,7 +157,11 @@ impl LoadReport {
     /// Merges another report into this one; `other`'s examples come after ours.
     pub fn merge(&mut self, other: LoadReport) {
         for issue in other.examples {
-            let kept = self.examples.iter().filter(|i| i.kind == issue.kind).count();
+            let kept = self
+                .examples
+                .iter()
+                .filter(|i| i.kind == issue.kind)
+                .count();
             if kept < EXAMPLES_PER_KIND {
                 self.examples.push(issue);
             }

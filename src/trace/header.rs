@@ -104,7 +104,10 @@ impl Header {
             message,
         };
         let Some(rest) = line.strip_prefix(b"#Paraver") else {
-            return Err(err(0, "expected the header to start with `#Paraver`".into()));
+            return Err(err(
+                0,
+                "expected the header to start with `#Paraver`".into(),
+            ));
         };
         let mut pos = line.len() - rest.len();
         let Some(open) = line[pos..].iter().position(|&b| b == b'(') else {
@@ -138,7 +141,10 @@ impl Header {
         let end_time = parse_number(digits)
             .ok_or_else(|| err(pos, "expected the trace duration, e.g. `1000_ns`".into()))?;
         if end >= line.len() {
-            return Err(err(end, "expected `:` and the resources after the duration".into()));
+            return Err(err(
+                end,
+                "expected `:` and the resources after the duration".into(),
+            ));
         }
         pos = end + 1;
 
@@ -152,7 +158,10 @@ impl Header {
             )
         })?;
         if res_end >= line.len() {
-            return Err(err(res_end, "expected `:` and the number of applications".into()));
+            return Err(err(
+                res_end,
+                "expected `:` and the number of applications".into(),
+            ));
         }
         pos = res_end + 1;
 
@@ -160,7 +169,10 @@ impl Header {
         let n_appl = parse_number(&line[pos..n_end])
             .ok_or_else(|| err(pos, "expected the number of applications".into()))?;
         if n_appl == 0 || n_appl > MAX_THREADS {
-            return Err(err(pos, format!("expected 1 or more applications, found {n_appl}")));
+            return Err(err(
+                pos,
+                format!("expected 1 or more applications, found {n_appl}"),
+            ));
         }
         pos = (n_end + 1).min(line.len());
 
@@ -175,7 +187,10 @@ impl Header {
             }
             if let Some(paren) = item.iter().position(|&b| b == b'(') {
                 if applications.len() as u64 == n_appl {
-                    return Err(err(at, format!("found more than the {n_appl} applications announced")));
+                    return Err(err(
+                        at,
+                        format!("found more than the {n_appl} applications announced"),
+                    ));
                 }
                 let app = parse_application(item, paren).map_err(|(off, m)| err(at + off, m))?;
                 total_threads += app.tasks.iter().map(|t| u64::from(t.threads)).sum::<u64>();
@@ -192,7 +207,10 @@ impl Header {
                     .ok_or_else(|| err(at, "expected the number of communicator lines".into()))?;
                 communicator_lines = n;
             } else {
-                return Err(err(at, "expected an application `ntasks(threads:node,...)`".into()));
+                return Err(err(
+                    at,
+                    "expected an application `ntasks(threads:node,...)`".into(),
+                ));
             }
         }
         if applications.len() as u64 != n_appl {
@@ -250,7 +268,10 @@ fn parse_application(item: &[u8], paren: usize) -> Result<Application, (usize, S
         return Err((item.len(), "expected `)` closing the task list".into()));
     };
     if ntasks > MAX_THREADS {
-        return Err((0, format!("the header declares more than {MAX_THREADS} tasks")));
+        return Err((
+            0,
+            format!("the header declares more than {MAX_THREADS} tasks"),
+        ));
     }
     let mut tasks = Vec::with_capacity(ntasks as usize);
     let mut off = paren + 1;
@@ -263,7 +284,10 @@ fn parse_application(item: &[u8], paren: usize) -> Result<Application, (usize, S
             return Err((off, "expected a task as `threads:node`".into()));
         };
         if threads > MAX_THREADS || node > u64::from(u32::MAX) {
-            return Err((off, format!("the header declares more than {MAX_THREADS} threads")));
+            return Err((
+                off,
+                format!("the header declares more than {MAX_THREADS} threads"),
+            ));
         }
         tasks.push(TaskInfo {
             threads: threads as u32,
@@ -274,7 +298,10 @@ fn parse_application(item: &[u8], paren: usize) -> Result<Application, (usize, S
     if tasks.len() as u64 != ntasks {
         return Err((
             0,
-            format!("expected {ntasks} tasks in the application, found {}", tasks.len()),
+            format!(
+                "expected {ntasks} tasks in the application, found {}",
+                tasks.len()
+            ),
         ));
     }
     Ok(Application { tasks })
@@ -312,7 +339,13 @@ mod tests {
         assert_eq!(h.node_cpus, vec![13, 1, 1, 1]);
         assert_eq!(h.thread_count(), 16);
         assert_eq!(h.communicator_lines, 17);
-        assert_eq!(h.applications[0].tasks[15], TaskInfo { threads: 1, node: 4 });
+        assert_eq!(
+            h.applications[0].tasks[15],
+            TaskInfo {
+                threads: 1,
+                node: 4
+            }
+        );
     }
 
     #[test]
@@ -333,7 +366,8 @@ mod tests {
 
     #[test]
     fn ovni_header_without_nodes() {
-        let h = Header::parse(b"#Paraver (19/01/38 at 03:14):00000000000002577724_ns:0:1:1(20:1)").unwrap();
+        let h = Header::parse(b"#Paraver (19/01/38 at 03:14):00000000000002577724_ns:0:1:1(20:1)")
+            .unwrap();
         assert_eq!(h.end_time, 2_577_724);
         assert!(h.node_cpus.is_empty());
         assert_eq!(h.thread_count(), 20);
@@ -347,7 +381,11 @@ mod tests {
         let e = Header::parse(b"hello").unwrap_err();
         assert_eq!(e.column, 1);
         let e = Header::parse(b"#Paraver (x):10_ns:0:2:1(1:1)").unwrap_err();
-        assert!(e.message.contains("expected 2 applications"), "{}", e.message);
+        assert!(
+            e.message.contains("expected 2 applications"),
+            "{}",
+            e.message
+        );
         let e = Header::parse(b"#Paraver (x):10_ns:0:1:1(1000000000:1)").unwrap_err();
         assert!(e.message.contains("more than"), "{}", e.message);
     }

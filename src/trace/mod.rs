@@ -139,7 +139,9 @@ pub fn load(
     let mut file = File::open(path).map_err(io_err)?;
     let meta = file.metadata().map_err(io_err)?;
     if meta.is_dir() {
-        return Err(io_err(std::io::Error::other("is a directory, not a trace file")));
+        return Err(io_err(std::io::Error::other(
+            "is a directory, not a trace file",
+        )));
     }
     progress.bytes_total.store(meta.len(), Ordering::Relaxed);
     let mut head = [0u8; 6];
@@ -147,7 +149,8 @@ pub fn load(
     let compression = Compression::sniff(head.get(..n).unwrap_or(&[]));
 
     let mut report = LoadReport::default();
-    let pcf = read_side(path, "pcf", &mut report).map(|(p, text)| Pcf::parse(&text, &p, &mut report));
+    let pcf =
+        read_side(path, "pcf", &mut report).map(|(p, text)| Pcf::parse(&text, &p, &mut report));
     let row = read_side(path, "row", &mut report)
         .map(|(p, text)| RowNames::parse(&text, &p, &mut report));
     let policy = resolve_policy(options.null, pcf.as_ref());
@@ -162,13 +165,13 @@ pub fn load(
         }
         Compression::Xz | Compression::Gzip => {
             let file = File::open(path).map_err(io_err)?;
-            let rx = source::spawn_decoder(
+            let decoder = source::spawn_decoder(
                 file,
                 compression,
                 Arc::clone(&progress),
                 options.stream_block_bytes,
             );
-            parse_stream(path, rx, compression, policy, &progress)?
+            parse_stream(path, decoder, compression, policy, &progress)?
         }
     };
     report.merge(body.report);
@@ -323,7 +326,10 @@ struct Body {
 /// Splits the header line off `bytes` and parses it.
 fn split_header<'a>(path: &Path, bytes: &'a [u8]) -> Result<(Header, &'a [u8]), LoadError> {
     let (line, rest) = match memchr::memchr(b'\n', bytes) {
-        Some(p) => (bytes.get(..p).unwrap_or(&[]), bytes.get(p + 1..).unwrap_or(&[])),
+        Some(p) => (
+            bytes.get(..p).unwrap_or(&[]),
+            bytes.get(p + 1..).unwrap_or(&[]),
+        ),
         None => (bytes, &[][..]),
     };
     if bytes.is_empty() {
@@ -357,6 +363,7 @@ fn parse_mapped(
         sentinel: policy.sentinel,
         path,
     };
+    let t0 = std::time::Instant::now();
     let ranges = prv::split_chunks(body, options.chunk_bytes);
     let chunks: Vec<prv::ChunkOut> = ranges
         .into_par_iter()
@@ -378,7 +385,15 @@ fn parse_mapped(
     }
     let mut report = LoadReport::default();
     note_unterminated_last_line(path, body, &chunks, &mut report);
-    Ok(finish(header, chunks, rows.rows(), policy, bytes.len() as u64, path, report))
+    Ok(finish(
+        header,
+        chunks,
+        rows.rows(),
+        policy,
+        bytes.len() as u64,
+        path,
+        report,
+    ))
 }
 
 fn note_unterminated_last_line(
@@ -390,9 +405,12 @@ fn note_unterminated_last_line(
     // A last line without newline that failed to parse was most likely cut short.
     if !body.is_empty() && !body.ends_with(b"\n") {
         let lines: u64 = chunks.iter().map(|c| c.lines).sum();
-        let last_bad = chunks
-            .last()
-            .is_some_and(|c| c.report.examples().iter().any(|i| i.line == c.lines && i.kind == IssueKind::MalformedRecord));
+        let last_bad = chunks.last().is_some_and(|c| {
+            c.report
+                .examples()
+                .iter()
+                .any(|i| i.line == c.lines && i.kind == IssueKind::MalformedRecord)
+        });
         if last_bad {
             report.push(error::issue(
                 IssueKind::TruncatedLine,
@@ -440,7 +458,7 @@ fn finish(
 
 fn parse_stream(
     path: &Path,
-    rx: std::sync::mpsc::Receiver<source::StreamItem>,
+    decoder: source::Decoder,
     compression: Compression,
     policy: NullPolicy,
     progress: &LoadProgress,
@@ -451,6 +469,10 @@ fn parse_stream(
     let mut report = LoadReport::default();
     let mut stream_error = None;
     // The first block carries the header.
+    let source::Decoder {
+        blocks: rx,
+        recycle,
+    } = decoder;
     let first = match rx.recv() {
         Ok(source::StreamItem::Block(b)) => b.bytes,
         Ok(source::StreamItem::Error { decoded, message }) => {
@@ -494,7 +516,11 @@ fn parse_stream(
             last_block_unterminated = !b.bytes.ends_with(b"\n");
         })
         .par_bridge()
-        .map(|b| (b.seq, prv::parse_chunk(&ctx, &b.bytes)))
+        .map(|b| {
+            let out = prv::parse_chunk(&ctx, &b.bytes);
+            let _ = recycle.send(b.bytes);
+            (b.seq, out)
+        })
         .collect();
     if progress.is_cancelled() {
         return Err(cancelled());
@@ -533,5 +559,13 @@ fn parse_stream(
             ));
         }
     }
-    Ok(finish(header, chunks, rows.rows(), policy, bytes, path, report))
+    Ok(finish(
+        header,
+        chunks,
+        rows.rows(),
+        policy,
+        bytes,
+        path,
+        report,
+    ))
 }

@@ -40,14 +40,17 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
     let header = Header::parse(lines.next()?.as_bytes()).ok()?;
     let rows = RowMap::new(&header);
     let n = rows.rows();
-    let mut states: Vec<Vec<RawState>> = vec![Vec::new(); n];
-    let mut events: Vec<Vec<RawEvent>> = vec![Vec::new(); n];
+    let mut chunk = prv::ChunkOut::new(n);
     let mut comms = Vec::new();
     let mut bad_lines = 0;
     let mut null_values = 0;
     for line in lines {
         let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.is_empty() || line.starts_with('#') || line.starts_with("c:") || line.starts_with("i:") {
+        if line.is_empty()
+            || line.starts_with('#')
+            || line.starts_with("c:")
+            || line.starts_with("i:")
+        {
             continue;
         }
         let f: Vec<&str> = line.split(':').collect();
@@ -73,7 +76,11 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
                 match parsed {
                     Some((Some(row), begin, end, v)) if end >= begin => {
                         null_values += u64::from(v == policy.sentinel);
-                        states[row as usize].push(RawState { begin, end, value: v });
+                        chunk.states[row as usize].push(RawState {
+                            begin,
+                            end,
+                            value: v,
+                        });
                     }
                     Some(_) => {}
                     None => bad_lines += 1,
@@ -92,7 +99,10 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
                 let mut i = 6;
                 let mut ok = f.len() > 6;
                 while i < f.len() {
-                    let ty = f.get(i).and_then(|t| number(t)).and_then(|t| u32::try_from(t).ok());
+                    let ty = f
+                        .get(i)
+                        .and_then(|t| number(t))
+                        .and_then(|t| u32::try_from(t).ok());
                     let v = f.get(i + 1).and_then(|v| value(v, policy.sentinel));
                     let (Some(ty), Some((v, _))) = (ty, v) else {
                         ok = false;
@@ -100,7 +110,7 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
                     };
                     if let Some(row) = row {
                         null_values += u64::from(v == policy.sentinel);
-                        events[row as usize].push(RawEvent { time, value: v, ty });
+                        chunk.push_event(row, RawEvent { time, value: v, ty });
                     }
                     i += 2;
                 }
@@ -141,12 +151,7 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
             _ => bad_lines += 1,
         }
     }
-    let chunk = prv::ChunkOut {
-        states,
-        events,
-        comms,
-        ..prv::ChunkOut::default()
-    };
+    chunk.comms = comms;
     let assembled = prv::assemble(vec![chunk], n, policy.sentinel, 2);
     let store = TraceStore::new(
         assembled.threads,

@@ -86,6 +86,46 @@ pub struct RawEvent {
     pub ty: u32,
 }
 
+/// The events of one type on one row, as found in one chunk (file order).
+#[derive(Debug, Clone, Default)]
+pub struct EventBuf {
+    pub row: u32,
+    pub ty: u32,
+    pub times: Vec<u64>,
+    pub values: Vec<u64>,
+}
+
+impl ChunkOut {
+    /// A chunk output with room for `rows` rows.
+    pub fn new(rows: usize) -> Self {
+        ChunkOut {
+            states: vec![Vec::new(); rows],
+            last_object: (0, 0, 0, 0),
+            ..ChunkOut::default()
+        }
+    }
+
+    /// Appends an event pair of `row`.
+    #[inline]
+    pub fn push_event(&mut self, row: u32, e: RawEvent) {
+        let key = (u64::from(row) << 32) | u64::from(e.ty);
+        let events = &mut self.events;
+        let i = self.event_index.get_or_insert(key, || {
+            events.push(EventBuf {
+                row,
+                ty: e.ty,
+                times: Vec::new(),
+                values: Vec::new(),
+            });
+            events.len() - 1
+        });
+        if let Some(b) = self.events.get_mut(i) {
+            b.times.push(e.time);
+            b.values.push(e.value);
+        }
+    }
+}
+
 /// What the parser needs to know besides the bytes.
 #[derive(Debug, Clone)]
 pub struct ParseContext<'a> {
@@ -101,8 +141,12 @@ pub struct ParseContext<'a> {
 pub struct ChunkOut {
     /// Per row.
     pub states: Vec<Vec<RawState>>,
-    /// Per row.
-    pub events: Vec<Vec<RawEvent>>,
+    /// One buffer per (row, event type) seen in the chunk, in first-seen order.
+    pub events: Vec<EventBuf>,
+    event_index: KeyIndex,
+    /// The last (application, task, thread) looked up, and its row.
+    last_object: (u64, u64, u64, u32),
+    last_line: LastLine,
     pub comms: Vec<Comm>,
     /// Lines in the chunk (newlines, plus one for a last line without newline).
     pub lines: u64,
@@ -122,7 +166,10 @@ struct Bad {
 
 /// A cursor over the `:`-separated fields of one line.
 struct Fields<'a> {
-    line: &'a [u8],
+    /// From the start of the line to the end of the chunk.
+    buf: &'a [u8],
+    /// Length of the line (without newline and `\r`).
+    end: usize,
     pos: usize,
 }
 
@@ -142,7 +189,7 @@ impl Fields<'_> {
         let start = self.pos;
         let mut v: u64 = 0;
         let mut n = 0usize;
-        while let Some(&b) = self.line.get(self.pos) {
+        while let Some(&b) = self.peek() {
             let d = b.wrapping_sub(b'0');
             if d > 9 {
                 break;
@@ -157,7 +204,7 @@ impl Fields<'_> {
         if n > 19 {
             // Only here can it overflow; redo it carefully (leading zeros are fine).
             v = 0;
-            for &b in self.line.get(start..self.pos).unwrap_or(&[]) {
+            for &b in self.buf.get(start..self.pos).unwrap_or(&[]) {
                 v = v
                     .checked_mul(10)
                     .and_then(|x| x.checked_add(u64::from(b - b'0')))
@@ -175,7 +222,7 @@ impl Fields<'_> {
     /// after it is not consumed.
     #[inline]
     fn value(&mut self, sentinel: u64, what: &'static str) -> Result<(u64, bool), Bad> {
-        match self.line.get(self.pos) {
+        match self.peek() {
             Some(b'N') => {
                 self.pos += 1;
                 self.terminated(what)?;
@@ -193,18 +240,21 @@ impl Fields<'_> {
     /// The field must end here: at `:` or the end of the line.
     #[inline]
     fn terminated(&self, what: &'static str) -> Result<(), Bad> {
-        match self.line.get(self.pos) {
+        match self.peek() {
             None | Some(b':') => Ok(()),
-            Some(_) => Err(Bad { col: self.pos, what }),
+            Some(_) => Err(Bad {
+                col: self.pos,
+                what,
+            }),
         }
     }
 
     /// After a field: `:` (consumed) or the end of the line.
     #[inline]
     fn sep(&mut self, what: &'static str) -> Result<(), Bad> {
-        match self.line.get(self.pos) {
+        match self.peek() {
             None => Ok(()),
-            Some(b':') if self.pos + 1 == self.line.len() => Err(Bad {
+            Some(b':') if self.pos + 1 == self.end => Err(Bad {
                 col: self.pos + 1,
                 what: "another field after the last `:`",
             }),
@@ -212,12 +262,24 @@ impl Fields<'_> {
                 self.pos += 1;
                 Ok(())
             }
-            Some(_) => Err(Bad { col: self.pos, what }),
+            Some(_) => Err(Bad {
+                col: self.pos,
+                what,
+            }),
+        }
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<&u8> {
+        if self.pos < self.end {
+            self.buf.get(self.pos)
+        } else {
+            None
         }
     }
 
     fn at_end(&self) -> bool {
-        self.pos >= self.line.len()
+        self.pos >= self.end
     }
 
     fn expect_end(&self) -> Result<(), Bad> {
@@ -257,14 +319,15 @@ pub fn split_chunks(body: &[u8], target: usize) -> Vec<std::ops::Range<usize>> {
 /// Parses one chunk of body lines.
 pub fn parse_chunk(ctx: &ParseContext<'_>, bytes: &[u8]) -> ChunkOut {
     let rows = ctx.rows.rows();
-    let mut out = ChunkOut {
-        states: vec![Vec::new(); rows],
-        events: vec![Vec::new(); rows],
-        ..ChunkOut::default()
-    };
+    let mut out = ChunkOut::new(rows);
     let mut line_no = 0u64;
     let mut start = 0usize;
     while start < bytes.len() {
+        if let Some(next) = fast_line(ctx, bytes, start, &mut out) {
+            line_no += 1;
+            start = next;
+            continue;
+        }
         let rest = bytes.get(start..).unwrap_or(&[]);
         let (line, next) = match memchr::memchr(b'\n', rest) {
             Some(p) => (rest.get(..p).unwrap_or(&[]), start + p + 1),
@@ -273,14 +336,166 @@ pub fn parse_chunk(ctx: &ParseContext<'_>, bytes: &[u8]) -> ChunkOut {
         line_no += 1;
         start = next;
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        parse_line(ctx, line, line_no, &mut out);
+        parse_line(ctx, line, rest, line_no, &mut out);
     }
     out.lines = line_no;
     out
 }
 
+/// Most pairs of an event line the fast path takes; longer lines go to the careful parser.
+const FAST_PAIRS: usize = 32;
+
+/// A decimal number of 1 to 19 digits (which cannot overflow), or `None`.
+#[inline(always)]
+fn fast_num(b: &[u8], q: &mut usize) -> Option<u64> {
+    let start = *q;
+    let mut v = 0u64;
+    while let Some(&c) = b.get(*q) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = v.wrapping_mul(10).wrapping_add(u64::from(d));
+        *q += 1;
+    }
+    let n = *q - start;
+    (n > 0 && n < 20).then_some(v)
+}
+
+#[inline(always)]
+fn fast_colon(b: &[u8], q: &mut usize) -> Option<()> {
+    (*b.get(*q)? == b':').then(|| *q += 1)
+}
+
+/// After the last field: `\n` or `\r\n`; returns the position of the next line.
+#[inline(always)]
+fn fast_eol(b: &[u8], q: usize) -> Option<usize> {
+    match *b.get(q)? {
+        b'\n' => Some(q + 1),
+        b'\r' if b.get(q + 1) == Some(&b'\n') => Some(q + 2),
+        _ => None,
+    }
+}
+
+/// The optimistic parser: a well-formed state or event line at `p`, ended by a newline,
+/// in a thread the header has. Returns the start of the next line, or `None` (having
+/// changed nothing) to let the careful parser, which reports what is wrong, take the line.
 #[inline]
-fn parse_line(ctx: &ParseContext<'_>, line: &[u8], line_no: u64, out: &mut ChunkOut) {
+fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> Option<usize> {
+    let kind = *b.get(p)?;
+    if kind != b'1' && kind != b'2' {
+        return None;
+    }
+    // Consecutive lines usually come from the same thread (ovni: 99.99%), often at the same
+    // time: when the bytes of `kind:cpu:appl:task:thread:` (and `time:`) equal the previous
+    // line's, its row (and time) are reused without parsing the numbers again.
+    let last = out.last_line;
+    let same = |len: usize| {
+        last.object_len > 0 && b.get(p..p + len).is_some() && b.get(p..p + len) == b.get(last.start..last.start + len)
+    };
+    let (row, time, mut q, object_len) = if same(last.object_len + last.time_len) {
+        (last.row, last.time, p + last.object_len + last.time_len, last.object_len)
+    } else if same(last.object_len) {
+        let mut q = p + last.object_len;
+        let time = fast_num(b, &mut q)?;
+        fast_colon(b, &mut q)?;
+        (last.row, time, q, last.object_len)
+    } else {
+        let mut q = p + 1;
+        fast_colon(b, &mut q)?;
+        fast_num(b, &mut q)?; // cpu
+        fast_colon(b, &mut q)?;
+        let appl = fast_num(b, &mut q)?;
+        fast_colon(b, &mut q)?;
+        let task = fast_num(b, &mut q)?;
+        fast_colon(b, &mut q)?;
+        let thread = fast_num(b, &mut q)?;
+        fast_colon(b, &mut q)?;
+        let object_len = q - p;
+        let time = fast_num(b, &mut q)?;
+        fast_colon(b, &mut q)?;
+        let row = ctx.rows.row(appl, task, thread)?;
+        (row, time, q, object_len)
+    };
+    let this_line = LastLine {
+        start: p,
+        object_len,
+        time_len: q - p - object_len,
+        row,
+        time,
+    };
+    let sentinel = ctx.sentinel;
+    let value = |b: &[u8], q: &mut usize| -> Option<u64> {
+        if b.get(*q) == Some(&b'N') {
+            *q += 1;
+            Some(sentinel)
+        } else {
+            // A literal sentinel goes to the careful parser, which reports it.
+            fast_num(b, q).filter(|&v| v != sentinel)
+        }
+    };
+    if kind == b'1' {
+        let end = fast_num(b, &mut q)?;
+        fast_colon(b, &mut q)?;
+        let v = value(b, &mut q)?;
+        let next = fast_eol(b, q)?;
+        if end < time {
+            return None;
+        }
+        out.null_values += u64::from(v == sentinel);
+        if let Some(states) = out.states.get_mut(row as usize) {
+            states.push(RawState {
+                begin: time,
+                end,
+                value: v,
+            });
+        }
+        out.last_line = this_line;
+        return Some(next);
+    }
+    let mut pairs = [(0u32, 0u64); FAST_PAIRS];
+    let mut n = 0;
+    let next = loop {
+        let ty = u32::try_from(fast_num(b, &mut q)?).ok()?;
+        fast_colon(b, &mut q)?;
+        let v = value(b, &mut q)?;
+        *pairs.get_mut(n)? = (ty, v);
+        n += 1;
+        if b.get(q) == Some(&b':') {
+            q += 1;
+        } else {
+            break fast_eol(b, q)?;
+        }
+    };
+    for &(ty, v) in pairs.get(..n).unwrap_or(&[]) {
+        out.null_values += u64::from(v == sentinel);
+        out.push_event(row, RawEvent { time, value: v, ty });
+    }
+    out.last_line = this_line;
+    Some(next)
+}
+
+/// Where the previous fast-parsed line of a chunk started and how long its object and time
+/// fields were (with their `:`), with what they meant.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct LastLine {
+    start: usize,
+    /// Length of `kind:cpu:appl:task:thread:`; 0 when there is no previous line.
+    object_len: usize,
+    /// Length of `time:`.
+    time_len: usize,
+    row: u32,
+    time: u64,
+}
+
+#[inline]
+fn parse_line(
+    ctx: &ParseContext<'_>,
+    line: &[u8],
+    rest: &[u8],
+    line_no: u64,
+    out: &mut ChunkOut,
+) {
     let kind = match line {
         [] => return,
         [b'#', ..] => return,
@@ -303,7 +518,11 @@ fn parse_line(ctx: &ParseContext<'_>, line: &[u8], line_no: u64, out: &mut Chunk
             return;
         }
     };
-    let mut f = Fields { line, pos: 2 };
+    let mut f = Fields {
+        buf: rest,
+        end: line.len(),
+        pos: 2,
+    };
     let result = match kind {
         b'1' => parse_state(ctx, &mut f, line_no, out),
         b'2' => parse_event(ctx, &mut f, line_no, out),
@@ -340,7 +559,15 @@ fn object(
     let appl = f.num("an application number")?;
     let task = f.num("a task number")?;
     let thread = f.num("a thread number")?;
-    match ctx.rows.row(appl, task, thread) {
+    let (la, lt, lh, lr) = out.last_object;
+    if (la, lt, lh) == (appl, task, thread) {
+        return Ok(Some((cpu, lr)));
+    }
+    let found = ctx.rows.row(appl, task, thread);
+    if let Some(row) = found {
+        out.last_object = (appl, task, thread, row);
+    }
+    match found {
         Some(row) => Ok(Some((cpu, row))),
         None => {
             out.report.push_with(IssueKind::ThreadOutOfRange, || {
@@ -413,9 +640,7 @@ fn parse_event(
         };
         let (value, from_n) = f.value(ctx.sentinel, "an event value")?;
         note_value(ctx, value, from_n, line_no, out);
-        if let Some(v) = out.events.get_mut(row as usize) {
-            v.push(RawEvent { time, value, ty });
-        }
+        out.push_event(row, RawEvent { time, value, ty });
         f.sep("an event value")?;
         if f.at_end() {
             return Ok(());
@@ -485,19 +710,14 @@ pub struct Assembled {
 
 /// Joins parsed chunks (in file order) into sorted, encoded per-thread columns.
 /// `first_line` is the file line number of the first chunk's first line.
-pub fn assemble(
-    chunks: Vec<ChunkOut>,
-    rows: usize,
-    sentinel: u64,
-    first_line: u64,
-) -> Assembled {
+pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u64) -> Assembled {
     let mut report = LoadReport::default();
     let mut null_values = 0;
     let mut communicator_lines = 0;
     let mut comms = Vec::new();
     // Transpose: per row, the pieces of every chunk in file order.
     let mut states: Vec<Vec<Vec<RawState>>> = (0..rows).map(|_| Vec::new()).collect();
-    let mut events: Vec<Vec<Vec<RawEvent>>> = (0..rows).map(|_| Vec::new()).collect();
+    let mut events: Vec<Vec<EventBuf>> = (0..rows).map(|_| Vec::new()).collect();
     let mut line_base = first_line.saturating_sub(1);
     for mut chunk in chunks {
         for issue in chunk.report.examples_mut().iter_mut() {
@@ -517,11 +737,9 @@ pub fn assemble(
                 r.push(piece);
             }
         }
-        for (row, piece) in chunk.events.into_iter().enumerate() {
-            if !piece.is_empty()
-                && let Some(r) = events.get_mut(row)
-            {
-                r.push(piece);
+        for buf in chunk.events {
+            if let Some(r) = events.get_mut(buf.row as usize) {
+                r.push(buf);
             }
         }
     }
@@ -551,7 +769,7 @@ fn concat<T: Copy>(pieces: Vec<Vec<T>>) -> Vec<T> {
     all
 }
 
-fn build_thread(states: Vec<Vec<RawState>>, events: Vec<Vec<RawEvent>>, sentinel: u64) -> ThreadData {
+fn build_thread(states: Vec<Vec<RawState>>, mut events: Vec<EventBuf>, sentinel: u64) -> ThreadData {
     let mut states = concat(states);
     if !states.is_sorted_by_key(|s| s.begin) {
         states.sort_by_key(|s| s.begin); // stable: equal begins keep file order
@@ -567,57 +785,66 @@ fn build_thread(states: Vec<Vec<RawState>>, events: Vec<Vec<RawEvent>>, sentinel
         value: ValueColumn::from_values(&values, sentinel),
     };
 
-    let mut events = concat(events);
-    if !events.is_sorted_by_key(|e| e.time) {
-        events.sort_by_key(|e| e.time); // stable: equal times keep file order
-    }
-    // Split by type in one pass; each type's times stay sorted.
-    let mut index = TypeIndex::default();
-    let mut per_type: Vec<(u32, Vec<u64>, Vec<u64>)> = Vec::new();
-    for e in &events {
-        let i = index.get_or_insert(e.ty, || {
-            per_type.push((e.ty, Vec::new(), Vec::new()));
-            per_type.len() - 1
-        });
-        if let Some((_, times, values)) = per_type.get_mut(i) {
-            times.push(e.time);
-            values.push(e.value);
-        }
+    // Pieces of one type, in file order (the sort is stable).
+    events.sort_by_key(|b| b.ty);
+    let mut columns = Vec::new();
+    for group in events.chunk_by(|a, b| a.ty == b.ty) {
+        let ty = group.first().map_or(0, |b| b.ty);
+        let sorted = group.iter().all(|b| b.times.is_sorted())
+            && group
+                .windows(2)
+                .all(|w| match (w[0].times.last(), w[1].times.first()) {
+                    (Some(a), Some(b)) => a <= b,
+                    _ => true,
+                });
+        let column = if sorted {
+            let times: Vec<&[u64]> = group.iter().map(|b| b.times.as_slice()).collect();
+            let values: Vec<&[u64]> = group.iter().map(|b| b.values.as_slice()).collect();
+            EventColumn {
+                ty,
+                time: TimeColumn::from_sorted_pieces(&times),
+                value: ValueColumn::from_pieces(&values, sentinel),
+            }
+        } else {
+            let mut pairs: Vec<(u64, u64)> = group
+                .iter()
+                .flat_map(|b| b.times.iter().copied().zip(b.values.iter().copied()))
+                .collect();
+            pairs.sort_by_key(|p| p.0); // stable: equal times keep file order
+            let times: Vec<u64> = pairs.iter().map(|p| p.0).collect();
+            let values: Vec<u64> = pairs.iter().map(|p| p.1).collect();
+            EventColumn {
+                ty,
+                time: TimeColumn::from_times(&times),
+                value: ValueColumn::from_values(&values, sentinel),
+            }
+        };
+        columns.push(column);
     }
     drop(events);
-    per_type.sort_unstable_by_key(|p| p.0);
-    let mut columns: Vec<EventColumn> = per_type
-        .into_iter()
-        .map(|(ty, times, values)| EventColumn {
-            ty,
-            time: TimeColumn::from_times(&times),
-            value: ValueColumn::from_values(&values, sentinel),
-        })
-        .collect();
-    columns.shrink_to_fit();
     ThreadData {
         states: state_cols,
         events: columns,
     }
 }
 
-/// Event type -> dense index, with a direct-mapped cache in front of a hash map: events of a
-/// thread cycle through a handful of types, so almost every lookup hits the cache.
-#[derive(Default)]
-struct TypeIndex {
-    cache: Vec<(u32, usize)>,
-    map: std::collections::HashMap<u32, usize>,
+/// (row, event type) key -> dense index, with a direct-mapped cache in front of a hash map:
+/// lines cycle through a handful of threads and types, so almost every lookup hits the cache.
+#[derive(Debug, Default)]
+struct KeyIndex {
+    cache: Vec<(u64, usize)>,
+    map: std::collections::HashMap<u64, usize>,
 }
 
-impl TypeIndex {
-    const SLOTS: usize = 256;
+impl KeyIndex {
+    const SLOTS: usize = 1024;
 
     #[inline]
-    fn get_or_insert(&mut self, ty: u32, insert: impl FnOnce() -> usize) -> usize {
+    fn get_or_insert(&mut self, ty: u64, insert: impl FnOnce() -> usize) -> usize {
         if self.cache.is_empty() {
-            self.cache = vec![(u32::MAX, usize::MAX); Self::SLOTS];
+            self.cache = vec![(u64::MAX, usize::MAX); Self::SLOTS];
         }
-        let slot = (ty.wrapping_mul(0x9E37_79B9) >> 24) as usize;
+        let slot = (ty.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize;
         if let Some(&(t, i)) = self.cache.get(slot)
             && t == ty
             && i != usize::MAX

@@ -11,7 +11,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
 
 /// How the file is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,7 +115,10 @@ pub struct Block {
 pub enum StreamItem {
     Block(Block),
     /// The stream ended early or was corrupt after `decoded` bytes.
-    Error { decoded: u64, message: String },
+    Error {
+        decoded: u64,
+        message: String,
+    },
 }
 
 /// A reader that counts the bytes it reads into the progress.
@@ -130,7 +133,9 @@ impl<R: Read> Read for Counting<R> {
             return Err(io::Error::other("load cancelled"));
         }
         let n = self.inner.read(buf)?;
-        self.progress.bytes_done.fetch_add(n as u64, Ordering::Relaxed);
+        self.progress
+            .bytes_done
+            .fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
     }
 }
@@ -138,15 +143,23 @@ impl<R: Read> Read for Counting<R> {
 /// Size of the decoded blocks handed to the parser.
 pub const STREAM_BLOCK: usize = 8 << 20;
 
-/// Starts decoding a compressed file on a background thread. Blocks arrive in order on the
-/// returned channel; at most `depth` wait there, which bounds memory.
+/// A running decoder: blocks arrive in order on `blocks` (at most a few wait there, which
+/// bounds memory); parsed blocks' buffers go back through `recycle`, so the decoder reuses
+/// memory that is already mapped instead of faulting in fresh pages for every block.
+pub struct Decoder {
+    pub blocks: Receiver<StreamItem>,
+    pub recycle: Sender<Vec<u8>>,
+}
+
+/// Starts decoding a compressed file on a background thread.
 pub fn spawn_decoder(
     file: File,
     compression: Compression,
     progress: Arc<LoadProgress>,
     block_size: usize,
-) -> Receiver<StreamItem> {
+) -> Decoder {
     let (tx, rx) = sync_channel(4);
+    let (recycle, reuse) = channel::<Vec<u8>>();
     std::thread::Builder::new()
         .name("prvscope-decode".into())
         .spawn(move || {
@@ -156,7 +169,7 @@ pub fn spawn_decoder(
             };
             match compression {
                 Compression::Xz => match xz_reader(counted) {
-                    Ok(r) => pump(r, &tx, block_size),
+                    Ok(r) => pump(r, &tx, &reuse, block_size),
                     Err(e) => {
                         let _ = tx.send(StreamItem::Error {
                             decoded: 0,
@@ -165,9 +178,14 @@ pub fn spawn_decoder(
                     }
                 },
                 Compression::Gzip => {
-                    pump(flate2::read::MultiGzDecoder::new(counted), &tx, block_size);
+                    pump(
+                        flate2::read::MultiGzDecoder::new(counted),
+                        &tx,
+                        &reuse,
+                        block_size,
+                    );
                 }
-                Compression::None => pump(counted, &tx, block_size),
+                Compression::None => pump(counted, &tx, &reuse, block_size),
             }
         })
         .map_or_else(
@@ -177,9 +195,15 @@ pub fn spawn_decoder(
                     decoded: 0,
                     message: format!("could not start the decoder thread: {e}"),
                 });
-                rx2
+                Decoder {
+                    blocks: rx2,
+                    recycle: recycle.clone(),
+                }
             },
-            |_| rx,
+            |_| Decoder {
+                blocks: rx,
+                recycle: recycle.clone(),
+            },
         )
 }
 
@@ -197,12 +221,19 @@ fn xz_reader<R: Read>(inner: R) -> io::Result<liblzma::read::XzDecoder<R>> {
 }
 
 /// Reads `reader` into newline-aligned blocks and sends them.
-fn pump<R: Read>(mut reader: R, tx: &SyncSender<StreamItem>, block_size: usize) {
+fn pump<R: Read>(
+    mut reader: R,
+    tx: &SyncSender<StreamItem>,
+    reuse: &Receiver<Vec<u8>>,
+    block_size: usize,
+) {
     let mut seq = 0usize;
     let mut carry: Vec<u8> = Vec::new();
     let mut decoded = 0u64;
     loop {
-        let mut buf = Vec::with_capacity(block_size + carry.len());
+        let mut buf = reuse.try_recv().unwrap_or_default();
+        buf.clear();
+        buf.reserve(block_size + carry.len());
         buf.append(&mut carry);
         let mut error = None;
         while buf.len() < block_size {
@@ -235,7 +266,11 @@ fn pump<R: Read>(mut reader: R, tx: &SyncSender<StreamItem>, block_size: usize) 
                 buf.truncate(p + 1);
             }
         }
-        if !buf.is_empty() && tx.send(StreamItem::Block(Block { seq, bytes: buf })).is_err() {
+        if !buf.is_empty()
+            && tx
+                .send(StreamItem::Block(Block { seq, bytes: buf }))
+                .is_err()
+        {
             return;
         }
         seq += 1;
@@ -278,15 +313,27 @@ mod tests {
 
     #[test]
     fn side_files_strip_compression_and_prv() {
-        assert_eq!(side_file(Path::new("/a/x.prv.xz"), "pcf"), Path::new("/a/x.pcf"));
-        assert_eq!(side_file(Path::new("/a/x.prv.gz"), "row"), Path::new("/a/x.row"));
+        assert_eq!(
+            side_file(Path::new("/a/x.prv.xz"), "pcf"),
+            Path::new("/a/x.pcf")
+        );
+        assert_eq!(
+            side_file(Path::new("/a/x.prv.gz"), "row"),
+            Path::new("/a/x.row")
+        );
         assert_eq!(side_file(Path::new("x.prv"), "pcf"), Path::new("x.pcf"));
-        assert_eq!(side_file(Path::new("x.trace"), "pcf"), Path::new("x.trace.pcf"));
+        assert_eq!(
+            side_file(Path::new("x.trace"), "pcf"),
+            Path::new("x.trace.pcf")
+        );
     }
 
     #[test]
     fn sniffing_uses_magic_bytes() {
-        assert_eq!(Compression::sniff(&[0xFD, b'7', b'z', b'X', b'Z', 0, 1]), Compression::Xz);
+        assert_eq!(
+            Compression::sniff(&[0xFD, b'7', b'z', b'X', b'Z', 0, 1]),
+            Compression::Xz
+        );
         assert_eq!(Compression::sniff(&[0x1F, 0x8B, 8]), Compression::Gzip);
         assert_eq!(Compression::sniff(b"#Paraver"), Compression::None);
     }

@@ -21,43 +21,97 @@ enum Want {
 use Want::{HeaderError, Partial};
 
 fn partial(kind: IssueKind, line: u64, states: u64, events: u64) -> Want {
-    Partial { kind, line, states, events, comms: 0 }
+    Partial {
+        kind,
+        line,
+        states,
+        events,
+        comms: 0,
+    }
 }
 
 /// The good part of every text fixture: 2 states and 3 event pairs on lines 2-5.
 const CASES: &[(&str, fn() -> Want)] = &[
-    ("truncated_line.prv", || partial(IssueKind::TruncatedLine, 6, 2, 3)),
-    ("letters_in_number.prv", || partial(IssueKind::MalformedRecord, 6, 2, 3)),
-    ("overflowing_number.prv", || partial(IssueKind::MalformedRecord, 6, 2, 3)),
-    ("thread_zero.prv", || partial(IssueKind::ThreadOutOfRange, 6, 2, 3)),
-    ("thread_beyond_header.prv", || partial(IssueKind::ThreadOutOfRange, 6, 2, 3)),
-    ("task_beyond_header.prv", || partial(IssueKind::ThreadOutOfRange, 6, 2, 3)),
-    ("application_beyond_header.prv", || partial(IssueKind::ThreadOutOfRange, 6, 2, 3)),
-    ("unknown_kinds.prv", || partial(IssueKind::UnknownRecordKind, 6, 2, 3)),
+    ("truncated_line.prv", || {
+        partial(IssueKind::TruncatedLine, 6, 2, 3)
+    }),
+    ("letters_in_number.prv", || {
+        partial(IssueKind::MalformedRecord, 6, 2, 3)
+    }),
+    ("overflowing_number.prv", || {
+        partial(IssueKind::MalformedRecord, 6, 2, 3)
+    }),
+    ("thread_zero.prv", || {
+        partial(IssueKind::ThreadOutOfRange, 6, 2, 3)
+    }),
+    ("thread_beyond_header.prv", || {
+        partial(IssueKind::ThreadOutOfRange, 6, 2, 3)
+    }),
+    ("task_beyond_header.prv", || {
+        partial(IssueKind::ThreadOutOfRange, 6, 2, 3)
+    }),
+    ("application_beyond_header.prv", || {
+        partial(IssueKind::ThreadOutOfRange, 6, 2, 3)
+    }),
+    ("unknown_kinds.prv", || {
+        partial(IssueKind::UnknownRecordKind, 6, 2, 3)
+    }),
     ("empty.prv", || HeaderError(1, "empty")),
-    ("header_only.prv", || partial(IssueKind::MalformedRecord, 0, 0, 0)),
-    ("header_only_no_newline.prv", || partial(IssueKind::MalformedRecord, 0, 0, 0)),
+    ("header_only.prv", || {
+        partial(IssueKind::MalformedRecord, 0, 0, 0)
+    }),
+    ("header_only_no_newline.prv", || {
+        partial(IssueKind::MalformedRecord, 0, 0, 0)
+    }),
     ("bad_header_duration.prv", || HeaderError(32, "duration")),
     ("bad_header_application.prv", || HeaderError(52, "`)`")),
     ("bad_header_not_paraver.prv", || HeaderError(1, "#Paraver")),
-    ("header_giant_thread_count.prv", || HeaderError(49, "more than")),
+    ("header_giant_thread_count.prv", || {
+        HeaderError(49, "more than")
+    }),
     ("binary_garbage.prv", || HeaderError(1, "#Paraver")),
-    ("garbage_body.prv", || partial(IssueKind::UnknownRecordKind, 6, 2, 3)),
-    ("event_missing_value.prv", || partial(IssueKind::MalformedRecord, 6, 2, 3)),
+    ("garbage_body.prv", || {
+        partial(IssueKind::UnknownRecordKind, 6, 2, 3)
+    }),
+    ("event_missing_value.prv", || {
+        partial(IssueKind::MalformedRecord, 6, 2, 3)
+    }),
     // The pair before the trailing `:` is good and kept.
-    ("event_trailing_colon.prv", || partial(IssueKind::MalformedRecord, 6, 2, 4)),
-    ("event_type_too_big.prv", || partial(IssueKind::MalformedRecord, 6, 2, 3)),
-    ("state_ends_before_begin.prv", || partial(IssueKind::NegativeDuration, 6, 2, 3)),
-    ("comm_too_short.prv", || partial(IssueKind::MalformedRecord, 6, 2, 3)),
-    ("comm_to_missing_thread.prv", || partial(IssueKind::ThreadOutOfRange, 6, 2, 3)),
-    ("empty_fields.prv", || partial(IssueKind::MalformedRecord, 6, 2, 3)),
-    ("sentinel_literal.prv", || partial(IssueKind::SentinelCollision, 6, 2, 4)),
-    ("nul_bytes.prv", || partial(IssueKind::MalformedRecord, 6, 2, 3)),
-    ("missing_communicators.prv", || partial(IssueKind::MissingCommunicators, 1, 2, 3)),
+    ("event_trailing_colon.prv", || {
+        partial(IssueKind::MalformedRecord, 6, 2, 4)
+    }),
+    ("event_type_too_big.prv", || {
+        partial(IssueKind::MalformedRecord, 6, 2, 3)
+    }),
+    ("state_ends_before_begin.prv", || {
+        partial(IssueKind::NegativeDuration, 6, 2, 3)
+    }),
+    ("comm_too_short.prv", || {
+        partial(IssueKind::MalformedRecord, 6, 2, 3)
+    }),
+    ("comm_to_missing_thread.prv", || {
+        partial(IssueKind::ThreadOutOfRange, 6, 2, 3)
+    }),
+    ("empty_fields.prv", || {
+        partial(IssueKind::MalformedRecord, 6, 2, 3)
+    }),
+    ("sentinel_literal.prv", || {
+        partial(IssueKind::SentinelCollision, 6, 2, 4)
+    }),
+    ("nul_bytes.prv", || {
+        partial(IssueKind::MalformedRecord, 6, 2, 3)
+    }),
+    ("missing_communicators.prv", || {
+        partial(IssueKind::MissingCommunicators, 1, 2, 3)
+    }),
     ("broken_colors.prv", || partial(IssueKind::PcfLine, 7, 2, 3)),
     // 20000 events were compressed; the first half of the file decodes to a prefix of them.
-    ("truncated.prv.xz", || partial(IssueKind::CorruptStream, 0, 0, 0)),
-    ("bad_crc.prv.gz", || partial(IssueKind::CorruptStream, 0, 0, 20_000)),
+    ("truncated.prv.xz", || {
+        partial(IssueKind::CorruptStream, 0, 0, 0)
+    }),
+    ("bad_crc.prv.gz", || {
+        partial(IssueKind::CorruptStream, 0, 0, 20_000)
+    }),
 ];
 
 #[test]
@@ -68,32 +122,61 @@ fn malformed_corpus_gives_clear_errors_or_partial_loads() {
         let result = trace::load(&path, &LoadOptions::default(), None);
         match (want(), result) {
             (HeaderError(column, text), Err(e)) => {
-                let LoadError::Header { path: p, line, column: c, message } = &e else {
+                let LoadError::Header {
+                    path: p,
+                    line,
+                    column: c,
+                    message,
+                } = &e
+                else {
                     panic!("{name}: expected a header error, got {e}");
                 };
                 assert_eq!(p, &path, "{name}");
                 assert_eq!((*line, *c), (1, column), "{name}: {e}");
                 assert!(message.contains(text), "{name}: {e}");
                 let shown = e.to_string();
-                assert!(shown.contains(&format!("{name}:1:{column}:")), "{name}: {shown}");
+                assert!(
+                    shown.contains(&format!("{name}:1:{column}:")),
+                    "{name}: {shown}"
+                );
             }
-            (Partial { kind, line, states, events, comms }, Ok(t)) => {
+            (
+                Partial {
+                    kind,
+                    line,
+                    states,
+                    events,
+                    comms,
+                },
+                Ok(t),
+            ) => {
                 let c = t.store.counts();
                 if *name == "truncated.prv.xz" {
                     assert!(c.events > 1000 && c.events < 20_000, "{name}: {}", c.events);
                 } else {
-                    assert_eq!((c.states, c.events, c.comms), (states, events, comms), "{name}");
+                    assert_eq!(
+                        (c.states, c.events, c.comms),
+                        (states, events, comms),
+                        "{name}"
+                    );
                 }
                 if line == 0 && states == 0 && events == 0 && kind == IssueKind::MalformedRecord {
                     // Header only: nothing to skip, nothing to load.
                     assert!(t.report.is_empty(), "{name}: {:?}", t.report.warnings());
                     continue;
                 }
-                assert!(t.report.count(kind) >= 1, "{name}: {:?}", t.report.warnings());
+                assert!(
+                    t.report.count(kind) >= 1,
+                    "{name}: {:?}",
+                    t.report.warnings()
+                );
                 let ex = t.report.examples().iter().find(|i| i.kind == kind).unwrap();
                 assert_eq!(ex.line, line, "{name}: {ex}");
                 let warnings = t.report.warnings().join("\n");
-                assert!(warnings.contains(name.split('.').next().unwrap()), "{name}: {warnings}");
+                assert!(
+                    warnings.contains(name.split('.').next().unwrap()),
+                    "{name}: {warnings}"
+                );
             }
             (_, Err(e)) => panic!("{name}: expected a partial load, got {e}"),
             (_, Ok(t)) => panic!("{name}: expected an error, loaded {:?}", t.store.counts()),
@@ -107,7 +190,10 @@ fn messages_name_line_column_and_what_was_expected() {
     let ex = &t.report.examples()[0];
     assert_eq!((ex.line, ex.column), (6, 14));
     assert_eq!(ex.message, "state record: expected an end time");
-    assert!(ex.to_string().ends_with("letters_in_number.prv:6:14: state record: expected an end time"));
+    assert!(
+        ex.to_string()
+            .ends_with("letters_in_number.prv:6:14: state record: expected an end time")
+    );
     let t = crate::common::load(&fixture("bad/thread_beyond_header.prv"));
     assert!(t.report.warnings()[1].contains("thread 1.1.3 is not in the header"));
     let t = crate::common::load(&fixture("bad/broken_colors.prv"));
@@ -124,7 +210,10 @@ fn every_file_of_the_corpus_loads_or_fails_without_panicking() {
         let _ = trace::load(&f, &LoadOptions::default(), None);
         let bytes = std::fs::read(&f).unwrap();
         for chunk in [1, 7, 64] {
-            let opts = LoadOptions { chunk_bytes: chunk, ..LoadOptions::default() };
+            let opts = LoadOptions {
+                chunk_bytes: chunk,
+                ..LoadOptions::default()
+            };
             let _ = trace::load_bytes(&f, &bytes, None, &opts);
         }
         n += 1;

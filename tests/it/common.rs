@@ -17,7 +17,9 @@ pub fn shared_traces() -> Option<PathBuf> {
 }
 
 pub fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 pub fn load(path: &Path) -> Trace {

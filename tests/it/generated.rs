@@ -8,17 +8,45 @@ use crate::common::{load, temp_dir};
 #[test]
 fn generated_traces_are_deterministic_and_load_with_their_counts() {
     let dir = temp_dir("gen");
-    let opts = GenOptions { threads: 10, threads_per_task: 4, target_bytes: 2_000_000, seed: 7, legacy: false, xz: true };
+    let opts = GenOptions {
+        threads: 10,
+        threads_per_task: 4,
+        target_bytes: 2_000_000,
+        seed: 7,
+        legacy: false,
+        xz: true,
+    };
     let a = synth::generate(&dir.join("a.prv"), &opts).unwrap();
     let b = synth::generate(&dir.join("b.prv"), &opts).unwrap();
-    assert_eq!(std::fs::read(&a.prv).unwrap(), std::fs::read(&b.prv).unwrap());
-    let c = synth::generate(&dir.join("c.prv"), &GenOptions { seed: 8, ..opts.clone() }).unwrap();
-    assert_ne!(std::fs::read(&a.prv).unwrap(), std::fs::read(&c.prv).unwrap());
+    assert_eq!(
+        std::fs::read(&a.prv).unwrap(),
+        std::fs::read(&b.prv).unwrap()
+    );
+    let c = synth::generate(
+        &dir.join("c.prv"),
+        &GenOptions {
+            seed: 8,
+            ..opts.clone()
+        },
+    )
+    .unwrap();
+    assert_ne!(
+        std::fs::read(&a.prv).unwrap(),
+        std::fs::read(&c.prv).unwrap()
+    );
 
     let t = load(&a.prv);
     assert!(t.report.is_empty(), "{:?}", t.report.warnings());
     let n = t.store.counts();
-    assert_eq!((n.states, n.events, n.comms, n.null_values), (a.state_records, a.event_records, a.comm_records, a.null_values));
+    assert_eq!(
+        (n.states, n.events, n.comms, n.null_values),
+        (
+            a.state_records,
+            a.event_records,
+            a.comm_records,
+            a.null_values
+        )
+    );
     assert!(n.states > 5000 && n.comms > 100 && n.null_values > 1000);
     assert_eq!(t.header.thread_count(), 10);
     assert_eq!(t.header.applications[0].tasks.len(), 3);
@@ -26,10 +54,23 @@ fn generated_traces_are_deterministic_and_load_with_their_counts() {
     assert_eq!(t.store.null_policy().mode_name(), "sentinel");
     assert_eq!(t.thread_name(5), "THREAD 1.2.2");
     let pcf = t.pcf.as_ref().unwrap();
-    assert_eq!(pcf.value_label(synth::TYPE_USER_FUNCTION, 3), Some("exchange_halo [demo.c:41]"));
-    assert_eq!(pcf.value_label(synth::TYPE_USER_FUNCTION_LINE, 3), Some("41 (demo.c, demo)"));
+    assert_eq!(
+        pcf.value_label(synth::TYPE_USER_FUNCTION, 3),
+        Some("exchange_halo [demo.c:41]")
+    );
+    assert_eq!(
+        pcf.value_label(synth::TYPE_USER_FUNCTION_LINE, 3),
+        Some("41 (demo.c, demo)")
+    );
     // Real zeros and nulls in the ready-tasks type; counters above 16 bits.
-    let ready: Vec<u64> = (0..10).flat_map(|r| t.store.events_in(r, synth::TYPE_READY_TASKS, 0, u64::MAX).map(|e| e.1).collect::<Vec<_>>()).collect();
+    let ready: Vec<u64> = (0..10)
+        .flat_map(|r| {
+            t.store
+                .events_in(r, synth::TYPE_READY_TASKS, 0, u64::MAX)
+                .map(|e| e.1)
+                .collect::<Vec<_>>()
+        })
+        .collect();
     assert!(ready.contains(&0) && ready.contains(&u64::MAX));
     // States are back to back on each thread.
     for r in 0..10 {
@@ -39,9 +80,20 @@ fn generated_traces_are_deterministic_and_load_with_their_counts() {
 
     // Some communication lines are out of time order in the file, and are sorted on load.
     let text = std::fs::read_to_string(&a.prv).unwrap();
-    let sends: Vec<u64> = text.lines().filter(|l| l.starts_with("3:")).map(|l| l.split(':').nth(5).unwrap().parse().unwrap()).collect();
-    let times: Vec<u64> = text.lines().skip(1).map(|l| l.split(':').nth(5).unwrap().parse().unwrap()).collect();
-    assert!(times.windows(2).any(|w| w[0] > w[1]), "no line out of order");
+    let sends: Vec<u64> = text
+        .lines()
+        .filter(|l| l.starts_with("3:"))
+        .map(|l| l.split(':').nth(5).unwrap().parse().unwrap())
+        .collect();
+    let times: Vec<u64> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(':').nth(5).unwrap().parse().unwrap())
+        .collect();
+    assert!(
+        times.windows(2).any(|w| w[0] > w[1]),
+        "no line out of order"
+    );
     assert_eq!(sends.len() as u64, n.comms);
 
     // The .xz holds the same trace.
@@ -52,10 +104,23 @@ fn generated_traces_are_deterministic_and_load_with_their_counts() {
 #[test]
 fn legacy_generated_traces_end_functions_with_zero() {
     let dir = temp_dir("gen_legacy");
-    let s = synth::generate(&dir.join("l.prv"), &GenOptions { threads: 3, target_bytes: 100_000, legacy: true, ..GenOptions::default() }).unwrap();
+    let s = synth::generate(
+        &dir.join("l.prv"),
+        &GenOptions {
+            threads: 3,
+            target_bytes: 100_000,
+            legacy: true,
+            ..GenOptions::default()
+        },
+    )
+    .unwrap();
     let t = load(&s.prv);
     assert_eq!(t.store.null_policy().mode_name(), "zero");
     assert_eq!(t.report.count(IssueKind::MalformedRecord), 0);
-    let exits = t.store.events_in(0, synth::TYPE_USER_FUNCTION, 0, u64::MAX).filter(|e| e.1 == 0).count();
+    let exits = t
+        .store
+        .events_in(0, synth::TYPE_USER_FUNCTION, 0, u64::MAX)
+        .filter(|e| e.1 == 0)
+        .count();
     assert!(exits > 10);
 }

@@ -10,9 +10,23 @@ use prvscope::trace::{self, IssueKind, LoadOptions, NullOverride, naive};
 
 #[derive(Debug, Clone)]
 enum Line {
-    State { th: u32, begin: u64, dur: u64, value: u64 },
-    Event { th: u32, time: u64, pairs: Vec<(u32, Val)> },
-    Comm { from: u32, to: u32, send: u64, lat: u64 },
+    State {
+        th: u32,
+        begin: u64,
+        dur: u64,
+        value: u64,
+    },
+    Event {
+        th: u32,
+        time: u64,
+        pairs: Vec<(u32, Val)>,
+    },
+    Comm {
+        from: u32,
+        to: u32,
+        send: u64,
+        lat: u64,
+    },
     Comment,
     Communicator,
     Garbage(String),
@@ -54,13 +68,27 @@ fn render(l: &Line) -> String {
         Val::Neg(n) => format!("-{n}"),
     };
     match l {
-        Line::State { th, begin, dur, value } => format!("1:1:1:1:{th}:{begin}:{}:{value}", begin + dur),
+        Line::State {
+            th,
+            begin,
+            dur,
+            value,
+        } => format!("1:1:1:1:{th}:{begin}:{}:{value}", begin + dur),
         Line::Event { th, time, pairs } => {
             let p: Vec<String> = pairs.iter().map(|(t, x)| format!("{t}:{}", v(x))).collect();
             format!("2:1:1:1:{th}:{time}:{}", p.join(":"))
         }
-        Line::Comm { from, to, send, lat } => {
-            format!("3:1:1:1:{from}:{send}:{send}:2:1:1:{to}:{}:{}:64:7", send + lat, send + lat)
+        Line::Comm {
+            from,
+            to,
+            send,
+            lat,
+        } => {
+            format!(
+                "3:1:1:1:{from}:{send}:{send}:2:1:1:{to}:{}:{}:64:7",
+                send + lat,
+                send + lat
+            )
         }
         Line::Comment => "# a cutter comment".into(),
         Line::Communicator => "c:1:1:2:1:2".into(),
@@ -114,8 +142,17 @@ fn shuffled_lines_give_the_same_store_as_sorted_ones() {
     let mut lines = Vec::new();
     for i in 0..500u64 {
         let th = (i % 3) as u32 + 1;
-        lines.push(Line::Event { th, time: i * 10, pairs: vec![(1, Val::Num(i)), (2, Val::Null)] });
-        lines.push(Line::State { th, begin: i * 10, dur: 10, value: i % 4 });
+        lines.push(Line::Event {
+            th,
+            time: i * 10,
+            pairs: vec![(1, Val::Num(i)), (2, Val::Null)],
+        });
+        lines.push(Line::State {
+            th,
+            begin: i * 10,
+            dur: 10,
+            value: i % 4,
+        });
     }
     let sorted = trace_text(3, &lines, false, true);
     let mut rng = prvscope::synth::Rng::new(3);
@@ -125,7 +162,10 @@ fn shuffled_lines_give_the_same_store_as_sorted_ones() {
         shuffled.swap(i, j);
     }
     let shuffled = trace_text(3, &shuffled, true, false);
-    let opts = LoadOptions { chunk_bytes: 1000, ..LoadOptions::default() };
+    let opts = LoadOptions {
+        chunk_bytes: 1000,
+        ..LoadOptions::default()
+    };
     let a = trace::load_bytes(Path::new("a.prv"), sorted.as_bytes(), None, &opts).unwrap();
     let b = trace::load_bytes(Path::new("b.prv"), shuffled.as_bytes(), None, &opts).unwrap();
     assert_eq!(*a.store, *b.store);

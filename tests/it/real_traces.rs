@@ -17,21 +17,74 @@ struct Expect {
 }
 
 const EXPECTED: &[Expect] = &[
-    Expect { path: "extrae_mpi_prime16/prime_v0.prv", states: 1407, events: 18482, comms: 0, rows: 16, applications: 1 },
-    Expect { path: "extrae_omp_jacobi24/jacobi-2d-imper_v0.prv", states: 558, events: 4993, comms: 0, rows: 24, applications: 1 },
-    Expect { path: "profet_lulesh_2appl_comms/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv", states: 4280, events: 42284, comms: 484, rows: 20, applications: 2 },
-    Expect { path: "pypop_imagemagick_omp4/omp4.prv.gz", states: 114_301, events: 1_083_849, comms: 0, rows: 4, applications: 1 },
-    Expect { path: "null_mode/threads_null.prv", states: 3, events: 8, comms: 0, rows: 2, applications: 1 },
-    Expect { path: "null_mode/threads_legacy.prv", states: 3, events: 8, comms: 0, rows: 2, applications: 1 },
+    Expect {
+        path: "extrae_mpi_prime16/prime_v0.prv",
+        states: 1407,
+        events: 18482,
+        comms: 0,
+        rows: 16,
+        applications: 1,
+    },
+    Expect {
+        path: "extrae_omp_jacobi24/jacobi-2d-imper_v0.prv",
+        states: 558,
+        events: 4993,
+        comms: 0,
+        rows: 24,
+        applications: 1,
+    },
+    Expect {
+        path: "profet_lulesh_2appl_comms/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv",
+        states: 4280,
+        events: 42284,
+        comms: 484,
+        rows: 20,
+        applications: 2,
+    },
+    Expect {
+        path: "pypop_imagemagick_omp4/omp4.prv.gz",
+        states: 114_301,
+        events: 1_083_849,
+        comms: 0,
+        rows: 4,
+        applications: 1,
+    },
+    Expect {
+        path: "null_mode/threads_null.prv",
+        states: 3,
+        events: 8,
+        comms: 0,
+        rows: 2,
+        applications: 1,
+    },
+    Expect {
+        path: "null_mode/threads_legacy.prv",
+        states: 3,
+        events: 8,
+        comms: 0,
+        rows: 2,
+        applications: 1,
+    },
 ];
 
 fn check_counts(t: &prvscope::trace::Trace, e: &Expect) {
     let c = t.store.counts();
-    assert_eq!((c.states, c.events, c.comms), (e.states, e.events, e.comms), "{}", e.path);
+    assert_eq!(
+        (c.states, c.events, c.comms),
+        (e.states, e.events, e.comms),
+        "{}",
+        e.path
+    );
     assert_eq!(t.header.thread_count(), e.rows, "{}", e.path);
     assert_eq!(t.store.threads().len(), e.rows, "{}", e.path);
     assert_eq!(t.header.applications.len(), e.applications, "{}", e.path);
-    assert_eq!(t.report.skipped(), 0, "{}: {:?}", e.path, t.report.warnings());
+    assert_eq!(
+        t.report.skipped(),
+        0,
+        "{}: {:?}",
+        e.path,
+        t.report.warnings()
+    );
 }
 
 /// Writes the same trace text as plain, `.xz` and `.gz` into `dir`, with the side files.
@@ -58,7 +111,10 @@ fn all_forms(src: &Path, dir: &Path) -> Vec<std::path::PathBuf> {
     let xz = dir.join("t.prv.xz");
     prvscope::synth::compress_xz(&plain, &xz).unwrap();
     let gz = dir.join("t.prv.gz");
-    let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::fast());
+    let mut enc = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).unwrap(),
+        flate2::Compression::fast(),
+    );
     enc.write_all(&text).unwrap();
     enc.finish().unwrap();
     vec![plain, xz, gz]
@@ -93,15 +149,27 @@ fn ovni_large_xz_loads_ten_million_events_like_its_plain_text() {
     assert_eq!(t.report.skipped(), 0, "{:?}", t.report.warnings());
     assert!(t.stats.bytes_decoded > 280_000_000);
     // The store is compact: well under 16 bytes per record.
-    assert!(t.store.bytes_per_record() < 16.0, "{}", t.store.bytes_per_record());
+    assert!(
+        t.store.bytes_per_record() < 16.0,
+        "{}",
+        t.store.bytes_per_record()
+    );
 
     // The mmap path gives the same store as the streaming path.
     let dir = temp_dir("ovni_plain");
     let plain = dir.join("thread.prv");
     let mut out = std::fs::File::create(&plain).unwrap();
-    std::io::copy(&mut liblzma::read::XzDecoder::new_multi_decoder(std::fs::File::open(&src).unwrap()), &mut out).unwrap();
+    std::io::copy(
+        &mut liblzma::read::XzDecoder::new_multi_decoder(std::fs::File::open(&src).unwrap()),
+        &mut out,
+    )
+    .unwrap();
     drop(out);
-    std::fs::copy(root.join("ovni_gen_large_4x16/thread.pcf"), dir.join("thread.pcf")).unwrap();
+    std::fs::copy(
+        root.join("ovni_gen_large_4x16/thread.pcf"),
+        dir.join("thread.pcf"),
+    )
+    .unwrap();
     let p = load(&plain);
     assert_eq!(*p.store, *t.store);
 }
@@ -181,7 +249,10 @@ fn null_override_from_the_command_line() {
         ..Default::default()
     };
     let t = prvscope::trace::load(&root.join("null_mode/threads_legacy.prv"), &opts, None).unwrap();
-    assert_eq!(value_intervals(&t.store, 1, 7), vec![(0, 150, 3), (150, 300, 0)]);
+    assert_eq!(
+        value_intervals(&t.store, 1, 7),
+        vec![(0, 150, 3), (150, 300, 0)]
+    );
     let opts = prvscope::trace::LoadOptions {
         null: prvscope::trace::NullOverride::Zero,
         ..Default::default()
@@ -193,7 +264,9 @@ fn null_override_from_the_command_line() {
 #[test]
 fn unsorted_lulesh_comms_are_sorted_and_queries_match_a_scan() {
     let Some(root) = shared_traces() else { return };
-    let t = load(&root.join("profet_lulesh_2appl_comms/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv"));
+    let t = load(
+        &root.join("profet_lulesh_2appl_comms/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv"),
+    );
     let s = &t.store;
     assert!(s.comms().windows(2).all(|w| w[0].lsend <= w[1].lsend));
     // Every thread's states and events are time-sorted, and window queries equal a scan.
@@ -203,15 +276,26 @@ fn unsorted_lulesh_comms_are_sorted_and_queries_match_a_scan() {
         for col in &th.events {
             let all: Vec<(u64, u64)> = s.events_in(row, col.ty, 0, u64::MAX).collect();
             assert!(all.windows(2).all(|w| w[0].0 <= w[1].0));
-            let scan: Vec<(u64, u64)> = all.iter().copied().filter(|e| e.0 >= t0 && e.0 < t1).collect();
+            let scan: Vec<(u64, u64)> = all
+                .iter()
+                .copied()
+                .filter(|e| e.0 >= t0 && e.0 < t1)
+                .collect();
             assert_eq!(s.events_in(row, col.ty, t0, t1).collect::<Vec<_>>(), scan);
         }
         let all: Vec<(u64, u64, u64)> = s.states_in(row, 0, u64::MAX).collect();
-        let scan: Vec<_> = all.iter().copied().filter(|x| x.1 > t0 && x.0 < t1).collect();
+        let scan: Vec<_> = all
+            .iter()
+            .copied()
+            .filter(|x| x.1 > t0 && x.0 < t1)
+            .collect();
         assert_eq!(s.states_in(row, t0, t1).collect::<Vec<_>>(), scan);
     }
     // Two applications: rows 0..8 are application 1, 8..20 application 2.
     assert_eq!(t.header.applications[0].tasks.len(), 8);
     assert_eq!(t.header.applications[1].tasks.len(), 12);
-    assert_eq!(t.thread_name(0), t.row.as_ref().unwrap().level("THREAD").unwrap()[0]);
+    assert_eq!(
+        t.thread_name(0),
+        t.row.as_ref().unwrap().level("THREAD").unwrap()[0]
+    );
 }
