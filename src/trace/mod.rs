@@ -358,11 +358,7 @@ fn parse_mapped(
 ) -> Result<Body, LoadError> {
     let (header, body) = split_header(path, bytes)?;
     let rows = prv::RowMap::new(&header);
-    let ctx = prv::ParseContext {
-        rows: &rows,
-        sentinel: policy.sentinel,
-        path,
-    };
+    let ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
     let t0 = std::time::Instant::now();
     let ranges = prv::split_chunks(body, options.chunk_bytes);
     let chunks: Vec<prv::ChunkOut> = ranges
@@ -493,11 +489,7 @@ fn parse_stream(
     };
     let (header, first_body) = split_header(path, &first)?;
     let rows = prv::RowMap::new(&header);
-    let ctx = prv::ParseContext {
-        rows: &rows,
-        sentinel: policy.sentinel,
-        path,
-    };
+    let ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
     let mut bytes = first.len() as u64;
     let head_chunk = prv::parse_chunk(&ctx, first_body);
     let mut last_block_unterminated = !first_body.ends_with(b"\n") && !first_body.is_empty();

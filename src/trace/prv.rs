@@ -105,6 +105,54 @@ impl ChunkOut {
         }
     }
 
+    /// Moves what was parsed into an output of exactly the needed size, and empties `self`
+    /// for the next chunk while keeping its buffers' capacity and its (row, type) index.
+    /// Parsing into warm, reused buffers and copying out once avoids the reallocations and
+    /// first-touch page faults that growing fresh vectors per chunk costs.
+    fn take_output(&mut self) -> ChunkOut {
+        let states = self
+            .states
+            .iter_mut()
+            .map(|v| {
+                let out = v.as_slice().to_vec();
+                v.clear();
+                out
+            })
+            .collect();
+        let events = self
+            .events
+            .iter_mut()
+            .filter(|b| !b.times.is_empty())
+            .map(|b| {
+                let out = EventBuf {
+                    row: b.row,
+                    ty: b.ty,
+                    times: b.times.as_slice().to_vec(),
+                    values: b.values.as_slice().to_vec(),
+                };
+                b.times.clear();
+                b.values.clear();
+                out
+            })
+            .collect();
+        let out = ChunkOut {
+            states,
+            events,
+            comms: std::mem::take(&mut self.comms),
+            lines: self.lines,
+            communicator_lines: self.communicator_lines,
+            null_values: self.null_values,
+            report: std::mem::take(&mut self.report),
+            ..ChunkOut::default()
+        };
+        self.lines = 0;
+        self.communicator_lines = 0;
+        self.null_values = 0;
+        self.last_line = LastLine::default();
+        self.last_object = (0, 0, 0, 0);
+        out
+    }
+
     /// Appends an event pair of `row`.
     #[inline]
     pub fn push_event(&mut self, row: u32, e: RawEvent) {
@@ -134,6 +182,25 @@ pub struct ParseContext<'a> {
     pub sentinel: u64,
     /// The file, for messages.
     pub path: &'a Path,
+    /// Unique per context: worker threads keep their scratch buffers while it stays the same.
+    id: u64,
+}
+
+impl<'a> ParseContext<'a> {
+    pub fn new(rows: &'a RowMap, sentinel: u64, path: &'a Path) -> Self {
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        ParseContext {
+            rows,
+            sentinel,
+            path,
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+}
+
+thread_local! {
+    /// Per worker thread: the id of the context its scratch belongs to, and the scratch.
+    static SCRATCH: std::cell::RefCell<(u64, ChunkOut)> = std::cell::RefCell::new((0, ChunkOut::default()));
 }
 
 /// The output of parsing one chunk.
@@ -318,12 +385,28 @@ pub fn split_chunks(body: &[u8], target: usize) -> Vec<std::ops::Range<usize>> {
 
 /// Parses one chunk of body lines.
 pub fn parse_chunk(ctx: &ParseContext<'_>, bytes: &[u8]) -> ChunkOut {
-    let rows = ctx.rows.rows();
-    let mut out = ChunkOut::new(rows);
+    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut scratch) => {
+            if scratch.0 != ctx.id {
+                *scratch = (ctx.id, ChunkOut::new(ctx.rows.rows()));
+            }
+            parse_into(ctx, bytes, &mut scratch.1);
+            scratch.1.take_output()
+        }
+        // Re-entered on this thread (a nested rayon job): parse without the scratch.
+        Err(_) => {
+            let mut out = ChunkOut::new(ctx.rows.rows());
+            parse_into(ctx, bytes, &mut out);
+            out.take_output()
+        }
+    })
+}
+
+fn parse_into(ctx: &ParseContext<'_>, bytes: &[u8], out: &mut ChunkOut) {
     let mut line_no = 0u64;
     let mut start = 0usize;
     while start < bytes.len() {
-        if let Some(next) = fast_line(ctx, bytes, start, &mut out) {
+        if let Some(next) = fast_line(ctx, bytes, start, out) {
             line_no += 1;
             start = next;
             continue;
@@ -336,10 +419,9 @@ pub fn parse_chunk(ctx: &ParseContext<'_>, bytes: &[u8]) -> ChunkOut {
         line_no += 1;
         start = next;
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        parse_line(ctx, line, rest, line_no, &mut out);
+        parse_line(ctx, line, rest, line_no, out);
     }
     out.lines = line_no;
-    out
 }
 
 /// Most pairs of an event line the fast path takes; longer lines go to the careful parser.

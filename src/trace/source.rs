@@ -68,7 +68,7 @@ pub fn map_file(file: &File) -> io::Result<Mapped> {
         // SAFETY: the map is read-only and private to this process. A file truncated by
         // another process while mapped would fault on access; the trace files prvscope opens
         // are finished outputs, and the map is dropped as soon as the store is built.
-        let map = unsafe { memmap2::MmapOptions::new().map(file) };
+        let map = unsafe { memmap2::MmapOptions::new().populate().map(file) };
         if let Ok(map) = map {
             let _ = map.advise(memmap2::Advice::Sequential);
             return Ok(Mapped::Map(map));
