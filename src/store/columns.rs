@@ -52,32 +52,45 @@ impl TimeColumn {
         col
     }
 
-    /// Builds a column from pieces whose concatenation is sorted, without concatenating.
-    pub fn from_sorted_pieces(pieces: &[&[u64]]) -> Self {
-        let n: usize = pieces.iter().map(|p| p.len()).sum();
+    /// Builds a column from times that come in sorted order, without collecting them first.
+    pub fn from_sorted_iter(times: impl IntoIterator<Item = u64>, len_hint: usize) -> Self {
         let mut col = TimeColumn {
-            bases: Vec::with_capacity(n.div_ceil(BLOCK)),
-            deltas: Vec::with_capacity(n),
+            bases: Vec::with_capacity(len_hint.div_ceil(BLOCK)),
+            deltas: Vec::with_capacity(len_hint),
             escapes: Vec::new(),
         };
         let mut base = 0u64;
-        for piece in pieces {
-            for &t in *piece {
-                let i = col.deltas.len();
-                if i % BLOCK == 0 {
-                    base = t;
-                    col.bases.push(t);
-                }
-                let delta = t.wrapping_sub(base);
-                if t < base || delta >= u64::from(ESCAPE) {
-                    col.deltas.push(ESCAPE);
-                    col.escapes.push((i as u32, t));
-                } else {
-                    col.deltas.push(delta as u32);
-                }
+        for t in times {
+            let i = col.deltas.len();
+            if i % BLOCK == 0 {
+                base = t;
+                col.bases.push(t);
+            }
+            let delta = t.wrapping_sub(base);
+            if t < base || delta >= u64::from(ESCAPE) {
+                col.deltas.push(ESCAPE);
+                col.escapes.push((i as u32, t));
+            } else {
+                col.deltas.push(delta as u32);
             }
         }
         col
+    }
+
+    /// Concatenates columns whose concatenation is sorted.
+    pub fn concat_sorted(pieces: &[&TimeColumn]) -> Self {
+        let n = pieces.iter().map(|p| p.len()).sum();
+        Self::from_sorted_iter(pieces.iter().flat_map(|p| p.iter()), n)
+    }
+
+    /// The first time (for sorted columns, the smallest).
+    pub fn first(&self) -> Option<u64> {
+        (!self.is_empty()).then(|| self.get(0))
+    }
+
+    /// The last time (for sorted columns, the largest).
+    pub fn last(&self) -> Option<u64> {
+        self.len().checked_sub(1).map(|i| self.get(i))
     }
 
     /// Number of records.
@@ -205,6 +218,28 @@ impl ValueColumn {
         }
     }
 
+    /// Concatenates columns; the result has the width `from_values` would pick for all the
+    /// values (the widest of the pieces).
+    pub fn concat(pieces: &[&ValueColumn], sentinel: u64) -> Self {
+        let rank = |c: &ValueColumn| match c {
+            ValueColumn::U8(_) => 0,
+            ValueColumn::U16(_) => 1,
+            ValueColumn::U32(_) => 2,
+            ValueColumn::U64(_) => 3,
+        };
+        let width = pieces.iter().map(|p| rank(p)).max().unwrap_or(0);
+        let n: usize = pieces.iter().map(|p| p.len()).sum();
+        let all = pieces
+            .iter()
+            .flat_map(|p| (0..p.len()).map(move |i| p.get(i, sentinel)));
+        match width {
+            0 => ValueColumn::U8(narrow_iter(all, n, sentinel, u8::MAX, |v| v as u8)),
+            1 => ValueColumn::U16(narrow_iter(all, n, sentinel, u16::MAX, |v| v as u16)),
+            2 => ValueColumn::U32(narrow_iter(all, n, sentinel, u32::MAX, |v| v as u32)),
+            _ => ValueColumn::U64(narrow_iter(all, n, sentinel, sentinel, |v| v)),
+        }
+    }
+
     /// Number of values.
     pub fn len(&self) -> usize {
         match self {
@@ -245,6 +280,18 @@ impl ValueColumn {
     }
 }
 
+fn narrow_iter<T: Copy>(
+    values: impl Iterator<Item = u64>,
+    n: usize,
+    sentinel: u64,
+    null: T,
+    cast: impl Fn(u64) -> T,
+) -> Vec<T> {
+    let mut out = Vec::with_capacity(n);
+    out.extend(values.map(|v| if v == sentinel { null } else { cast(v) }));
+    out
+}
+
 #[inline]
 fn widen<T: Into<u64> + PartialEq>(v: T, max: T, sentinel: u64) -> u64 {
     if v == max { sentinel } else { v.into() }
@@ -267,10 +314,16 @@ mod tests {
     }
 
     #[test]
-    fn sorted_pieces_equal_one_slice() {
+    fn concatenated_pieces_equal_one_column() {
         let times: Vec<u64> = (0..1000u64).map(|i| i * i * 1000).collect();
-        let pieces: Vec<&[u64]> = times.chunks(77).collect();
-        assert_eq!(TimeColumn::from_sorted_pieces(&pieces), TimeColumn::from_times(&times));
+        let pieces: Vec<TimeColumn> = times.chunks(77).map(TimeColumn::from_times).collect();
+        let refs: Vec<&TimeColumn> = pieces.iter().collect();
+        assert_eq!(TimeColumn::concat_sorted(&refs), TimeColumn::from_times(&times));
+        let s = u64::MAX;
+        let values: Vec<u64> = (0..1000u64).map(|i| if i % 7 == 0 { s } else { i * i }).collect();
+        let pieces: Vec<ValueColumn> = values.chunks(300).map(|c| ValueColumn::from_values(c, s)).collect();
+        let refs: Vec<&ValueColumn> = pieces.iter().collect();
+        assert_eq!(ValueColumn::concat(&refs, s), ValueColumn::from_values(&values, s));
     }
 
     #[test]

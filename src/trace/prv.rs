@@ -86,6 +86,18 @@ pub struct RawEvent {
     pub ty: u32,
 }
 
+/// The events of one type on one row of one chunk, already compact: chunks wait for
+/// assembly in this form, which holds a fraction of the memory of raw pairs.
+#[derive(Debug, Clone, Default)]
+pub struct EventPiece {
+    pub row: u32,
+    pub ty: u32,
+    /// Are the times in order?
+    pub sorted: bool,
+    pub time: TimeColumn,
+    pub value: ValueColumn,
+}
+
 /// The events of one type on one row, as found in one chunk (file order).
 #[derive(Debug, Clone, Default)]
 pub struct EventBuf {
@@ -109,7 +121,7 @@ impl ChunkOut {
     /// for the next chunk while keeping its buffers' capacity and its (row, type) index.
     /// Parsing into warm, reused buffers and copying out once avoids the reallocations and
     /// first-touch page faults that growing fresh vectors per chunk costs.
-    fn take_output(&mut self) -> ChunkOut {
+    pub(crate) fn take_output(&mut self, sentinel: u64) -> ChunkOut {
         let states = self
             .states
             .iter_mut()
@@ -119,16 +131,17 @@ impl ChunkOut {
                 out
             })
             .collect();
-        let events = self
+        let pieces = self
             .events
             .iter_mut()
             .filter(|b| !b.times.is_empty())
             .map(|b| {
-                let out = EventBuf {
+                let out = EventPiece {
                     row: b.row,
                     ty: b.ty,
-                    times: b.times.as_slice().to_vec(),
-                    values: b.values.as_slice().to_vec(),
+                    sorted: b.times.is_sorted(),
+                    time: TimeColumn::from_times(&b.times),
+                    value: ValueColumn::from_values(&b.values, sentinel),
                 };
                 b.times.clear();
                 b.values.clear();
@@ -137,7 +150,7 @@ impl ChunkOut {
             .collect();
         let out = ChunkOut {
             states,
-            events,
+            pieces,
             comms: std::mem::take(&mut self.comms),
             lines: self.lines,
             communicator_lines: self.communicator_lines,
@@ -208,8 +221,10 @@ thread_local! {
 pub struct ChunkOut {
     /// Per row.
     pub states: Vec<Vec<RawState>>,
-    /// One buffer per (row, event type) seen in the chunk, in first-seen order.
-    pub events: Vec<EventBuf>,
+    /// While parsing: one buffer per (row, event type) seen, in first-seen order.
+    events: Vec<EventBuf>,
+    /// Once parsed: the non-empty buffers, encoded.
+    pub pieces: Vec<EventPiece>,
     event_index: KeyIndex,
     /// The last (application, task, thread) looked up, and its row.
     last_object: (u64, u64, u64, u32),
@@ -391,13 +406,13 @@ pub fn parse_chunk(ctx: &ParseContext<'_>, bytes: &[u8]) -> ChunkOut {
                 *scratch = (ctx.id, ChunkOut::new(ctx.rows.rows()));
             }
             parse_into(ctx, bytes, &mut scratch.1);
-            scratch.1.take_output()
+            scratch.1.take_output(ctx.sentinel)
         }
         // Re-entered on this thread (a nested rayon job): parse without the scratch.
         Err(_) => {
             let mut out = ChunkOut::new(ctx.rows.rows());
             parse_into(ctx, bytes, &mut out);
-            out.take_output()
+            out.take_output(ctx.sentinel)
         }
     })
 }
@@ -799,7 +814,7 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
     let mut comms = Vec::new();
     // Transpose: per row, the pieces of every chunk in file order.
     let mut states: Vec<Vec<Vec<RawState>>> = (0..rows).map(|_| Vec::new()).collect();
-    let mut events: Vec<Vec<EventBuf>> = (0..rows).map(|_| Vec::new()).collect();
+    let mut events: Vec<Vec<EventPiece>> = (0..rows).map(|_| Vec::new()).collect();
     let mut line_base = first_line.saturating_sub(1);
     for mut chunk in chunks {
         for issue in chunk.report.examples_mut().iter_mut() {
@@ -819,7 +834,7 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
                 r.push(piece);
             }
         }
-        for buf in chunk.events {
+        for buf in chunk.pieces {
             if let Some(r) = events.get_mut(buf.row as usize) {
                 r.push(buf);
             }
@@ -851,7 +866,11 @@ fn concat<T: Copy>(pieces: Vec<Vec<T>>) -> Vec<T> {
     all
 }
 
-fn build_thread(states: Vec<Vec<RawState>>, mut events: Vec<EventBuf>, sentinel: u64) -> ThreadData {
+fn build_thread(
+    states: Vec<Vec<RawState>>,
+    mut events: Vec<EventPiece>,
+    sentinel: u64,
+) -> ThreadData {
     let mut states = concat(states);
     if !states.is_sorted_by_key(|s| s.begin) {
         states.sort_by_key(|s| s.begin); // stable: equal begins keep file order
@@ -872,25 +891,27 @@ fn build_thread(states: Vec<Vec<RawState>>, mut events: Vec<EventBuf>, sentinel:
     let mut columns = Vec::new();
     for group in events.chunk_by(|a, b| a.ty == b.ty) {
         let ty = group.first().map_or(0, |b| b.ty);
-        let sorted = group.iter().all(|b| b.times.is_sorted())
+        let sorted = group.iter().all(|b| b.sorted)
             && group
                 .windows(2)
-                .all(|w| match (w[0].times.last(), w[1].times.first()) {
+                .all(|w| match (w[0].time.last(), w[1].time.first()) {
                     (Some(a), Some(b)) => a <= b,
                     _ => true,
                 });
         let column = if sorted {
-            let times: Vec<&[u64]> = group.iter().map(|b| b.times.as_slice()).collect();
-            let values: Vec<&[u64]> = group.iter().map(|b| b.values.as_slice()).collect();
+            let times: Vec<&TimeColumn> = group.iter().map(|b| &b.time).collect();
+            let values: Vec<&ValueColumn> = group.iter().map(|b| &b.value).collect();
             EventColumn {
                 ty,
-                time: TimeColumn::from_sorted_pieces(&times),
-                value: ValueColumn::from_pieces(&values, sentinel),
+                time: TimeColumn::concat_sorted(&times),
+                value: ValueColumn::concat(&values, sentinel),
             }
         } else {
             let mut pairs: Vec<(u64, u64)> = group
                 .iter()
-                .flat_map(|b| b.times.iter().copied().zip(b.values.iter().copied()))
+                .flat_map(|b| {
+                    (0..b.time.len()).map(move |i| (b.time.get(i), b.value.get(i, sentinel)))
+                })
                 .collect();
             pairs.sort_by_key(|p| p.0); // stable: equal times keep file order
             let times: Vec<u64> = pairs.iter().map(|p| p.0).collect();
