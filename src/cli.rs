@@ -147,6 +147,10 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "gib" => 1_073_741_824.0,
         _ => return Err(format!("unknown size unit in `{s}`")),
     };
+    if n.is_sign_negative() {
+        return Err(format!("expected a positive size, found `{s}`"));
+    }
+    #[allow(clippy::cast_sign_loss)] // checked just above
     Ok((n * mult) as u64)
 }
 

@@ -43,7 +43,7 @@ enum Command {
         size: u64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Legacy values: functions end with 0 and the .pcf has no NULL_VALUE.
+        /// Legacy values: functions end with 0 and the .pcf has no `NULL_VALUE`.
         #[arg(long)]
         legacy: bool,
         /// Also write OUT.xz.

@@ -11,6 +11,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -153,9 +154,9 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<GenSummary> {
         .map(|t| format!("{}:1", (threads - t * per_task).min(per_task)))
         .collect();
     let header_prefix = "#Paraver (01/01/2026 at 00:00):";
-    write!(
+    writeln!(
         w,
-        "{header_prefix}{:020}_ns:1({threads}):1:{tasks}({}),0\n",
+        "{header_prefix}{:020}_ns:1({threads}):1:{tasks}({}),0",
         0,
         task_list.join(",")
     )?;
@@ -254,12 +255,11 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<GenSummary> {
                 );
                 push_fields_cont(&mut line, &[u64::from(TYPE_READY_TASKS)]);
                 line.push(b':');
-                match value {
-                    Some(v) => line.extend_from_slice(itoa::Buffer::new().format(v).as_bytes()),
-                    None => {
-                        line.push(b'N');
-                        summary.null_values += 1;
-                    }
+                if let Some(v) = value {
+                    line.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+                } else {
+                    line.push(b'N');
+                    summary.null_values += 1;
                 }
                 summary.event_records += 1;
             }
@@ -353,6 +353,7 @@ pub fn compress_xz(src: &Path, dst: &Path) -> io::Result<()> {
 }
 
 /// One burst of a thread: a Running interval in a function, then a waiting state.
+#[allow(clippy::many_single_char_names)] // t, t1, f, r, g, b: times and indexes of one burst
 fn burst(g: &mut ThreadGen, r: u32, threads: u32, rng: &mut Rng) {
     let t = g.clock;
     let run = rng.range(2_000, 200_000);
@@ -477,11 +478,11 @@ fn pcf_text(legacy: bool) -> String {
     );
     s.push_str("EVENT_TYPE\n0    60000019    User function\nVALUES\n0      End\n");
     for (i, (name, line)) in FUNCTIONS.iter().enumerate() {
-        s.push_str(&format!("{}      {name} [{SOURCE_FILE}:{line}]\n", i + 1));
+        let _ = writeln!(s, "{}      {name} [{SOURCE_FILE}:{line}]", i + 1);
     }
     s.push_str("\n\nEVENT_TYPE\n0    60000119    User function line\nVALUES\n0      End\n");
     for (i, (_, line)) in FUNCTIONS.iter().enumerate() {
-        s.push_str(&format!("{}      {line} ({SOURCE_FILE}, demo)\n", i + 1));
+        let _ = writeln!(s, "{}      {line} ({SOURCE_FILE}, demo)", i + 1);
     }
     s.push_str("\n\nEVENT_TYPE\n7    42000050    PAPI_TOT_INS [Instr completed]\n7    42000059    PAPI_TOT_CYC [Total cycles]\n\n\n");
     s.push_str("EVENT_TYPE\n0    7000    Ready tasks in queue\nVALUES\n0      empty queue\n\n\n");
@@ -491,16 +492,12 @@ fn pcf_text(legacy: bool) -> String {
 fn row_text(threads: u32, per_task: u32) -> String {
     let mut s = format!("LEVEL CPU SIZE {threads}\n");
     for c in 1..=threads {
-        s.push_str(&format!("cpu {c}\n"));
+        let _ = writeln!(s, "cpu {c}");
     }
     s.push_str("\nLEVEL NODE SIZE 1\nnode-1\n\n");
-    s.push_str(&format!("LEVEL THREAD SIZE {threads}\n"));
+    let _ = writeln!(s, "LEVEL THREAD SIZE {threads}");
     for r in 0..threads {
-        s.push_str(&format!(
-            "THREAD 1.{}.{}\n",
-            r / per_task + 1,
-            r % per_task + 1
-        ));
+        let _ = writeln!(s, "THREAD 1.{}.{}", r / per_task + 1, r % per_task + 1);
     }
     s
 }

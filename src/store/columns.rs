@@ -2,7 +2,7 @@
 //!
 //! A Paraver time is a `u64` tick count, but consecutive records of one thread are close in
 //! time, so each block of [`BLOCK`] records keeps one 64-bit base and every record a 32-bit delta
-//! from it (the LTTng way). A delta that does not fit (a gap of more than 2^32-1 ticks, or a
+//! from it (as `LTTng` does). A delta that does not fit (a gap of more than 2^32 - 1 ticks, or a
 //! time before the base in a column that is not sorted) is stored as [`ESCAPE`] and its full
 //! value goes to a small sorted side table, so random access stays O(1) in the common case and
 //! O(log escapes) otherwise.
@@ -62,7 +62,7 @@ impl TimeColumn {
         let mut base = 0u64;
         for t in times {
             let i = col.deltas.len();
-            if i % BLOCK == 0 {
+            if i.is_multiple_of(BLOCK) {
                 base = t;
                 col.bases.push(t);
             }
@@ -197,7 +197,10 @@ impl ValueColumn {
         ) -> Vec<T> {
             let mut out = Vec::with_capacity(pieces.iter().map(|p| p.len()).sum());
             for p in pieces {
-                out.extend(p.iter().map(|&v| if v == sentinel { null } else { cast(v) }));
+                out.extend(
+                    p.iter()
+                        .map(|&v| if v == sentinel { null } else { cast(v) }),
+                );
             }
             out
         }
@@ -293,7 +296,8 @@ fn narrow_iter<T: Copy>(
 }
 
 #[inline]
-fn widen<T: Into<u64> + PartialEq>(v: T, max: T, sentinel: u64) -> u64 {
+#[allow(clippy::needless_pass_by_value)] // small Copy integers
+fn widen<T: Into<u64> + PartialEq + Copy>(v: T, max: T, sentinel: u64) -> u64 {
     if v == max { sentinel } else { v.into() }
 }
 
@@ -318,12 +322,23 @@ mod tests {
         let times: Vec<u64> = (0..1000u64).map(|i| i * i * 1000).collect();
         let pieces: Vec<TimeColumn> = times.chunks(77).map(TimeColumn::from_times).collect();
         let refs: Vec<&TimeColumn> = pieces.iter().collect();
-        assert_eq!(TimeColumn::concat_sorted(&refs), TimeColumn::from_times(&times));
+        assert_eq!(
+            TimeColumn::concat_sorted(&refs),
+            TimeColumn::from_times(&times)
+        );
         let s = u64::MAX;
-        let values: Vec<u64> = (0..1000u64).map(|i| if i % 7 == 0 { s } else { i * i }).collect();
-        let pieces: Vec<ValueColumn> = values.chunks(300).map(|c| ValueColumn::from_values(c, s)).collect();
+        let values: Vec<u64> = (0..1000u64)
+            .map(|i| if i % 7 == 0 { s } else { i * i })
+            .collect();
+        let pieces: Vec<ValueColumn> = values
+            .chunks(300)
+            .map(|c| ValueColumn::from_values(c, s))
+            .collect();
         let refs: Vec<&ValueColumn> = pieces.iter().collect();
-        assert_eq!(ValueColumn::concat(&refs, s), ValueColumn::from_values(&values, s));
+        assert_eq!(
+            ValueColumn::concat(&refs, s),
+            ValueColumn::from_values(&values, s)
+        );
     }
 
     #[test]

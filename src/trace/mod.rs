@@ -211,26 +211,25 @@ pub fn load_bytes(
     let progress = Arc::new(LoadProgress::default());
     let compression = Compression::sniff(bytes);
     let policy = resolve_policy(options.null, pcf.as_ref());
-    let body = match compression {
-        Compression::None => parse_mapped(name, bytes, policy, options, &progress)?,
-        _ => {
-            let decoded = decode_all(bytes, compression);
-            let mut body = parse_mapped(name, &decoded.0, policy, options, &progress)?;
-            if let Some(message) = decoded.1 {
-                body.report.push(error::issue(
-                    IssueKind::CorruptStream,
-                    name,
-                    0,
-                    0,
-                    format!(
-                        "{} stream error after {} decoded bytes: {message}",
-                        compression.name(),
-                        decoded.0.len()
-                    ),
-                ));
-            }
-            body
+    let body = if compression == Compression::None {
+        parse_mapped(name, bytes, policy, options, &progress)?
+    } else {
+        let decoded = decode_all(bytes, compression);
+        let mut body = parse_mapped(name, &decoded.0, policy, options, &progress)?;
+        if let Some(message) = decoded.1 {
+            body.report.push(error::issue(
+                IssueKind::CorruptStream,
+                name,
+                0,
+                0,
+                format!(
+                    "{} stream error after {} decoded bytes: {message}",
+                    compression.name(),
+                    decoded.0.len()
+                ),
+            ));
         }
+        body
     };
     let mut report = body.report;
     report.sort_examples();
@@ -359,7 +358,6 @@ fn parse_mapped(
     let (header, body) = split_header(path, bytes)?;
     let rows = prv::RowMap::new(&header);
     let ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
-    let t0 = std::time::Instant::now();
     let ranges = prv::split_chunks(body, options.chunk_bytes);
     let chunks: Vec<prv::ChunkOut> = ranges
         .into_par_iter()

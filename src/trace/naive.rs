@@ -152,7 +152,12 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
         }
     }
     chunk.comms = comms;
-    let assembled = prv::assemble(vec![chunk.take_output(policy.sentinel)], n, policy.sentinel, 2);
+    let assembled = prv::assemble(
+        vec![chunk.take_output(policy.sentinel)],
+        n,
+        policy.sentinel,
+        2,
+    );
     let store = TraceStore::new(
         assembled.threads,
         assembled.comms,

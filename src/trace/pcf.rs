@@ -288,7 +288,7 @@ fn type_line(line: &str, ovni_layout: bool) -> Option<(i64, u32, &str)> {
     } else {
         after.trim_start_matches([' ', '\t'])
     };
-    Some((gradient as i64, ty, label))
+    Some((gradient.cast_signed(), ty, label))
 }
 
 /// `<value> {r,g,b}`; the error is the column that is wrong.

@@ -58,8 +58,8 @@ impl RowMap {
     #[inline]
     pub fn row(&self, appl: u64, task: u64, thread: u64) -> Option<u32> {
         let a = usize::try_from(appl).ok()?.checked_sub(1)?;
-        let first = *self.appl_first_task.get(a)? as u64;
-        let next = *self.appl_first_task.get(a + 1)? as u64;
+        let first = u64::from(*self.appl_first_task.get(a)?);
+        let next = u64::from(*self.appl_first_task.get(a + 1)?);
         let t = first + task.checked_sub(1)?;
         if t >= next {
             return None;
@@ -400,16 +400,15 @@ pub fn split_chunks(body: &[u8], target: usize) -> Vec<std::ops::Range<usize>> {
 
 /// Parses one chunk of body lines.
 pub fn parse_chunk(ctx: &ParseContext<'_>, bytes: &[u8]) -> ChunkOut {
-    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
-        Ok(mut scratch) => {
+    SCRATCH.with(|scratch| {
+        if let Ok(mut scratch) = scratch.try_borrow_mut() {
             if scratch.0 != ctx.id {
                 *scratch = (ctx.id, ChunkOut::new(ctx.rows.rows()));
             }
             parse_into(ctx, bytes, &mut scratch.1);
             scratch.1.take_output(ctx.sentinel)
-        }
-        // Re-entered on this thread (a nested rayon job): parse without the scratch.
-        Err(_) => {
+        } else {
+            // Re-entered on this thread (a nested rayon job): parse without the scratch.
             let mut out = ChunkOut::new(ctx.rows.rows());
             parse_into(ctx, bytes, &mut out);
             out.take_output(ctx.sentinel)
@@ -443,7 +442,7 @@ fn parse_into(ctx: &ParseContext<'_>, bytes: &[u8], out: &mut ChunkOut) {
 const FAST_PAIRS: usize = 32;
 
 /// A decimal number of 1 to 19 digits (which cannot overflow), or `None`.
-#[inline(always)]
+#[inline]
 fn fast_num(b: &[u8], q: &mut usize) -> Option<u64> {
     let start = *q;
     let mut v = 0u64;
@@ -459,13 +458,13 @@ fn fast_num(b: &[u8], q: &mut usize) -> Option<u64> {
     (n > 0 && n < 20).then_some(v)
 }
 
-#[inline(always)]
+#[inline]
 fn fast_colon(b: &[u8], q: &mut usize) -> Option<()> {
     (*b.get(*q)? == b':').then(|| *q += 1)
 }
 
 /// After the last field: `\n` or `\r\n`; returns the position of the next line.
-#[inline(always)]
+#[inline]
 fn fast_eol(b: &[u8], q: usize) -> Option<usize> {
     match *b.get(q)? {
         b'\n' => Some(q + 1),
@@ -478,6 +477,7 @@ fn fast_eol(b: &[u8], q: usize) -> Option<usize> {
 /// in a thread the header has. Returns the start of the next line, or `None` (having
 /// changed nothing) to let the careful parser, which reports what is wrong, take the line.
 #[inline]
+#[allow(clippy::many_single_char_names)] // b, p, q, v, n: bytes, positions and values
 fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> Option<usize> {
     let kind = *b.get(p)?;
     if kind != b'1' && kind != b'2' {
@@ -488,10 +488,17 @@ fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
     // line's, its row (and time) are reused without parsing the numbers again.
     let last = out.last_line;
     let same = |len: usize| {
-        last.object_len > 0 && b.get(p..p + len).is_some() && b.get(p..p + len) == b.get(last.start..last.start + len)
+        last.object_len > 0
+            && b.get(p..p + len).is_some()
+            && b.get(p..p + len) == b.get(last.start..last.start + len)
     };
     let (row, time, mut q, object_len) = if same(last.object_len + last.time_len) {
-        (last.row, last.time, p + last.object_len + last.time_len, last.object_len)
+        (
+            last.row,
+            last.time,
+            p + last.object_len + last.time_len,
+            last.object_len,
+        )
     } else if same(last.object_len) {
         let mut q = p + last.object_len;
         let time = fast_num(b, &mut q)?;
@@ -586,16 +593,9 @@ pub(crate) struct LastLine {
 }
 
 #[inline]
-fn parse_line(
-    ctx: &ParseContext<'_>,
-    line: &[u8],
-    rest: &[u8],
-    line_no: u64,
-    out: &mut ChunkOut,
-) {
+fn parse_line(ctx: &ParseContext<'_>, line: &[u8], rest: &[u8], line_no: u64, out: &mut ChunkOut) {
     let kind = match line {
-        [] => return,
-        [b'#', ..] => return,
+        [] | [b'#', ..] => return,
         [b'c' | b'i', b':', ..] => {
             out.communicator_lines += 1;
             return;
@@ -661,27 +661,23 @@ fn object(
         return Ok(Some((cpu, lr)));
     }
     let found = ctx.rows.row(appl, task, thread);
-    if let Some(row) = found {
-        out.last_object = (appl, task, thread, row);
-    }
-    match found {
-        Some(row) => Ok(Some((cpu, row))),
-        None => {
-            out.report.push_with(IssueKind::ThreadOutOfRange, || {
-                issue(
-                    IssueKind::ThreadOutOfRange,
-                    ctx.path,
-                    line_no,
-                    col as u64 + 1,
-                    format!(
-                        "thread {appl}.{task}.{thread} is not in the header (numbered from 1, {} rows)",
-                        ctx.rows.rows()
-                    ),
-                )
-            });
-            Ok(None)
-        }
-    }
+    let Some(row) = found else {
+        out.report.push_with(IssueKind::ThreadOutOfRange, || {
+            issue(
+                IssueKind::ThreadOutOfRange,
+                ctx.path,
+                line_no,
+                col as u64 + 1,
+                format!(
+                    "thread {appl}.{task}.{thread} is not in the header (numbered from 1, {} rows)",
+                    ctx.rows.rows()
+                ),
+            )
+        });
+        return Ok(None);
+    };
+    out.last_object = (appl, task, thread, row);
+    Ok(Some((cpu, row)))
 }
 
 fn parse_state(

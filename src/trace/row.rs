@@ -33,24 +33,21 @@ impl RowNames {
                     (Some("SIZE"), Some(n)) => n.parse::<usize>().ok(),
                     _ => None,
                 };
-                match (level, size) {
-                    (Some(level), Some(size)) => {
-                        let level = level.to_ascii_uppercase();
-                        names
-                            .levels
-                            .insert(level.clone(), Vec::with_capacity(size.min(1 << 20)));
-                        current = Some((level, size));
-                    }
-                    _ => {
-                        report.push(issue(
-                            IssueKind::RowLine,
-                            path,
-                            i as u64 + 1,
-                            1,
-                            "expected `LEVEL <name> SIZE <count>`",
-                        ));
-                        current = None;
-                    }
+                if let (Some(level), Some(size)) = (level, size) {
+                    let level = level.to_ascii_uppercase();
+                    names
+                        .levels
+                        .insert(level.clone(), Vec::with_capacity(size.min(1 << 20)));
+                    current = Some((level, size));
+                } else {
+                    report.push(issue(
+                        IssueKind::RowLine,
+                        path,
+                        i as u64 + 1,
+                        1,
+                        "expected `LEVEL <name> SIZE <count>`",
+                    ));
+                    current = None;
                 }
                 continue;
             }
