@@ -31,6 +31,7 @@ pub fn info_json(t: &Trace) -> serde_json::Value {
         "bytes_read": t.stats.bytes_read,
         "bytes_decoded": t.stats.bytes_decoded,
         "store_bytes": t.store.heap_bytes(),
+        "resident_bytes": resident_bytes(),
         "bytes_per_record": t.store.bytes_per_record(),
         "pcf": t.pcf.is_some(),
         "row": t.row.is_some(),
@@ -95,6 +96,12 @@ pub fn info_text(t: &Trace) -> String {
         human_bytes(t.store.heap_bytes() as u64),
         t.store.bytes_per_record()
     );
+    let _ = writeln!(
+        s,
+        "resident       {} after loading ({:.2} bytes/record)",
+        human_bytes(resident_bytes()),
+        resident_bytes() as f64 / c.total().max(1) as f64
+    );
     let secs = t.stats.load_seconds.max(1e-9);
     let _ = writeln!(
         s,
@@ -111,6 +118,16 @@ pub fn info_text(t: &Trace) -> String {
         }
     }
     s
+}
+
+/// The resident set size of this process (Linux; 0 where it cannot be read).
+pub fn resident_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
 }
 
 fn human_bytes(b: u64) -> String {

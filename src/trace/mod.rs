@@ -176,6 +176,8 @@ pub fn load(
     };
     report.merge(body.report);
     report.sort_examples();
+    prv::release_scratch();
+    release_free_memory();
     let store = TraceStore::new(
         body.threads,
         body.comms,
@@ -197,6 +199,19 @@ pub fn load(
             load_seconds: started.elapsed().as_secs_f64(),
         },
     })
+}
+
+/// Gives the memory freed by loading (parsed chunks, decode buffers) back to the operating
+/// system: glibc keeps freed heap pages in its arenas otherwise, and the resident size after a
+/// load would count them.
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[allow(unsafe_code)]
+    // SAFETY: malloc_trim only releases free memory of the allocator's arenas; it takes no
+    // pointers and is safe to call at any time from any thread.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 /// Loads a trace from bytes already in memory (plain, `.xz` or `.gz`), without side files.

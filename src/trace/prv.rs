@@ -131,23 +131,25 @@ impl ChunkOut {
                 out
             })
             .collect();
-        let pieces = self
-            .events
-            .iter_mut()
-            .filter(|b| !b.times.is_empty())
-            .map(|b| {
-                let out = EventPiece {
-                    row: b.row,
-                    ty: b.ty,
-                    sorted: b.times.is_sorted(),
-                    time: TimeColumn::from_times(&b.times),
-                    value: ValueColumn::from_values(&b.values, sentinel),
-                };
-                b.times.clear();
-                b.values.clear();
-                out
-            })
-            .collect();
+        let mut pieces = Vec::new();
+        for b in &mut self.events {
+            if b.times.is_empty() {
+                // Not used by this chunk: give its memory back, so the scratch holds about
+                // one chunk's worth however many (row, type) pairs the trace has.
+                b.times = Vec::new();
+                b.values = Vec::new();
+                continue;
+            }
+            pieces.push(EventPiece {
+                row: b.row,
+                ty: b.ty,
+                sorted: b.times.is_sorted(),
+                time: TimeColumn::from_times(&b.times),
+                value: ValueColumn::from_values(&b.values, sentinel),
+            });
+            b.times.clear();
+            b.values.clear();
+        }
         let out = ChunkOut {
             states,
             pieces,
@@ -396,6 +398,17 @@ pub fn split_chunks(body: &[u8], target: usize) -> Vec<std::ops::Range<usize>> {
         start = end;
     }
     out
+}
+
+/// Frees the scratch buffers of every rayon worker (after a load).
+pub fn release_scratch() {
+    rayon::broadcast(|_| {
+        SCRATCH.with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                *s = (0, ChunkOut::default());
+            }
+        });
+    });
 }
 
 /// Parses one chunk of body lines.
@@ -837,11 +850,16 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
         }
     }
     comms.sort_by_key(|c| c.lsend);
+    // The parsed pieces are all freed together once every thread is built: freeing them
+    // while building would let the final columns fill their holes, scattering the store over
+    // pages the allocator could then never give back.
     let threads = states
-        .into_par_iter()
-        .zip(events.into_par_iter())
+        .par_iter()
+        .zip(events.par_iter_mut())
         .map(|(s, e)| build_thread(s, e, sentinel))
         .collect();
+    drop(states);
+    drop(events);
     Assembled {
         threads,
         comms,
@@ -851,23 +869,8 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
     }
 }
 
-fn concat<T: Copy>(pieces: Vec<Vec<T>>) -> Vec<T> {
-    if pieces.len() == 1 {
-        return pieces.into_iter().next().unwrap_or_default();
-    }
-    let mut all = Vec::with_capacity(pieces.iter().map(Vec::len).sum());
-    for p in pieces {
-        all.extend_from_slice(&p);
-    }
-    all
-}
-
-fn build_thread(
-    states: Vec<Vec<RawState>>,
-    mut events: Vec<EventPiece>,
-    sentinel: u64,
-) -> ThreadData {
-    let mut states = concat(states);
+fn build_thread(states: &[Vec<RawState>], events: &mut [EventPiece], sentinel: u64) -> ThreadData {
+    let mut states = states.concat();
     if !states.is_sorted_by_key(|s| s.begin) {
         states.sort_by_key(|s| s.begin); // stable: equal begins keep file order
     }
@@ -920,7 +923,6 @@ fn build_thread(
         };
         columns.push(column);
     }
-    drop(events);
     ThreadData {
         states: state_cols,
         events: columns,
