@@ -66,7 +66,7 @@ fn plain(c: &mut Criterion) {
         });
     });
     g.bench_function("wc_-l", |b| {
-        b.iter(|| run(&format!("wc -l '{}' > /dev/null", path.display())))
+        b.iter(|| run(&format!("wc -l '{}' > /dev/null", path.display())));
     });
     g.finish();
 }
