@@ -31,15 +31,21 @@ pub struct TimeColumn {
 impl TimeColumn {
     /// Builds a column from times (any order; sorted columns are the common case).
     pub fn from_times(times: &[u64]) -> Self {
+        Self::from_slice_by(times, |&t| t)
+    }
+
+    /// Builds a column from the times `time` gives for the items of `items`.
+    pub fn from_slice_by<T>(items: &[T], time: impl Fn(&T) -> u64) -> Self {
         let mut col = TimeColumn {
-            bases: Vec::with_capacity(times.len().div_ceil(BLOCK)),
-            deltas: Vec::with_capacity(times.len()),
+            bases: Vec::with_capacity(items.len().div_ceil(BLOCK)),
+            deltas: Vec::with_capacity(items.len()),
             escapes: Vec::new(),
         };
-        for (b, block) in times.chunks(BLOCK).enumerate() {
-            let base = block.iter().copied().min().unwrap_or(0);
+        for (b, block) in items.chunks(BLOCK).enumerate() {
+            let base = block.iter().map(&time).min().unwrap_or(0);
             col.bases.push(base);
-            for (j, &t) in block.iter().enumerate() {
+            for (j, item) in block.iter().enumerate() {
+                let t = time(item);
                 let delta = t - base;
                 if delta >= u64::from(ESCAPE) {
                     col.deltas.push(ESCAPE);
@@ -77,10 +83,63 @@ impl TimeColumn {
         col
     }
 
-    /// Concatenates columns whose concatenation is sorted.
+    /// Concatenates columns whose concatenation is sorted. Works a block at a time (decode
+    /// into a buffer, encode from it) so that both loops vectorise.
     pub fn concat_sorted(pieces: &[&TimeColumn]) -> Self {
-        let n = pieces.iter().map(|p| p.len()).sum();
-        Self::from_sorted_iter(pieces.iter().flat_map(|p| p.iter()), n)
+        let n: usize = pieces.iter().map(|p| p.len()).sum();
+        let mut col = TimeColumn {
+            bases: Vec::with_capacity(n.div_ceil(BLOCK)),
+            deltas: Vec::with_capacity(n),
+            escapes: Vec::new(),
+        };
+        let mut buf = [0u64; BLOCK];
+        for p in pieces {
+            for (b, deltas) in p.deltas.chunks(BLOCK).enumerate() {
+                let base = p.bases.get(b).copied().unwrap_or(0);
+                let out = buf.get_mut(..deltas.len()).unwrap_or(&mut []);
+                for (o, &d) in out.iter_mut().zip(deltas) {
+                    *o = base + u64::from(d);
+                }
+                if deltas.contains(&ESCAPE) {
+                    for (j, o) in out.iter_mut().enumerate() {
+                        if deltas.get(j) == Some(&ESCAPE) {
+                            *o = p.get(b * BLOCK + j);
+                        }
+                    }
+                }
+                col.extend_sorted(out);
+            }
+        }
+        col
+    }
+
+    /// Appends times that keep the column sorted.
+    pub fn extend_sorted(&mut self, mut times: &[u64]) {
+        while !times.is_empty() {
+            let i = self.deltas.len();
+            let room = BLOCK - i % BLOCK;
+            let (now, rest) = times.split_at(room.min(times.len()));
+            times = rest;
+            if i.is_multiple_of(BLOCK) {
+                self.bases.push(now.first().copied().unwrap_or(0));
+            }
+            let base = self.bases.last().copied().unwrap_or(0);
+            let fits = now
+                .iter()
+                .all(|&t| t >= base && t - base < u64::from(ESCAPE));
+            if fits {
+                self.deltas.extend(now.iter().map(|&t| (t - base) as u32));
+            } else {
+                for (j, &t) in now.iter().enumerate() {
+                    if t >= base && t - base < u64::from(ESCAPE) {
+                        self.deltas.push((t - base) as u32);
+                    } else {
+                        self.deltas.push(ESCAPE);
+                        self.escapes.push(((i + j) as u32, t));
+                    }
+                }
+            }
+        }
     }
 
     /// The first time (for sorted columns, the smallest).
@@ -186,6 +245,27 @@ impl ValueColumn {
         Self::from_pieces(&[values], sentinel)
     }
 
+    /// Builds a column from the values `value` gives for the items of `items`.
+    pub fn from_slice_by<T>(items: &[T], sentinel: u64, value: impl Fn(&T) -> u64) -> Self {
+        let max = items
+            .iter()
+            .map(&value)
+            .filter(|&v| v != sentinel)
+            .max()
+            .unwrap_or(0);
+        let n = items.len();
+        let all = items.iter().map(&value);
+        if max < u64::from(u8::MAX) {
+            ValueColumn::U8(narrow_iter(all, n, sentinel, u8::MAX, |v| v as u8))
+        } else if max < u64::from(u16::MAX) {
+            ValueColumn::U16(narrow_iter(all, n, sentinel, u16::MAX, |v| v as u16))
+        } else if max < u64::from(u32::MAX) {
+            ValueColumn::U32(narrow_iter(all, n, sentinel, u32::MAX, |v| v as u32))
+        } else {
+            ValueColumn::U64(all.collect())
+        }
+    }
+
     /// Builds a column from the concatenation of `pieces`.
     pub fn from_pieces(pieces: &[&[u64]], sentinel: u64) -> Self {
         // A narrow width holds values strictly below its maximum, which is kept for null.
@@ -232,14 +312,29 @@ impl ValueColumn {
         };
         let width = pieces.iter().map(|p| rank(p)).max().unwrap_or(0);
         let n: usize = pieces.iter().map(|p| p.len()).sum();
-        let all = pieces
-            .iter()
-            .flat_map(|p| (0..p.len()).map(move |i| p.get(i, sentinel)));
+        // Pieces of the result's width are copied as they are (null has the same encoding);
+        // narrower ones are widened value by value.
+        macro_rules! join {
+            ($variant:ident, $t:ty, $null:expr) => {{
+                let mut out: Vec<$t> = Vec::with_capacity(n);
+                for p in pieces {
+                    if let ValueColumn::$variant(v) = p {
+                        out.extend_from_slice(v);
+                    } else {
+                        out.extend((0..p.len()).map(|i| {
+                            let v = p.get(i, sentinel);
+                            if v == sentinel { $null } else { v as $t }
+                        }));
+                    }
+                }
+                ValueColumn::$variant(out)
+            }};
+        }
         match width {
-            0 => ValueColumn::U8(narrow_iter(all, n, sentinel, u8::MAX, |v| v as u8)),
-            1 => ValueColumn::U16(narrow_iter(all, n, sentinel, u16::MAX, |v| v as u16)),
-            2 => ValueColumn::U32(narrow_iter(all, n, sentinel, u32::MAX, |v| v as u32)),
-            _ => ValueColumn::U64(narrow_iter(all, n, sentinel, sentinel, |v| v)),
+            0 => join!(U8, u8, u8::MAX),
+            1 => join!(U16, u16, u16::MAX),
+            2 => join!(U32, u32, u32::MAX),
+            _ => join!(U64, u64, sentinel),
         }
     }
 
@@ -319,7 +414,12 @@ mod tests {
 
     #[test]
     fn concatenated_pieces_equal_one_column() {
-        let times: Vec<u64> = (0..1000u64).map(|i| i * i * 1000).collect();
+        // Gaps beyond 32 bits inside and between pieces force escapes.
+        let times: Vec<u64> = (0..1000u64)
+            .map(|i| {
+                i * i * 1000 + if i > 500 { 1 << 40 } else { 0 } + if i > 900 { 1 << 50 } else { 0 }
+            })
+            .collect();
         let pieces: Vec<TimeColumn> = times.chunks(77).map(TimeColumn::from_times).collect();
         let refs: Vec<&TimeColumn> = pieces.iter().collect();
         assert_eq!(

@@ -103,8 +103,9 @@ pub struct EventPiece {
 pub struct EventBuf {
     pub row: u32,
     pub ty: u32,
-    pub times: Vec<u64>,
-    pub values: Vec<u64>,
+    /// (time, value) pairs: one vector, so that adding a pair is one capacity check and
+    /// one write.
+    pub pairs: Vec<(u64, u64)>,
 }
 
 impl ChunkOut {
@@ -133,22 +134,20 @@ impl ChunkOut {
             .collect();
         let mut pieces = Vec::new();
         for b in &mut self.events {
-            if b.times.is_empty() {
+            if b.pairs.is_empty() {
                 // Not used by this chunk: give its memory back, so the scratch holds about
                 // one chunk's worth however many (row, type) pairs the trace has.
-                b.times = Vec::new();
-                b.values = Vec::new();
+                b.pairs = Vec::new();
                 continue;
             }
             pieces.push(EventPiece {
                 row: b.row,
                 ty: b.ty,
-                sorted: b.times.is_sorted(),
-                time: TimeColumn::from_times(&b.times),
-                value: ValueColumn::from_values(&b.values, sentinel),
+                sorted: b.pairs.is_sorted_by_key(|p| p.0),
+                time: TimeColumn::from_slice_by(&b.pairs, |p| p.0),
+                value: ValueColumn::from_slice_by(&b.pairs, sentinel, |p| p.1),
             });
-            b.times.clear();
-            b.values.clear();
+            b.pairs.clear();
         }
         let out = ChunkOut {
             states,
@@ -177,14 +176,12 @@ impl ChunkOut {
             events.push(EventBuf {
                 row,
                 ty: e.ty,
-                times: Vec::new(),
-                values: Vec::new(),
+                pairs: Vec::new(),
             });
             events.len() - 1
         });
         if let Some(b) = self.events.get_mut(i) {
-            b.times.push(e.time);
-            b.values.push(e.value);
+            b.pairs.push((e.time, e.value));
         }
     }
 }
@@ -455,10 +452,25 @@ fn parse_into(ctx: &ParseContext<'_>, bytes: &[u8], out: &mut ChunkOut) {
 const FAST_PAIRS: usize = 32;
 
 /// A decimal number of 1 to 19 digits (which cannot overflow), or `None`.
+///
+/// Digits are read 8 bytes at a time: the leading digits of a little-endian word are found
+/// with one mask and converted with three multiplications, whatever their number, so a field
+/// costs about as much as one digit of a byte loop. Near the end of the chunk, where 8 bytes
+/// cannot be read, a byte loop takes over.
 #[inline]
 fn fast_num(b: &[u8], q: &mut usize) -> Option<u64> {
     let start = *q;
     let mut v = 0u64;
+    while let Some(bytes) = b.get(*q..*q + 8) {
+        let word = u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8]));
+        let (n, d) = leading_digits(word);
+        v = v.wrapping_mul(POW10[n]).wrapping_add(d);
+        *q += n;
+        if n < 8 {
+            let len = *q - start;
+            return (len > 0 && len < 20).then_some(v);
+        }
+    }
     while let Some(&c) = b.get(*q) {
         let d = c.wrapping_sub(b'0');
         if d > 9 {
@@ -467,8 +479,42 @@ fn fast_num(b: &[u8], q: &mut usize) -> Option<u64> {
         v = v.wrapping_mul(10).wrapping_add(u64::from(d));
         *q += 1;
     }
-    let n = *q - start;
-    (n > 0 && n < 20).then_some(v)
+    let len = *q - start;
+    (len > 0 && len < 20).then_some(v)
+}
+
+/// Powers of ten for 0 to 8 digits.
+const POW10: [u64; 9] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+];
+
+/// The number of leading ASCII digits of a little-endian `word` (0 to 8; the first byte is
+/// the lowest) and their value.
+#[inline]
+fn leading_digits(word: u64) -> (usize, u64) {
+    let x = word.wrapping_sub(0x3030_3030_3030_3030);
+    // A byte is not a digit when the subtraction wrapped (high bit set) or it is 10 or more
+    // (adding 0x76 sets the high bit). Borrows and carries only disturb bytes after the first
+    // non-digit, which are not used.
+    let non_digit = (x | x.wrapping_add(0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080;
+    let n = (non_digit.trailing_zeros() / 8) as usize;
+    if n == 0 {
+        return (0, 0);
+    }
+    // The n digits go to the top bytes (zeros below act as leading zeros), then pairs,
+    // quads and octets are combined.
+    let x = x << (64 - 8 * n);
+    let x = (x.wrapping_mul(10) + (x >> 8)) & 0x00FF_00FF_00FF_00FF;
+    let x = (x.wrapping_mul(100) + (x >> 16)) & 0x0000_FFFF_0000_FFFF;
+    (n, (x.wrapping_mul(10_000) + (x >> 32)) & 0xFFFF_FFFF)
 }
 
 #[inline]
@@ -820,7 +866,7 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
     let mut report = LoadReport::default();
     let mut null_values = 0;
     let mut communicator_lines = 0;
-    let mut comms = Vec::new();
+    let mut comms = Vec::with_capacity(chunks.iter().map(|c| c.comms.len()).sum());
     // Transpose: per row, the pieces of every chunk in file order.
     let mut states: Vec<Vec<Vec<RawState>>> = (0..rows).map(|_| Vec::new()).collect();
     let mut events: Vec<Vec<EventPiece>> = (0..rows).map(|_| Vec::new()).collect();
@@ -849,7 +895,9 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
             }
         }
     }
-    comms.sort_by_key(|c| c.lsend);
+    if !comms.is_sorted_by_key(|c| c.lsend) {
+        comms.par_sort_by_key(|c| c.lsend); // stable: equal times keep file order
+    }
     // The parsed pieces are all freed together once every thread is built: freeing them
     // while building would let the final columns fill their holes, scattering the store over
     // pages the allocator could then never give back.
@@ -929,33 +977,62 @@ fn build_thread(states: &[Vec<RawState>], events: &mut [EventPiece], sentinel: u
     }
 }
 
-/// (row, event type) key -> dense index, with a direct-mapped cache in front of a hash map:
-/// lines cycle through a handful of threads and types, so almost every lookup hits the cache.
+/// (row, event type) key -> dense index: a small open-addressing hash table with linear
+/// probing and a multiplicative hash. It is looked up once per event pair, so it must cost a
+/// few instructions, not a `SipHash` (a direct-mapped cache in front of `HashMap` thrashed on
+/// colliding keys).
 #[derive(Debug, Default)]
 struct KeyIndex {
-    cache: Vec<(u64, usize)>,
-    map: std::collections::HashMap<u64, usize>,
+    /// (key, index); `EMPTY` keys are free. The length is a power of two, at most half full.
+    slots: Vec<(u64, u32)>,
+    len: usize,
 }
 
 impl KeyIndex {
-    const SLOTS: usize = 1024;
+    /// Keys are `row << 32 | type` with rows below 2^24, so this is never a key.
+    const EMPTY: u64 = u64::MAX;
 
     #[inline]
-    fn get_or_insert(&mut self, ty: u64, insert: impl FnOnce() -> usize) -> usize {
-        if self.cache.is_empty() {
-            self.cache = vec![(u64::MAX, usize::MAX); Self::SLOTS];
+    fn slot_of(key: u64, mask: usize) -> usize {
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & mask
+    }
+
+    #[inline]
+    fn get_or_insert(&mut self, key: u64, insert: impl FnOnce() -> usize) -> usize {
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow();
         }
-        let slot = (ty.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize;
-        if let Some(&(t, i)) = self.cache.get(slot)
-            && t == ty
-            && i != usize::MAX
-        {
-            return i;
+        let mask = self.slots.len() - 1;
+        let mut slot = Self::slot_of(key, mask);
+        loop {
+            match self.slots.get(slot) {
+                Some(&(k, i)) if k == key => return i as usize,
+                Some(&(k, _)) if k == Self::EMPTY => {
+                    let i = insert();
+                    if let Some(s) = self.slots.get_mut(slot) {
+                        *s = (key, i as u32);
+                    }
+                    self.len += 1;
+                    return i;
+                }
+                _ => slot = (slot + 1) & mask,
+            }
         }
-        let i = *self.map.entry(ty).or_insert_with(insert);
-        if let Some(c) = self.cache.get_mut(slot) {
-            *c = (ty, i);
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let new_len = (self.slots.len() * 2).max(64);
+        let old = std::mem::replace(&mut self.slots, vec![(Self::EMPTY, 0); new_len]);
+        let mask = new_len - 1;
+        for (k, i) in old.into_iter().filter(|e| e.0 != Self::EMPTY) {
+            let mut slot = Self::slot_of(k, mask);
+            while self.slots.get(slot).is_some_and(|e| e.0 != Self::EMPTY) {
+                slot = (slot + 1) & mask;
+            }
+            if let Some(s) = self.slots.get_mut(slot) {
+                *s = (k, i);
+            }
         }
-        i
     }
 }
