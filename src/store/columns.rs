@@ -10,15 +10,21 @@
 //! Values keep the width of the largest value in the column (8, 16, 32 or 64 bits). The null
 //! sentinel is stored as the all-ones value of the narrow width, so a column of small values
 //! with a few nulls stays narrow.
+//!
+//! A column is a list of segments, like Arrow's chunked arrays: the loader parses a trace in
+//! chunks, encodes each chunk's records of one thread and type as a segment, and joins the
+//! segments of consecutive chunks by moving them instead of copying. Short pieces are appended
+//! to the previous segment instead, so that a rare event type does not pay a segment per
+//! record. Finding a record by index or time first finds its segment by binary search.
 
 /// Records per time block.
 pub const BLOCK: usize = 256;
 /// Delta marking an escaped time.
 pub const ESCAPE: u32 = u32::MAX;
 
-/// A column of `u64` times, stored compactly.
+/// One segment of a [`TimeColumn`]: a run of `u64` times, stored compactly.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TimeColumn {
+pub struct TimeSeg {
     /// Base time of each block of [`BLOCK`] records: the first record's time, or the smallest
     /// time of the block when the column is not sorted.
     bases: Vec<u64>,
@@ -28,7 +34,7 @@ pub struct TimeColumn {
     escapes: Vec<(u32, u64)>,
 }
 
-impl TimeColumn {
+impl TimeSeg {
     /// Builds a column from times (any order; sorted columns are the common case).
     pub fn from_times(times: &[u64]) -> Self {
         Self::from_slice_by(times, |&t| t)
@@ -36,7 +42,7 @@ impl TimeColumn {
 
     /// Builds a column from the times `time` gives for the items of `items`.
     pub fn from_slice_by<T>(items: &[T], time: impl Fn(&T) -> u64) -> Self {
-        let mut col = TimeColumn {
+        let mut col = TimeSeg {
             bases: Vec::with_capacity(items.len().div_ceil(BLOCK)),
             deltas: Vec::with_capacity(items.len()),
             escapes: Vec::new(),
@@ -60,7 +66,7 @@ impl TimeColumn {
 
     /// Builds a column from times that come in sorted order, without collecting them first.
     pub fn from_sorted_iter(times: impl IntoIterator<Item = u64>, len_hint: usize) -> Self {
-        let mut col = TimeColumn {
+        let mut col = TimeSeg {
             bases: Vec::with_capacity(len_hint.div_ceil(BLOCK)),
             deltas: Vec::with_capacity(len_hint),
             escapes: Vec::new(),
@@ -83,34 +89,39 @@ impl TimeColumn {
         col
     }
 
-    /// Concatenates columns whose concatenation is sorted. Works a block at a time (decode
-    /// into a buffer, encode from it) so that both loops vectorise.
-    pub fn concat_sorted(pieces: &[&TimeColumn]) -> Self {
+    /// Concatenates segments whose concatenation is sorted. Works a block at a time
+    /// (decode into a buffer, encode from it) so that both loops vectorise.
+    pub fn concat_sorted(pieces: &[&TimeSeg]) -> Self {
         let n: usize = pieces.iter().map(|p| p.len()).sum();
-        let mut col = TimeColumn {
+        let mut col = TimeSeg {
             bases: Vec::with_capacity(n.div_ceil(BLOCK)),
             deltas: Vec::with_capacity(n),
             escapes: Vec::new(),
         };
-        let mut buf = [0u64; BLOCK];
         for p in pieces {
-            for (b, deltas) in p.deltas.chunks(BLOCK).enumerate() {
-                let base = p.bases.get(b).copied().unwrap_or(0);
-                let out = buf.get_mut(..deltas.len()).unwrap_or(&mut []);
-                for (o, &d) in out.iter_mut().zip(deltas) {
-                    *o = base + u64::from(d);
-                }
-                if deltas.contains(&ESCAPE) {
-                    for (j, o) in out.iter_mut().enumerate() {
-                        if deltas.get(j) == Some(&ESCAPE) {
-                            *o = p.get(b * BLOCK + j);
-                        }
-                    }
-                }
-                col.extend_sorted(out);
-            }
+            col.append_seg(p);
         }
         col
+    }
+
+    /// Appends a segment whose times keep this one sorted.
+    fn append_seg(&mut self, other: &TimeSeg) {
+        let mut buf = [0u64; BLOCK];
+        for (b, deltas) in other.deltas.chunks(BLOCK).enumerate() {
+            let base = other.bases.get(b).copied().unwrap_or(0);
+            let out = buf.get_mut(..deltas.len()).unwrap_or(&mut []);
+            for (o, &d) in out.iter_mut().zip(deltas) {
+                *o = base + u64::from(d);
+            }
+            if deltas.contains(&ESCAPE) {
+                for (j, o) in out.iter_mut().enumerate() {
+                    if deltas.get(j) == Some(&ESCAPE) {
+                        *o = other.get(b * BLOCK + j);
+                    }
+                }
+            }
+            self.extend_sorted(out);
+        }
     }
 
     /// Appends times that keep the column sorted.
@@ -224,22 +235,23 @@ impl TimeColumn {
     }
 }
 
-/// A column of `u64` values stored in the narrowest width that holds them.
+/// One segment of a [`ValueColumn`]: `u64` values stored in the narrowest width that holds
+/// them.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ValueColumn {
+pub enum ValueSeg {
     U8(Vec<u8>),
     U16(Vec<u16>),
     U32(Vec<u32>),
     U64(Vec<u64>),
 }
 
-impl Default for ValueColumn {
+impl Default for ValueSeg {
     fn default() -> Self {
-        ValueColumn::U8(Vec::new())
+        ValueSeg::U8(Vec::new())
     }
 }
 
-impl ValueColumn {
+impl ValueSeg {
     /// Builds a column; `sentinel` (the null value) is stored as the narrow width's maximum.
     pub fn from_values(values: &[u64], sentinel: u64) -> Self {
         Self::from_pieces(&[values], sentinel)
@@ -256,13 +268,13 @@ impl ValueColumn {
         let n = items.len();
         let all = items.iter().map(&value);
         if max < u64::from(u8::MAX) {
-            ValueColumn::U8(narrow_iter(all, n, sentinel, u8::MAX, |v| v as u8))
+            ValueSeg::U8(narrow_iter(all, n, sentinel, u8::MAX, |v| v as u8))
         } else if max < u64::from(u16::MAX) {
-            ValueColumn::U16(narrow_iter(all, n, sentinel, u16::MAX, |v| v as u16))
+            ValueSeg::U16(narrow_iter(all, n, sentinel, u16::MAX, |v| v as u16))
         } else if max < u64::from(u32::MAX) {
-            ValueColumn::U32(narrow_iter(all, n, sentinel, u32::MAX, |v| v as u32))
+            ValueSeg::U32(narrow_iter(all, n, sentinel, u32::MAX, |v| v as u32))
         } else {
-            ValueColumn::U64(all.collect())
+            ValueSeg::U64(all.collect())
         }
     }
 
@@ -291,26 +303,46 @@ impl ValueColumn {
             .max()
             .unwrap_or(0);
         if max < u64::from(u8::MAX) {
-            ValueColumn::U8(narrow(pieces, sentinel, u8::MAX, |v| v as u8))
+            ValueSeg::U8(narrow(pieces, sentinel, u8::MAX, |v| v as u8))
         } else if max < u64::from(u16::MAX) {
-            ValueColumn::U16(narrow(pieces, sentinel, u16::MAX, |v| v as u16))
+            ValueSeg::U16(narrow(pieces, sentinel, u16::MAX, |v| v as u16))
         } else if max < u64::from(u32::MAX) {
-            ValueColumn::U32(narrow(pieces, sentinel, u32::MAX, |v| v as u32))
+            ValueSeg::U32(narrow(pieces, sentinel, u32::MAX, |v| v as u32))
         } else {
-            ValueColumn::U64(pieces.concat())
+            ValueSeg::U64(pieces.concat())
         }
     }
 
-    /// Concatenates columns; the result has the width `from_values` would pick for all the
+    /// Bytes per value.
+    pub fn width(&self) -> usize {
+        match self {
+            Self::U8(_) => 1,
+            Self::U16(_) => 2,
+            Self::U32(_) => 4,
+            Self::U64(_) => 8,
+        }
+    }
+
+    /// Appends the values of a segment that is not wider than this one.
+    fn append_seg(&mut self, other: &ValueSeg, sentinel: u64) {
+        let n = other.len();
+        let values = (0..n).map(|i| other.get(i, sentinel));
+        match self {
+            Self::U8(v) => v.extend(values.map(|x| if x == sentinel { u8::MAX } else { x as u8 })),
+            Self::U16(v) => {
+                v.extend(values.map(|x| if x == sentinel { u16::MAX } else { x as u16 }));
+            }
+            Self::U32(v) => {
+                v.extend(values.map(|x| if x == sentinel { u32::MAX } else { x as u32 }));
+            }
+            Self::U64(v) => v.extend(values),
+        }
+    }
+
+    /// Concatenates segments; the result has the width `from_values` would pick for all the
     /// values (the widest of the pieces).
-    pub fn concat(pieces: &[&ValueColumn], sentinel: u64) -> Self {
-        let rank = |c: &ValueColumn| match c {
-            ValueColumn::U8(_) => 0,
-            ValueColumn::U16(_) => 1,
-            ValueColumn::U32(_) => 2,
-            ValueColumn::U64(_) => 3,
-        };
-        let width = pieces.iter().map(|p| rank(p)).max().unwrap_or(0);
+    pub fn concat(pieces: &[&ValueSeg], sentinel: u64) -> Self {
+        let width = pieces.iter().map(|p| p.width()).max().unwrap_or(1);
         let n: usize = pieces.iter().map(|p| p.len()).sum();
         // Pieces of the result's width are copied as they are (null has the same encoding);
         // narrower ones are widened value by value.
@@ -318,7 +350,7 @@ impl ValueColumn {
             ($variant:ident, $t:ty, $null:expr) => {{
                 let mut out: Vec<$t> = Vec::with_capacity(n);
                 for p in pieces {
-                    if let ValueColumn::$variant(v) = p {
+                    if let ValueSeg::$variant(v) = p {
                         out.extend_from_slice(v);
                     } else {
                         out.extend((0..p.len()).map(|i| {
@@ -327,13 +359,13 @@ impl ValueColumn {
                         }));
                     }
                 }
-                ValueColumn::$variant(out)
+                ValueSeg::$variant(out)
             }};
         }
         match width {
-            0 => join!(U8, u8, u8::MAX),
-            1 => join!(U16, u16, u16::MAX),
-            2 => join!(U32, u32, u32::MAX),
+            1 => join!(U8, u8, u8::MAX),
+            2 => join!(U16, u16, u16::MAX),
+            4 => join!(U32, u32, u32::MAX),
             _ => join!(U64, u64, sentinel),
         }
     }
@@ -378,6 +410,282 @@ impl ValueColumn {
     }
 }
 
+/// Pieces at least this long are moved into a column as segments; shorter ones are copied
+/// onto the end of the last segment.
+pub const MOVE_MIN: usize = 1024;
+
+/// A column of `u64` times: segments of compact times (see the module docs).
+#[derive(Debug, Clone, Default)]
+pub struct TimeColumn {
+    segs: Vec<TimeSeg>,
+    /// Index of the first record of each segment; same length as `segs`.
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl TimeColumn {
+    fn single(seg: TimeSeg) -> Self {
+        let len = seg.len();
+        if len == 0 {
+            return TimeColumn::default();
+        }
+        TimeColumn {
+            segs: vec![seg],
+            starts: vec![0],
+            len,
+        }
+    }
+
+    /// Builds a column from times (any order; sorted columns are the common case).
+    pub fn from_times(times: &[u64]) -> Self {
+        Self::single(TimeSeg::from_times(times))
+    }
+
+    /// Builds a column from the times `time` gives for the items of `items`.
+    pub fn from_slice_by<T>(items: &[T], time: impl Fn(&T) -> u64) -> Self {
+        Self::single(TimeSeg::from_slice_by(items, time))
+    }
+
+    /// Builds a column from times that come in sorted order.
+    pub fn from_sorted_iter(times: impl IntoIterator<Item = u64>, len_hint: usize) -> Self {
+        Self::single(TimeSeg::from_sorted_iter(times, len_hint))
+    }
+
+    /// Joins columns whose concatenation is sorted, moving long pieces' segments and copying
+    /// short pieces onto the previous segment.
+    pub fn join_sorted(pieces: Vec<TimeColumn>) -> Self {
+        let mut col = TimeColumn::default();
+        for p in pieces {
+            if p.len >= MOVE_MIN || col.segs.is_empty() {
+                for seg in p.segs {
+                    col.starts.push(col.len);
+                    col.len += seg.len();
+                    col.segs.push(seg);
+                }
+            } else if let Some(last) = col.segs.last_mut() {
+                for seg in &p.segs {
+                    last.append_seg(seg);
+                }
+                col.len += p.len;
+            }
+        }
+        col
+    }
+
+    /// Concatenates columns whose concatenation is sorted into one segment (a copy).
+    pub fn concat_sorted(pieces: &[&TimeColumn]) -> Self {
+        let segs: Vec<&TimeSeg> = pieces.iter().flat_map(|p| &p.segs).collect();
+        Self::single(TimeSeg::concat_sorted(&segs))
+    }
+
+    /// The first time (for sorted columns, the smallest).
+    pub fn first(&self) -> Option<u64> {
+        self.segs.first().and_then(TimeSeg::first)
+    }
+
+    /// The last time (for sorted columns, the largest).
+    pub fn last(&self) -> Option<u64> {
+        self.segs.last().and_then(TimeSeg::last)
+    }
+
+    /// Number of records.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the column holds no record.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Number of segments.
+    pub fn segment_count(&self) -> usize {
+        self.segs.len()
+    }
+
+    /// The segment holding record `i` and the index inside it.
+    #[inline]
+    fn locate(&self, i: usize) -> (usize, usize) {
+        if self.segs.len() == 1 {
+            return (0, i);
+        }
+        let k = self.starts.partition_point(|&s| s <= i).saturating_sub(1);
+        (k, i - self.starts.get(k).copied().unwrap_or(0))
+    }
+
+    /// The time of record `i`.
+    ///
+    /// # Panics
+    /// When `i >= self.len()`.
+    #[inline]
+    pub fn get(&self, i: usize) -> u64 {
+        let (k, j) = self.locate(i);
+        self.segs[k].get(j)
+    }
+
+    /// The first index whose time is not less than `t`, for a column sorted by time.
+    pub fn lower_bound(&self, t: u64) -> usize {
+        self.partition_point(|x| x < t)
+    }
+
+    /// The first index whose time is greater than `t`, for a column sorted by time.
+    pub fn upper_bound(&self, t: u64) -> usize {
+        self.partition_point(|x| x <= t)
+    }
+
+    /// The first index for which `pred` is false, assuming it is true then false along the
+    /// column: finds the segment by its first time, then searches inside it.
+    pub fn partition_point(&self, pred: impl Fn(u64) -> bool) -> usize {
+        let k = self.segs.partition_point(|s| s.first().is_some_and(&pred));
+        let Some(seg) = k.checked_sub(1) else {
+            return 0;
+        };
+        let start = self.starts.get(seg).copied().unwrap_or(0);
+        start + self.segs.get(seg).map_or(0, |s| s.partition_point(&pred))
+    }
+
+    /// Iterates over all times.
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        self.segs.iter().flat_map(TimeSeg::iter)
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.segs.capacity() * std::mem::size_of::<TimeSeg>()
+            + self.starts.capacity() * 8
+            + self.segs.iter().map(TimeSeg::heap_bytes).sum::<usize>()
+    }
+}
+
+impl PartialEq for TimeColumn {
+    /// Columns are equal when they hold the same times, however they are segmented.
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for TimeColumn {}
+
+/// A column of `u64` values: segments in the narrowest width each (see the module docs).
+#[derive(Debug, Clone, Default)]
+pub struct ValueColumn {
+    segs: Vec<ValueSeg>,
+    /// Index of the first value of each segment; same length as `segs`.
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl ValueColumn {
+    fn single(seg: ValueSeg) -> Self {
+        let len = seg.len();
+        if len == 0 {
+            return ValueColumn::default();
+        }
+        ValueColumn {
+            segs: vec![seg],
+            starts: vec![0],
+            len,
+        }
+    }
+
+    /// Builds a column; `sentinel` (the null value) is stored as the narrow width's maximum.
+    pub fn from_values(values: &[u64], sentinel: u64) -> Self {
+        Self::single(ValueSeg::from_values(values, sentinel))
+    }
+
+    /// Builds a column from the values `value` gives for the items of `items`.
+    pub fn from_slice_by<T>(items: &[T], sentinel: u64, value: impl Fn(&T) -> u64) -> Self {
+        Self::single(ValueSeg::from_slice_by(items, sentinel, value))
+    }
+
+    /// Joins columns, moving long pieces' segments and copying short pieces onto the previous
+    /// segment when it is at least as wide.
+    pub fn join(pieces: Vec<ValueColumn>, sentinel: u64) -> Self {
+        let mut col = ValueColumn::default();
+        for p in pieces {
+            let fits = p.len < MOVE_MIN
+                && col
+                    .segs
+                    .last()
+                    .is_some_and(|last| p.segs.iter().all(|s| s.width() <= last.width()));
+            if fits {
+                if let Some(last) = col.segs.last_mut() {
+                    for seg in &p.segs {
+                        last.append_seg(seg, sentinel);
+                    }
+                }
+                col.len += p.len;
+            } else {
+                for seg in p.segs {
+                    col.starts.push(col.len);
+                    col.len += seg.len();
+                    col.segs.push(seg);
+                }
+            }
+        }
+        col
+    }
+
+    /// Concatenates columns into one segment (a copy) of the widest width.
+    pub fn concat(pieces: &[&ValueColumn], sentinel: u64) -> Self {
+        let segs: Vec<&ValueSeg> = pieces.iter().flat_map(|p| &p.segs).collect();
+        Self::single(ValueSeg::concat(&segs, sentinel))
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes per value of the widest segment (1, 2, 4 or 8; 1 when empty).
+    pub fn width(&self) -> usize {
+        self.segs.iter().map(ValueSeg::width).max().unwrap_or(1)
+    }
+
+    /// Value `i`, with the narrow null marker turned back into `sentinel`.
+    ///
+    /// # Panics
+    /// When `i >= self.len()`.
+    #[inline]
+    pub fn get(&self, i: usize, sentinel: u64) -> u64 {
+        if self.segs.len() == 1 {
+            return self.segs[0].get(i, sentinel);
+        }
+        let k = self.starts.partition_point(|&s| s <= i).saturating_sub(1);
+        self.segs[k].get(i - self.starts[k], sentinel)
+    }
+
+    /// Iterates over all values.
+    pub fn iter(&self, sentinel: u64) -> impl Iterator<Item = u64> + '_ {
+        self.segs
+            .iter()
+            .flat_map(move |s| (0..s.len()).map(move |i| s.get(i, sentinel)))
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.segs.capacity() * std::mem::size_of::<ValueSeg>()
+            + self.starts.capacity() * 8
+            + self.segs.iter().map(ValueSeg::heap_bytes).sum::<usize>()
+    }
+}
+
+impl PartialEq for ValueColumn {
+    /// Columns are equal when they hold the same stored values, however they are segmented.
+    /// Narrow null markers compare equal to each other (the sentinel is not known here).
+    fn eq(&self, other: &Self) -> bool {
+        const NULL: u64 = u64::MAX;
+        self.len == other.len && self.iter(NULL).eq(other.iter(NULL))
+    }
+}
+
+impl Eq for ValueColumn {}
+
 fn narrow_iter<T: Copy>(
     values: impl Iterator<Item = u64>,
     n: usize,
@@ -406,7 +714,7 @@ mod tests {
         times.push(u64::MAX - 1);
         times.push(5);
         times.extend((0..600).map(|i| 10_000_000_000 + i));
-        let col = TimeColumn::from_times(&times);
+        let col = TimeSeg::from_times(&times);
         let back: Vec<u64> = col.iter().collect();
         assert_eq!(back, times);
         assert!(!col.escapes.is_empty());
@@ -464,20 +772,77 @@ mod tests {
     }
 
     #[test]
+    fn joined_columns_move_long_pieces_and_copy_short_ones() {
+        let s = u64::MAX;
+        let times: Vec<u64> = (0..10_000u64)
+            .map(|i| i * 3 + (i / 4000) * (1 << 33))
+            .collect();
+        let values: Vec<u64> = (0..10_000u64)
+            .map(|i| if i % 5 == 0 { s } else { i % 300 })
+            .collect();
+        // Pieces of 3000, 10, 10, 2980, 4000 records.
+        let cuts = [0, 3000, 3010, 3020, 6000, 10_000];
+        let tp: Vec<TimeColumn> = cuts
+            .windows(2)
+            .map(|w| TimeColumn::from_times(&times[w[0]..w[1]]))
+            .collect();
+        let vp: Vec<ValueColumn> = cuts
+            .windows(2)
+            .map(|w| ValueColumn::from_values(&values[w[0]..w[1]], s))
+            .collect();
+        let t = TimeColumn::join_sorted(tp);
+        let v = ValueColumn::join(vp, s);
+        assert_eq!(
+            t.segment_count(),
+            3,
+            "the two short pieces join the first segment"
+        );
+        assert_eq!(t.iter().collect::<Vec<_>>(), times);
+        assert_eq!(v.iter(s).collect::<Vec<_>>(), values);
+        for i in [0, 2999, 3000, 3015, 3020, 5999, 6000, 9999] {
+            assert_eq!(t.get(i), times[i]);
+            assert_eq!(v.get(i, s), values[i]);
+        }
+        for probe in [
+            0,
+            1,
+            8999,
+            9000,
+            9001,
+            1 << 33,
+            (1 << 33) + 12_000,
+            u64::MAX,
+        ] {
+            assert_eq!(
+                t.lower_bound(probe),
+                times.partition_point(|&x| x < probe),
+                "{probe}"
+            );
+            assert_eq!(
+                t.upper_bound(probe),
+                times.partition_point(|&x| x <= probe),
+                "{probe}"
+            );
+        }
+        assert_eq!(t, TimeColumn::from_times(&times));
+        assert_eq!(v, ValueColumn::from_values(&values, s));
+    }
+
+    #[test]
     fn values_pick_narrow_width_and_keep_null() {
         let s = u64::MAX;
         let col = ValueColumn::from_values(&[0, 3, s, 254], s);
-        assert!(matches!(col, ValueColumn::U8(_)));
+        assert_eq!(col.width(), 1);
         assert_eq!(
             (0..4).map(|i| col.get(i, s)).collect::<Vec<_>>(),
             vec![0, 3, s, 254]
         );
         let col = ValueColumn::from_values(&[255, s], s);
-        assert!(matches!(col, ValueColumn::U16(_)));
+        assert_eq!(col.width(), 2);
         assert_eq!(col.get(0, s), 255);
         assert_eq!(col.get(1, s), s);
         let col = ValueColumn::from_values(&[u64::from(u32::MAX), 1], s);
-        assert!(matches!(col, ValueColumn::U64(_)));
+        assert_eq!(col.width(), 8);
         // A custom sentinel: the all-ones narrow value maps back to it.
         let col = ValueColumn::from_values(&[42, 1, 0], 42);
         assert_eq!(col.get(0, 42), 42);

@@ -70,7 +70,7 @@ impl Default for LoadOptions {
     fn default() -> Self {
         LoadOptions {
             null: NullOverride::Auto,
-            chunk_bytes: 4 << 20,
+            chunk_bytes: 32 << 20,
             stream_block_bytes: source::STREAM_BLOCK,
         }
     }

@@ -98,6 +98,18 @@ pub struct EventPiece {
     pub value: ValueColumn,
 }
 
+/// The states of one row of one chunk, already compact.
+#[derive(Debug, Clone, Default)]
+pub struct StatePiece {
+    pub row: u32,
+    /// Are the begin times in order? The end times?
+    pub begins_sorted: bool,
+    pub ends_sorted: bool,
+    pub begin: TimeColumn,
+    pub end: TimeColumn,
+    pub value: ValueColumn,
+}
+
 /// The events of one type on one row, as found in one chunk (file order).
 #[derive(Debug, Clone, Default)]
 pub struct EventBuf {
@@ -123,15 +135,21 @@ impl ChunkOut {
     /// Parsing into warm, reused buffers and copying out once avoids the reallocations and
     /// first-touch page faults that growing fresh vectors per chunk costs.
     pub(crate) fn take_output(&mut self, sentinel: u64) -> ChunkOut {
-        let states = self
-            .states
-            .iter_mut()
-            .map(|v| {
-                let out = v.as_slice().to_vec();
-                v.clear();
-                out
-            })
-            .collect();
+        let mut state_pieces = Vec::new();
+        for (row, v) in self.states.iter_mut().enumerate() {
+            if v.is_empty() {
+                continue;
+            }
+            state_pieces.push(StatePiece {
+                row: row as u32,
+                begins_sorted: v.is_sorted_by_key(|s| s.begin),
+                ends_sorted: v.is_sorted_by_key(|s| s.end),
+                begin: TimeColumn::from_slice_by(v, |s| s.begin),
+                end: TimeColumn::from_slice_by(v, |s| s.end),
+                value: ValueColumn::from_slice_by(v, sentinel, |s| s.value),
+            });
+            v.clear();
+        }
         let mut pieces = Vec::new();
         for b in &mut self.events {
             if b.pairs.is_empty() {
@@ -150,7 +168,7 @@ impl ChunkOut {
             b.pairs.clear();
         }
         let out = ChunkOut {
-            states,
+            state_pieces,
             pieces,
             comms: std::mem::take(&mut self.comms),
             lines: self.lines,
@@ -218,8 +236,10 @@ thread_local! {
 /// The output of parsing one chunk.
 #[derive(Debug, Default)]
 pub struct ChunkOut {
-    /// Per row.
-    pub states: Vec<Vec<RawState>>,
+    /// While parsing: the states of each row.
+    pub(crate) states: Vec<Vec<RawState>>,
+    /// Once parsed: the non-empty rows' states, encoded.
+    pub state_pieces: Vec<StatePiece>,
     /// While parsing: one buffer per (row, event type) seen, in first-seen order.
     events: Vec<EventBuf>,
     /// Once parsed: the non-empty buffers, encoded.
@@ -458,6 +478,7 @@ const FAST_PAIRS: usize = 32;
 /// costs about as much as one digit of a byte loop. Near the end of the chunk, where 8 bytes
 /// cannot be read, a byte loop takes over.
 #[inline]
+#[allow(clippy::many_single_char_names)] // b, q, v, n, d: bytes, position, digits
 fn fast_num(b: &[u8], q: &mut usize) -> Option<u64> {
     let start = *q;
     let mut v = 0u64;
@@ -868,7 +889,7 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
     let mut communicator_lines = 0;
     let mut comms = Vec::with_capacity(chunks.iter().map(|c| c.comms.len()).sum());
     // Transpose: per row, the pieces of every chunk in file order.
-    let mut states: Vec<Vec<Vec<RawState>>> = (0..rows).map(|_| Vec::new()).collect();
+    let mut states: Vec<Vec<StatePiece>> = (0..rows).map(|_| Vec::new()).collect();
     let mut events: Vec<Vec<EventPiece>> = (0..rows).map(|_| Vec::new()).collect();
     let mut line_base = first_line.saturating_sub(1);
     for mut chunk in chunks {
@@ -882,10 +903,8 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
         null_values += chunk.null_values;
         communicator_lines += chunk.communicator_lines;
         comms.append(&mut chunk.comms);
-        for (row, piece) in chunk.states.into_iter().enumerate() {
-            if !piece.is_empty()
-                && let Some(r) = states.get_mut(row)
-            {
+        for piece in chunk.state_pieces {
+            if let Some(r) = states.get_mut(piece.row as usize) {
                 r.push(piece);
             }
         }
@@ -898,16 +917,12 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
     if !comms.is_sorted_by_key(|c| c.lsend) {
         comms.par_sort_by_key(|c| c.lsend); // stable: equal times keep file order
     }
-    // The parsed pieces are all freed together once every thread is built: freeing them
-    // while building would let the final columns fill their holes, scattering the store over
-    // pages the allocator could then never give back.
+    // The pieces become the store's segments (moved, not copied) when they are in order.
     let threads = states
-        .par_iter()
-        .zip(events.par_iter_mut())
+        .into_par_iter()
+        .zip(events.into_par_iter())
         .map(|(s, e)| build_thread(s, e, sentinel))
         .collect();
-    drop(states);
-    drop(events);
     Assembled {
         threads,
         comms,
@@ -917,56 +932,112 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
     }
 }
 
-fn build_thread(states: &[Vec<RawState>], events: &mut [EventPiece], sentinel: u64) -> ThreadData {
-    let mut states = states.concat();
-    if !states.is_sorted_by_key(|s| s.begin) {
-        states.sort_by_key(|s| s.begin); // stable: equal begins keep file order
-    }
-    let begins: Vec<u64> = states.iter().map(|s| s.begin).collect();
-    let ends: Vec<u64> = states.iter().map(|s| s.end).collect();
-    let values: Vec<u64> = states.iter().map(|s| s.value).collect();
-    drop(states);
-    let state_cols = StateColumns {
-        begin: TimeColumn::from_times(&begins),
-        ends_sorted: ends.is_sorted(),
-        end: TimeColumn::from_times(&ends),
-        value: ValueColumn::from_values(&values, sentinel),
+/// Are pieces in order when put one after the other? `first`/`last` give a piece's first and
+/// last time; every piece must be sorted itself.
+fn in_order<P>(
+    pieces: &[P],
+    sorted: impl Fn(&P) -> bool,
+    first: impl Fn(&P) -> Option<u64>,
+    last: impl Fn(&P) -> Option<u64>,
+) -> bool {
+    pieces.iter().all(&sorted)
+        && pieces
+            .windows(2)
+            .all(|w| match (last(&w[0]), first(&w[1])) {
+                (Some(a), Some(b)) => a <= b,
+                _ => true,
+            })
+}
+
+fn build_thread(states: Vec<StatePiece>, mut events: Vec<EventPiece>, sentinel: u64) -> ThreadData {
+    let begins_in_order = in_order(
+        &states,
+        |p| p.begins_sorted,
+        |p| p.begin.first(),
+        |p| p.begin.last(),
+    );
+    let state_cols = if begins_in_order {
+        let ends_sorted = in_order(
+            &states,
+            |p| p.ends_sorted,
+            |p| p.end.first(),
+            |p| p.end.last(),
+        );
+        let mut begins = Vec::with_capacity(states.len());
+        let mut ends = Vec::with_capacity(states.len());
+        let mut values = Vec::with_capacity(states.len());
+        for p in states {
+            begins.push(p.begin);
+            ends.push(p.end);
+            values.push(p.value);
+        }
+        StateColumns {
+            begin: TimeColumn::join_sorted(begins),
+            end: if ends_sorted {
+                TimeColumn::join_sorted(ends)
+            } else {
+                let refs: Vec<&TimeColumn> = ends.iter().collect();
+                let all: Vec<u64> = refs.iter().flat_map(|c| c.iter()).collect();
+                TimeColumn::from_times(&all)
+            },
+            value: ValueColumn::join(values, sentinel),
+            ends_sorted,
+        }
+    } else {
+        let mut all: Vec<RawState> = states
+            .iter()
+            .flat_map(|p| {
+                p.begin
+                    .iter()
+                    .zip(p.end.iter())
+                    .zip(p.value.iter(sentinel))
+                    .map(|((begin, end), value)| RawState { begin, end, value })
+            })
+            .collect();
+        all.sort_by_key(|s| s.begin); // stable: equal begins keep file order
+        StateColumns {
+            ends_sorted: all.is_sorted_by_key(|s| s.end),
+            begin: TimeColumn::from_slice_by(&all, |s| s.begin),
+            end: TimeColumn::from_slice_by(&all, |s| s.end),
+            value: ValueColumn::from_slice_by(&all, sentinel, |s| s.value),
+        }
     };
 
     // Pieces of one type, in file order (the sort is stable).
     events.sort_by_key(|b| b.ty);
     let mut columns = Vec::new();
-    for group in events.chunk_by(|a, b| a.ty == b.ty) {
-        let ty = group.first().map_or(0, |b| b.ty);
-        let sorted = group.iter().all(|b| b.sorted)
-            && group
-                .windows(2)
-                .all(|w| match (w[0].time.last(), w[1].time.first()) {
-                    (Some(a), Some(b)) => a <= b,
-                    _ => true,
-                });
+    let mut group: Vec<EventPiece> = Vec::new();
+    let mut pieces = events.into_iter().peekable();
+    while let Some(piece) = pieces.next() {
+        let ty = piece.ty;
+        group.push(piece);
+        if pieces.peek().is_some_and(|p| p.ty == ty) {
+            continue;
+        }
+        let sorted = in_order(&group, |p| p.sorted, |p| p.time.first(), |p| p.time.last());
         let column = if sorted {
-            let times: Vec<&TimeColumn> = group.iter().map(|b| &b.time).collect();
-            let values: Vec<&ValueColumn> = group.iter().map(|b| &b.value).collect();
+            let mut times = Vec::with_capacity(group.len());
+            let mut values = Vec::with_capacity(group.len());
+            for p in group.drain(..) {
+                times.push(p.time);
+                values.push(p.value);
+            }
             EventColumn {
                 ty,
-                time: TimeColumn::concat_sorted(&times),
-                value: ValueColumn::concat(&values, sentinel),
+                time: TimeColumn::join_sorted(times),
+                value: ValueColumn::join(values, sentinel),
             }
         } else {
             let mut pairs: Vec<(u64, u64)> = group
                 .iter()
-                .flat_map(|b| {
-                    (0..b.time.len()).map(move |i| (b.time.get(i), b.value.get(i, sentinel)))
-                })
+                .flat_map(|b| b.time.iter().zip(b.value.iter(sentinel)))
                 .collect();
+            group.clear();
             pairs.sort_by_key(|p| p.0); // stable: equal times keep file order
-            let times: Vec<u64> = pairs.iter().map(|p| p.0).collect();
-            let values: Vec<u64> = pairs.iter().map(|p| p.1).collect();
             EventColumn {
                 ty,
-                time: TimeColumn::from_times(&times),
-                value: ValueColumn::from_values(&values, sentinel),
+                time: TimeColumn::from_slice_by(&pairs, |p| p.0),
+                value: ValueColumn::from_slice_by(&pairs, sentinel, |p| p.1),
             }
         };
         columns.push(column);
