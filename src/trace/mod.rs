@@ -60,7 +60,8 @@ impl std::str::FromStr for NullOverride {
 #[derive(Debug, Clone)]
 pub struct LoadOptions {
     pub null: NullOverride,
-    /// Target size of the chunks parsed in parallel (plain files).
+    /// Largest size of the chunks parsed in parallel (plain files); smaller files are cut
+    /// into at least four chunks per worker thread.
     pub chunk_bytes: usize,
     /// Size of the decoded blocks of compressed files.
     pub stream_block_bytes: usize,
@@ -373,7 +374,12 @@ fn parse_mapped(
     let (header, body) = split_header(path, bytes)?;
     let rows = prv::RowMap::new(&header);
     let ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
-    let ranges = prv::split_chunks(body, options.chunk_bytes);
+    // Large chunks become large store segments, but every core needs several of them.
+    let workers = rayon::current_num_threads().max(1);
+    let chunk = (body.len() / (4 * workers))
+        .max(1 << 20)
+        .min(options.chunk_bytes.max(1));
+    let ranges = prv::split_chunks(body, chunk);
     let chunks: Vec<prv::ChunkOut> = ranges
         .into_par_iter()
         .map(|r| {
