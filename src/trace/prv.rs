@@ -185,6 +185,48 @@ impl ChunkOut {
         out
     }
 
+    /// Appends the `k`-th event pair of a line of `row`. A thread's lines tend to repeat the
+    /// same types in the same order, so the buffer used by the `k`-th pair of the row's
+    /// previous line is tried before the hash table.
+    #[inline]
+    pub fn push_event_at(&mut self, row: u32, k: usize, e: RawEvent) {
+        let slot = (row as usize) * POSITIONS + k;
+        if k < POSITIONS
+            && let Some(&(ty, i)) = self.positions.get(slot)
+            && ty == e.ty
+            && let Some(b) = self.events.get_mut(i as usize)
+        {
+            b.pairs.push((e.time, e.value));
+            return;
+        }
+        let i = self.buffer_of(row, e.ty);
+        if k < POSITIONS {
+            if self.positions.len() <= slot {
+                self.positions
+                    .resize((row as usize + 1) * POSITIONS, (u32::MAX, 0));
+            }
+            if let Some(p) = self.positions.get_mut(slot) {
+                *p = (e.ty, i as u32);
+            }
+        }
+        if let Some(b) = self.events.get_mut(i) {
+            b.pairs.push((e.time, e.value));
+        }
+    }
+
+    fn buffer_of(&mut self, row: u32, ty: u32) -> usize {
+        let key = (u64::from(row) << 32) | u64::from(ty);
+        let events = &mut self.events;
+        self.event_index.get_or_insert(key, || {
+            events.push(EventBuf {
+                row,
+                ty,
+                pairs: Vec::new(),
+            });
+            events.len() - 1
+        })
+    }
+
     /// Appends an event pair of `row`.
     #[inline]
     pub fn push_event(&mut self, row: u32, e: RawEvent) {
@@ -242,6 +284,8 @@ pub struct ChunkOut {
     pub state_pieces: Vec<StatePiece>,
     /// While parsing: one buffer per (row, event type) seen, in first-seen order.
     events: Vec<EventBuf>,
+    /// Per row and pair position in a line: (type, buffer) of the row's previous line.
+    positions: Vec<(u32, u32)>,
     /// Once parsed: the non-empty buffers, encoded.
     pub pieces: Vec<EventPiece>,
     event_index: KeyIndex,
@@ -468,6 +512,9 @@ fn parse_into(ctx: &ParseContext<'_>, bytes: &[u8], out: &mut ChunkOut) {
     out.lines = line_no;
 }
 
+/// Pair positions per line remembered by [`ChunkOut::push_event_at`].
+const POSITIONS: usize = 8;
+
 /// Most pairs of an event line the fast path takes; longer lines go to the careful parser.
 const FAST_PAIRS: usize = 32;
 
@@ -651,9 +698,9 @@ fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
             break fast_eol(b, q)?;
         }
     };
-    for &(ty, v) in pairs.get(..n).unwrap_or(&[]) {
+    for (k, &(ty, v)) in pairs.get(..n).unwrap_or(&[]).iter().enumerate() {
         out.null_values += u64::from(v == sentinel);
-        out.push_event(row, RawEvent { time, value: v, ty });
+        out.push_event_at(row, k, RawEvent { time, value: v, ty });
     }
     out.last_line = this_line;
     Some(next)
