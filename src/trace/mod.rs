@@ -160,7 +160,12 @@ pub fn load(
         Compression::None => {
             let file = File::open(path).map_err(io_err)?;
             let mapped = source::map_file(&file).map_err(io_err)?;
-            let parsed = parse_mapped(path, &mapped, policy, options, &progress)?;
+            let prefault = |r: std::ops::Range<usize>| mapped.prefault(r);
+            let parsed = parse_mapped(path, &mapped, policy, options, &progress, &prefault)?;
+            // Unmapping a large file takes a while; nothing waits for it.
+            let _ = std::thread::Builder::new()
+                .name("prvscope-unmap".into())
+                .spawn(move || drop(mapped));
             progress.bytes_done.store(meta.len(), Ordering::Relaxed);
             parsed
         }
@@ -228,10 +233,10 @@ pub fn load_bytes(
     let compression = Compression::sniff(bytes);
     let policy = resolve_policy(options.null, pcf.as_ref());
     let body = if compression == Compression::None {
-        parse_mapped(name, bytes, policy, options, &progress)?
+        parse_mapped(name, bytes, policy, options, &progress, &|_| {})?
     } else {
         let decoded = decode_all(bytes, compression);
-        let mut body = parse_mapped(name, &decoded.0, policy, options, &progress)?;
+        let mut body = parse_mapped(name, &decoded.0, policy, options, &progress, &|_| {})?;
         if let Some(message) = decoded.1 {
             body.report.push(error::issue(
                 IssueKind::CorruptStream,
@@ -364,12 +369,15 @@ fn split_header<'a>(path: &Path, bytes: &'a [u8]) -> Result<(Header, &'a [u8]), 
     Ok((header, rest))
 }
 
+/// Parses a whole trace text in parallel chunks. `prefault` is called with each chunk's byte
+/// range (in `bytes`) before it is parsed, on the worker that parses it.
 fn parse_mapped(
     path: &Path,
     bytes: &[u8],
     policy: NullPolicy,
     options: &LoadOptions,
     progress: &LoadProgress,
+    prefault: &(dyn Fn(std::ops::Range<usize>) + Sync),
 ) -> Result<Body, LoadError> {
     let (header, body) = split_header(path, bytes)?;
     let rows = prv::RowMap::new(&header);
@@ -386,6 +394,8 @@ fn parse_mapped(
             if progress.is_cancelled() {
                 return prv::ChunkOut::default();
             }
+            let offset = bytes.len() - body.len();
+            prefault(offset + r.start..offset + r.end);
             let out = prv::parse_chunk(&ctx, body.get(r.clone()).unwrap_or(&[]));
             progress
                 .bytes_done

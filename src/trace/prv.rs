@@ -934,7 +934,7 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
     let mut report = LoadReport::default();
     let mut null_values = 0;
     let mut communicator_lines = 0;
-    let mut comms = Vec::with_capacity(chunks.iter().map(|c| c.comms.len()).sum());
+    let mut comm_pieces = Vec::with_capacity(chunks.len());
     // Transpose: per row, the pieces of every chunk in file order.
     let mut states: Vec<Vec<StatePiece>> = (0..rows).map(|_| Vec::new()).collect();
     let mut events: Vec<Vec<EventPiece>> = (0..rows).map(|_| Vec::new()).collect();
@@ -949,7 +949,7 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
         report.merge(chunk.report);
         null_values += chunk.null_values;
         communicator_lines += chunk.communicator_lines;
-        comms.append(&mut chunk.comms);
+        comm_pieces.push(std::mem::take(&mut chunk.comms));
         for piece in chunk.state_pieces {
             if let Some(r) = states.get_mut(piece.row as usize) {
                 r.push(piece);
@@ -961,15 +961,24 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
             }
         }
     }
-    if !comms.is_sorted_by_key(|c| c.lsend) {
-        comms.par_sort_by_key(|c| c.lsend); // stable: equal times keep file order
-    }
-    // The pieces become the store's segments (moved, not copied) when they are in order.
-    let threads = states
-        .into_par_iter()
-        .zip(events.into_par_iter())
-        .map(|(s, e)| build_thread(s, e, sentinel))
-        .collect();
+    // The pieces become the store's segments (moved, not copied) when they are in order;
+    // meanwhile the communications are joined and sorted.
+    let (threads, comms) = rayon::join(
+        || {
+            states
+                .into_par_iter()
+                .zip(events.into_par_iter())
+                .map(|(s, e)| build_thread(s, e, sentinel))
+                .collect()
+        },
+        || {
+            let mut comms = comm_pieces.concat();
+            if !comms.is_sorted_by_key(|c| c.lsend) {
+                comms.par_sort_by_key(|c| c.lsend); // stable: equal times keep file order
+            }
+            comms
+        },
+    );
     Assembled {
         threads,
         comms,

@@ -59,6 +59,20 @@ impl std::ops::Deref for Mapped {
     }
 }
 
+impl Mapped {
+    /// Maps the pages of `range` in one go (`MADV_POPULATE_READ`) instead of one fault per
+    /// page: each parsing worker does this for its own chunk, so the mapping work is spread
+    /// over the cores. Best effort: older kernels refuse it and pages then fault in as read.
+    pub fn prefault(&self, range: std::ops::Range<usize>) {
+        #[cfg(target_os = "linux")]
+        if let Mapped::Map(m) = self {
+            let _ = m.advise_range(memmap2::Advice::PopulateRead, range.start, range.len());
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = range;
+    }
+}
+
 /// Maps a plain file. Falls back to reading it when mapping is not possible (pipes, some
 /// file systems, empty files).
 pub fn map_file(file: &File) -> io::Result<Mapped> {
@@ -68,7 +82,7 @@ pub fn map_file(file: &File) -> io::Result<Mapped> {
         // SAFETY: the map is read-only and private to this process. A file truncated by
         // another process while mapped would fault on access; the trace files prvscope opens
         // are finished outputs, and the map is dropped as soon as the store is built.
-        let map = unsafe { memmap2::MmapOptions::new().populate().map(file) };
+        let map = unsafe { memmap2::MmapOptions::new().map(file) };
         if let Ok(map) = map {
             let _ = map.advise(memmap2::Advice::Sequential);
             return Ok(Mapped::Map(map));
