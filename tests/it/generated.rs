@@ -124,3 +124,52 @@ fn legacy_generated_traces_end_functions_with_zero() {
         .count();
     assert!(exits > 10);
 }
+
+#[test]
+fn a_cancelled_load_stops_with_cancelled_and_progress_is_reported() {
+    use std::sync::Arc;
+    use std::sync::atomic::Ordering;
+
+    use prvscope::trace::{self, LoadError, LoadOptions, LoadProgress};
+
+    let dir = temp_dir("cancel");
+    let s = synth::generate(
+        &dir.join("c.prv"),
+        &GenOptions {
+            threads: 8,
+            target_bytes: 3_000_000,
+            xz: true,
+            ..GenOptions::default()
+        },
+    )
+    .unwrap();
+    // Cancelled before it starts: both the mapped and the streamed path give up.
+    for path in [s.prv.clone(), synth::xz_path(&s.prv)] {
+        let progress = Arc::new(LoadProgress::default());
+        progress.cancel.store(true, Ordering::Relaxed);
+        let opts = LoadOptions {
+            chunk_bytes: 64 << 10,
+            ..LoadOptions::default()
+        };
+        let e = trace::load(&path, &opts, Some(Arc::clone(&progress))).unwrap_err();
+        assert!(
+            matches!(e, LoadError::Cancelled { .. }),
+            "{}: {e}",
+            path.display()
+        );
+    }
+    // A normal load reports all its bytes as done.
+    let progress = Arc::new(LoadProgress::default());
+    let t = trace::load(
+        &synth::xz_path(&s.prv),
+        &LoadOptions::default(),
+        Some(Arc::clone(&progress)),
+    )
+    .unwrap();
+    assert_eq!(t.store.counts().events, s.event_records);
+    assert_eq!(
+        progress.bytes_done.load(Ordering::Relaxed),
+        progress.bytes_total.load(Ordering::Relaxed)
+    );
+    assert!((progress.fraction() - 1.0).abs() < 1e-9);
+}
