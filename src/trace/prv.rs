@@ -607,6 +607,9 @@ fn fast_eol(b: &[u8], q: usize) -> Option<usize> {
 #[allow(clippy::many_single_char_names)] // b, p, q, v, n: bytes, positions and values
 fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> Option<usize> {
     let kind = *b.get(p)?;
+    if kind == b'3' {
+        return fast_comm(ctx, b, p, out);
+    }
     if kind != b'1' && kind != b'2' {
         return None;
     }
@@ -705,6 +708,56 @@ fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
         out.push_event_at(row, k, RawEvent { time, value: v, ty });
     }
     out.last_line = this_line;
+    Some(next)
+}
+
+/// The optimistic parser for a well-formed communication line between threads the header has.
+fn fast_comm(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> Option<usize> {
+    let mut q = p + 1;
+    let mut field = |last: bool| -> Option<u64> {
+        fast_colon(b, &mut q)?;
+        let v = fast_num(b, &mut q);
+        if last {
+            v
+        } else {
+            v.filter(|_| b.get(q) == Some(&b':'))
+        }
+    };
+    let mut f = [0u64; 14];
+    for (i, slot) in f.iter_mut().enumerate() {
+        *slot = field(i == 13)?;
+    }
+    let next = fast_eol(b, q)?;
+    let [
+        send_cpu,
+        sa,
+        st,
+        sh,
+        lsend,
+        psend,
+        recv_cpu,
+        ra,
+        rt,
+        rh,
+        lrecv,
+        precv,
+        size,
+        tag,
+    ] = f;
+    let send_row = ctx.rows.row(sa, st, sh)?;
+    let recv_row = ctx.rows.row(ra, rt, rh)?;
+    out.comms.push(Comm {
+        send_row,
+        recv_row,
+        send_cpu: u32::try_from(send_cpu).unwrap_or(u32::MAX),
+        recv_cpu: u32::try_from(recv_cpu).unwrap_or(u32::MAX),
+        lsend,
+        psend,
+        lrecv,
+        precv,
+        size,
+        tag,
+    });
     Some(next)
 }
 
