@@ -284,6 +284,8 @@ pub struct ChunkOut {
     pub state_pieces: Vec<StatePiece>,
     /// While parsing: one buffer per (row, event type) seen, in first-seen order.
     events: Vec<EventBuf>,
+    /// The (type, value) pairs of the line being parsed.
+    line_pairs: Vec<(u32, u64)>,
     /// Per row and pair position in a line: (type, buffer) of the row's previous line.
     positions: Vec<(u32, u32)>,
     /// Once parsed: the non-empty buffers, encoded.
@@ -515,9 +517,6 @@ fn parse_into(ctx: &ParseContext<'_>, bytes: &[u8], out: &mut ChunkOut) {
 /// Pair positions per line remembered by [`ChunkOut::push_event_at`].
 const POSITIONS: usize = 8;
 
-/// Most pairs of an event line the fast path takes; longer lines go to the careful parser.
-const FAST_PAIRS: usize = 32;
-
 /// A decimal number of 1 to 19 digits (which cannot overflow), or `None`.
 ///
 /// Digits are read 8 bytes at a time: the leading digits of a little-endian word are found
@@ -689,26 +688,30 @@ fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
         out.last_line = this_line;
         return Some(next);
     }
-    let mut pairs = [(0u32, 0u64); FAST_PAIRS];
-    let mut n = 0;
-    let next = loop {
+    // The pairs are only stored once the whole line is known to be good; the buffer is
+    // reused (a fresh array would be zeroed for every line).
+    let mut pairs = std::mem::take(&mut out.line_pairs);
+    pairs.clear();
+    let next = (|| loop {
         let ty = u32::try_from(fast_num(b, &mut q)?).ok()?;
         fast_colon(b, &mut q)?;
         let v = value(b, &mut q)?;
-        *pairs.get_mut(n)? = (ty, v);
-        n += 1;
+        pairs.push((ty, v));
         if b.get(q) == Some(&b':') {
             q += 1;
         } else {
-            break fast_eol(b, q)?;
+            break fast_eol(b, q);
         }
-    };
-    for (k, &(ty, v)) in pairs.get(..n).unwrap_or(&[]).iter().enumerate() {
-        out.null_values += u64::from(v == sentinel);
-        out.push_event_at(row, k, RawEvent { time, value: v, ty });
+    })();
+    if next.is_some() {
+        for (k, &(ty, v)) in pairs.iter().enumerate() {
+            out.null_values += u64::from(v == sentinel);
+            out.push_event_at(row, k, RawEvent { time, value: v, ty });
+        }
+        out.last_line = this_line;
     }
-    out.last_line = this_line;
-    Some(next)
+    out.line_pairs = pairs;
+    next
 }
 
 /// The optimistic parser for a well-formed communication line between threads the header has.
