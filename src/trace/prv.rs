@@ -284,6 +284,8 @@ pub struct ChunkOut {
     pub state_pieces: Vec<StatePiece>,
     /// While parsing: one buffer per (row, event type) seen, in first-seen order.
     events: Vec<EventBuf>,
+    /// Rows of line prefixes seen.
+    prefixes: PrefixIndex,
     /// The (type, value) pairs of the line being parsed.
     line_pairs: Vec<(u32, u64)>,
     /// Per row and pair position in a line: (type, buffer) of the row's previous line.
@@ -635,6 +637,11 @@ fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
         let time = fast_num(b, &mut q)?;
         fast_colon(b, &mut q)?;
         (last.row, time, q, last.object_len)
+    } else if let Some((row, object_len)) = out.prefixes.find(b, p) {
+        let mut q = p + object_len;
+        let time = fast_num(b, &mut q)?;
+        fast_colon(b, &mut q)?;
+        (row, time, q, object_len)
     } else {
         let mut q = p + 1;
         fast_colon(b, &mut q)?;
@@ -650,6 +657,7 @@ fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
         let time = fast_num(b, &mut q)?;
         fast_colon(b, &mut q)?;
         let row = ctx.rows.row(appl, task, thread)?;
+        out.prefixes.insert(b, p, object_len, row);
         (row, time, q, object_len)
     };
     let this_line = LastLine {
@@ -762,6 +770,124 @@ fn fast_comm(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
         tag,
     });
     Some(next)
+}
+
+/// Rows by the bytes of a line's `kind:cpu:appl:task:thread:` prefix, for prefixes of up to
+/// 16 bytes. Lines of many threads interleave in most traces, so the previous line rarely has
+/// the same prefix; looking the 16 bytes up here replaces parsing four numbers and finding the
+/// row. A small open-addressing table keyed by the prefix bytes (zero-padded).
+#[derive(Debug, Default)]
+struct PrefixIndex {
+    /// (key, row, prefix length); length 0 marks a free slot. Power-of-two size, at most half
+    /// full.
+    slots: Vec<(u128, u32, u8)>,
+    len: usize,
+}
+
+impl PrefixIndex {
+    /// The 16 bytes at `p` and a mask of the bytes that are `:`, one bit per byte.
+    #[inline]
+    fn load(bytes: &[u8], at: usize) -> Option<(u128, u32)> {
+        const LOW7: u128 = 0x7F7F_7F7F_7F7F_7F7F_7F7F_7F7F_7F7F_7F7F;
+        let word = u128::from_le_bytes(bytes.get(at..at + 16)?.try_into().ok()?);
+        // Exact zero-byte test on word ^ ':::...': a byte's high bit ends up set iff it was ':'.
+        let y = word ^ 0x3A3A_3A3A_3A3A_3A3A_3A3A_3A3A_3A3A_3A3A;
+        let t = !(((y & LOW7) + LOW7) | y | LOW7);
+        // Gather the 16 high bits into a 16-bit mask (a multiply moves bit 7 of byte i to
+        // bit 56 + i).
+        let gather = |x: u64| {
+            ((((x >> 7) & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080)) >> 56) as u32
+        };
+        let mask = gather(t as u64) | (gather((t >> 64) as u64) << 8);
+        Some((word, mask))
+    }
+
+    /// The key of the prefix at `p`: its bytes up to and including the fifth `:`.
+    #[inline]
+    fn key(b: &[u8], p: usize) -> Option<(u128, usize)> {
+        let (w, mut mask) = Self::load(b, p)?;
+        for _ in 0..4 {
+            if mask == 0 {
+                return None;
+            }
+            mask &= mask - 1;
+        }
+        if mask == 0 {
+            return None;
+        }
+        let len = mask.trailing_zeros() as usize + 1;
+        let keep = if len >= 16 {
+            u128::MAX
+        } else {
+            (1u128 << (8 * len)) - 1
+        };
+        Some((w & keep, len))
+    }
+
+    #[inline]
+    fn slot_of(key: u128, mask: usize) -> usize {
+        let h = (key as u64 ^ (key >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> 32) as usize & mask
+    }
+
+    /// The row and prefix length of the line at `p`, if its prefix was seen before.
+    #[inline]
+    fn find(&self, b: &[u8], p: usize) -> Option<(u32, usize)> {
+        if self.len == 0 {
+            return None;
+        }
+        let (key, len) = Self::key(b, p)?;
+        let mask = self.slots.len() - 1;
+        let mut slot = Self::slot_of(key, mask);
+        loop {
+            let &(k, row, l) = self.slots.get(slot)?;
+            if l == 0 {
+                return None;
+            }
+            if k == key && usize::from(l) == len {
+                return Some((row, len));
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// Remembers the row of the prefix of `len` bytes at `p`.
+    fn insert(&mut self, b: &[u8], p: usize, len: usize, row: u32) {
+        let Some((key, key_len)) = Self::key(b, p) else {
+            return;
+        };
+        if key_len != len || self.len >= 1 << 16 {
+            return;
+        }
+        if (self.len + 1) * 2 > self.slots.len() {
+            let size = (self.slots.len() * 2).max(256);
+            let old = std::mem::replace(&mut self.slots, vec![(0, 0, 0); size]);
+            self.len = 0;
+            for (k, r, l) in old {
+                if l != 0 {
+                    self.put(k, r, l);
+                }
+            }
+        }
+        self.put(key, row, len as u8);
+    }
+
+    fn put(&mut self, key: u128, row: u32, len: u8) {
+        let mask = self.slots.len() - 1;
+        let mut slot = Self::slot_of(key, mask);
+        while let Some(&(k, _, l)) = self.slots.get(slot) {
+            if l == 0 || (k == key && l == len) {
+                break;
+            }
+            slot = (slot + 1) & mask;
+        }
+        if let Some(s) = self.slots.get_mut(slot) {
+            if s.2 == 0 {
+                self.len += 1;
+            }
+            *s = (key, row, len);
+        }
+    }
 }
 
 /// `x == y` for short slices of equal length, compared a word at a time (the last word
@@ -1243,6 +1369,51 @@ impl KeyIndex {
             }
             if let Some(s) = self.slots.get_mut(slot) {
                 *s = (k, i);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_keys_end_at_the_fifth_colon() {
+        let line = b"2:24:1:6:4:46:60000019:5:60000119:5\n";
+        let (_, len) = PrefixIndex::key(line, 0).unwrap();
+        assert_eq!(len, 11);
+        let mut idx = PrefixIndex::default();
+        idx.insert(line, 0, 11, 7);
+        let other = b"1:24:1:6:4:99:100:1\n.....";
+        assert_eq!(idx.find(line, 0), Some((7, 11)));
+        assert_eq!(idx.find(other, 0), None);
+        // A prefix longer than 16 bytes is not indexed.
+        assert!(PrefixIndex::key(b"2:1234:1:1234:1234:5:6:7:8:9:0", 0).is_none());
+    }
+
+    #[test]
+    fn swar_numbers_match_a_plain_parse() {
+        for text in [
+            "0",
+            "7",
+            "12345678",
+            "123456789",
+            "18446744073709551615",
+            "00000000000002577724",
+        ] {
+            let mut line = text.as_bytes().to_vec();
+            line.extend_from_slice(b":rest of the line, long enough");
+            let mut q = 0;
+            let v = fast_num(&line, &mut q);
+            let expected = if text.len() < 20 {
+                text.parse::<u64>().ok()
+            } else {
+                None
+            };
+            assert_eq!(v, expected, "{text}");
+            if v.is_some() {
+                assert_eq!(q, text.len());
             }
         }
     }
