@@ -530,10 +530,9 @@ const POSITIONS: usize = 8;
 fn fast_num(b: &[u8], q: &mut usize) -> Option<u64> {
     let start = *q;
     let mut v = 0u64;
-    while let Some(bytes) = b.get(*q..*q + 8) {
-        let word = u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8]));
-        let (n, d) = leading_digits(word);
-        v = v.wrapping_mul(POW10[n]).wrapping_add(d);
+    while let Some(bytes) = b.get(*q..).and_then(<[u8]>::first_chunk::<8>) {
+        let (n, d) = leading_digits(u64::from_le_bytes(*bytes));
+        v = v.wrapping_mul(POW10[n & 15]).wrapping_add(d);
         *q += n;
         if n < 8 {
             let len = *q - start;
@@ -552,8 +551,8 @@ fn fast_num(b: &[u8], q: &mut usize) -> Option<u64> {
     (len > 0 && len < 20).then_some(v)
 }
 
-/// Powers of ten for 0 to 8 digits.
-const POW10: [u64; 9] = [
+/// Powers of ten for 0 to 8 digits (16 entries, so that `n & 15` needs no bounds check).
+const POW10: [u64; 16] = [
     1,
     10,
     100,
@@ -563,6 +562,13 @@ const POW10: [u64; 9] = [
     1_000_000,
     10_000_000,
     100_000_000,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
 ];
 
 /// The number of leading ASCII digits of a little-endian `word` (0 to 8; the first byte is
@@ -789,7 +795,7 @@ impl PrefixIndex {
     #[inline]
     fn load(bytes: &[u8], at: usize) -> Option<(u128, u32)> {
         const LOW7: u128 = 0x7F7F_7F7F_7F7F_7F7F_7F7F_7F7F_7F7F_7F7F;
-        let word = u128::from_le_bytes(bytes.get(at..at + 16)?.try_into().ok()?);
+        let word = u128::from_le_bytes(*bytes.get(at..)?.first_chunk::<16>()?);
         // Exact zero-byte test on word ^ ':::...': a byte's high bit ends up set iff it was ':'.
         let y = word ^ 0x3A3A_3A3A_3A3A_3A3A_3A3A_3A3A_3A3A_3A3A;
         let t = !(((y & LOW7) + LOW7) | y | LOW7);
@@ -895,9 +901,9 @@ impl PrefixIndex {
 #[inline]
 fn same_bytes(x: &[u8], y: &[u8]) -> bool {
     let word = |s: &[u8], i: usize| {
-        s.get(i..i + 8)
-            .and_then(|w| w.try_into().ok())
-            .map_or(0, u64::from_le_bytes)
+        s.get(i..)
+            .and_then(<[u8]>::first_chunk::<8>)
+            .map_or(0, |w| u64::from_le_bytes(*w))
     };
     let n = x.len();
     if n != y.len() {
