@@ -185,30 +185,39 @@ impl ChunkOut {
         out
     }
 
-    /// Appends the `k`-th event pair of a line of `row`. A thread's lines tend to repeat the
-    /// same types in the same order, so the buffer used by the `k`-th pair of the row's
-    /// previous line is tried before the hash table.
+    /// Appends an event pair of `row`. Each row remembers the buffers of the last few types
+    /// it used (threads cycle through a handful of types), which are tried before the hash
+    /// table.
     #[inline]
-    pub fn push_event_at(&mut self, row: u32, k: usize, e: RawEvent) {
-        let slot = (row as usize) * POSITIONS + k;
-        if k < POSITIONS
-            && let Some(&(ty, i)) = self.positions.get(slot)
-            && ty == e.ty
-            && let Some(b) = self.events.get_mut(i as usize)
-        {
-            b.pairs.push((e.time, e.value));
-            return;
+    pub fn push_event_at(&mut self, row: u32, e: RawEvent) {
+        let r = row as usize;
+        if self.recent.len() <= r {
+            self.recent.resize(r + 1, RecentTypes::default());
         }
-        let i = self.buffer_of(row, e.ty);
-        if k < POSITIONS {
-            if self.positions.len() <= slot {
-                self.positions
-                    .resize((row as usize + 1) * POSITIONS, (u32::MAX, 0));
+        let hit = self.recent.get(r).and_then(|recent| {
+            recent
+                .types
+                .iter()
+                .position(|&t| t == e.ty)
+                .and_then(|k| recent.buffers.get(k).copied())
+        });
+        // A hit is checked against the buffer itself: the empty slots hold type u32::MAX,
+        // which a record may have too.
+        let hit = hit.filter(|&i| {
+            self.events
+                .get(i as usize)
+                .is_some_and(|b| b.ty == e.ty && b.row == row)
+        });
+        let i = match hit {
+            Some(i) => i as usize,
+            None => {
+                let i = self.buffer_of(row, e.ty);
+                if let Some(recent) = self.recent.get_mut(r) {
+                    recent.remember(e.ty, i as u32);
+                }
+                i
             }
-            if let Some(p) = self.positions.get_mut(slot) {
-                *p = (e.ty, i as u32);
-            }
-        }
+        };
         if let Some(b) = self.events.get_mut(i) {
             b.pairs.push((e.time, e.value));
         }
@@ -288,8 +297,8 @@ pub struct ChunkOut {
     prefixes: PrefixIndex,
     /// The (type, value) pairs of the line being parsed.
     line_pairs: Vec<(u32, u64)>,
-    /// Per row and pair position in a line: (type, buffer) of the row's previous line.
-    positions: Vec<(u32, u32)>,
+    /// Per row: the types it used last and their buffers.
+    recent: Vec<RecentTypes>,
     /// Once parsed: the non-empty buffers, encoded.
     pub pieces: Vec<EventPiece>,
     event_index: KeyIndex,
@@ -516,8 +525,34 @@ fn parse_into(ctx: &ParseContext<'_>, bytes: &[u8], out: &mut ChunkOut) {
     out.lines = line_no;
 }
 
-/// Pair positions per line remembered by [`ChunkOut::push_event_at`].
-const POSITIONS: usize = 8;
+/// The last few event types of a row and their buffers, replaced round-robin.
+#[derive(Debug, Clone, Copy)]
+struct RecentTypes {
+    types: [u32; 8],
+    buffers: [u32; 8],
+    next: usize,
+}
+
+impl Default for RecentTypes {
+    fn default() -> Self {
+        RecentTypes {
+            types: [u32::MAX; 8],
+            buffers: [0; 8],
+            next: 0,
+        }
+    }
+}
+
+impl RecentTypes {
+    fn remember(&mut self, ty: u32, buffer: u32) {
+        let k = self.next % 8;
+        if let (Some(t), Some(b)) = (self.types.get_mut(k), self.buffers.get_mut(k)) {
+            *t = ty;
+            *b = buffer;
+        }
+        self.next = k + 1;
+    }
+}
 
 /// A decimal number of 1 to 19 digits (which cannot overflow), or `None`.
 ///
@@ -718,9 +753,9 @@ fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
         }
     })();
     if next.is_some() {
-        for (k, &(ty, v)) in pairs.iter().enumerate() {
+        for &(ty, v) in &pairs {
             out.null_values += u64::from(v == sentinel);
-            out.push_event_at(row, k, RawEvent { time, value: v, ty });
+            out.push_event_at(row, RawEvent { time, value: v, ty });
         }
         out.last_line = this_line;
     }
