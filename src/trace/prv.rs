@@ -208,15 +208,14 @@ impl ChunkOut {
                 .get(i as usize)
                 .is_some_and(|b| b.ty == e.ty && b.row == row)
         });
-        let i = match hit {
-            Some(i) => i as usize,
-            None => {
-                let i = self.buffer_of(row, e.ty);
-                if let Some(recent) = self.recent.get_mut(r) {
-                    recent.remember(e.ty, i as u32);
-                }
-                i
+        let i = if let Some(i) = hit {
+            i as usize
+        } else {
+            let i = self.buffer_of(row, e.ty);
+            if let Some(recent) = self.recent.get_mut(r) {
+                recent.remember(e.ty, i as u32);
             }
+            i
         };
         if let Some(b) = self.events.get_mut(i) {
             b.pairs.push((e.time, e.value));
