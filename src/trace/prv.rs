@@ -765,18 +765,10 @@ fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
 /// The optimistic parser for a well-formed communication line between threads the header has.
 fn fast_comm(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> Option<usize> {
     let mut q = p + 1;
-    let mut field = |last: bool| -> Option<u64> {
-        fast_colon(b, &mut q)?;
-        let v = fast_num(b, &mut q);
-        if last {
-            v
-        } else {
-            v.filter(|_| b.get(q) == Some(&b':'))
-        }
-    };
     let mut f = [0u64; 14];
-    for (i, slot) in f.iter_mut().enumerate() {
-        *slot = field(i == 13)?;
+    for slot in &mut f {
+        fast_colon(b, &mut q)?;
+        *slot = fast_num(b, &mut q)?;
     }
     let next = fast_eol(b, q)?;
     let [
@@ -790,26 +782,34 @@ fn fast_comm(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
         ra,
         rt,
         rh,
-        lrecv,
-        precv,
-        size,
-        tag,
+        times @ ..,
     ] = f;
     let send_row = ctx.rows.row(sa, st, sh)?;
     let recv_row = ctx.rows.row(ra, rt, rh)?;
-    out.comms.push(Comm {
-        send_row,
-        recv_row,
-        send_cpu: u32::try_from(send_cpu).unwrap_or(u32::MAX),
-        recv_cpu: u32::try_from(recv_cpu).unwrap_or(u32::MAX),
+    let [lrecv, precv, size, tag] = times;
+    out.comms.push(comm(
+        (send_cpu, send_row),
+        (recv_cpu, recv_row),
+        [lsend, psend, lrecv, precv, size, tag],
+    ));
+    Some(next)
+}
+
+/// A communication from its (cpu, row) ends and `[lsend, psend, lrecv, precv, size, tag]`.
+fn comm(send: (u64, u32), recv: (u64, u32), f: [u64; 6]) -> Comm {
+    let [lsend, psend, lrecv, precv, size, tag] = f;
+    Comm {
+        send_row: send.1,
+        recv_row: recv.1,
+        send_cpu: u32::try_from(send.0).unwrap_or(u32::MAX),
+        recv_cpu: u32::try_from(recv.0).unwrap_or(u32::MAX),
         lsend,
         psend,
         lrecv,
         precv,
         size,
         tag,
-    });
-    Some(next)
+    }
 }
 
 /// Rows by the bytes of a line's `kind:cpu:appl:task:thread:` prefix, for prefixes of up to
@@ -1133,21 +1133,11 @@ fn parse_comm(
     let size = f.num("a message size")?;
     let tag = f.num("a message tag")?;
     f.expect_end()?;
-    let (Some((send_cpu, send_row)), Some((recv_cpu, recv_row))) = (send, recv) else {
+    let (Some(send), Some(recv)) = (send, recv) else {
         return Ok(());
     };
-    out.comms.push(Comm {
-        send_row,
-        recv_row,
-        send_cpu: u32::try_from(send_cpu).unwrap_or(u32::MAX),
-        recv_cpu: u32::try_from(recv_cpu).unwrap_or(u32::MAX),
-        lsend,
-        psend,
-        lrecv,
-        precv,
-        size,
-        tag,
-    });
+    out.comms
+        .push(comm(send, recv, [lsend, psend, lrecv, precv, size, tag]));
     Ok(())
 }
 
