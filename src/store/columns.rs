@@ -451,6 +451,15 @@ impl TimeColumn {
         Self::single(TimeSeg::from_sorted_iter(times, len_hint))
     }
 
+    /// Builds a column from items whose times are sorted (one pass: block bases are the
+    /// blocks' first times).
+    pub fn from_sorted_slice_by<T>(items: &[T], time: impl Fn(&T) -> u64) -> Self {
+        Self::single(TimeSeg::from_sorted_iter(
+            items.iter().map(time),
+            items.len(),
+        ))
+    }
+
     /// Joins columns whose concatenation is sorted, moving long pieces' segments and copying
     /// short pieces onto the previous segment.
     pub fn join_sorted(pieces: Vec<TimeColumn>) -> Self {

@@ -158,11 +158,16 @@ impl ChunkOut {
                 b.pairs = Vec::new();
                 continue;
             }
+            let sorted = b.pairs.is_sorted_by_key(|p| p.0);
             pieces.push(EventPiece {
                 row: b.row,
                 ty: b.ty,
-                sorted: b.pairs.is_sorted_by_key(|p| p.0),
-                time: TimeColumn::from_slice_by(&b.pairs, |p| p.0),
+                sorted,
+                time: if sorted {
+                    TimeColumn::from_sorted_slice_by(&b.pairs, |p| p.0)
+                } else {
+                    TimeColumn::from_slice_by(&b.pairs, |p| p.0)
+                },
                 value: ValueColumn::from_slice_by(&b.pairs, sentinel, |p| p.1),
             });
             b.pairs.clear();
@@ -736,10 +741,22 @@ fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
         out.last_line = this_line;
         return Some(next);
     }
-    // The pairs are only stored once the whole line is known to be good; the buffer is
-    // reused (a fresh array would be zeroed for every line).
-    let mut pairs = std::mem::take(&mut out.line_pairs);
+    // The pairs are only stored once the whole line is known to be good.
+    let ty = u32::try_from(fast_num(b, &mut q)?).ok()?;
+    fast_colon(b, &mut q)?;
+    let v = value(b, &mut q)?;
+    if b.get(q) != Some(&b':') {
+        // One pair: the common case (ovni writes one per line).
+        let next = fast_eol(b, q)?;
+        out.null_values += u64::from(v == sentinel);
+        out.push_event_at(row, RawEvent { time, value: v, ty });
+        out.last_line = this_line;
+        return Some(next);
+    }
+    q += 1;
+    let pairs = &mut out.line_pairs;
     pairs.clear();
+    pairs.push((ty, v));
     let next = (|| loop {
         let ty = u32::try_from(fast_num(b, &mut q)?).ok()?;
         fast_colon(b, &mut q)?;
@@ -752,13 +769,15 @@ fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
         }
     })();
     if next.is_some() {
-        for &(ty, v) in &pairs {
+        for j in 0..out.line_pairs.len() {
+            let Some(&(ty, v)) = out.line_pairs.get(j) else {
+                break;
+            };
             out.null_values += u64::from(v == sentinel);
             out.push_event_at(row, RawEvent { time, value: v, ty });
         }
         out.last_line = this_line;
     }
-    out.line_pairs = pairs;
     next
 }
 
