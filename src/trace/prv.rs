@@ -190,38 +190,10 @@ impl ChunkOut {
         out
     }
 
-    /// Appends an event pair of `row`. Each row remembers the buffers of the last few types
-    /// it used (threads cycle through a handful of types), which are tried before the hash
-    /// table.
+    /// Appends an event pair of `row`.
     #[inline]
     pub fn push_event_at(&mut self, row: u32, e: RawEvent) {
-        let r = row as usize;
-        if self.recent.len() <= r {
-            self.recent.resize(r + 1, RecentTypes::default());
-        }
-        let hit = self.recent.get(r).and_then(|recent| {
-            recent
-                .types
-                .iter()
-                .position(|&t| t == e.ty)
-                .and_then(|k| recent.buffers.get(k).copied())
-        });
-        // A hit is checked against the buffer itself: the empty slots hold type u32::MAX,
-        // which a record may have too.
-        let hit = hit.filter(|&i| {
-            self.events
-                .get(i as usize)
-                .is_some_and(|b| b.ty == e.ty && b.row == row)
-        });
-        let i = if let Some(i) = hit {
-            i as usize
-        } else {
-            let i = self.buffer_of(row, e.ty);
-            if let Some(recent) = self.recent.get_mut(r) {
-                recent.remember(e.ty, i as u32);
-            }
-            i
-        };
+        let i = self.buffer_of(row, e.ty);
         if let Some(b) = self.events.get_mut(i) {
             b.pairs.push((e.time, e.value));
         }
@@ -301,8 +273,6 @@ pub struct ChunkOut {
     prefixes: PrefixIndex,
     /// The (type, value) pairs of the line being parsed.
     line_pairs: Vec<(u32, u64)>,
-    /// Per row: the types it used last and their buffers.
-    recent: Vec<RecentTypes>,
     /// Once parsed: the non-empty buffers, encoded.
     pub pieces: Vec<EventPiece>,
     event_index: KeyIndex,
@@ -527,35 +497,6 @@ fn parse_into(ctx: &ParseContext<'_>, bytes: &[u8], out: &mut ChunkOut) {
         parse_line(ctx, line, rest, line_no, out);
     }
     out.lines = line_no;
-}
-
-/// The last few event types of a row and their buffers, replaced round-robin.
-#[derive(Debug, Clone, Copy)]
-struct RecentTypes {
-    types: [u32; 8],
-    buffers: [u32; 8],
-    next: usize,
-}
-
-impl Default for RecentTypes {
-    fn default() -> Self {
-        RecentTypes {
-            types: [u32::MAX; 8],
-            buffers: [0; 8],
-            next: 0,
-        }
-    }
-}
-
-impl RecentTypes {
-    fn remember(&mut self, ty: u32, buffer: u32) {
-        let k = self.next % 8;
-        if let (Some(t), Some(b)) = (self.types.get_mut(k), self.buffers.get_mut(k)) {
-            *t = ty;
-            *b = buffer;
-        }
-        self.next = k + 1;
-    }
 }
 
 /// A decimal number of 1 to 19 digits (which cannot overflow), or `None`.
@@ -1385,25 +1326,36 @@ impl KeyIndex {
 
     #[inline]
     fn get_or_insert(&mut self, key: u64, insert: impl FnOnce() -> usize) -> usize {
+        // Look up first; the table only grows on the (rare) insertion path.
+        let mask = self.slots.len().wrapping_sub(1);
+        let mut slot = Self::slot_of(key, mask);
+        while let Some(&(k, i)) = self.slots.get(slot) {
+            if k == key {
+                return i as usize;
+            }
+            if k == Self::EMPTY {
+                break;
+            }
+            slot = (slot + 1) & mask;
+        }
+        self.insert(key, insert())
+    }
+
+    #[cold]
+    fn insert(&mut self, key: u64, i: usize) -> usize {
         if (self.len + 1) * 2 > self.slots.len() {
             self.grow();
         }
         let mask = self.slots.len() - 1;
         let mut slot = Self::slot_of(key, mask);
-        loop {
-            match self.slots.get(slot) {
-                Some(&(k, i)) if k == key => return i as usize,
-                Some(&(k, _)) if k == Self::EMPTY => {
-                    let i = insert();
-                    if let Some(s) = self.slots.get_mut(slot) {
-                        *s = (key, i as u32);
-                    }
-                    self.len += 1;
-                    return i;
-                }
-                _ => slot = (slot + 1) & mask,
-            }
+        while self.slots.get(slot).is_some_and(|e| e.0 != Self::EMPTY) {
+            slot = (slot + 1) & mask;
         }
+        if let Some(s) = self.slots.get_mut(slot) {
+            *s = (key, i as u32);
+        }
+        self.len += 1;
+        i
     }
 
     #[cold]
