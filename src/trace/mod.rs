@@ -499,7 +499,11 @@ fn parse_stream(
         recycle,
     } = decoder;
     let first = match rx.recv() {
-        Ok(source::StreamItem::Block(b)) => b.bytes,
+        Ok(source::StreamItem::Block(b)) => {
+            let mut bytes = b.bytes;
+            bytes.truncate(b.len);
+            bytes
+        }
         Ok(source::StreamItem::Error { decoded, message }) => {
             if progress.is_cancelled() {
                 return Err(cancelled());
@@ -533,12 +537,12 @@ fn parse_stream(
             }
         })
         .inspect(|b| {
-            bytes += b.bytes.len() as u64;
-            last_block_unterminated = !b.bytes.ends_with(b"\n");
+            bytes += b.len as u64;
+            last_block_unterminated = !b.text().ends_with(b"\n");
         })
         .par_bridge()
         .map(|b| {
-            let out = prv::parse_chunk(&ctx, &b.bytes);
+            let out = prv::parse_chunk(&ctx, b.text());
             let _ = recycle.send(b.bytes);
             (b.seq, out)
         })

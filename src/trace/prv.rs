@@ -153,9 +153,11 @@ impl ChunkOut {
         let mut pieces = Vec::new();
         for b in &mut self.events {
             if b.pairs.is_empty() {
-                // Not used by this chunk: give its memory back, so the scratch holds about
-                // one chunk's worth however many (row, type) pairs the trace has.
-                b.pairs = Vec::new();
+                // Not used by this chunk: give most of its memory back, so the scratch holds
+                // about a chunk's worth however many (row, type) pairs the trace has, but
+                // keep some, as the pair may come back in the next chunk (ovni writes each
+                // thread's events in runs).
+                b.pairs.shrink_to(b.pairs.capacity() / 4);
                 continue;
             }
             let sorted = b.pairs.is_sorted_by_key(|p| p.0);

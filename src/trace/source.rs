@@ -122,7 +122,17 @@ impl LoadProgress {
 /// A block of decoded text: complete lines, except for the very last block of a stream.
 pub struct Block {
     pub seq: usize,
+    /// The buffer; only `..len` holds text. The rest stays allocated and initialised so that
+    /// the buffer can be recycled without being zeroed again.
     pub bytes: Vec<u8>,
+    pub len: usize,
+}
+
+impl Block {
+    /// The decoded text of the block.
+    pub fn text(&self) -> &[u8] {
+        self.bytes.get(..self.len).unwrap_or(&self.bytes)
+    }
 }
 
 /// What the decoder thread sends: blocks, then at most one error, then the channel closes.
@@ -246,43 +256,46 @@ fn pump<R: Read>(
     let mut decoded = 0u64;
     loop {
         let mut buf = reuse.try_recv().unwrap_or_default();
-        buf.clear();
-        buf.reserve(block_size + carry.len());
-        buf.append(&mut carry);
+        // Recycled buffers keep their length: only growth is zeroed.
+        let need = block_size + carry.len();
+        if buf.len() < need {
+            buf.resize(need, 0);
+        }
+        let mut filled = carry.len();
+        if let Some(head) = buf.get_mut(..filled) {
+            head.copy_from_slice(&carry);
+        }
+        carry.clear();
         let mut error = None;
-        while buf.len() < block_size {
-            let start = buf.len();
-            buf.resize(block_size.max(start + 1), 0);
-            match reader.read(buf.get_mut(start..).unwrap_or(&mut [])) {
-                Ok(0) => {
-                    buf.truncate(start);
-                    break;
-                }
+        while filled < block_size {
+            match reader.read(buf.get_mut(filled..block_size).unwrap_or(&mut [])) {
+                Ok(0) => break,
                 Ok(n) => {
-                    buf.truncate(start + n);
+                    filled += n;
                     decoded += n as u64;
                 }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {
-                    buf.truncate(start);
-                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    buf.truncate(start);
                     error = Some(e);
                     break;
                 }
             }
         }
-        let full = buf.len() >= block_size && error.is_none();
+        let full = filled >= block_size && error.is_none();
         if full {
             // Keep the partial last line for the next block.
-            if let Some(p) = memchr::memrchr(b'\n', &buf) {
-                carry.extend_from_slice(buf.get(p + 1..).unwrap_or(&[]));
-                buf.truncate(p + 1);
+            if let Some(p) = memchr::memrchr(b'\n', buf.get(..filled).unwrap_or(&[])) {
+                carry.extend_from_slice(buf.get(p + 1..filled).unwrap_or(&[]));
+                filled = p + 1;
             }
         }
-        if !buf.is_empty()
+        if filled > 0
             && tx
-                .send(StreamItem::Block(Block { seq, bytes: buf }))
+                .send(StreamItem::Block(Block {
+                    seq,
+                    bytes: buf,
+                    len: filled,
+                }))
                 .is_err()
         {
             return;
