@@ -606,25 +606,24 @@ fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
     // time: when the bytes of `kind:cpu:appl:task:thread:` (and `time:`) equal the previous
     // line's, its row (and time) are reused without parsing the numbers again.
     let last = out.last_line;
-    let same = |len: usize| {
-        last.object_len > 0
-            && match (b.get(p..p + len), b.get(last.start..last.start + len)) {
-                (Some(x), Some(y)) => same_bytes(x, y),
-                _ => false,
-            }
+    // Bytes [from, from + len) of this line equal those of the previous line?
+    let same = |from: usize, len: usize| match (
+        b.get(p + from..p + from + len),
+        b.get(last.start + from..last.start + from + len),
+    ) {
+        (Some(x), Some(y)) => same_bytes(x, y),
+        _ => false,
     };
-    let (row, time, mut q, object_len) = if same(last.object_len + last.time_len) {
-        (
-            last.row,
-            last.time,
-            p + last.object_len + last.time_len,
-            last.object_len,
-        )
-    } else if same(last.object_len) {
-        let mut q = p + last.object_len;
-        let time = fast_num(b, &mut q)?;
-        fast_colon(b, &mut q)?;
-        (last.row, time, q, last.object_len)
+    let (row, time, mut q, object_len) = if last.object_len > 0 && same(0, last.object_len) {
+        let at = p + last.object_len;
+        if same(last.object_len, last.time_len) {
+            (last.row, last.time, at + last.time_len, last.object_len)
+        } else {
+            let mut q = at;
+            let time = fast_num(b, &mut q)?;
+            fast_colon(b, &mut q)?;
+            (last.row, time, q, last.object_len)
+        }
     } else if let Some((row, object_len)) = out.prefixes.find(b, p) {
         let mut q = p + object_len;
         let time = fast_num(b, &mut q)?;
