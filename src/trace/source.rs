@@ -192,15 +192,17 @@ pub fn spawn_decoder(
                 progress,
             };
             match compression {
-                Compression::Xz => match xz_reader(counted) {
-                    Ok(r) => pump(r, &tx, &reuse, block_size),
-                    Err(e) => {
-                        let _ = tx.send(StreamItem::Error {
-                            decoded: 0,
-                            message: e.to_string(),
-                        });
+                Compression::Xz => {
+                    match XzReader::new(io::BufReader::with_capacity(1 << 20, counted)) {
+                        Ok(r) => pump(r, &tx, &reuse, block_size),
+                        Err(e) => {
+                            let _ = tx.send(StreamItem::Error {
+                                decoded: 0,
+                                message: e.to_string(),
+                            });
+                        }
                     }
-                },
+                }
                 Compression::Gzip => {
                     pump(
                         flate2::read::MultiGzDecoder::new(counted),
@@ -231,17 +233,115 @@ pub fn spawn_decoder(
         )
 }
 
-fn xz_reader<R: Read>(inner: R) -> io::Result<liblzma::read::XzDecoder<R>> {
+fn xz_stream() -> io::Result<liblzma::stream::Stream> {
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     // memlimit_threading defaults to 0, which silently means one thread.
-    let stream = liblzma::stream::MtStreamBuilder::new()
+    liblzma::stream::MtStreamBuilder::new()
         .threads(u32::try_from(threads).unwrap_or(1).max(1))
         .memlimit_stop(u64::MAX)
         .memlimit_threading(u64::MAX)
         .decoder()
         .or_else(|_| liblzma::stream::Stream::new_stream_decoder(u64::MAX, 0))
-        .map_err(io::Error::other)?;
-    Ok(liblzma::read::XzDecoder::new_stream(inner, stream))
+        .map_err(io::Error::other)
+}
+
+/// An `.xz` reader over liblzma's multithreaded decoder that loses nothing before an error:
+/// the output decoded in the call that meets a corrupt block is returned first and the error
+/// on the next call (`liblzma::read::XzDecoder` drops that output), and concatenated streams
+/// (`cat a.xz b.xz`) are all decoded, as `xz -dc` does.
+struct XzReader<R> {
+    inner: R,
+    stream: liblzma::stream::Stream,
+    pending_error: Option<io::Error>,
+    done: bool,
+}
+
+impl<R: io::BufRead> XzReader<R> {
+    fn new(inner: R) -> io::Result<Self> {
+        Ok(XzReader {
+            inner,
+            stream: xz_stream()?,
+            pending_error: None,
+            done: false,
+        })
+    }
+
+    /// After a stream ends: is another one next (after any zero padding)?
+    fn next_stream(&mut self) -> io::Result<bool> {
+        loop {
+            let input = self.inner.fill_buf()?;
+            if input.is_empty() {
+                return Ok(false);
+            }
+            let zeros = input.iter().take_while(|&&b| b == 0).count();
+            if zeros == 0 {
+                self.stream = xz_stream()?;
+                return Ok(true);
+            }
+            self.inner.consume(zeros);
+        }
+    }
+}
+
+impl<R: io::BufRead> Read for XzReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Some(e) = self.pending_error.take() {
+            return Err(e);
+        }
+        if buf.is_empty() || self.done {
+            return Ok(0);
+        }
+        loop {
+            let input = self.inner.fill_buf()?;
+            let eof = input.is_empty();
+            let (in0, out0) = (self.stream.total_in(), self.stream.total_out());
+            let action = if eof {
+                liblzma::stream::Action::Finish
+            } else {
+                liblzma::stream::Action::Run
+            };
+            let ret = self.stream.process(input, buf, action);
+            let consumed = (self.stream.total_in() - in0) as usize;
+            let written = (self.stream.total_out() - out0) as usize;
+            self.inner.consume(consumed);
+            match ret {
+                Err(e) => {
+                    let e = io::Error::new(io::ErrorKind::InvalidData, e);
+                    if written > 0 {
+                        self.pending_error = Some(e);
+                        return Ok(written);
+                    }
+                    return Err(e);
+                }
+                Ok(liblzma::stream::Status::StreamEnd) => {
+                    if !self.next_stream()? {
+                        self.done = true;
+                    }
+                    if written > 0 || self.done {
+                        return Ok(written);
+                    }
+                }
+                Ok(_) => {
+                    if written > 0 {
+                        return Ok(written);
+                    }
+                    if eof {
+                        return Err(io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            "the xz stream ends early (truncated file)",
+                        ));
+                    }
+                    if consumed == 0 {
+                        // liblzma made no progress with input and room for output.
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            "corrupt xz stream (the decoder made no progress)",
+                        ));
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Reads `reader` into newline-aligned blocks and sends them.

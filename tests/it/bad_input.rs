@@ -151,8 +151,9 @@ fn malformed_corpus_gives_clear_errors_or_partial_loads() {
                 Ok(t),
             ) => {
                 let c = t.store.counts();
-                if *name == "truncated.prv.xz" {
-                    assert!(c.events > 1000 && c.events < 20_000, "{name}: {}", c.events);
+                if name.ends_with(".xz") {
+                    // Everything decoded before the damage is kept (about 40% of the file).
+                    assert!(c.events > 8000 && c.events < 20_000, "{name}: {}", c.events);
                 } else {
                     assert_eq!(
                         (c.states, c.events, c.comms),

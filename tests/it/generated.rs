@@ -99,6 +99,14 @@ fn generated_traces_are_deterministic_and_load_with_their_counts() {
     // The .xz holds the same trace.
     let x = load(&synth::xz_path(&a.prv));
     assert_eq!(*x.store, *t.store);
+
+    // Concatenated .xz streams (`cat a.xz b.xz`) are all decoded, as `xz -dc` does.
+    let xz = std::fs::read(synth::xz_path(&a.prv)).unwrap();
+    let twice = dir.join("twice.prv.xz");
+    std::fs::write(&twice, [xz.as_slice(), xz.as_slice()].concat()).unwrap();
+    let d = load(&twice);
+    assert_eq!(d.store.counts().events, 2 * n.events);
+    assert_eq!(d.report.skipped(), 0, "{:?}", d.report.warnings());
 }
 
 #[test]
