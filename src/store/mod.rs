@@ -276,8 +276,8 @@ impl TraceStore {
         self.policy
     }
 
-    /// A copy of this store's view with another null policy (the data is shared by `Arc`
-    /// users; this only changes how values are read).
+    /// Changes how values are read (not what is stored). Only before the store is shared;
+    /// a view that reads zeros differently keeps its own `NullPolicy` instead.
     pub fn set_null_policy(&mut self, policy: NullPolicy) {
         self.policy = policy;
     }

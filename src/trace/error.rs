@@ -125,11 +125,7 @@ pub struct LoadReport {
 impl LoadReport {
     /// Adds one issue: counted always, kept as an example while there are few of its kind.
     pub fn push(&mut self, issue: Issue) {
-        let count = self.counts.entry(issue.kind).or_insert(0);
-        *count += 1;
-        if *count <= EXAMPLES_PER_KIND as u64 {
-            self.examples.push(issue);
-        }
+        self.push_with(issue.kind, || issue);
     }
 
     /// Adds one issue of `kind`, building it only when it will be kept as an example (the
