@@ -265,6 +265,16 @@ impl ValueSeg {
             .filter(|&v| v != sentinel)
             .max()
             .unwrap_or(0);
+        Self::from_slice_with_max(items, sentinel, max, value)
+    }
+
+    /// Builds a segment when the largest non-null value, `max`, is already known.
+    pub fn from_slice_with_max<T>(
+        items: &[T],
+        sentinel: u64,
+        max: u64,
+        value: impl Fn(&T) -> u64,
+    ) -> Self {
         let n = items.len();
         let all = items.iter().map(&value);
         if max < u64::from(u8::MAX) {
@@ -605,6 +615,16 @@ impl ValueColumn {
     /// Builds a column from the values `value` gives for the items of `items`.
     pub fn from_slice_by<T>(items: &[T], sentinel: u64, value: impl Fn(&T) -> u64) -> Self {
         Self::single(ValueSeg::from_slice_by(items, sentinel, value))
+    }
+
+    /// Builds a column when the largest non-null value, `max`, is already known.
+    pub fn from_slice_with_max<T>(
+        items: &[T],
+        sentinel: u64,
+        max: u64,
+        value: impl Fn(&T) -> u64,
+    ) -> Self {
+        Self::single(ValueSeg::from_slice_with_max(items, sentinel, max, value))
     }
 
     /// Joins columns, moving long pieces' segments and copying short pieces onto the previous

@@ -140,13 +140,33 @@ impl ChunkOut {
             if v.is_empty() {
                 continue;
             }
+            // One pass for order and the largest value, then one per column.
+            let (mut begins_sorted, mut ends_sorted, mut max) = (true, true, 0);
+            for w in v.windows(2) {
+                if let [a, b] = w {
+                    begins_sorted &= a.begin <= b.begin;
+                    ends_sorted &= a.end <= b.end;
+                }
+            }
+            for s in v.iter() {
+                if s.value != sentinel {
+                    max = max.max(s.value);
+                }
+            }
+            let time = |sorted: bool, t: fn(&RawState) -> u64| {
+                if sorted {
+                    TimeColumn::from_sorted_slice_by(v, t)
+                } else {
+                    TimeColumn::from_slice_by(v, t)
+                }
+            };
             state_pieces.push(StatePiece {
                 row: row as u32,
-                begins_sorted: v.is_sorted_by_key(|s| s.begin),
-                ends_sorted: v.is_sorted_by_key(|s| s.end),
-                begin: TimeColumn::from_slice_by(v, |s| s.begin),
-                end: TimeColumn::from_slice_by(v, |s| s.end),
-                value: ValueColumn::from_slice_by(v, sentinel, |s| s.value),
+                begins_sorted,
+                ends_sorted,
+                begin: time(begins_sorted, |s| s.begin),
+                end: time(ends_sorted, |s| s.end),
+                value: ValueColumn::from_slice_with_max(v, sentinel, max, |s| s.value),
             });
             v.clear();
         }
@@ -160,7 +180,15 @@ impl ChunkOut {
                 b.pairs.shrink_to(b.pairs.capacity() / 4);
                 continue;
             }
-            let sorted = b.pairs.is_sorted_by_key(|p| p.0);
+            // One pass for order and the largest value, then one per column.
+            let (mut sorted, mut last, mut max) = (true, 0, 0);
+            for &(t, v) in &b.pairs {
+                sorted &= t >= last;
+                last = t;
+                if v != sentinel {
+                    max = max.max(v);
+                }
+            }
             pieces.push(EventPiece {
                 row: b.row,
                 ty: b.ty,
@@ -170,7 +198,7 @@ impl ChunkOut {
                 } else {
                     TimeColumn::from_slice_by(&b.pairs, |p| p.0)
                 },
-                value: ValueColumn::from_slice_by(&b.pairs, sentinel, |p| p.1),
+                value: ValueColumn::from_slice_with_max(&b.pairs, sentinel, max, |p| p.1),
             });
             b.pairs.clear();
         }
