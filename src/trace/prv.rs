@@ -245,19 +245,7 @@ impl ChunkOut {
     /// Appends an event pair of `row`.
     #[inline]
     pub fn push_event(&mut self, row: u32, e: RawEvent) {
-        let key = (u64::from(row) << 32) | u64::from(e.ty);
-        let events = &mut self.events;
-        let i = self.event_index.get_or_insert(key, || {
-            events.push(EventBuf {
-                row,
-                ty: e.ty,
-                pairs: Vec::new(),
-            });
-            events.len() - 1
-        });
-        if let Some(b) = self.events.get_mut(i) {
-            b.pairs.push((e.time, e.value));
-        }
+        self.push_event_at(row, e);
     }
 }
 
