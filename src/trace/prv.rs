@@ -222,7 +222,7 @@ impl ChunkOut {
 
     /// Appends an event pair of `row`.
     #[inline]
-    pub fn push_event_at(&mut self, row: u32, e: RawEvent) {
+    pub fn push_event(&mut self, row: u32, e: RawEvent) {
         let i = self.buffer_of(row, e.ty);
         if let Some(b) = self.events.get_mut(i) {
             b.pairs.push((e.time, e.value));
@@ -242,11 +242,7 @@ impl ChunkOut {
         })
     }
 
-    /// Appends an event pair of `row`.
-    #[inline]
-    pub fn push_event(&mut self, row: u32, e: RawEvent) {
-        self.push_event_at(row, e);
-    }
+
 }
 
 /// What the parser needs to know besides the bytes.
@@ -707,7 +703,7 @@ fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
         // One pair: the common case (ovni writes one per line).
         let next = fast_eol(b, q)?;
         out.null_values += u64::from(v == sentinel);
-        out.push_event_at(row, RawEvent { time, value: v, ty });
+        out.push_event(row, RawEvent { time, value: v, ty });
         out.last_line = this_line;
         return Some(next);
     }
@@ -732,7 +728,7 @@ fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
                 break;
             };
             out.null_values += u64::from(v == sentinel);
-            out.push_event_at(row, RawEvent { time, value: v, ty });
+            out.push_event(row, RawEvent { time, value: v, ty });
         }
         out.last_line = this_line;
     }
