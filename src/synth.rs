@@ -154,17 +154,18 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<GenSummary> {
         .map(|t| format!("{}:1", (threads - t * per_task).min(per_task)))
         .collect();
     let header_prefix = "#Paraver (01/01/2026 at 00:00):";
-    writeln!(
-        w,
-        "{header_prefix}{:020}_ns:1({threads}):1:{tasks}({}),0",
+    let header = format!(
+        "{header_prefix}{:020}_ns:1({threads}):1:{tasks}({}),0\n",
         0,
         task_list.join(",")
-    )?;
+    );
+    w.write_all(header.as_bytes())?;
     let mut summary = GenSummary {
         prv: out.to_path_buf(),
         ..GenSummary::default()
     };
-    let mut bytes = 0u64;
+    // Bytes of the whole file, header included.
+    let mut bytes = header.len() as u64;
 
     let mut gens: Vec<ThreadGen> = (0..threads)
         .map(|_| ThreadGen {
