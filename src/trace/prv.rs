@@ -241,8 +241,6 @@ impl ChunkOut {
             events.len() - 1
         })
     }
-
-
 }
 
 /// What the parser needs to know besides the bytes.
