@@ -424,25 +424,123 @@ impl ValueSeg {
 /// onto the end of the last segment.
 pub const MOVE_MIN: usize = 1024;
 
-/// A column of `u64` times: segments of compact times (see the module docs).
-#[derive(Debug, Clone, Default)]
-pub struct TimeColumn {
-    segs: Vec<TimeSeg>,
+/// What a column needs from its segments.
+pub trait Segment {
+    /// Number of records.
+    fn seg_len(&self) -> usize;
+    /// Heap bytes held.
+    fn seg_heap_bytes(&self) -> usize;
+}
+
+impl Segment for TimeSeg {
+    fn seg_len(&self) -> usize {
+        self.len()
+    }
+    fn seg_heap_bytes(&self) -> usize {
+        self.heap_bytes()
+    }
+}
+
+impl Segment for ValueSeg {
+    fn seg_len(&self) -> usize {
+        self.len()
+    }
+    fn seg_heap_bytes(&self) -> usize {
+        self.heap_bytes()
+    }
+}
+
+/// A list of segments with the index of each one's first record: the part that
+/// [`TimeColumn`] and [`ValueColumn`] share.
+#[derive(Debug, Clone)]
+pub struct Segments<S> {
+    segs: Vec<S>,
     /// Index of the first record of each segment; same length as `segs`.
     starts: Vec<usize>,
     len: usize,
 }
 
+impl<S> Default for Segments<S> {
+    fn default() -> Self {
+        Segments {
+            segs: Vec::new(),
+            starts: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<S: Segment> Segments<S> {
+    fn single(seg: S) -> Self {
+        let mut out = Segments::default();
+        out.push(seg);
+        out
+    }
+
+    /// Adds a segment at the end (empty ones are dropped).
+    fn push(&mut self, seg: S) {
+        let n = seg.seg_len();
+        if n > 0 {
+            self.starts.push(self.len);
+            self.len += n;
+            self.segs.push(seg);
+        }
+    }
+
+    /// Joins pieces: a piece shorter than [`MOVE_MIN`] records whose segments the last
+    /// segment `can` take is appended to it by `append`; other pieces have their segments
+    /// moved in.
+    fn join(
+        pieces: Vec<Segments<S>>,
+        can: impl Fn(&S, &S) -> bool,
+        mut append: impl FnMut(&mut S, &S),
+    ) -> Self {
+        let mut out = Segments::default();
+        for p in pieces {
+            if p.len < MOVE_MIN
+                && let Some(last) = out.segs.last_mut()
+                && p.segs.iter().all(|s| can(last, s))
+            {
+                for seg in &p.segs {
+                    append(last, seg);
+                }
+                out.len += p.len;
+                continue;
+            }
+            for seg in p.segs {
+                out.push(seg);
+            }
+        }
+        out
+    }
+
+    /// The segment holding record `i` and the index inside it.
+    #[inline]
+    fn locate(&self, i: usize) -> (usize, usize) {
+        if self.segs.len() == 1 {
+            return (0, i);
+        }
+        let k = self.starts.partition_point(|&s| s <= i).saturating_sub(1);
+        (k, i - self.starts.get(k).copied().unwrap_or(0))
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.segs.capacity() * std::mem::size_of::<S>()
+            + self.starts.capacity() * 8
+            + self.segs.iter().map(Segment::seg_heap_bytes).sum::<usize>()
+    }
+}
+
+/// A column of `u64` times: segments of compact times (see the module docs).
+#[derive(Debug, Clone, Default)]
+pub struct TimeColumn {
+    segs: Segments<TimeSeg>,
+}
+
 impl TimeColumn {
     fn single(seg: TimeSeg) -> Self {
-        let len = seg.len();
-        if len == 0 {
-            return TimeColumn::default();
-        }
         TimeColumn {
-            segs: vec![seg],
-            starts: vec![0],
-            len,
+            segs: Segments::single(seg),
         }
     }
 
@@ -473,63 +571,41 @@ impl TimeColumn {
     /// Joins columns whose concatenation is sorted, moving long pieces' segments and copying
     /// short pieces onto the previous segment.
     pub fn join_sorted(pieces: Vec<TimeColumn>) -> Self {
-        let mut col = TimeColumn::default();
-        for p in pieces {
-            if p.len >= MOVE_MIN || col.segs.is_empty() {
-                for seg in p.segs {
-                    col.starts.push(col.len);
-                    col.len += seg.len();
-                    col.segs.push(seg);
-                }
-            } else if let Some(last) = col.segs.last_mut() {
-                for seg in &p.segs {
-                    last.append_seg(seg);
-                }
-                col.len += p.len;
-            }
+        let pieces = pieces.into_iter().map(|p| p.segs).collect();
+        TimeColumn {
+            segs: Segments::join(pieces, |_, _| true, TimeSeg::append_seg),
         }
-        col
     }
 
     /// Concatenates columns whose concatenation is sorted into one segment (a copy).
     pub fn concat_sorted(pieces: &[&TimeColumn]) -> Self {
-        let segs: Vec<&TimeSeg> = pieces.iter().flat_map(|p| &p.segs).collect();
+        let segs: Vec<&TimeSeg> = pieces.iter().flat_map(|p| &p.segs.segs).collect();
         Self::single(TimeSeg::concat_sorted(&segs))
     }
 
     /// The first time (for sorted columns, the smallest).
     pub fn first(&self) -> Option<u64> {
-        self.segs.first().and_then(TimeSeg::first)
+        self.segs.segs.first().and_then(TimeSeg::first)
     }
 
     /// The last time (for sorted columns, the largest).
     pub fn last(&self) -> Option<u64> {
-        self.segs.last().and_then(TimeSeg::last)
+        self.segs.segs.last().and_then(TimeSeg::last)
     }
 
     /// Number of records.
     pub fn len(&self) -> usize {
-        self.len
+        self.segs.len
     }
 
     /// True when the column holds no record.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.segs.len == 0
     }
 
     /// Number of segments.
     pub fn segment_count(&self) -> usize {
-        self.segs.len()
-    }
-
-    /// The segment holding record `i` and the index inside it.
-    #[inline]
-    fn locate(&self, i: usize) -> (usize, usize) {
-        if self.segs.len() == 1 {
-            return (0, i);
-        }
-        let k = self.starts.partition_point(|&s| s <= i).saturating_sub(1);
-        (k, i - self.starts.get(k).copied().unwrap_or(0))
+        self.segs.segs.len()
     }
 
     /// The time of record `i`.
@@ -538,8 +614,8 @@ impl TimeColumn {
     /// When `i >= self.len()`.
     #[inline]
     pub fn get(&self, i: usize) -> u64 {
-        let (k, j) = self.locate(i);
-        self.segs[k].get(j)
+        let (k, j) = self.segs.locate(i);
+        self.segs.segs[k].get(j)
     }
 
     /// The first index whose time is not less than `t`, for a column sorted by time.
@@ -555,31 +631,30 @@ impl TimeColumn {
     /// The first index for which `pred` is false, assuming it is true then false along the
     /// column: finds the segment by its first time, then searches inside it.
     pub fn partition_point(&self, pred: impl Fn(u64) -> bool) -> usize {
-        let k = self.segs.partition_point(|s| s.first().is_some_and(&pred));
+        let segs = &self.segs.segs;
+        let k = segs.partition_point(|s| s.first().is_some_and(&pred));
         let Some(seg) = k.checked_sub(1) else {
             return 0;
         };
-        let start = self.starts.get(seg).copied().unwrap_or(0);
-        start + self.segs.get(seg).map_or(0, |s| s.partition_point(&pred))
+        let start = self.segs.starts.get(seg).copied().unwrap_or(0);
+        start + segs.get(seg).map_or(0, |s| s.partition_point(&pred))
     }
 
     /// Iterates over all times.
     pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
-        self.segs.iter().flat_map(TimeSeg::iter)
+        self.segs.segs.iter().flat_map(TimeSeg::iter)
     }
 
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.segs.capacity() * std::mem::size_of::<TimeSeg>()
-            + self.starts.capacity() * 8
-            + self.segs.iter().map(TimeSeg::heap_bytes).sum::<usize>()
+        self.segs.heap_bytes()
     }
 }
 
 impl PartialEq for TimeColumn {
     /// Columns are equal when they hold the same times, however they are segmented.
     fn eq(&self, other: &Self) -> bool {
-        self.len == other.len && self.iter().eq(other.iter())
+        self.len() == other.len() && self.iter().eq(other.iter())
     }
 }
 
@@ -588,22 +663,13 @@ impl Eq for TimeColumn {}
 /// A column of `u64` values: segments in the narrowest width each (see the module docs).
 #[derive(Debug, Clone, Default)]
 pub struct ValueColumn {
-    segs: Vec<ValueSeg>,
-    /// Index of the first value of each segment; same length as `segs`.
-    starts: Vec<usize>,
-    len: usize,
+    segs: Segments<ValueSeg>,
 }
 
 impl ValueColumn {
     fn single(seg: ValueSeg) -> Self {
-        let len = seg.len();
-        if len == 0 {
-            return ValueColumn::default();
-        }
         ValueColumn {
-            segs: vec![seg],
-            starts: vec![0],
-            len,
+            segs: Segments::single(seg),
         }
     }
 
@@ -630,50 +696,40 @@ impl ValueColumn {
     /// Joins columns, moving long pieces' segments and copying short pieces onto the previous
     /// segment when it is at least as wide.
     pub fn join(pieces: Vec<ValueColumn>, sentinel: u64) -> Self {
-        let mut col = ValueColumn::default();
-        for p in pieces {
-            let fits = p.len < MOVE_MIN
-                && col
-                    .segs
-                    .last()
-                    .is_some_and(|last| p.segs.iter().all(|s| s.width() <= last.width()));
-            if fits {
-                if let Some(last) = col.segs.last_mut() {
-                    for seg in &p.segs {
-                        last.append_seg(seg, sentinel);
-                    }
-                }
-                col.len += p.len;
-            } else {
-                for seg in p.segs {
-                    col.starts.push(col.len);
-                    col.len += seg.len();
-                    col.segs.push(seg);
-                }
-            }
+        let pieces = pieces.into_iter().map(|p| p.segs).collect();
+        ValueColumn {
+            segs: Segments::join(
+                pieces,
+                |last, seg| seg.width() <= last.width(),
+                |last, seg| last.append_seg(seg, sentinel),
+            ),
         }
-        col
     }
 
     /// Concatenates columns into one segment (a copy) of the widest width.
     pub fn concat(pieces: &[&ValueColumn], sentinel: u64) -> Self {
-        let segs: Vec<&ValueSeg> = pieces.iter().flat_map(|p| &p.segs).collect();
+        let segs: Vec<&ValueSeg> = pieces.iter().flat_map(|p| &p.segs.segs).collect();
         Self::single(ValueSeg::concat(&segs, sentinel))
     }
 
     /// Number of values.
     pub fn len(&self) -> usize {
-        self.len
+        self.segs.len
     }
 
     /// True when empty.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.segs.len == 0
     }
 
     /// Bytes per value of the widest segment (1, 2, 4 or 8; 1 when empty).
     pub fn width(&self) -> usize {
-        self.segs.iter().map(ValueSeg::width).max().unwrap_or(1)
+        self.segs
+            .segs
+            .iter()
+            .map(ValueSeg::width)
+            .max()
+            .unwrap_or(1)
     }
 
     /// Value `i`, with the narrow null marker turned back into `sentinel`.
@@ -682,25 +738,21 @@ impl ValueColumn {
     /// When `i >= self.len()`.
     #[inline]
     pub fn get(&self, i: usize, sentinel: u64) -> u64 {
-        if self.segs.len() == 1 {
-            return self.segs[0].get(i, sentinel);
-        }
-        let k = self.starts.partition_point(|&s| s <= i).saturating_sub(1);
-        self.segs[k].get(i - self.starts[k], sentinel)
+        let (k, j) = self.segs.locate(i);
+        self.segs.segs[k].get(j, sentinel)
     }
 
     /// Iterates over all values.
     pub fn iter(&self, sentinel: u64) -> impl Iterator<Item = u64> + '_ {
         self.segs
+            .segs
             .iter()
             .flat_map(move |s| (0..s.len()).map(move |i| s.get(i, sentinel)))
     }
 
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.segs.capacity() * std::mem::size_of::<ValueSeg>()
-            + self.starts.capacity() * 8
-            + self.segs.iter().map(ValueSeg::heap_bytes).sum::<usize>()
+        self.segs.heap_bytes()
     }
 }
 
@@ -709,7 +761,7 @@ impl PartialEq for ValueColumn {
     /// Narrow null markers compare equal to each other (the sentinel is not known here).
     fn eq(&self, other: &Self) -> bool {
         const NULL: u64 = u64::MAX;
-        self.len == other.len && self.iter(NULL).eq(other.iter(NULL))
+        self.len() == other.len() && self.iter(NULL).eq(other.iter(NULL))
     }
 }
 
