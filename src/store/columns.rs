@@ -838,17 +838,20 @@ mod tests {
         let mut times = times;
         times.sort_unstable();
         let col = TimeColumn::from_times(&times);
-        for t in [0, 1, 7, 8, 100, 4666, 1 << 33, (1 << 34) + 5, u64::MAX] {
-            assert_eq!(
-                col.lower_bound(t),
-                times.partition_point(|&x| x < t),
-                "t={t}"
-            );
-            assert_eq!(
-                col.upper_bound(t),
-                times.partition_point(|&x| x <= t),
-                "t={t}"
-            );
+        check_bounds(
+            &col,
+            &times,
+            &[0, 1, 7, 8, 100, 4666, 1 << 33, (1 << 34) + 5, u64::MAX],
+        );
+    }
+
+    /// Binary searches of `col` agree with those of the plain `times`.
+    fn check_bounds(col: &TimeColumn, times: &[u64], probes: &[u64]) {
+        for &t in probes {
+            let lower = times.partition_point(|&x| x < t);
+            let upper = times.partition_point(|&x| x <= t);
+            assert_eq!(col.lower_bound(t), lower, "t={t}");
+            assert_eq!(col.upper_bound(t), upper, "t={t}");
         }
     }
 
@@ -884,7 +887,7 @@ mod tests {
             assert_eq!(t.get(i), times[i]);
             assert_eq!(v.get(i, s), values[i]);
         }
-        for probe in [
+        let probes = [
             0,
             1,
             8999,
@@ -893,18 +896,8 @@ mod tests {
             1 << 33,
             (1 << 33) + 12_000,
             u64::MAX,
-        ] {
-            assert_eq!(
-                t.lower_bound(probe),
-                times.partition_point(|&x| x < probe),
-                "{probe}"
-            );
-            assert_eq!(
-                t.upper_bound(probe),
-                times.partition_point(|&x| x <= probe),
-                "{probe}"
-            );
-        }
+        ];
+        check_bounds(&t, &times, &probes);
         assert_eq!(t, TimeColumn::from_times(&times));
         assert_eq!(v, ValueColumn::from_values(&values, s));
     }
