@@ -664,23 +664,26 @@ impl Eq for TimeColumn {}
 #[derive(Debug, Clone, Default)]
 pub struct ValueColumn {
     segs: Segments<ValueSeg>,
+    /// The null sentinel the column was built with (64-bit segments store it as it is).
+    sentinel: u64,
 }
 
 impl ValueColumn {
-    fn single(seg: ValueSeg) -> Self {
+    fn single(seg: ValueSeg, sentinel: u64) -> Self {
         ValueColumn {
             segs: Segments::single(seg),
+            sentinel,
         }
     }
 
     /// Builds a column; `sentinel` (the null value) is stored as the narrow width's maximum.
     pub fn from_values(values: &[u64], sentinel: u64) -> Self {
-        Self::single(ValueSeg::from_values(values, sentinel))
+        Self::single(ValueSeg::from_values(values, sentinel), sentinel)
     }
 
     /// Builds a column from the values `value` gives for the items of `items`.
     pub fn from_slice_by<T>(items: &[T], sentinel: u64, value: impl Fn(&T) -> u64) -> Self {
-        Self::single(ValueSeg::from_slice_by(items, sentinel, value))
+        Self::single(ValueSeg::from_slice_by(items, sentinel, value), sentinel)
     }
 
     /// Builds a column when the largest non-null value, `max`, is already known.
@@ -690,7 +693,10 @@ impl ValueColumn {
         max: u64,
         value: impl Fn(&T) -> u64,
     ) -> Self {
-        Self::single(ValueSeg::from_slice_with_max(items, sentinel, max, value))
+        Self::single(
+            ValueSeg::from_slice_with_max(items, sentinel, max, value),
+            sentinel,
+        )
     }
 
     /// Joins columns, moving long pieces' segments and copying short pieces onto the previous
@@ -703,13 +709,14 @@ impl ValueColumn {
                 |last, seg| seg.width() <= last.width(),
                 |last, seg| last.append_seg(seg, sentinel),
             ),
+            sentinel,
         }
     }
 
     /// Concatenates columns into one segment (a copy) of the widest width.
     pub fn concat(pieces: &[&ValueColumn], sentinel: u64) -> Self {
         let segs: Vec<&ValueSeg> = pieces.iter().flat_map(|p| &p.segs.segs).collect();
-        Self::single(ValueSeg::concat(&segs, sentinel))
+        Self::single(ValueSeg::concat(&segs, sentinel), sentinel)
     }
 
     /// Number of values.
@@ -757,11 +764,10 @@ impl ValueColumn {
 }
 
 impl PartialEq for ValueColumn {
-    /// Columns are equal when they hold the same stored values, however they are segmented.
-    /// Narrow null markers compare equal to each other (the sentinel is not known here).
+    /// Columns are equal when they hold the same values, however they are segmented and
+    /// whatever widths their segments have.
     fn eq(&self, other: &Self) -> bool {
-        const NULL: u64 = u64::MAX;
-        self.len() == other.len() && self.iter(NULL).eq(other.iter(NULL))
+        self.len() == other.len() && self.iter(self.sentinel).eq(other.iter(other.sentinel))
     }
 }
 
