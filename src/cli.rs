@@ -183,6 +183,90 @@ pub fn load_for_info(path: &Path, null: NullOverride) -> Result<Trace, trace::Lo
     )
 }
 
+/// The label of a statistics column: the `.pcf` state or value label, else the number.
+pub fn column_label(
+    t: &Trace,
+    semantic: crate::analysis::stats::Semantic,
+    column: crate::analysis::stats::Column,
+) -> String {
+    use crate::analysis::stats::{Column, Semantic};
+    let Column::Value(v) = column else {
+        return "null".to_string();
+    };
+    let label = t.pcf.as_ref().and_then(|p| match semantic {
+        Semantic::StateAsIs => p.state_label(v),
+        Semantic::LastEventValue(ty) => p.value_label(ty, v),
+    });
+    label.map_or_else(|| v.to_string(), str::to_string)
+}
+
+/// `prvscope stats`: time per value per thread, as text (aligned) or CSV.
+pub fn stats_text(
+    t: &Trace,
+    semantic: crate::analysis::stats::Semantic,
+    table: &crate::analysis::stats::TimeTable,
+    csv: bool,
+) -> String {
+    let columns = table.columns();
+    let labels: Vec<String> = columns
+        .iter()
+        .map(|&c| column_label(t, semantic, c))
+        .collect();
+    let names: Vec<String> = (0..table.rows.len()).map(|r| t.thread_name(r)).collect();
+    let mut s = String::new();
+    if csv {
+        let quote = |x: &str| {
+            if x.contains([',', '"', '\n']) {
+                format!("\"{}\"", x.replace('"', "\"\""))
+            } else {
+                x.to_string()
+            }
+        };
+        let header: Vec<String> = std::iter::once("thread".to_string())
+            .chain(labels.iter().map(|l| quote(l)))
+            .collect();
+        let _ = writeln!(s, "{}", header.join(","));
+        for (r, name) in names.iter().enumerate() {
+            let cells: Vec<String> = std::iter::once(quote(name))
+                .chain(columns.iter().map(|&c| table.get(r, c).to_string()))
+                .collect();
+            let _ = writeln!(s, "{}", cells.join(","));
+        }
+        return s;
+    }
+    let unit = t.header.time_unit.as_str();
+    let _ = writeln!(
+        s,
+        "time per value in {unit}, window [{}, {})",
+        table.t0, table.t1
+    );
+    let name_w = names.iter().map(String::len).max().unwrap_or(6).max(6);
+    let widths: Vec<usize> = columns
+        .iter()
+        .zip(&labels)
+        .map(|(&c, l)| {
+            (0..table.rows.len())
+                .map(|r| table.get(r, c).to_string().len())
+                .max()
+                .unwrap_or(1)
+                .max(l.len())
+        })
+        .collect();
+    let _ = write!(s, "{:name_w$}", "thread");
+    for (l, w) in labels.iter().zip(&widths) {
+        let _ = write!(s, "  {l:>w$}");
+    }
+    s.push('\n');
+    for (r, name) in names.iter().enumerate() {
+        let _ = write!(s, "{name:name_w$}");
+        for (&c, w) in columns.iter().zip(&widths) {
+            let _ = write!(s, "  {:>w$}", table.get(r, c));
+        }
+        s.push('\n');
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,6 +9,7 @@
 //!
 //! `ARCHITECTURE.md` at the top of the repository maps the modules in more detail.
 
+pub mod analysis;
 pub mod cli;
 pub mod store;
 pub mod synth;

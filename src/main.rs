@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
+use prvscope::analysis::stats::{self, Semantic};
 use prvscope::cli;
 use prvscope::synth::{self, GenOptions};
 use prvscope::trace::NullOverride;
@@ -27,6 +28,27 @@ enum Command {
         json: bool,
         /// How to read nulls: auto (from the .pcf), zero (0 is null), N (NULL mode) or a
         /// number (NULL mode with that sentinel).
+        #[arg(long, default_value = "auto")]
+        null: NullOverride,
+    },
+    /// Time per value per thread (Paraver's 2D analyzer, statistic Time): "State As Is", or
+    /// "Last Evt Val" of one event type with --type.
+    Stats {
+        /// The trace: x.prv, x.prv.xz or x.prv.gz.
+        trace: PathBuf,
+        /// Event type for "Last Evt Val" (default: states).
+        #[arg(long = "type")]
+        ty: Option<u32>,
+        /// Window start in trace ticks (default 0).
+        #[arg(long)]
+        from: Option<u64>,
+        /// Window end in trace ticks (default: the trace's duration).
+        #[arg(long)]
+        to: Option<u64>,
+        /// Print CSV.
+        #[arg(long)]
+        csv: bool,
+        /// How to read nulls (see `info`).
         #[arg(long, default_value = "auto")]
         null: NullOverride,
     },
@@ -70,6 +92,26 @@ fn run(args: Args) -> anyhow::Result<()> {
                 println!("{}", serde_json::to_string_pretty(&cli::info_json(&t))?);
             } else {
                 print!("{}", cli::info_text(&t));
+            }
+            Ok(())
+        }
+        Some(Command::Stats {
+            trace,
+            ty,
+            from,
+            to,
+            csv,
+            null,
+        }) => {
+            let t = cli::load_for_info(&trace, null)?;
+            let semantic = ty.map_or(Semantic::StateAsIs, Semantic::LastEventValue);
+            let t0 = from.unwrap_or(0);
+            let t1 = to.unwrap_or(t.header.end_time);
+            anyhow::ensure!(t1 >= t0, "--to ({t1}) is before --from ({t0})");
+            let table = stats::time_per_value(&t.store, semantic, t0, t1);
+            print!("{}", cli::stats_text(&t, semantic, &table, csv));
+            for w in t.report.warnings() {
+                eprintln!("warning: {w}");
             }
             Ok(())
         }

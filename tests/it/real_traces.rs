@@ -299,3 +299,38 @@ fn unsorted_lulesh_comms_are_sorted_and_queries_match_a_scan() {
         t.row.as_ref().unwrap().level("THREAD").unwrap()[0]
     );
 }
+
+#[test]
+fn stats_of_prime16_equal_paravers_2d_analyzer() {
+    use prvscope::analysis::stats::{Column, Semantic, time_per_value};
+    let Some(root) = shared_traces() else { return };
+    let t = load(&root.join("extrae_mpi_prime16/prime_v0.prv"));
+    let table = time_per_value(&t.store, Semantic::StateAsIs, 0, t.header.end_time);
+    // What Paraver's 2D analyzer shows for THREAD 1.1.1 (State As Is, Time, ns).
+    let expected = [
+        (0, 9_360),
+        (1, 613_587_757),
+        (2, 15_144_257),
+        (12, 24_379),
+        (13, 1_176_693_971),
+        (15, 66_023_051),
+    ];
+    for (state, ns) in expected {
+        assert_eq!(table.get(0, Column::Value(state)), ns, "state {state}");
+    }
+    assert_eq!(table.rows[0].len(), expected.len());
+    // Every row covers the whole window.
+    for row in &table.rows {
+        assert_eq!(row.values().sum::<u64>(), t.header.end_time);
+    }
+    let csv = prvscope::cli::stats_text(&t, Semantic::StateAsIs, &table, true);
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("thread,Idle,Running,Not created,I/O,Group Communication,Others")
+    );
+    assert_eq!(
+        lines.next(),
+        Some("THREAD 1.1.1,9360,613587757,15144257,24379,1176693971,66023051")
+    );
+}
