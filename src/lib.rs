@@ -4,6 +4,7 @@
 //! - [`trace`] reads bytes (plain, `.xz`, `.gz`) and parses the `.prv`, `.pcf` and `.row`,
 //!   in parallel, into
 //! - [`store`], the immutable columnar [`store::TraceStore`] shared by everything after it;
+//! - [`analysis`] computes statistics over the store (Paraver's 2D analyzer);
 //! - [`synth`] writes realistic synthetic traces for tests and benchmarks;
 //! - [`cli`] holds the command-line subcommands that are not the viewer.
 //!
