@@ -44,6 +44,21 @@ impl Default for GenOptions {
     }
 }
 
+impl GenOptions {
+    /// The options of the demo trace in `assets/demo/` (`prvscope gen --threads 8
+    /// --threads-per-task 4 --size 400KB --seed 42 assets/demo/demo.prv`).
+    pub fn demo() -> Self {
+        GenOptions {
+            threads: 8,
+            threads_per_task: 4,
+            target_bytes: 400_000,
+            seed: 42,
+            legacy: false,
+            xz: false,
+        }
+    }
+}
+
 /// What was generated.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GenSummary {

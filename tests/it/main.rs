@@ -4,6 +4,7 @@
 
 mod bad_input;
 mod common;
+mod demo;
 mod generated;
 mod parallel_vs_naive;
 mod real_traces;
