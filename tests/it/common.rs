@@ -49,3 +49,10 @@ pub fn value_intervals(store: &TraceStore, row: usize, ty: u32) -> Vec<(u64, u64
     }
     out
 }
+
+/// Every value of event type `ty` on every row, in row then time order.
+pub fn all_values(store: &TraceStore, ty: u32) -> Vec<u64> {
+    (0..store.threads().len())
+        .flat_map(|r| store.events_in(r, ty, 0, u64::MAX).map(|e| e.1))
+        .collect()
+}

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use prvscope::synth::{self, GenOptions};
 
-use crate::common::{load, temp_dir};
+use crate::common::{all_values, load, temp_dir};
 
 fn demo_dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo")
@@ -33,14 +33,7 @@ fn demo_trace_shows_zeros_nulls_comms_and_functions_of_demo_c() {
     let c = t.store.counts();
     assert!(c.states > 1000 && c.comms > 100 && c.null_values > 100);
     assert_eq!(t.store.null_policy().mode_name(), "sentinel");
-    let ready: Vec<u64> = (0..t.store.threads().len())
-        .flat_map(|r| {
-            t.store
-                .events_in(r, synth::TYPE_READY_TASKS, 0, u64::MAX)
-                .map(|e| e.1)
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let ready = all_values(&t.store, synth::TYPE_READY_TASKS);
     assert!(ready.contains(&0) && ready.contains(&u64::MAX));
 
     // Each user function's label names a line of demo.c where that function is defined.

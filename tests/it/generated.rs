@@ -3,7 +3,7 @@
 use prvscope::synth::{self, GenOptions};
 use prvscope::trace::IssueKind;
 
-use crate::common::{load, temp_dir};
+use crate::common::{all_values, load, temp_dir};
 
 #[test]
 fn generated_traces_are_deterministic_and_load_with_their_counts() {
@@ -63,14 +63,7 @@ fn generated_traces_are_deterministic_and_load_with_their_counts() {
         Some("41 (demo.c, demo)")
     );
     // Real zeros and nulls in the ready-tasks type; counters above 16 bits.
-    let ready: Vec<u64> = (0..10)
-        .flat_map(|r| {
-            t.store
-                .events_in(r, synth::TYPE_READY_TASKS, 0, u64::MAX)
-                .map(|e| e.1)
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let ready = all_values(&t.store, synth::TYPE_READY_TASKS);
     assert!(ready.contains(&0) && ready.contains(&u64::MAX));
     // States are back to back on each thread.
     for r in 0..10 {
