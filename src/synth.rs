@@ -209,29 +209,24 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<GenSummary> {
         let th = r % per_task + 1;
         let cpu = r + 1;
         line.clear();
+        // `kind:cpu:appl:task:thread`, the same for every record of this thread.
+        let kind = match rec {
+            Rec::State { .. } => 1,
+            Rec::Send { .. } => 3,
+            _ => 2,
+        };
+        push_fields(
+            &mut line,
+            &[kind, u64::from(cpu), 1, u64::from(task), u64::from(th)],
+        );
         match rec {
             Rec::State { begin, end, value } => {
-                push_fields(
-                    &mut line,
-                    &[
-                        1,
-                        u64::from(cpu),
-                        1,
-                        u64::from(task),
-                        u64::from(th),
-                        begin,
-                        end,
-                        value,
-                    ],
-                );
+                push_fields_cont(&mut line, &[begin, end, value]);
                 summary.state_records += 1;
                 end_time = end_time.max(end);
             }
             Rec::Enter { f, ins, cyc } => {
-                push_fields(
-                    &mut line,
-                    &[2, u64::from(cpu), 1, u64::from(task), u64::from(th), emit],
-                );
+                push_fields_cont(&mut line, &[emit]);
                 for (ty, v) in [
                     (TYPE_USER_FUNCTION, f),
                     (TYPE_USER_FUNCTION_LINE, f),
@@ -243,10 +238,7 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<GenSummary> {
                 summary.event_records += 4;
             }
             Rec::Exit { ins, cyc } => {
-                push_fields(
-                    &mut line,
-                    &[2, u64::from(cpu), 1, u64::from(task), u64::from(th), emit],
-                );
+                push_fields_cont(&mut line, &[emit]);
                 for ty in [TYPE_USER_FUNCTION, TYPE_USER_FUNCTION_LINE] {
                     push_fields_cont(&mut line, &[u64::from(ty)]);
                     line.push(b':');
@@ -265,10 +257,7 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<GenSummary> {
                 summary.null_values += if opts.legacy { 0 } else { 2 };
             }
             Rec::Ready { value } => {
-                push_fields(
-                    &mut line,
-                    &[2, u64::from(cpu), 1, u64::from(task), u64::from(th), emit],
-                );
+                push_fields_cont(&mut line, &[emit]);
                 push_fields_cont(&mut line, &[u64::from(TYPE_READY_TASKS)]);
                 line.push(b':');
                 if let Some(v) = value {
@@ -288,18 +277,7 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<GenSummary> {
             } => {
                 let rtask = to / per_task + 1;
                 let rth = to % per_task + 1;
-                push_fields(
-                    &mut line,
-                    &[
-                        3,
-                        u64::from(cpu),
-                        1,
-                        u64::from(task),
-                        u64::from(th),
-                        sent,
-                        sent,
-                    ],
-                );
+                push_fields_cont(&mut line, &[sent, sent]);
                 push_fields_cont(
                     &mut line,
                     &[
