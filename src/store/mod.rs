@@ -15,6 +15,8 @@
 //! policy says zero is null); nothing is rewritten.
 
 pub mod columns;
+pub mod signal;
+pub mod summary;
 
 use std::ops::Range;
 
