@@ -207,11 +207,18 @@ pub fn stats_text(
     table: &crate::analysis::stats::TimeTable,
     csv: bool,
 ) -> String {
+    table_text(t, table, csv, &|c| column_label(t, semantic, c))
+}
+
+/// A time-per-value table as text (aligned) or CSV, with `label` naming each column.
+pub fn table_text(
+    t: &Trace,
+    table: &crate::analysis::stats::TimeTable,
+    csv: bool,
+    label: &dyn Fn(crate::analysis::stats::Column) -> String,
+) -> String {
     let columns = table.columns();
-    let labels: Vec<String> = columns
-        .iter()
-        .map(|&c| column_label(t, semantic, c))
-        .collect();
+    let labels: Vec<String> = columns.iter().map(|&c| label(c)).collect();
     let names: Vec<String> = (0..table.rows.len()).map(|r| t.thread_name(r)).collect();
     let mut s = String::new();
     if csv {

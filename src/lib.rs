@@ -6,7 +6,9 @@
 //! - [`store`], the immutable columnar [`store::TraceStore`] shared by everything after it;
 //! - [`analysis`] computes statistics over the store (Paraver's 2D analyzer);
 //! - [`synth`] writes realistic synthetic traces for tests and benchmarks;
-//! - [`cli`] holds the command-line subcommands that are not the viewer.
+//! - [`cli`] holds the command-line subcommands that are not the viewer;
+//! - [`ui`] is the eframe/egui viewer: timelines drawn from per-pixel summaries
+//!   ([`store::summary`]) of the rows of a view ([`store::signal`]).
 //!
 //! `ARCHITECTURE.md` at the top of the repository maps the modules in more detail.
 
@@ -15,3 +17,4 @@ pub mod cli;
 pub mod store;
 pub mod synth;
 pub mod trace;
+pub mod ui;

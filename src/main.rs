@@ -9,12 +9,27 @@ use prvscope::analysis::stats::{self, Semantic};
 use prvscope::cli;
 use prvscope::synth::{self, GenOptions};
 use prvscope::trace::NullOverride;
+use prvscope::ui::loader::LoadSource;
 
 #[derive(Parser)]
-#[command(name = "prvscope", version, about = "A fast viewer for Paraver traces")]
+#[command(
+    name = "prvscope",
+    version,
+    about = "A fast viewer for Paraver traces",
+    args_conflicts_with_subcommands = true
+)]
 struct Args {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Trace to open in the viewer (x.prv, x.prv.xz or x.prv.gz); the embedded demo trace
+    /// when none is given.
+    trace: Option<PathBuf>,
+    /// How to read nulls in the viewer (see `info`).
+    #[arg(long, default_value = "auto")]
+    null: NullOverride,
+    /// The view to open: `state`, `mpi` (MPI call) or event types, e.g. 60000019.
+    #[arg(long, value_parser = prvscope::ui::view::parse_view)]
+    view: Option<prvscope::store::signal::SignalSpec>,
 }
 
 #[derive(Subcommand)]
@@ -146,8 +161,9 @@ fn run(args: Args) -> anyhow::Result<()> {
             );
             Ok(())
         }
-        None => anyhow::bail!(
-            "the viewer is not built yet; use `prvscope info TRACE` or `prvscope gen`"
-        ),
+        None => {
+            let source = args.trace.map_or(LoadSource::Demo, LoadSource::File);
+            prvscope::ui::run(source, args.null, args.view)
+        }
     }
 }

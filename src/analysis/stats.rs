@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 
 use crate::store::TraceStore;
+use crate::store::signal::ViewSignals;
 
 /// What to measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +62,43 @@ pub fn time_per_value(store: &TraceStore, semantic: Semantic, t0: u64, t1: u64) 
         .map(|row| match semantic {
             Semantic::StateAsIs => state_row(store, row, t0, t1),
             Semantic::LastEventValue(ty) => event_row(store, row, ty, t0, t1),
+        })
+        .collect();
+    TimeTable { t0, t1, rows }
+}
+
+/// The same table for any timeline view (for instance several event types read together):
+/// each row's step function, a null value (or 0 when `zero_is_null`) counting as null time.
+pub fn time_per_value_of_view(
+    view: &ViewSignals,
+    zero_is_null: bool,
+    t0: u64,
+    t1: u64,
+) -> TimeTable {
+    let t1 = t1.max(t0);
+    let column_of = |v: Option<u64>| match v {
+        Some(v) if v != view.sentinel() && !(zero_is_null && v == 0) => Column::Value(v),
+        _ if zero_is_null => Column::Value(0),
+        _ => Column::Null,
+    };
+    let rows = (0..view.row_count())
+        .map(|row| {
+            let steps = view.steps(row);
+            let mut map = BTreeMap::new();
+            let mut current = steps
+                .point_at(t0)
+                .map(|i| steps.value.get(i, steps.sentinel));
+            let mut since = t0;
+            let first = steps.time.upper_bound(t0);
+            let stop = steps.time.lower_bound(t1);
+            for i in first..stop.max(first) {
+                let time = steps.time.get(i);
+                add(&mut map, column_of(current), time - since);
+                current = Some(steps.value.get(i, steps.sentinel));
+                since = time;
+            }
+            add(&mut map, column_of(current), t1.saturating_sub(since));
+            map
         })
         .collect();
     TimeTable { t0, t1, rows }

@@ -1,0 +1,132 @@
+//! Loading traces off the UI thread: progress (bytes, MB/s), cancel, and the result handed
+//! back to the app. The embedded demo trace loads the same way.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Receiver};
+use std::time::Instant;
+
+use crate::trace::pcf::Pcf;
+use crate::trace::row::RowNames;
+use crate::trace::{self, LoadError, LoadOptions, LoadProgress, LoadReport, NullOverride, Trace};
+
+/// The embedded demo trace (written by `prvscope gen`, see `assets/demo`).
+pub const DEMO_PRV: &[u8] = include_bytes!("../../assets/demo/demo.prv");
+const DEMO_PCF: &[u8] = include_bytes!("../../assets/demo/demo.pcf");
+const DEMO_ROW: &[u8] = include_bytes!("../../assets/demo/demo.row");
+/// The name the demo trace is shown under.
+pub const DEMO_NAME: &str = "demo.prv";
+
+/// What to open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadSource {
+    File(PathBuf),
+    Demo,
+}
+
+impl LoadSource {
+    /// The name shown while loading and in titles.
+    pub fn display_name(&self) -> String {
+        match self {
+            LoadSource::File(p) => p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+            LoadSource::Demo => DEMO_NAME.to_owned(),
+        }
+    }
+}
+
+/// A load running on its own thread.
+pub struct Loading {
+    pub source: LoadSource,
+    pub progress: Arc<LoadProgress>,
+    started: Instant,
+    rx: Receiver<Result<Trace, LoadError>>,
+}
+
+impl Loading {
+    /// Starts loading; `wake` is called when the result is ready (the app repaints then).
+    pub fn start(source: LoadSource, null: NullOverride, wake: impl Fn() + Send + 'static) -> Self {
+        let progress = Arc::new(LoadProgress::default());
+        let (tx, rx) = mpsc::channel();
+        let job_progress = Arc::clone(&progress);
+        let job_source = source.clone();
+        let spawned = std::thread::Builder::new()
+            .name("trace-loader".to_owned())
+            .spawn(move || {
+                let options = LoadOptions {
+                    null,
+                    ..LoadOptions::default()
+                };
+                let result = match &job_source {
+                    LoadSource::File(path) => trace::load(path, &options, Some(job_progress)),
+                    LoadSource::Demo => load_demo(&options),
+                };
+                // The receiver is gone only when the app dropped this load.
+                let _ = tx.send(result);
+                wake();
+            });
+        if let Err(e) = spawned {
+            let (tx, rx2) = mpsc::channel();
+            let _ = tx.send(Err(LoadError::Io {
+                path: PathBuf::from(source.display_name()),
+                source: e,
+            }));
+            return Loading {
+                source,
+                progress,
+                started: Instant::now(),
+                rx: rx2,
+            };
+        }
+        Loading {
+            source,
+            progress,
+            started: Instant::now(),
+            rx,
+        }
+    }
+
+    /// The result, once the load has finished.
+    pub fn poll(&self) -> Option<Result<Trace, LoadError>> {
+        self.rx.try_recv().ok()
+    }
+
+    /// Asks the loader to stop; [`Self::poll`] then returns [`LoadError::Cancelled`].
+    pub fn cancel(&self) {
+        self.progress.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// Bytes read so far, of how many.
+    pub fn bytes(&self) -> (u64, u64) {
+        (
+            self.progress.bytes_done.load(Ordering::Relaxed),
+            self.progress.bytes_total.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Read rate so far, in MB/s (of the file's bytes).
+    pub fn mb_per_s(&self) -> f64 {
+        let secs = self.started.elapsed().as_secs_f64().max(1e-3);
+        self.bytes().0 as f64 / 1e6 / secs
+    }
+
+    /// Seconds since the load started.
+    pub fn elapsed(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+}
+
+/// Loads the embedded demo trace.
+pub fn load_demo(options: &LoadOptions) -> Result<Trace, LoadError> {
+    let name = Path::new(DEMO_NAME);
+    let mut report = LoadReport::default();
+    let pcf = Pcf::parse(DEMO_PCF, &name.with_extension("pcf"), &mut report);
+    let row = RowNames::parse(DEMO_ROW, &name.with_extension("row"), &mut report);
+    let mut trace = trace::load_bytes(name, DEMO_PRV, Some(pcf), options)?;
+    trace.row = Some(row);
+    trace.report.merge(report);
+    Ok(trace)
+}

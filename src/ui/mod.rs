@@ -1,0 +1,48 @@
+//! The eframe/egui viewer.
+//!
+//! - [`app`]: the window (menus, view list, legend and details, load progress, exports);
+//! - [`timeline`]: the timeline widget and its interaction;
+//! - [`frame`]: building one frame of the timeline from per-pixel summaries (no GPU, benched);
+//! - [`view`]: what a view reads and how its values become colours and labels;
+//! - [`rows`]: rows grouped by application and task, collapsible;
+//! - [`loader`]: loading off the UI thread, the embedded demo trace;
+//! - [`recent`]: the recent-files list;
+//! - [`theme`]: every colour.
+
+pub mod app;
+pub mod frame;
+pub mod loader;
+pub mod recent;
+pub mod rows;
+pub mod theme;
+pub mod timeline;
+pub mod view;
+
+use self::app::App;
+use self::loader::LoadSource;
+use crate::trace::NullOverride;
+
+/// Opens the viewer window on `source` and runs until it is closed.
+pub fn run(
+    source: LoadSource,
+    null: NullOverride,
+    view: Option<crate::store::signal::SignalSpec>,
+) -> anyhow::Result<()> {
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_inner_size([1400.0, 800.0])
+            .with_title("prvscope")
+            .with_drag_and_drop(true),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "prvscope",
+        options,
+        Box::new(move |cc| {
+            let mut app = App::with_user_config(&cc.egui_ctx, source, null);
+            app.start_view = view;
+            Ok(Box::new(app))
+        }),
+    )
+    .map_err(|e| anyhow::anyhow!("could not open the viewer window: {e}"))
+}
