@@ -12,7 +12,7 @@ use super::recent::{RecentFiles, config_dir};
 use super::rows::Level;
 use super::theme;
 use super::timeline::{self, Timeline};
-use super::view::{ColorMode, MPI_CALL_TYPES, ViewConfig, type_label, value_label, view_name};
+use super::view::{ColorMode, MPI_CALL_TYPES, ViewConfig, type_label, value_label};
 use crate::analysis::stats::{self, Column, Semantic};
 use crate::store::signal::SignalSpec;
 use crate::trace::{LoadError, NullOverride, Trace};
@@ -41,7 +41,7 @@ pub struct App {
     open_dialog: Option<Receiver<Option<PathBuf>>>,
     save_dialog: Option<(Export, Receiver<Option<PathBuf>>)>,
     /// A PNG export waiting for its screenshot: path and the timeline's rect in points.
-    png_pending: Option<PathBuf>,
+    png_pending: Option<(PathBuf, bool)>,
     screenshot: Arc<Mutex<Option<Arc<egui::ColorImage>>>>,
     /// The last status message (saved files, export errors).
     pub status: String,
@@ -152,23 +152,27 @@ impl App {
         std::fs::write(path, visible_csv(l))
     }
 
-    /// Asks for a screenshot and saves the timeline's part of it to `path` (PNG) once it
-    /// arrives, a frame or two later.
-    pub fn export_png(&mut self, ctx: &egui::Context, path: PathBuf) {
-        let slot = Arc::clone(&self.screenshot);
-        let wake = ctx.clone();
-        ctx.request_screenshot(move |image| {
-            if let Ok(mut s) = slot.lock() {
-                *s = Some(image);
-            }
-            wake.request_repaint();
-        });
-        self.png_pending = Some(path);
+    /// Saves the timeline's part of the next frame to `path` (PNG): the frame is captured
+    /// with a screenshot request, and written when it arrives a frame or two later.
+    pub fn export_png(&mut self, path: PathBuf) {
+        self.png_pending = Some((path, false));
     }
 
     fn finish_png(&mut self, ctx: &egui::Context) {
+        if let Some((_, requested @ false)) = &mut self.png_pending {
+            *requested = true;
+            let slot = Arc::clone(&self.screenshot);
+            let wake = ctx.clone();
+            ctx.request_screenshot(move |image| {
+                if let Ok(mut s) = slot.lock() {
+                    *s = Some(image);
+                }
+                wake.request_repaint();
+            });
+            return;
+        }
         let image = self.screenshot.lock().ok().and_then(|mut s| s.take());
-        let (Some(image), Some(path)) = (image, self.png_pending.take()) else {
+        let (Some(image), Some((path, _))) = (image, self.png_pending.take()) else {
             return;
         };
         let ppp = ctx.pixels_per_point();
@@ -238,7 +242,7 @@ impl App {
             self.save_dialog = None;
             if let Some(path) = picked {
                 match kind {
-                    Export::Png => self.export_png(ctx, path),
+                    Export::Png => self.export_png(path),
                     Export::Csv => {
                         self.status = match self.export_csv(&path) {
                             Ok(()) => format!("saved {}", path.display()),
@@ -366,14 +370,14 @@ impl App {
                 super::frame::format_ticks(t.window.end(), npt)
             ));
             if ui
-                .button("⟲ Undo")
+                .button("Undo")
                 .on_hover_text("Undo zoom (Ctrl+U, Ctrl+Z)")
                 .clicked()
             {
                 t.undo_zoom();
             }
             if ui
-                .button("⟳ Redo")
+                .button("Redo")
                 .on_hover_text("Redo zoom (Ctrl+R, Ctrl+Shift+Z)")
                 .clicked()
             {
@@ -674,9 +678,4 @@ fn visible_csv(l: &Loaded) -> String {
         Column::Null => "null".to_owned(),
     };
     crate::cli::table_text(&l.trace, &table, true, &label)
-}
-
-/// The name of a view for `spec` (re-exported for tests).
-pub fn name_of(trace: &Trace, spec: &SignalSpec) -> String {
-    view_name(trace, spec)
 }

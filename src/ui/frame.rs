@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use egui::epaint::{Mesh, Shape, Stroke};
-use egui::{Color32, Pos2, Rect, pos2, vec2};
+use egui::{Pos2, Rect, pos2, vec2};
 use rayon::prelude::*;
 
 use super::rows::RowItem;
@@ -338,11 +338,6 @@ pub fn format_ticks(ticks: u64, ns_per_tick: u64) -> String {
         return format!("{ns} ns");
     };
     format!("{:.3} {unit}", ns / scale)
-}
-
-/// Colour of the pinned marker, kept here so every shape colour comes from the theme.
-pub fn pinned_color() -> Color32 {
-    theme::PINNED
 }
 
 #[cfg(test)]

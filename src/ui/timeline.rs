@@ -10,8 +10,8 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::Instant;
 
 use egui::{
-    Align2, Color32, CursorIcon, FontId, Id, Key, Modifiers, MouseWheelUnit, PointerButton, Pos2,
-    Rect, Sense, Shape, Stroke, Ui, pos2, vec2,
+    Align2, Color32, CursorIcon, FontId, Key, Modifiers, MouseWheelUnit, PointerButton, Rect,
+    Sense, Shape, Stroke, Ui, pos2, vec2,
 };
 
 use super::frame::{self, Frame, FrameRequest, TimeWindow};
@@ -89,6 +89,9 @@ pub struct Timeline {
     pub last_build_ms: f64,
     end_time: u64,
     ns_per_tick: u64,
+    /// Where the rows were drawn in the last frame, and their height.
+    pub area: Rect,
+    pub row_height: f32,
 }
 
 impl Timeline {
@@ -123,6 +126,8 @@ impl Timeline {
             last_build_ms: 0.0,
             end_time,
             ns_per_tick: trace.header.time_unit.ns_per_tick(),
+            area: Rect::NOTHING,
+            row_height: MIN_ROW_HEIGHT,
         }
     }
 
@@ -346,6 +351,8 @@ impl Timeline {
         }
         self.first_row = self.first_row.min(max_first);
         let visible = self.first_row..(self.first_row + per_page).min(self.rows.len());
+        self.area = area;
+        self.row_height = row_height;
 
         // Build (or reuse) the frame.
         let key = FrameKey {
@@ -488,12 +495,17 @@ impl Timeline {
             self.first_row = self.first_row.saturating_add_signed(rows);
         }
 
+        if response.clicked() || response.drag_started() {
+            // Keyboard shortcuts go to the timeline again, not to a text field.
+            ui.ctx().memory_mut(egui::Memory::stop_text_input);
+        }
         // Drags: pan with the primary button, select with shift or the secondary button.
         let shift = ui.input(|i| i.modifiers.shift);
         if response.drag_started_by(PointerButton::Secondary)
             || (response.drag_started_by(PointerButton::Primary) && shift)
         {
-            if let Some(p) = response.interact_pointer_pos() {
+            // From where the button went down, not where the drag was recognised.
+            if let Some(p) = ui.input(|i| i.pointer.press_origin()).or(response.interact_pointer_pos()) {
                 self.selecting = Some(self.window.time_from_x(p.x, area));
             }
         } else if response.dragged_by(PointerButton::Primary) && self.selecting.is_none() {
@@ -678,7 +690,7 @@ impl Timeline {
             }
             let collapsed = !matches!(item.kind, RowKind::Thread(_));
             let text = if collapsed {
-                format!("▸ {}", item.label)
+                format!("+ {}", item.label)
             } else {
                 item.label.clone()
             };
@@ -733,14 +745,4 @@ pub fn swatch(ui: &mut Ui, color: Color32, text: &str) -> egui::Response {
         ui.label(text)
     })
     .inner
-}
-
-/// The start of the area below which rows are drawn, for tests that point at rows.
-pub fn row_center(area_top: f32, row: usize, row_height: f32) -> Pos2 {
-    pos2(0.0, area_top + (row as f32 + 0.5) * row_height)
-}
-
-/// Id of the timeline widget inside `ui` (for tests).
-pub fn area_id(ui_id: Id) -> Id {
-    ui_id.with("timeline-area")
 }

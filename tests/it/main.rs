@@ -8,3 +8,4 @@ mod demo;
 mod generated;
 mod parallel_vs_naive;
 mod real_traces;
+mod viewer;

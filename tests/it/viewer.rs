@@ -1,0 +1,408 @@
+//! The viewer driven by egui_kittest: what it shows after opening, switching views, zooming,
+//! undoing, selecting and collapsing, and snapshot images of real traces.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use egui::{Event, Key, Modifiers, MouseWheelUnit, PointerButton, Pos2, TouchPhase, pos2};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use prvscope::store::signal::SignalSpec;
+use prvscope::synth::{self, GenOptions};
+use prvscope::trace::NullOverride;
+use prvscope::ui::app::App;
+use prvscope::ui::frame::TimeWindow;
+use prvscope::ui::loader::LoadSource;
+use prvscope::ui::theme;
+
+use crate::common::{shared_traces, temp_dir};
+
+fn harness(
+    source: LoadSource,
+    view: Option<SignalSpec>,
+    size: (f32, f32),
+) -> Harness<'static, App> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(size.0, size.1))
+        .build_eframe(move |cc| {
+            let mut app = App::new(&cc.egui_ctx, source, NullOverride::Auto, None);
+            app.start_view = view;
+            app
+        });
+    let ctx = h.ctx.clone();
+    h.state_mut().wait_for_load(&ctx);
+    h.run_steps(4);
+    h
+}
+
+fn window(h: &Harness<'_, App>) -> TimeWindow {
+    h.state().loaded.as_ref().unwrap().timeline.window
+}
+
+/// The centre of drawn row `row` at fraction `f` of the timeline's width.
+fn at(h: &Harness<'_, App>, row: usize, f: f32) -> Pos2 {
+    let t = &h.state().loaded.as_ref().unwrap().timeline;
+    pos2(
+        t.area.left() + f * t.area.width(),
+        t.area.top() + (row as f32 + 0.5) * t.row_height,
+    )
+}
+
+fn wheel(h: &mut Harness<'_, App>, pos: Pos2, lines: f32) {
+    h.event(Event::PointerMoved(pos));
+    h.step();
+    h.event(Event::MouseWheel {
+        unit: MouseWheelUnit::Line,
+        delta: egui::vec2(0.0, lines),
+        phase: TouchPhase::Move,
+        source: egui::MouseWheelSource::Unknown,
+        modifiers: Modifiers::NONE,
+    });
+    h.run_steps(2);
+}
+
+fn drag(h: &mut Harness<'_, App>, from: Pos2, to: Pos2, button: PointerButton) {
+    let press = |pressed, pos| Event::PointerButton {
+        pos,
+        button,
+        pressed,
+        modifiers: Modifiers::NONE,
+    };
+    h.event(Event::PointerMoved(from));
+    h.step();
+    h.event(press(true, from));
+    h.step();
+    for k in 1..=4 {
+        let f = k as f32 / 4.0;
+        h.event(Event::PointerMoved(from + (to - from) * f));
+        h.step();
+    }
+    h.event(press(false, to));
+    h.run_steps(2);
+}
+
+#[test]
+fn viewer_opens_the_demo_switches_views_zooms_undoes_and_selects() {
+    let mut h = harness(LoadSource::Demo, None, (1400.0, 800.0));
+    // What is shown: the title, the thread names from demo.row, the legend of the State view.
+    h.get_by_label("State @ demo.prv");
+    h.get_by_label("THREAD 1.1.1");
+    h.get_by_label("THREAD 1.2.4");
+    h.get_by_label_contains("Running (1)");
+    h.get_by_label_contains("Synchronization (5)");
+    let end = h.state().loaded.as_ref().unwrap().timeline.end_time();
+    assert_eq!(window(&h), TimeWindow::all(end));
+
+    // An event view picked from the list of PCF labels, with its real zero labelled.
+    h.get_by_label("Ready tasks in queue (7000)").click();
+    h.run_steps(3);
+    h.get_by_label("Ready tasks in queue @ demo.prv");
+    h.get_by_label_contains("empty queue (0)");
+    assert!(h.query_by_label_contains("Running (1)").is_none());
+
+    // The list filter narrows the types.
+    h.get_by_label("Filter").focus();
+    h.step();
+    h.get_by_label("Filter").type_text("user function");
+    h.run_steps(2);
+    assert!(h.query_by_label("Ready tasks in queue (7000)").is_none());
+    h.get_by_label("User function (60000019)");
+    h.key_press(Key::Escape);
+    h.run_steps(2);
+
+    // Wheel zoom centred on the cursor: the tick under the pointer stays there.
+    let p = at(&h, 2, 0.25);
+    let before = window(&h);
+    let t = |w: TimeWindow| w.start as f64 + 0.25 * w.span as f64;
+    wheel(&mut h, p, 3.0);
+    let zoomed = window(&h);
+    assert!(zoomed.span < before.span * 6 / 10, "{zoomed:?}");
+    assert!(
+        (t(zoomed) - t(before)).abs() < before.span as f64 * 0.01,
+        "{zoomed:?}"
+    );
+    h.get_by_label_contains(&format!(
+        "window {}",
+        prvscope::ui::frame::format_ticks(zoomed.start, 1)
+    ));
+
+    // Undo (Ctrl+U) goes back, redo (Ctrl+R) forth, Ctrl+Z / Ctrl+Shift+Z too, Home fits.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::U);
+    h.run_steps(2);
+    assert_eq!(window(&h), before);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::R);
+    h.run_steps(2);
+    assert_eq!(window(&h), zoomed);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run_steps(2);
+    assert_eq!(window(&h), before);
+    h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    h.run_steps(2);
+    assert_eq!(window(&h), zoomed);
+    h.key_press(Key::Home);
+    h.run_steps(2);
+    assert_eq!(window(&h), before);
+
+    // Right-drag selects a range and zooms to it.
+    let (a, b) = (at(&h, 1, 0.2), at(&h, 3, 0.6));
+    drag(&mut h, a, b, PointerButton::Secondary);
+    let sel = window(&h);
+    let expect_start = before.span as f64 * 0.2;
+    let expect_span = before.span as f64 * 0.4;
+    assert!(
+        (sel.start as f64 - expect_start).abs() < before.span as f64 * 0.005,
+        "{sel:?}"
+    );
+    assert!(
+        (sel.span as f64 - expect_span).abs() < before.span as f64 * 0.005,
+        "{sel:?}"
+    );
+
+    // A plain drag pans: dragging to the left moves the window later.
+    let (a, b) = (at(&h, 1, 0.6), at(&h, 1, 0.4));
+    drag(&mut h, a, b, PointerButton::Primary);
+    let panned = window(&h);
+    assert_eq!(panned.span, sel.span);
+    assert!(
+        (panned.start as f64 - (sel.start as f64 + 0.2 * sel.span as f64)).abs()
+            < sel.span as f64 * 0.01
+    );
+    // Keyboard panning.
+    h.key_press(Key::ArrowLeft);
+    h.run_steps(2);
+    assert!(window(&h).start < panned.start);
+
+    // Clicking pins the point's details in the side panel.
+    let p = at(&h, 3, 0.5);
+    h.event(Event::PointerMoved(p));
+    h.step();
+    h.event(Event::PointerButton {
+        pos: p,
+        button: PointerButton::Primary,
+        pressed: true,
+        modifiers: Modifiers::NONE,
+    });
+    h.step();
+    h.event(Event::PointerButton {
+        pos: p,
+        button: PointerButton::Primary,
+        pressed: false,
+        modifiers: Modifiers::NONE,
+    });
+    h.run_steps(2);
+    assert!(h.state().loaded.as_ref().unwrap().timeline.pinned.is_some());
+    h.get_by_label_contains("time ");
+    assert_eq!(h.get_all_by_label("THREAD 1.1.4").count(), 2, "row label and details");
+
+    // Clicking a thread's label collapses its task into one row; clicking that expands it.
+    h.get_by_label("THREAD 1.1.1").click();
+    h.run_steps(2);
+    h.get_by_label("+ TASK 1.1");
+    assert!(h.query_by_label("THREAD 1.1.2").is_none());
+    h.get_by_label("THREAD 1.2.1");
+    h.get_by_label("+ TASK 1.1").click();
+    h.run_steps(2);
+    h.get_by_label("THREAD 1.1.2");
+}
+
+#[test]
+fn csv_export_of_the_visible_window_matches_the_statistics() {
+    let mut h = harness(LoadSource::Demo, None, (1200.0, 600.0));
+    let dir = temp_dir("viewer-csv");
+    let path = dir.join("states.csv");
+    h.state().export_csv(&path).unwrap();
+    let csv = std::fs::read_to_string(&path).unwrap();
+    let mut lines = csv.lines();
+    let header = lines.next().unwrap();
+    assert!(
+        header.starts_with("thread,") && header.contains("Running"),
+        "{header}"
+    );
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 8);
+    // Every row covers the whole window exactly.
+    let end = h.state().loaded.as_ref().unwrap().timeline.end_time();
+    for r in &rows {
+        let sum: u64 = r
+            .split(',')
+            .skip(1)
+            .map(|c| c.parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(sum, end, "{r}");
+    }
+    // PNG export of the timeline through a screenshot.
+    let png = dir.join("timeline.png");
+    h.state_mut().export_png(png.clone());
+    h.run_steps(4);
+    let img = image::open(&png).unwrap().to_rgba8();
+    let area = h.state().loaded.as_ref().unwrap().timeline.area;
+    assert!(
+        img.width() as f32 >= area.width() && img.height() as f32 >= area.height(),
+        "{:?}",
+        img.dimensions()
+    );
+}
+
+fn shared(path: &str) -> Option<PathBuf> {
+    shared_traces().map(|d| d.join(path))
+}
+
+/// The rendered colour at tick `t` on drawn row `row`.
+fn color_at(h: &mut Harness<'_, App>, img: &image::RgbaImage, row: usize, t: u64) -> [u8; 3] {
+    let tl = &h.state().loaded.as_ref().unwrap().timeline;
+    let x = tl.window.x_from_time(t as f64, tl.area);
+    let y = tl.area.top() + (row as f32 + 0.5) * tl.row_height;
+    let ppp = h.ctx.pixels_per_point();
+    let p = img.get_pixel((x * ppp) as u32, (y * ppp) as u32).0;
+    [p[0], p[1], p[2]]
+}
+
+#[test]
+fn null_mode_draws_zero_in_colour_and_null_as_background() {
+    let Some(null_path) = shared("null_mode/threads_null.prv") else {
+        return;
+    };
+    let black = [0, 0, 0];
+    let zero = theme::PARAVER_PALETTE[0];
+    let three = theme::PARAVER_PALETTE[3];
+    let mut h = harness(
+        LoadSource::File(null_path),
+        Some(SignalSpec::Events(vec![7])),
+        (900.0, 300.0),
+    );
+    h.get_by_label("Ready tasks in queue @ threads_null.prv");
+    h.get_by_label("worker 1.1.1");
+    h.get_by_label_contains("empty queue (0)");
+    let img = h.render().unwrap();
+    // Thread 1: null, 0 on [100, 200), null. Thread 2: 3 on [0, 150), 0 on [150, 300), null.
+    assert_eq!(color_at(&mut h, &img, 0, 50), black);
+    assert_eq!(color_at(&mut h, &img, 0, 150), zero);
+    assert_eq!(color_at(&mut h, &img, 0, 350), black);
+    assert_eq!(color_at(&mut h, &img, 1, 75), three);
+    assert_eq!(color_at(&mut h, &img, 1, 225), zero);
+    assert_eq!(color_at(&mut h, &img, 1, 400), black);
+    h.snapshot("null_mode_threads_null_type7");
+}
+
+#[test]
+fn legacy_mode_draws_zero_as_background_unless_the_view_says_otherwise() {
+    let Some(legacy_path) = shared("null_mode/threads_legacy.prv") else { return };
+    let black = [0, 0, 0];
+    let zero = theme::PARAVER_PALETTE[0];
+    let three = theme::PARAVER_PALETTE[3];
+    let mut h = harness(
+        LoadSource::File(legacy_path),
+        Some(SignalSpec::Events(vec![7])),
+        (900.0, 300.0),
+    );
+    let img = h.render().unwrap();
+    assert_eq!(color_at(&mut h, &img, 0, 150), black);
+    assert_eq!(color_at(&mut h, &img, 1, 75), three);
+    assert_eq!(color_at(&mut h, &img, 1, 225), black);
+    assert!(h.query_by_label_contains("empty queue").is_none());
+    h.snapshot("null_mode_threads_legacy_type7");
+    // The per-view switch turns the legacy zeros into values.
+    h.get_by_label("Zero is null").click();
+    h.run_steps(2);
+    let img = h.render().unwrap();
+    assert_eq!(color_at(&mut h, &img, 1, 225), zero);
+}
+
+#[test]
+fn prime16_mpi_call_view_matches_paravers_picture() {
+    let Some(path) = shared("extrae_mpi_prime16/prime_v0.prv") else {
+        return;
+    };
+    let mut h = harness(
+        LoadSource::File(path),
+        Some(SignalSpec::Events(vec![50_000_001, 50_000_002, 50_000_003])),
+        (1400.0, 700.0),
+    );
+    h.get_by_label("MPI call @ prime_v0.prv");
+    for entry in [
+        "MPI_Init (31)",
+        "MPI_Comm_size (20)",
+        "MPI_Bcast (7)",
+        "MPI_Reduce (9)",
+        "MPI_Finalize (32)",
+    ] {
+        h.get_by_label_contains(entry);
+    }
+    let img = h.render().unwrap();
+    let end = h.state().loaded.as_ref().unwrap().timeline.end_time();
+    let at = |f: f64| (end as f64 * f) as u64;
+    let c = |v: usize| theme::PARAVER_PALETTE[v];
+    // As in paraver_mpi_call_prime_v0.png: nothing for the first quarter, thread 1.1.1 ends
+    // in a long MPI_Reduce, thread 1.2.1 in MPI_Finalize, thread 1.16.1 outside MPI.
+    assert_eq!(color_at(&mut h, &img, 0, at(0.1)), [0, 0, 0]);
+    assert_eq!(color_at(&mut h, &img, 0, at(0.9)), c(9));
+    assert_eq!(color_at(&mut h, &img, 1, at(0.9)), c(32));
+    assert_eq!(color_at(&mut h, &img, 15, at(0.8)), [0, 0, 0]);
+    h.snapshot("prime16_mpi_call");
+}
+
+/// A trace that takes a while to load: the frames keep coming, the progress bar moves, and
+/// Cancel stops the load. `PRVSCOPE_BIG_TRACE_MB` sets its size (default 150 MB).
+#[test]
+fn window_stays_responsive_while_a_big_trace_loads_and_cancel_works() {
+    let mb: u64 = std::env::var("PRVSCOPE_BIG_TRACE_MB")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(150);
+    let dir = temp_dir("viewer-big");
+    let path = dir.join("big.prv");
+    synth::generate(
+        &path,
+        &GenOptions {
+            threads: 64,
+            target_bytes: mb << 20,
+            ..GenOptions::default()
+        },
+    )
+    .unwrap();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1200.0, 600.0))
+        .build_eframe(|cc| App::new(&cc.egui_ctx, LoadSource::Demo, NullOverride::Auto, None));
+    let ctx = h.ctx.clone();
+    h.state_mut().wait_for_load(&ctx);
+    h.run_steps(2);
+    h.state_mut().open(&ctx, LoadSource::File(path.clone()));
+    let mut frames = 0;
+    let mut slowest = Duration::ZERO;
+    let started = Instant::now();
+    let mut seen_progress = false;
+    while h.state().loading.is_some() {
+        let t = Instant::now();
+        h.step();
+        slowest = slowest.max(t.elapsed());
+        frames += 1;
+        let (done, total) = h.state().loading.as_ref().map_or((0, 1), |l| l.bytes());
+        if done > 0 && done < total {
+            seen_progress = true;
+        }
+        if seen_progress && h.query_by_label("Cancel").is_some() {
+            h.get_by_label("Cancel").click();
+            h.step();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "load did not stop"
+        );
+    }
+    h.run_steps(2);
+    eprintln!(
+        "{mb} MB: {frames} frames in {:?}, slowest {slowest:?}",
+        started.elapsed()
+    );
+    assert!(frames >= 3, "{frames} frames");
+    assert!(
+        slowest < Duration::from_millis(250),
+        "a frame took {slowest:?}"
+    );
+    // Cancelled: the demo is still shown, and the status says so.
+    assert!(seen_progress);
+    h.get_by_label_contains("was cancelled");
+    h.get_by_label("State @ demo.prv");
+    let _ = Path::new(&path);
+}
