@@ -51,6 +51,8 @@ pub struct App {
     title: String,
     /// The view to show once the trace is loaded (the State view otherwise).
     pub start_view: Option<SignalSpec>,
+    /// Show load and frame times (off for snapshot images, which must not vary).
+    pub show_timings: bool,
 }
 
 impl App {
@@ -77,6 +79,7 @@ impl App {
             timeline_rect: egui::Rect::NOTHING,
             title: String::new(),
             start_view: None,
+            show_timings: true,
         };
         app.open(ctx, source);
         app
@@ -534,7 +537,9 @@ impl App {
             "{} states, {} events, {} comms",
             c.states, c.events, c.comms
         ));
-        ui.label(format!("loaded in {:.2} s", l.trace.stats.load_seconds));
+        if self.show_timings {
+            ui.label(format!("loaded in {:.2} s", l.trace.stats.load_seconds));
+        }
         if !l.trace.report.is_empty()
             && ui
                 .link(format!("{} warnings", l.trace.report.skipped().max(1)))
@@ -582,7 +587,9 @@ impl App {
                 if ui.button("Cancel").clicked() {
                     loading.cancel();
                 }
-            } else if let Some(l) = &self.loaded {
+            } else if let Some(l) = &self.loaded
+                && self.show_timings
+            {
                 ui.label(format!("frame built in {:.1} ms", l.timeline.last_build_ms));
             }
             if !self.status.is_empty() {

@@ -27,6 +27,7 @@ fn harness(
         .build_eframe(move |cc| {
             let mut app = App::new(&cc.egui_ctx, source, NullOverride::Auto, None);
             app.start_view = view;
+            app.show_timings = false;
             app
         });
     let ctx = h.ctx.clone();
