@@ -1,1 +1,111 @@
-fn main() {}
+//! Building one timeline frame (per-pixel summaries + the mesh of coloured runs, no GPU) for
+//! 128 rows x 2000 pixels over a generated trace of about 20 M records, at full zoom-out, at
+//! 1/1000 of the trace and at about one pixel per record, for the State view and for an
+//! event view (user functions). DESIGN.md's target: at most 8 ms per frame.
+//!
+//! Run with `cargo bench --bench frame`. The trace is written once to `target/bench-data/`.
+//! Each frame is checked to have drawn something, so the bench cannot measure nothing.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use egui::{Rect, pos2};
+use prvscope::store::signal::{SignalSpec, ViewSignals};
+use prvscope::synth::{self, GenOptions, TYPE_USER_FUNCTION};
+use prvscope::trace::{self, LoadOptions, Trace};
+use prvscope::ui::frame::{self, FrameRequest, TimeWindow};
+use prvscope::ui::rows::Grouping;
+use prvscope::ui::view::{Coloring, ViewConfig};
+
+const ROWS: u32 = 128;
+const WIDTH: f32 = 2000.0;
+const ROW_HEIGHT: f32 = 12.0;
+
+fn generated_20m() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    let path = dir.join("gen_20m_128.prv");
+    if !path.exists() {
+        std::fs::create_dir_all(&dir).expect("bench data folder");
+        let opts = GenOptions {
+            threads: ROWS,
+            threads_per_task: 8,
+            target_bytes: 470_000_000,
+            seed: 3,
+            legacy: false,
+            xz: false,
+        };
+        synth::generate(&path, &opts).expect("generating the bench trace");
+    }
+    path
+}
+
+fn bench_view(c: &mut Criterion, trace: &Trace, name: &str, spec: SignalSpec) {
+    let signals = ViewSignals::build(Arc::clone(&trace.store), spec.clone());
+    let config = ViewConfig::new(trace, spec);
+    let coloring = Coloring::new(trace, &config, signals.values());
+    let rows = Grouping::default().layout(trace);
+    assert_eq!(rows.len(), ROWS as usize);
+    let points: usize = (0..signals.row_count())
+        .map(|r| signals.steps(r).len())
+        .sum();
+    let end = trace.header.end_time;
+    let per_row = (points / ROWS as usize).max(1) as u64;
+    eprintln!("{name}: {points} points in the view, {per_row} per row");
+    let rect = Rect::from_min_max(pos2(0.0, 0.0), pos2(WIDTH, ROWS as f32 * ROW_HEIGHT));
+    let windows = [
+        ("full", TimeWindow::all(end)),
+        (
+            "1/1000",
+            TimeWindow {
+                start: end / 2,
+                span: end / 1000,
+            },
+        ),
+        (
+            "pixel_per_record",
+            TimeWindow {
+                start: end / 3,
+                span: (end / per_row * WIDTH as u64).max(10),
+            },
+        ),
+    ];
+    let mut g = c.benchmark_group(format!("frame_{name}"));
+    g.sample_size(30).measurement_time(Duration::from_secs(6));
+    for (label, window) in windows {
+        let req = FrameRequest {
+            view: &signals,
+            coloring: &coloring,
+            rows: &rows,
+            visible: 0..rows.len(),
+            rect,
+            row_height: ROW_HEIGHT,
+            window,
+            flags: false,
+        };
+        let built = frame::build(&req);
+        assert!(built.quads > 0, "{name} {label}: nothing drawn");
+        eprintln!("{name} {label}: {} quads", built.quads);
+        g.bench_function(label, |b| b.iter(|| frame::build(&req).quads));
+    }
+    g.finish();
+}
+
+fn frames(c: &mut Criterion) {
+    let path = generated_20m();
+    let trace = trace::load(&path, &LoadOptions::default(), None).expect("loading the bench trace");
+    let records = trace.store.counts().total();
+    eprintln!("{}: {records} records", path.display());
+    assert!(records > 15_000_000, "{records} records");
+    bench_view(c, &trace, "state", SignalSpec::States);
+    bench_view(
+        c,
+        &trace,
+        "user_function",
+        SignalSpec::Events(vec![TYPE_USER_FUNCTION]),
+    );
+}
+
+criterion_group!(benches, frames);
+criterion_main!(benches);

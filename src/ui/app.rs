@@ -98,7 +98,7 @@ impl App {
         let ctx = ctx.clone();
         self.error = None;
         self.loading = Some(Loading::start(source, self.null, move || {
-            ctx.request_repaint()
+            ctx.request_repaint();
         }));
     }
 

@@ -54,6 +54,7 @@ impl TimeWindow {
 
     /// Zooms by `factor` (< 1 zooms in) keeping tick `anchor` at the same place, within
     /// `[0, limit]`.
+    #[must_use]
     pub fn zoomed(&self, factor: f64, anchor: f64, limit: u64) -> Self {
         let span =
             ((self.span as f64 * factor).round() as u64).clamp(MIN_SPAN, limit.max(MIN_SPAN));
@@ -63,6 +64,7 @@ impl TimeWindow {
     }
 
     /// Moves by `dt` ticks, within `[0, limit]`.
+    #[must_use]
     pub fn panned(&self, dt: f64, limit: u64) -> Self {
         let start = (self.start as f64 + dt).round().max(0.0) as u64;
         TimeWindow {

@@ -342,12 +342,11 @@ impl Timeline {
             Sense::click_and_drag(),
         );
         self.handle_input(ui, &response, &label_response, area, row_height, per_page);
-        if bar_response.dragged() || bar_response.clicked() {
-            if let Some(p) = bar_response.interact_pointer_pos() {
-                let f = ((p.y - scrollbar.top()) / scrollbar.height()).clamp(0.0, 1.0);
-                self.first_row =
-                    ((f * self.rows.len() as f32) as usize).saturating_sub(per_page / 2);
-            }
+        if (bar_response.dragged() || bar_response.clicked())
+            && let Some(p) = bar_response.interact_pointer_pos()
+        {
+            let f = ((p.y - scrollbar.top()) / scrollbar.height()).clamp(0.0, 1.0);
+            self.first_row = ((f * self.rows.len() as f32) as usize).saturating_sub(per_page / 2);
         }
         self.first_row = self.first_row.min(max_first);
         let visible = self.first_row..(self.first_row + per_page).min(self.rows.len());
@@ -505,7 +504,10 @@ impl Timeline {
             || (response.drag_started_by(PointerButton::Primary) && shift)
         {
             // From where the button went down, not where the drag was recognised.
-            if let Some(p) = ui.input(|i| i.pointer.press_origin()).or(response.interact_pointer_pos()) {
+            if let Some(p) = ui
+                .input(|i| i.pointer.press_origin())
+                .or(response.interact_pointer_pos())
+            {
                 self.selecting = Some(self.window.time_from_x(p.x, area));
             }
         } else if response.dragged_by(PointerButton::Primary) && self.selecting.is_none() {

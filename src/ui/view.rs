@@ -10,7 +10,7 @@ use crate::trace::Trace;
 /// How values are coloured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ColorMode {
-    /// STATES_COLOR for states, else Paraver's palette by value.
+    /// `STATES_COLOR` for states, else Paraver's palette by value.
     Code,
     /// From green (smallest value of the view) to blue (largest), for counters.
     Gradient,
@@ -93,7 +93,7 @@ pub struct Coloring {
     states: bool,
     zero_is_null: bool,
     sentinel: u64,
-    /// STATES_COLOR (states only), indexed by value for small values.
+    /// `STATES_COLOR` (states only), indexed by value for small values.
     state_colors: Vec<Option<Color32>>,
     min: u64,
     max: u64,
