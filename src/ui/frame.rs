@@ -354,12 +354,13 @@ mod tests {
         };
         let ticks = ruler_ticks(w, 1, 1000.0, 100.0);
         let labels: Vec<&str> = ticks.iter().map(|t| t.1.as_str()).collect();
-        assert_eq!(labels.first(), Some(&"0.0 ms"));
-        assert!(labels.contains(&"0.2 ms"), "{labels:?}");
+        assert_eq!(labels.first(), Some(&"0 us"));
+        assert!(labels.contains(&"200 us"), "{labels:?}");
         assert!(ticks.len() <= 10 && ticks.len() >= 5, "{labels:?}");
         let us = ruler_ticks(w, 1000, 1000.0, 100.0);
         assert_eq!(us[1].1, "200 ms");
-        assert_eq!(format_ns(1_500.0, 100.0), "1.5 us");
+        assert_eq!(format_ns(1_500.0, 100.0), "1500 ns");
+        assert_eq!(format_ns(1_500_000.0, 1_000_000.0), "2 ms");
         assert_eq!(format_ticks(1_871_483, 1000), "1.871 s");
     }
 
