@@ -116,14 +116,13 @@ impl App {
         };
         let source = self.loading.take().map(|l| l.source);
         match result {
-            Ok(trace) => {
+            Ok((trace, timeline)) => {
                 if let Some(LoadSource::File(path)) = &source
                     && let Err(e) = self.recent.add(path)
                 {
                     self.status = format!("could not save the recent-files list: {e}");
                 }
                 self.show_report = !trace.report.is_empty();
-                let timeline = Timeline::new(&trace);
                 self.loaded = Some(Loaded { trace, timeline });
                 if let Some(spec) = self.start_view.clone() {
                     self.set_view(spec);

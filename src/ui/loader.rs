@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver};
 use std::time::Instant;
 
+use super::timeline::Timeline;
 use crate::trace::pcf::Pcf;
 use crate::trace::row::RowNames;
 use crate::trace::{self, LoadError, LoadOptions, LoadProgress, LoadReport, NullOverride, Trace};
@@ -43,7 +44,7 @@ pub struct Loading {
     pub source: LoadSource,
     pub progress: Arc<LoadProgress>,
     started: Instant,
-    rx: Receiver<Result<Trace, LoadError>>,
+    rx: Receiver<Result<(Trace, Timeline), LoadError>>,
 }
 
 impl Loading {
@@ -64,6 +65,11 @@ impl Loading {
                     LoadSource::File(path) => trace::load(path, &options, Some(job_progress)),
                     LoadSource::Demo => load_demo(&options),
                 };
+                // The first view is built here too: on a big trace it takes a moment.
+                let result = result.map(|t| {
+                    let timeline = Timeline::new(&t);
+                    (t, timeline)
+                });
                 // The receiver is gone only when the app dropped this load.
                 let _ = tx.send(result);
                 wake();
@@ -89,8 +95,8 @@ impl Loading {
         }
     }
 
-    /// The result, once the load has finished.
-    pub fn poll(&self) -> Option<Result<Trace, LoadError>> {
+    /// The trace and its first timeline, once the load has finished.
+    pub fn poll(&self) -> Option<Result<(Trace, Timeline), LoadError>> {
         self.rx.try_recv().ok()
     }
 
