@@ -749,6 +749,41 @@ impl ValueColumn {
         self.segs.segs[k].get(j, sentinel)
     }
 
+    /// The largest value of `[i, j)` that is not `sentinel`, or `sentinel` when there is
+    /// none: each segment is located once and scanned as a plain slice.
+    pub fn max_in(&self, i: usize, j: usize, sentinel: u64) -> u64 {
+        fn scan<T: Into<u64> + PartialEq + Copy>(v: &[T], max: T, acc: Option<u64>) -> Option<u64> {
+            v.iter().fold(acc, |a, &x| {
+                if x == max {
+                    a
+                } else {
+                    let x: u64 = x.into();
+                    Some(a.map_or(x, |a| a.max(x)))
+                }
+            })
+        }
+        let mut acc: Option<u64> = None;
+        let mut pos = i;
+        while pos < j {
+            let (k, start) = self.segs.locate(pos);
+            let Some(seg) = self.segs.segs.get(k) else {
+                break;
+            };
+            let end = (start + (j - pos)).min(seg.len());
+            acc = match seg {
+                ValueSeg::U8(v) => scan(&v[start..end], u8::MAX, acc),
+                ValueSeg::U16(v) => scan(&v[start..end], u16::MAX, acc),
+                ValueSeg::U32(v) => scan(&v[start..end], u32::MAX, acc),
+                ValueSeg::U64(v) => scan(&v[start..end], sentinel, acc),
+            };
+            pos += end - start;
+            if end == start {
+                break;
+            }
+        }
+        acc.unwrap_or(sentinel)
+    }
+
     /// Iterates over all values.
     pub fn iter(&self, sentinel: u64) -> impl Iterator<Item = u64> + '_ {
         self.segs

@@ -244,7 +244,16 @@ fn event_points(thread: &ThreadData, types: &[u32], sentinel: u64) -> Source {
         .collect();
     match columns.as_slice() {
         [] => Source::Empty,
-        [one] => Source::Event(*one),
+        // The store's column is used as it is unless it is split into many segments (one per
+        // parsed chunk), which makes each point read look its segment up: then a one-segment
+        // copy is faster to summarise.
+        [one] => match thread.events.get(*one) {
+            Some(c) if c.time.segment_count() > 1 => Source::Owned {
+                time: TimeColumn::from_times(&c.time.iter().collect::<Vec<u64>>()),
+                value: ValueColumn::from_values(&c.value.iter(sentinel).collect::<Vec<u64>>(), sentinel),
+            },
+            _ => Source::Event(*one),
+        },
         many => {
             let mut points: Vec<(u64, u64)> = Vec::new();
             for &i in many {

@@ -144,7 +144,11 @@ impl Pyramid {
     pub fn range_max(&self, steps: &Steps<'_>, i: usize, j: usize) -> u64 {
         let none = steps.sentinel;
         let scan = |from: usize, to: usize, acc: u64| {
-            (from..to).fold(acc, |a, k| max_some(a, steps.v(k), none))
+            if from >= to {
+                acc
+            } else {
+                max_some(acc, steps.value.max_in(from, to, none), none)
+            }
         };
         if j <= i {
             return none;

@@ -1,5 +1,5 @@
-//! Building one frame of the timeline: per-pixel summaries of the visible rows turned into a
-//! single mesh of coloured runs, plus event flags, communication lines and the legend's
+//! Building one frame of the timeline: per-pixel summaries of the visible rows turned into
+//! meshes of coloured runs (one per row), plus event flags, communication lines and the legend's
 //! counts. Nothing here needs a GPU or an egui context, so the benches time exactly what the
 //! viewer does.
 
@@ -109,8 +109,8 @@ pub struct FrameRequest<'a> {
 /// A built frame.
 #[derive(Clone, Default)]
 pub struct Frame {
-    /// Coloured runs (and flags) of every visible row.
-    pub mesh: Arc<Mesh>,
+    /// Coloured runs (and flags), one mesh per visible row (built in parallel, never joined).
+    pub meshes: Vec<Arc<Mesh>>,
     /// Drawn values and how many pixel columns show each, sorted by value.
     pub legend: Vec<(u64, u32)>,
     /// Quads in the mesh.
@@ -143,10 +143,12 @@ pub fn build(req: &FrameRequest<'_>) -> Frame {
             row_mesh(&pixels, &xs, y, req.coloring, req.flags)
         })
         .collect();
-    let mut mesh = Mesh::default();
+    let mut meshes = Vec::with_capacity(parts.len());
     let mut legend: Vec<(u64, u32)> = Vec::new();
+    let mut quads = 0;
     for (m, counts) in parts {
-        mesh.append(m);
+        quads += m.indices.len() / 6;
+        meshes.push(Arc::new(m));
         legend.extend(counts);
     }
     legend.sort_unstable_by_key(|e| e.0);
@@ -158,9 +160,8 @@ pub fn build(req: &FrameRequest<'_>) -> Frame {
             false
         }
     });
-    let quads = mesh.indices.len() / 6;
     Frame {
-        mesh: Arc::new(mesh),
+        meshes,
         legend,
         quads,
     }
@@ -200,6 +201,9 @@ fn row_mesh(
     flags: bool,
 ) -> (Mesh, Vec<(u64, u32)>) {
     let mut mesh = Mesh::default();
+    // Room for a run every 4 pixels; zoomed-in rows have far fewer.
+    mesh.reserve_vertices(pixels.len());
+    mesh.reserve_triangles(pixels.len() / 2);
     let mut counts: Vec<(u64, u32)> = Vec::new();
     let mut k = 0;
     while k < pixels.len() {

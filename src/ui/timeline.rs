@@ -397,7 +397,7 @@ impl Timeline {
         painter.rect_filled(labels, 0.0, theme::LABEL_BACKGROUND);
         if let Some((_, built, comms)) = &self.cache {
             let clipped = ui.painter_at(area);
-            clipped.add(Shape::Mesh(Arc::clone(&built.mesh)));
+            clipped.extend(built.meshes.iter().map(|m| Shape::Mesh(Arc::clone(m))));
             clipped.extend(comms.iter().cloned());
         }
         self.paint_overlays(ui, area, row_height, &visible);
