@@ -250,7 +250,10 @@ fn event_points(thread: &ThreadData, types: &[u32], sentinel: u64) -> Source {
         [one] => match thread.events.get(*one) {
             Some(c) if c.time.segment_count() > 1 => Source::Owned {
                 time: TimeColumn::from_times(&c.time.iter().collect::<Vec<u64>>()),
-                value: ValueColumn::from_values(&c.value.iter(sentinel).collect::<Vec<u64>>(), sentinel),
+                value: ValueColumn::from_values(
+                    &c.value.iter(sentinel).collect::<Vec<u64>>(),
+                    sentinel,
+                ),
             },
             _ => Source::Event(*one),
         },

@@ -418,3 +418,34 @@ fn window_stays_responsive_while_a_big_trace_loads_and_cancel_works() {
     h.get_by_label("State @ demo.prv");
     let _ = Path::new(&path);
 }
+
+#[derive(Debug)]
+struct Dropped(PathBuf);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+#[test]
+fn a_file_dropped_on_the_window_opens_and_joins_the_recent_files() {
+    let Some(path) = shared("null_mode/threads_null.prv") else {
+        return;
+    };
+    let mut h = harness(LoadSource::Demo, None, (900.0, 400.0));
+    h.input_mut()
+        .dropped_files
+        .push(std::sync::Arc::new(Dropped(path.clone())));
+    h.step();
+    let ctx = h.ctx.clone();
+    h.state_mut().wait_for_load(&ctx);
+    h.run_steps(3);
+    h.get_by_label("State @ threads_null.prv");
+    h.get_by_label("worker 1.1.2");
+    let recent = &h.state().recent.paths;
+    assert_eq!(recent.first(), Some(&std::fs::canonicalize(&path).unwrap()));
+}
