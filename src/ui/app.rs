@@ -21,6 +21,8 @@ use crate::trace::{LoadError, NullOverride, Trace};
 pub struct Loaded {
     pub trace: Trace,
     pub timeline: Timeline,
+    /// The event types present, for the view list (found once, not every frame).
+    pub types: Vec<u32>,
 }
 
 /// What the user asked to save.
@@ -123,7 +125,12 @@ impl App {
                     self.status = format!("could not save the recent-files list: {e}");
                 }
                 self.show_report = !trace.report.is_empty();
-                self.loaded = Some(Loaded { trace, timeline });
+                let types = trace.store.event_types();
+                self.loaded = Some(Loaded {
+                    trace,
+                    timeline,
+                    types,
+                });
                 if let Some(spec) = self.start_view.clone() {
                     self.set_view(spec);
                 }
@@ -428,7 +435,7 @@ impl App {
         });
         let current = l.timeline.config.spec.clone();
         let mut chosen: Option<SignalSpec> = None;
-        let types = l.trace.store.event_types();
+        let types = &l.types;
         egui::ScrollArea::vertical().show(ui, |ui| {
             if ui
                 .selectable_label(current == SignalSpec::States, "State")
@@ -455,7 +462,7 @@ impl App {
                 chosen = Some(SignalSpec::Events(MPI_CALL_TYPES.to_vec()));
             }
             let filter = self.type_filter.to_lowercase();
-            for &ty in &types {
+            for &ty in types {
                 let label = format!("{} ({ty})", type_label(&l.trace, ty));
                 if !filter.is_empty() && !label.to_lowercase().contains(&filter) {
                     continue;

@@ -304,18 +304,23 @@ pub fn ruler_ticks(
     out
 }
 
-/// A time in nanoseconds with a unit suited to `precision_ns` (the smallest difference
-/// the label must show).
-pub fn format_ns(ns: f64, precision_ns: f64) -> String {
-    let (unit, scale) = if precision_ns >= 1e9 {
+/// The largest unit (and its size in ns) in which `ns` is at least 1.
+fn unit_for(ns: f64) -> (&'static str, f64) {
+    if ns >= 1e9 {
         ("s", 1e9)
-    } else if precision_ns >= 1e6 {
+    } else if ns >= 1e6 {
         ("ms", 1e6)
-    } else if precision_ns >= 1e3 {
+    } else if ns >= 1e3 {
         ("us", 1e3)
     } else {
         ("ns", 1.0)
-    };
+    }
+}
+
+/// A time in nanoseconds with a unit suited to `precision_ns` (the smallest difference
+/// the label must show).
+pub fn format_ns(ns: f64, precision_ns: f64) -> String {
+    let (unit, scale) = unit_for(precision_ns);
     let value = ns / scale;
     let digits = if (precision_ns / scale).fract().abs() < 1e-9 && precision_ns / scale >= 1.0 {
         0
@@ -334,15 +339,10 @@ pub fn format_ns(ns: f64, precision_ns: f64) -> String {
 /// A duration or instant in ticks, with the trace's unit, for tooltips and panels.
 pub fn format_ticks(ticks: u64, ns_per_tick: u64) -> String {
     let ns = ticks as f64 * ns_per_tick.max(1) as f64;
-    let (unit, scale) = if ns >= 1e9 {
-        ("s", 1e9)
-    } else if ns >= 1e6 {
-        ("ms", 1e6)
-    } else if ns >= 1e3 {
-        ("us", 1e3)
-    } else {
+    let (unit, scale) = unit_for(ns);
+    if unit == "ns" {
         return format!("{ns} ns");
-    };
+    }
     format!("{:.3} {unit}", ns / scale)
 }
 

@@ -234,26 +234,12 @@ impl Timeline {
 
     /// Goes back to the previous window.
     pub fn undo_zoom(&mut self) -> bool {
-        match self.undo.pop() {
-            Some(w) => {
-                self.redo.push(self.window);
-                self.window = w;
-                true
-            }
-            None => false,
-        }
+        step_history(&mut self.window, &mut self.undo, &mut self.redo)
     }
 
     /// Goes forward again after an undo.
     pub fn redo_zoom(&mut self) -> bool {
-        match self.redo.pop() {
-            Some(w) => {
-                self.undo.push(self.window);
-                self.window = w;
-                true
-            }
-            None => false,
-        }
+        step_history(&mut self.window, &mut self.redo, &mut self.undo)
     }
 
     /// Shows the whole trace.
@@ -718,6 +704,22 @@ impl Timeline {
         if let Some(r) = toggle {
             self.toggle_row(trace, r);
         }
+    }
+}
+
+/// Moves `window` to the top of `from`, remembering it on `to` (undo and redo).
+fn step_history(
+    window: &mut TimeWindow,
+    from: &mut Vec<TimeWindow>,
+    to: &mut Vec<TimeWindow>,
+) -> bool {
+    match from.pop() {
+        Some(w) => {
+            to.push(*window);
+            *window = w;
+            true
+        }
+        None => false,
     }
 }
 

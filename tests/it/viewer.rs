@@ -262,57 +262,55 @@ fn color_at(h: &mut Harness<'_, App>, img: &image::RgbaImage, row: usize, t: u64
     [p[0], p[1], p[2]]
 }
 
-#[test]
-fn null_mode_draws_zero_in_colour_and_null_as_background() {
-    let Some(null_path) = shared("null_mode/threads_null.prv") else {
-        return;
-    };
-    let black = [0, 0, 0];
-    let zero = theme::PARAVER_PALETTE[0];
-    let three = theme::PARAVER_PALETTE[3];
-    let mut h = harness(
-        LoadSource::File(null_path),
+const BLACK: [u8; 3] = [0, 0, 0];
+const ZERO: [u8; 3] = theme::PARAVER_PALETTE[0];
+const THREE: [u8; 3] = theme::PARAVER_PALETTE[3];
+
+/// A `null_mode` trace opened in the view of event type 7.
+fn null_mode_type7(file: &str) -> Option<Harness<'static, App>> {
+    let path = shared(&format!("null_mode/{file}"))?;
+    Some(harness(
+        LoadSource::File(path),
         Some(SignalSpec::Events(vec![7])),
         (900.0, 300.0),
-    );
+    ))
+}
+
+#[test]
+fn null_mode_draws_zero_in_colour_and_null_as_background() {
+    let Some(mut h) = null_mode_type7("threads_null.prv") else {
+        return;
+    };
     h.get_by_label("Ready tasks in queue @ threads_null.prv");
     h.get_by_label("worker 1.1.1");
     h.get_by_label_contains("empty queue (0)");
     let img = h.render().unwrap();
     // Thread 1: null, 0 on [100, 200), null. Thread 2: 3 on [0, 150), 0 on [150, 300), null.
-    assert_eq!(color_at(&mut h, &img, 0, 50), black);
-    assert_eq!(color_at(&mut h, &img, 0, 150), zero);
-    assert_eq!(color_at(&mut h, &img, 0, 350), black);
-    assert_eq!(color_at(&mut h, &img, 1, 75), three);
-    assert_eq!(color_at(&mut h, &img, 1, 225), zero);
-    assert_eq!(color_at(&mut h, &img, 1, 400), black);
+    assert_eq!(color_at(&mut h, &img, 0, 50), BLACK);
+    assert_eq!(color_at(&mut h, &img, 0, 150), ZERO);
+    assert_eq!(color_at(&mut h, &img, 0, 350), BLACK);
+    assert_eq!(color_at(&mut h, &img, 1, 75), THREE);
+    assert_eq!(color_at(&mut h, &img, 1, 225), ZERO);
+    assert_eq!(color_at(&mut h, &img, 1, 400), BLACK);
     h.snapshot("null_mode_threads_null_type7");
 }
 
 #[test]
 fn legacy_mode_draws_zero_as_background_unless_the_view_says_otherwise() {
-    let Some(legacy_path) = shared("null_mode/threads_legacy.prv") else {
+    let Some(mut h) = null_mode_type7("threads_legacy.prv") else {
         return;
     };
-    let black = [0, 0, 0];
-    let zero = theme::PARAVER_PALETTE[0];
-    let three = theme::PARAVER_PALETTE[3];
-    let mut h = harness(
-        LoadSource::File(legacy_path),
-        Some(SignalSpec::Events(vec![7])),
-        (900.0, 300.0),
-    );
     let img = h.render().unwrap();
-    assert_eq!(color_at(&mut h, &img, 0, 150), black);
-    assert_eq!(color_at(&mut h, &img, 1, 75), three);
-    assert_eq!(color_at(&mut h, &img, 1, 225), black);
+    assert_eq!(color_at(&mut h, &img, 0, 150), BLACK);
+    assert_eq!(color_at(&mut h, &img, 1, 75), THREE);
+    assert_eq!(color_at(&mut h, &img, 1, 225), BLACK);
     assert!(h.query_by_label_contains("empty queue").is_none());
     h.snapshot("null_mode_threads_legacy_type7");
     // The per-view switch turns the legacy zeros into values.
     h.get_by_label("Zero is null").click();
     h.run_steps(2);
     let img = h.render().unwrap();
-    assert_eq!(color_at(&mut h, &img, 1, 225), zero);
+    assert_eq!(color_at(&mut h, &img, 1, 225), ZERO);
 }
 
 #[test]
