@@ -229,6 +229,36 @@ impl TimeSeg {
         (0..self.len()).map(|i| self.get(i))
     }
 
+    /// Decodes the times of records `start..` into `out`, as many as fit and exist; returns
+    /// how many. Sequential decoding, for scans that would otherwise call [`Self::get`] per
+    /// record.
+    pub fn read(&self, start: usize, out: &mut [u64]) -> usize {
+        let deltas = self.deltas.get(start..).unwrap_or_default();
+        let n = deltas.len().min(out.len());
+        let mut done = 0;
+        while done < n {
+            let i = start + done;
+            let base = self.bases.get(i / BLOCK).copied().unwrap_or(0);
+            let run = (BLOCK - i % BLOCK).min(n - done);
+            let (Some(d), Some(o)) = (deltas.get(done..done + run), out.get_mut(done..done + run))
+            else {
+                break;
+            };
+            for (o, &d) in o.iter_mut().zip(d) {
+                *o = base + u64::from(d);
+            }
+            if d.contains(&ESCAPE) {
+                for (j, o) in o.iter_mut().enumerate() {
+                    if d.get(j) == Some(&ESCAPE) {
+                        *o = self.escaped(i + j);
+                    }
+                }
+            }
+            done += run;
+        }
+        done
+    }
+
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
         self.bases.capacity() * 8 + self.deltas.capacity() * 4 + self.escapes.capacity() * 16
@@ -409,6 +439,38 @@ impl ValueSeg {
         }
     }
 
+    /// Decodes values `start..` into `out` (null as `sentinel`), as many as fit and exist;
+    /// returns how many.
+    pub fn read(&self, start: usize, out: &mut [u64], sentinel: u64) -> usize {
+        fn copy<T: Into<u64> + PartialEq + Copy>(
+            v: &[T],
+            start: usize,
+            out: &mut [u64],
+            max: T,
+            sentinel: u64,
+        ) -> usize {
+            let v = v.get(start..).unwrap_or_default();
+            let n = v.len().min(out.len());
+            for (o, &x) in out.iter_mut().zip(v) {
+                *o = widen(x, max, sentinel);
+            }
+            n
+        }
+        match self {
+            Self::U8(v) => copy(v, start, out, u8::MAX, sentinel),
+            Self::U16(v) => copy(v, start, out, u16::MAX, sentinel),
+            Self::U32(v) => copy(v, start, out, u32::MAX, sentinel),
+            Self::U64(v) => {
+                let v = v.get(start..).unwrap_or_default();
+                let n = v.len().min(out.len());
+                out.get_mut(..n)
+                    .unwrap_or_default()
+                    .copy_from_slice(v.get(..n).unwrap_or_default());
+                n
+            }
+        }
+    }
+
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
         match self {
@@ -512,6 +574,29 @@ impl<S: Segment> Segments<S> {
             }
         }
         out
+    }
+
+    /// Decodes records `start..` into `out` with `read` (a segment's decoder), crossing
+    /// segments; returns how many.
+    fn read(
+        &self,
+        start: usize,
+        out: &mut [u64],
+        read: impl Fn(&S, usize, &mut [u64]) -> usize,
+    ) -> usize {
+        let mut done = 0;
+        while done < out.len() && start + done < self.len {
+            let (k, j) = self.locate(start + done);
+            let (Some(seg), Some(rest)) = (self.segs.get(k), out.get_mut(done..)) else {
+                break;
+            };
+            let got = read(seg, j, rest);
+            if got == 0 {
+                break;
+            }
+            done += got;
+        }
+        done
     }
 
     /// The segment holding record `i` and the index inside it.
@@ -645,6 +730,12 @@ impl TimeColumn {
         self.segs.segs.iter().flat_map(TimeSeg::iter)
     }
 
+    /// Decodes the times of records `start..` into `out`, as many as fit and exist; returns
+    /// how many.
+    pub fn read(&self, start: usize, out: &mut [u64]) -> usize {
+        self.segs.read(start, out, TimeSeg::read)
+    }
+
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
         self.segs.heap_bytes()
@@ -752,15 +843,20 @@ impl ValueColumn {
     /// The largest value of `[i, j)` that is not `sentinel`, or `sentinel` when there is
     /// none: each segment is located once and scanned as a plain slice.
     pub fn max_in(&self, i: usize, j: usize, sentinel: u64) -> u64 {
-        fn scan<T: Into<u64> + PartialEq + Copy>(v: &[T], max: T, acc: Option<u64>) -> Option<u64> {
-            v.iter().fold(acc, |a, &x| {
-                if x == max {
-                    a
-                } else {
-                    let x: u64 = x.into();
-                    Some(a.map_or(x, |a| a.max(x)))
+        // A narrow width keeps its all-ones value for null and holds values below it, so
+        // adding one (wrapping) turns null into 0 and keeps the order: a branch-free maximum
+        // that vectorises.
+        macro_rules! scan {
+            ($v:expr, $acc:expr) => {{
+                let key = $v.iter().fold(0, |a, &x| a.max(x.wrapping_add(1)));
+                match key {
+                    0 => $acc,
+                    k => {
+                        let x = u64::from(k - 1);
+                        Some($acc.map_or(x, |a: u64| a.max(x)))
+                    }
                 }
-            })
+            }};
         }
         let mut acc: Option<u64> = None;
         let mut pos = i;
@@ -771,10 +867,13 @@ impl ValueColumn {
             };
             let end = (start + (j - pos)).min(seg.len());
             acc = match seg {
-                ValueSeg::U8(v) => scan(&v[start..end], u8::MAX, acc),
-                ValueSeg::U16(v) => scan(&v[start..end], u16::MAX, acc),
-                ValueSeg::U32(v) => scan(&v[start..end], u32::MAX, acc),
-                ValueSeg::U64(v) => scan(&v[start..end], sentinel, acc),
+                ValueSeg::U8(v) => scan!(&v[start..end], acc),
+                ValueSeg::U16(v) => scan!(&v[start..end], acc),
+                ValueSeg::U32(v) => scan!(&v[start..end], acc),
+                ValueSeg::U64(v) => match max_non_null(&v[start..end], sentinel) {
+                    m if m == sentinel => acc,
+                    m => Some(acc.map_or(m, |a| a.max(m))),
+                },
             };
             pos += end - start;
             if end == start {
@@ -782,6 +881,13 @@ impl ValueColumn {
             }
         }
         acc.unwrap_or(sentinel)
+    }
+
+    /// Decodes values `start..` into `out` (null as `sentinel`), as many as fit and exist;
+    /// returns how many.
+    pub fn read(&self, start: usize, out: &mut [u64], sentinel: u64) -> usize {
+        self.segs
+            .read(start, out, |seg, j, out| seg.read(j, out, sentinel))
     }
 
     /// Iterates over all values.
@@ -820,6 +926,30 @@ fn narrow_iter<T: Copy>(
     out
 }
 
+/// The largest value of `values` that is not `sentinel`, or `sentinel` when there is none.
+#[inline]
+pub fn max_non_null(values: &[u64], sentinel: u64) -> u64 {
+    // Keys: null -> 0, x -> x + 1, so the maximum needs no branch. Only a real u64::MAX (a
+    // trace whose sentinel is another number) saturates; then the exact loop decides.
+    let key = values.iter().fold(0u64, |a, &x| {
+        a.max(if x == sentinel {
+            0
+        } else {
+            x.saturating_add(1)
+        })
+    });
+    match key {
+        0 => sentinel,
+        u64::MAX => values
+            .iter()
+            .copied()
+            .filter(|&x| x != sentinel)
+            .max()
+            .unwrap_or(sentinel),
+        k => k - 1,
+    }
+}
+
 #[inline]
 #[allow(clippy::needless_pass_by_value)] // small Copy integers
 fn widen<T: Into<u64> + PartialEq + Copy>(v: T, max: T, sentinel: u64) -> u64 {
@@ -840,6 +970,63 @@ mod tests {
         let back: Vec<u64> = col.iter().collect();
         assert_eq!(back, times);
         assert!(!col.escapes.is_empty());
+    }
+
+    #[test]
+    fn reads_cross_segments_and_escapes() {
+        // Segments of 1500 and 2100 records (moved, not copied), escapes in both, values of
+        // two widths with nulls.
+        let times: Vec<u64> = (0..3600u64)
+            .map(|i| i * 3 + if i > 700 { 1 << 40 } else { 0 } + if i > 2000 { 1 << 50 } else { 0 })
+            .collect();
+        let s = u64::MAX;
+        let values: Vec<u64> = (0..3600u64)
+            .map(|i| match i % 9 {
+                0 => s,
+                _ if i > 1500 => i * 1000,
+                _ => i % 200,
+            })
+            .collect();
+        let time = TimeColumn::join_sorted(vec![
+            TimeColumn::from_times(&times[..1500]),
+            TimeColumn::from_times(&times[1500..]),
+        ]);
+        let value = ValueColumn::join(
+            vec![
+                ValueColumn::from_values(&values[..1500], s),
+                ValueColumn::from_values(&values[1500..], s),
+            ],
+            s,
+        );
+        assert_eq!(time.segment_count(), 2);
+        for (start, want) in [
+            (0, 10),
+            (250, 300),
+            (1490, 40),
+            (3590, 64),
+            (3600, 5),
+            (0, 3600),
+        ] {
+            let mut t = vec![0; want];
+            let mut v = vec![0; want];
+            let got = time.read(start, &mut t);
+            assert_eq!(got, want.min(3600 - start), "times from {start}");
+            assert_eq!(value.read(start, &mut v, s), got, "values from {start}");
+            assert_eq!(t[..got], times[start..start + got], "times from {start}");
+            assert_eq!(v[..got], values[start..start + got], "values from {start}");
+            if got > 0 {
+                let best = values[start..start + got]
+                    .iter()
+                    .copied()
+                    .filter(|&x| x != s)
+                    .max();
+                assert_eq!(value.max_in(start, start + got, s), best.unwrap_or(s));
+                assert_eq!(max_non_null(&v[..got], s), best.unwrap_or(s));
+            }
+        }
+        // A real u64::MAX when the sentinel is another number.
+        assert_eq!(max_non_null(&[3, u64::MAX, 7], 7), u64::MAX);
+        assert_eq!(max_non_null(&[7, 7], 7), 7);
     }
 
     #[test]

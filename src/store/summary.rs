@@ -15,11 +15,13 @@
 //! bytes per point), so the maximum of any index range costs O(log n) block reads plus at most
 //! 30 point reads at its ends. Column edges are found by galloping from the previous edge.
 //! A frame of W columns thus costs O(W log n) per row, whatever the number of records.
+//! When the window holds only a few points per column, one sequential pass over them
+//! (decoded a batch at a time) is cheaper than a search per column, and costs O(W) too.
 //!
 //! [`Grid`] puts column edges at fixed positions in absolute time (`edge(k) = k * span /
 //! width`), so panning by whole pixels shows exactly the same columns: no shimmer.
 
-use super::columns::{TimeColumn, ValueColumn};
+use super::columns::{TimeColumn, ValueColumn, max_non_null};
 
 /// Points per block of the first pyramid level.
 const BLOCK: usize = 16;
@@ -189,13 +191,40 @@ pub struct Pixel {
     pub changes: u32,
 }
 
+/// Windows with at most this many points per column on average are summarised by one pass
+/// over their points ([`summarize_scan`]); denser ones through the pyramid. A sequential pass
+/// costs about a nanosecond per point, a pyramid column (two searches by time and a range
+/// maximum) some 80 ns, so the scan wins up to a few dozen points per column, and the bound
+/// keeps a frame at O(columns) per row below it and O(columns x log n) above it.
+const SCAN_POINTS_PER_COLUMN: usize = 32;
+
 /// Summarises one row over the columns `[edges[k], edges[k + 1])` (`edges` sorted).
 pub fn summarize(steps: &Steps<'_>, pyramid: &Pyramid, edges: &[u64], out: &mut Vec<Pixel>) {
     out.clear();
-    let none = steps.sentinel;
-    let Some(&a0) = edges.first() else {
+    let (Some(&a0), Some(&last)) = (edges.first(), edges.last()) else {
         return;
     };
+    // The number of points at or before the first edge, and at or before the last one.
+    let first = steps.time.upper_bound(a0);
+    let stop = steps.time.upper_bound(last);
+    let columns = edges.len() - 1;
+    if stop.saturating_sub(first) <= SCAN_POINTS_PER_COLUMN.saturating_mul(columns) {
+        summarize_scan(steps, edges, first, stop, out);
+    } else {
+        summarize_pyramid(steps, pyramid, edges, first, out);
+    }
+}
+
+/// [`summarize`] through the pyramid: per column, a galloping search for its last point and a
+/// range maximum. `first` is the number of points at or before the first edge.
+fn summarize_pyramid(
+    steps: &Steps<'_>,
+    pyramid: &Pyramid,
+    edges: &[u64],
+    first: usize,
+    out: &mut Vec<Pixel>,
+) {
+    let none = steps.sentinel;
     let n = steps.len();
     let skip_equal = |mut u: usize, t: u64| {
         while u < n && steps.t(u) == t {
@@ -204,7 +233,7 @@ pub fn summarize(steps: &Steps<'_>, pyramid: &Pyramid, edges: &[u64], out: &mut 
         u
     };
     // `u`: the number of points at or before the current column's first tick.
-    let mut u = skip_equal(steps.lower_bound_from(0, a0), a0);
+    let mut u = first;
     for &b in edges.get(1..).unwrap_or_default() {
         let inner_end = steps.lower_bound_from(u, b);
         let start = if u > 0 { steps.v(u - 1) } else { none };
@@ -214,6 +243,98 @@ pub fn summarize(steps: &Steps<'_>, pyramid: &Pyramid, edges: &[u64], out: &mut 
             changes: u32::try_from(inner_end - u).unwrap_or(u32::MAX),
         });
         u = skip_equal(inner_end, b);
+    }
+}
+
+/// Points decoded at a time by [`summarize_scan`].
+const SCAN_BATCH: usize = 256;
+
+/// [`summarize`] by one pass over the points `[first, stop)`, where `first` is the number of
+/// points at or before the first edge and no point after `stop` is at or before the last one.
+/// Times and values are decoded a batch at a time into plain arrays, so the inner loops are a
+/// comparison per point and a branch-free maximum per column.
+fn summarize_scan(
+    steps: &Steps<'_>,
+    edges: &[u64],
+    first: usize,
+    stop: usize,
+    out: &mut Vec<Pixel>,
+) {
+    let none = steps.sentinel;
+    let mut batch = Batch {
+        steps,
+        times: [0; SCAN_BATCH],
+        values: [0; SCAN_BATCH],
+        next: first,
+        stop,
+        len: 0,
+        pos: 0,
+    };
+    // The value holding at the current column's first tick.
+    let mut current = if first > 0 { steps.v(first - 1) } else { none };
+    for &b in edges.get(1..).unwrap_or_default() {
+        let mut value = current;
+        let mut changes = 0usize;
+        // Points before `b` are inside the column (those at its first tick were taken already).
+        while batch.ready() {
+            let times = batch.times.get(batch.pos..batch.len).unwrap_or_default();
+            let inside = times.iter().position(|&t| t >= b).unwrap_or(times.len());
+            if inside > 0 {
+                let values = batch
+                    .values
+                    .get(batch.pos..batch.pos + inside)
+                    .unwrap_or_default();
+                value = max_some(value, max_non_null(values, none), none);
+                current = values.last().copied().unwrap_or(current);
+                changes += inside;
+                batch.pos += inside;
+            }
+            if batch.pos < batch.len {
+                break;
+            }
+        }
+        // Points at `b` itself set the next column's first value.
+        while batch.ready() && batch.times.get(batch.pos) == Some(&b) {
+            current = batch.values.get(batch.pos).copied().unwrap_or(current);
+            batch.pos += 1;
+        }
+        out.push(Pixel {
+            value,
+            changes: u32::try_from(changes).unwrap_or(u32::MAX),
+        });
+    }
+}
+
+/// Decoded points of a row, a batch at a time: `times[pos..len]` and `values[pos..len]` are
+/// the points `[next - len + pos, next)` not used yet.
+struct Batch<'s, 'a> {
+    steps: &'s Steps<'a>,
+    times: [u64; SCAN_BATCH],
+    values: [u64; SCAN_BATCH],
+    next: usize,
+    stop: usize,
+    len: usize,
+    pos: usize,
+}
+
+impl Batch<'_, '_> {
+    /// True when an unused point is there, decoding the next batch if needed.
+    #[inline]
+    fn ready(&mut self) -> bool {
+        if self.pos < self.len {
+            return true;
+        }
+        let want = SCAN_BATCH.min(self.stop.saturating_sub(self.next));
+        let times = self.times.get_mut(..want).unwrap_or_default();
+        let got = self.steps.time.read(self.next, times);
+        let values = self.values.get_mut(..got).unwrap_or_default();
+        self.steps
+            .value
+            .read(self.next, values, self.steps.sentinel);
+        self.next += got;
+        self.len = got;
+        self.pos = 0;
+        got > 0
     }
 }
 
@@ -296,6 +417,25 @@ mod tests {
         )
     }
 
+    /// The same points as several segments (as a loaded trace has them): pieces of at least
+    /// 1024 points become segments of their own.
+    fn segmented_columns(points: &[(u64, u64)], rng: &mut Rng) -> (TimeColumn, ValueColumn) {
+        let (mut times, mut values) = (Vec::new(), Vec::new());
+        let mut rest = points;
+        while !rest.is_empty() {
+            let k = (rng.range(1, 2500) as usize).min(rest.len());
+            let (piece, tail) = rest.split_at(k);
+            let (t, v) = columns(piece);
+            times.push(t);
+            values.push(v);
+            rest = tail;
+        }
+        (
+            TimeColumn::join_sorted(times),
+            ValueColumn::join(values, NULL),
+        )
+    }
+
     /// Random rows (runs of equal times, nulls, wide and narrow values) against random
     /// column edges (repeated edges, edges on points, before and after the data).
     #[test]
@@ -324,7 +464,11 @@ mod tests {
                     (t, v)
                 })
                 .collect();
-            let (time, value) = columns(&points);
+            let (time, value) = if case % 3 == 0 {
+                segmented_columns(&points, &mut rng)
+            } else {
+                columns(&points)
+            };
             let steps = Steps {
                 time: &time,
                 value: &value,
@@ -342,9 +486,19 @@ mod tests {
                 })
                 .collect();
             edges.sort_unstable();
+            let naive = summarize_naive(&steps, &edges);
             let mut fast = Vec::new();
             summarize(&steps, &pyramid, &edges, &mut fast);
-            assert_eq!(fast, summarize_naive(&steps, &edges), "case {case}");
+            assert_eq!(fast, naive, "case {case}");
+            // Both ways, whatever the density picks.
+            let first = time.upper_bound(edges[0]);
+            let stop = time.upper_bound(*edges.last().unwrap());
+            fast.clear();
+            summarize_scan(&steps, &edges, first, stop, &mut fast);
+            assert_eq!(fast, naive, "case {case}: scan");
+            fast.clear();
+            summarize_pyramid(&steps, &pyramid, &edges, first, &mut fast);
+            assert_eq!(fast, naive, "case {case}: pyramid");
             // Range maxima of arbitrary ranges too.
             for _ in 0..50 {
                 let i = rng.range(0, n as u64 + 1) as usize;
