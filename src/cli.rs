@@ -274,6 +274,112 @@ pub fn table_text(
     s
 }
 
+/// Quotes a CSV field when it needs it.
+fn csv_field(x: &str) -> String {
+    if x.contains([',', '"', '\n']) {
+        format!("\"{}\"", x.replace('"', "\"\""))
+    } else {
+        x.to_string()
+    }
+}
+
+/// `prvscope scopes`: the scope table (name, type, location, inclusive, exclusive, share of
+/// the threads' time, entries) as text or CSV; with `per_thread`, each scope's inclusive time
+/// on every thread as well.
+pub fn scopes_text(
+    t: &Trace,
+    ctx: &crate::analysis::scopes::ScopeContext,
+    a: &crate::analysis::scopes::ScopeAnalysis,
+    csv: bool,
+    per_thread: bool,
+) -> String {
+    let total = (a.span() as f64 * a.threads.max(1) as f64).max(1.0);
+    let names: Vec<String> = (0..a.threads).map(|r| t.thread_name(r)).collect();
+    let rows: Vec<Vec<String>> = a
+        .scopes
+        .iter()
+        .map(|sc| {
+            let mut row = vec![
+                sc.name.clone(),
+                ctx.type_label(sc.key.ty),
+                sc.location
+                    .as_ref()
+                    .map_or_else(String::new, ToString::to_string),
+                sc.inclusive.to_string(),
+                sc.exclusive.to_string(),
+                format!("{:.2}", 100.0 * sc.inclusive as f64 / total),
+                sc.entries.to_string(),
+            ];
+            if per_thread {
+                row.extend(sc.inclusive_per_thread.iter().map(ToString::to_string));
+            }
+            row
+        })
+        .collect();
+    let mut header: Vec<String> = [
+        "scope",
+        "type",
+        "location",
+        "inclusive",
+        "exclusive",
+        "inclusive %",
+        "entries",
+    ]
+    .map(str::to_string)
+    .to_vec();
+    if per_thread {
+        header.extend(names.iter().cloned());
+    }
+    let mut s = String::new();
+    if csv {
+        for row in std::iter::once(&header).chain(&rows) {
+            let cells: Vec<String> = row.iter().map(|c| csv_field(c)).collect();
+            let _ = writeln!(s, "{}", cells.join(","));
+        }
+        return s;
+    }
+    let unit = t.header.time_unit.as_str();
+    let types: Vec<String> = a.types.iter().map(|st| st.ty.to_string()).collect();
+    let _ = writeln!(
+        s,
+        "scopes of types {} in {unit}, window [{}, {}), {} threads",
+        types.join(","),
+        a.t0,
+        a.t1,
+        a.threads
+    );
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            std::iter::once(&header)
+                .chain(&rows)
+                .map(|r| r.get(i).map_or(0, String::len))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in std::iter::once(&header).chain(&rows) {
+        for (i, (cell, w)) in row.iter().zip(&widths).enumerate() {
+            // Text columns to the left, numbers to the right.
+            if i < 3 {
+                let _ = write!(s, "{cell:w$}  ");
+            } else {
+                let _ = write!(s, "{cell:>w$}  ");
+            }
+        }
+        s.truncate(s.trim_end().len());
+        s.push('\n');
+    }
+    let r = a.report;
+    if r.exits_without_entry + r.unclosed_inner + r.open_at_end > 0 {
+        let _ = writeln!(
+            s,
+            "stacks: {} exits without entry, {} scopes closed by an outer exit, {} open at the end",
+            r.exits_without_entry, r.unclosed_inner, r.open_at_end
+        );
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
+use prvscope::analysis::scopes;
 use prvscope::analysis::stats::{self, Semantic};
 use prvscope::cli;
 use prvscope::synth::{self, GenOptions};
@@ -67,6 +68,30 @@ enum Command {
         #[arg(long, default_value = "auto")]
         null: NullOverride,
     },
+    /// The scope table (Carnival-like): inclusive and exclusive time, share and entries of
+    /// each function, OpenMP region or MPI call, with its source location.
+    Scopes {
+        /// The trace: x.prv, x.prv.xz or x.prv.gz.
+        trace: PathBuf,
+        /// Scope event types, e.g. 60000019,50000002 (default: chosen from the trace).
+        #[arg(long, value_delimiter = ',')]
+        types: Vec<u32>,
+        /// Window start in trace ticks (default 0).
+        #[arg(long)]
+        from: Option<u64>,
+        /// Window end in trace ticks (default: the trace's duration).
+        #[arg(long)]
+        to: Option<u64>,
+        /// Print CSV.
+        #[arg(long)]
+        csv: bool,
+        /// Add each scope's inclusive time on every thread.
+        #[arg(long)]
+        per_thread: bool,
+        /// How to read nulls (see `info`).
+        #[arg(long, default_value = "auto")]
+        null: NullOverride,
+    },
     /// Write a deterministic synthetic trace (.prv, .pcf, .row; .prv.xz with --xz).
     Gen {
         /// Output .prv path.
@@ -125,6 +150,39 @@ fn run(args: Args) -> anyhow::Result<()> {
             anyhow::ensure!(t1 >= t0, "--to ({t1}) is before --from ({t0})");
             let table = stats::time_per_value(&t.store, semantic, t0, t1);
             print!("{}", cli::stats_text(&t, semantic, &table, csv));
+            for w in t.report.warnings() {
+                eprintln!("warning: {w}");
+            }
+            Ok(())
+        }
+        Some(Command::Scopes {
+            trace,
+            types,
+            from,
+            to,
+            csv,
+            per_thread,
+            null,
+        }) => {
+            let t = cli::load_for_info(&trace, null)?;
+            let t0 = from.unwrap_or(0);
+            let t1 = to.unwrap_or(t.header.end_time);
+            anyhow::ensure!(t1 >= t0, "--to ({t1}) is before --from ({t0})");
+            let types = if types.is_empty() {
+                scopes::auto_types(t.pcf.as_ref(), &t.store.event_types())
+            } else {
+                types.into_iter().map(scopes::ScopeType::new).collect()
+            };
+            anyhow::ensure!(
+                !types.is_empty(),
+                "{}: no scope event types found (functions, OpenMP, MPI); name some with --types",
+                trace.display()
+            );
+            let ctx = scopes::ScopeContext::new(t.pcf.as_ref(), &t.store);
+            let query = scopes::ScopeQuery { types, t0, t1 };
+            let a = scopes::analyze(&t.store, &ctx, &query, None)
+                .map_err(|_| anyhow::anyhow!("scope analysis cancelled"))?;
+            print!("{}", cli::scopes_text(&t, &ctx, &a, csv, per_thread));
             for w in t.report.warnings() {
                 eprintln!("warning: {w}");
             }

@@ -8,6 +8,7 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::Instant;
 
 use super::timeline::Timeline;
+use crate::analysis::source::SourceFinder;
 use crate::trace::pcf::Pcf;
 use crate::trace::row::RowNames;
 use crate::trace::{self, LoadError, LoadOptions, LoadProgress, LoadReport, NullOverride, Trace};
@@ -16,6 +17,8 @@ use crate::trace::{self, LoadError, LoadOptions, LoadProgress, LoadReport, NullO
 pub const DEMO_PRV: &[u8] = include_bytes!("../../assets/demo/demo.prv");
 const DEMO_PCF: &[u8] = include_bytes!("../../assets/demo/demo.pcf");
 const DEMO_ROW: &[u8] = include_bytes!("../../assets/demo/demo.row");
+/// The demo's source file, which its user functions point at.
+pub const DEMO_SOURCE: (&str, &str) = ("demo.c", include_str!("../../assets/demo/demo.c"));
 /// The name the demo trace is shown under.
 pub const DEMO_NAME: &str = "demo.prv";
 
@@ -135,4 +138,20 @@ pub fn load_demo(options: &LoadOptions) -> Result<Trace, LoadError> {
     trace.row = Some(row);
     trace.report.merge(report);
     Ok(trace)
+}
+
+/// True for the embedded demo trace.
+pub fn is_demo(trace: &Trace) -> bool {
+    trace.path == Path::new(DEMO_NAME)
+}
+
+/// Where the source files of `trace` are searched: beside it, in its parent, in `extra`
+/// (the user's folders); the demo's own source ships inside the program.
+pub fn source_finder(trace: &Trace, extra: &[PathBuf]) -> SourceFinder {
+    let mut finder = SourceFinder::for_trace(&trace.path, extra);
+    if is_demo(trace) {
+        finder.dirs.clear();
+        finder.embedded.push(DEMO_SOURCE);
+    }
+    finder
 }

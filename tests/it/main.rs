@@ -8,4 +8,5 @@ mod demo;
 mod generated;
 mod parallel_vs_naive;
 mod real_traces;
+mod scopes;
 mod viewer;
