@@ -391,13 +391,10 @@ fn burst(g: &mut ThreadGen, r: u32, threads: u32, rng: &mut Rng) {
         ));
     }
     let t1 = t + run;
-    recs.push((
-        t1,
-        Rec::Exit {
-            ins: rng.range(1_000, 5_000_000),
-            cyc: rng.range(1_000, 9_000_000),
-        },
-    ));
+    let leave = Rec::Exit {
+        ins: rng.range(1_000, 5_000_000),
+        cyc: rng.range(1_000, 9_000_000),
+    };
     let wait = rng.range(500, 60_000);
     let kind = rng.next_u64() % 10;
     let state = match kind {
@@ -405,6 +402,10 @@ fn burst(g: &mut ThreadGen, r: u32, threads: u32, rng: &mut Rng) {
         5..=7 => WAITING_MESSAGE,
         _ => IDLE,
     };
+    // The communication functions (exchange_halo, reduce_residual) return only after the
+    // wait that follows their computation, so their time splits between thread states.
+    let communicates = matches!(FUNCTIONS.get(f as usize - 1), Some((name, _)) if name.contains("halo") || name.contains("reduce"));
+    recs.push((if communicates { t1 + wait } else { t1 }, leave));
     recs.push((
         t1,
         Rec::State {
