@@ -31,7 +31,7 @@ fn bench(c: &mut Criterion) {
         .threads()
         .iter()
         .flat_map(|th| types.iter().filter_map(|s| th.event_type(s.ty)))
-        .map(|c| c.len())
+        .map(prvscope::store::EventColumn::len)
         .sum();
     eprintln!(
         "{} records, scope types {:?}, {events} scope events",
@@ -50,7 +50,11 @@ fn bench(c: &mut Criterion) {
         let a = scopes::analyze(store, &ctx, &query, None).expect("not cancelled");
         let total: u64 = a.cells.iter().map(|c| c.ticks).sum();
         assert_eq!(total, (t1 - t0) * a.threads as u64, "{name}: time adds up");
-        eprintln!("{name}: {} scopes, {} blocks", a.scopes.len(), a.blocks.len());
+        eprintln!(
+            "{name}: {} scopes, {} blocks",
+            a.scopes.len(),
+            a.blocks.len()
+        );
         g.bench_function(name, |b| {
             b.iter(|| scopes::analyze(store, &ctx, &query, None).map(|a| a.scopes.len()));
         });

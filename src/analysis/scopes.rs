@@ -769,64 +769,61 @@ fn walk_thread(
         let mut changed = false;
         while let Some(e) = evs.get(i).filter(|e| e.time == time) {
             i += 1;
-            match e.line {
-                Some(kind) => {
-                    if changed {
-                        callers.clear();
-                        changed = false;
-                    }
-                    let line = (!ctx.is_null(e.value))
-                        .then(|| ctx.line_of.get(&(e.ty, e.value)).copied())
-                        .flatten();
-                    match kind {
-                        LineKind::Sampled => {
-                            sampled.retain(|s| s.0 != e.ty);
-                            if let Some(l) = line {
-                                sampled.push((e.ty, l));
-                            }
-                        }
-                        LineKind::Caller => callers.extend(line),
-                    }
+            if let Some(kind) = e.line {
+                if changed {
+                    callers.clear();
+                    changed = false;
                 }
-                None => {
-                    changed = true;
-                    let open = stack.iter().rposition(|f| f.0.ty == e.ty);
-                    if ctx.is_null(e.value) {
-                        match open {
-                            Some(p) => {
-                                if in_window {
-                                    report.unclosed_inner += (stack.len() - p - 1) as u64;
-                                }
-                                stack.truncate(p);
-                            }
-                            None if in_window => report.exits_without_entry += 1,
-                            None => {}
+                let line = (!ctx.is_null(e.value))
+                    .then(|| ctx.line_of.get(&(e.ty, e.value)).copied())
+                    .flatten();
+                match kind {
+                    LineKind::Sampled => {
+                        sampled.retain(|s| s.0 != e.ty);
+                        if let Some(l) = line {
+                            sampled.push((e.ty, l));
                         }
-                        continue;
                     }
-                    if e.nesting == Nesting::Replace
-                        && let Some(p) = open
-                    {
+                    LineKind::Caller => callers.extend(line),
+                }
+                continue;
+            }
+            changed = true;
+            let open = stack.iter().rposition(|f| f.0.ty == e.ty);
+            if ctx.is_null(e.value) {
+                match open {
+                    Some(p) => {
                         if in_window {
                             report.unclosed_inner += (stack.len() - p - 1) as u64;
                         }
                         stack.truncate(p);
                     }
-                    let key = ScopeKey {
-                        ty: e.ty,
-                        value: e.value,
-                    };
-                    let parent = stack.last().map_or(0, |f| f.1);
-                    let next = nodes.len() as u32;
-                    let node = *children.entry((parent, key)).or_insert_with(|| {
-                        nodes.push(Node { parent, key });
-                        next
-                    });
-                    stack.push((key, node));
-                    if in_window {
-                        *entries.entry(key).or_insert(0) += 1;
-                    }
+                    None if in_window => report.exits_without_entry += 1,
+                    None => {}
                 }
+                continue;
+            }
+            if e.nesting == Nesting::Replace
+                && let Some(p) = open
+            {
+                if in_window {
+                    report.unclosed_inner += (stack.len() - p - 1) as u64;
+                }
+                stack.truncate(p);
+            }
+            let key = ScopeKey {
+                ty: e.ty,
+                value: e.value,
+            };
+            let parent = stack.last().map_or(0, |f| f.1);
+            let next = nodes.len() as u32;
+            let node = *children.entry((parent, key)).or_insert_with(|| {
+                nodes.push(Node { parent, key });
+                next
+            });
+            stack.push((key, node));
+            if in_window {
+                *entries.entry(key).or_insert(0) += 1;
             }
         }
         if changed {

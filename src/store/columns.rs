@@ -848,12 +848,14 @@ impl ValueColumn {
         // that vectorises.
         macro_rules! scan {
             ($v:expr, $acc:expr) => {{
-                let key = $v.iter().fold(0, |a, &x| a.max(x.wrapping_add(1)));
+                let key = $v
+                    .iter()
+                    .fold(0, |best, &value| best.max(value.wrapping_add(1)));
                 match key {
                     0 => $acc,
-                    k => {
-                        let x = u64::from(k - 1);
-                        Some($acc.map_or(x, |a: u64| a.max(x)))
+                    top => {
+                        let found = u64::from(top - 1);
+                        Some($acc.map_or(found, |prev: u64| prev.max(found)))
                     }
                 }
             }};
@@ -871,8 +873,8 @@ impl ValueColumn {
                 ValueSeg::U16(v) => scan!(&v[start..end], acc),
                 ValueSeg::U32(v) => scan!(&v[start..end], acc),
                 ValueSeg::U64(v) => match max_non_null(&v[start..end], sentinel) {
-                    m if m == sentinel => acc,
-                    m => Some(acc.map_or(m, |a| a.max(m))),
+                    best if best == sentinel => acc,
+                    best => Some(acc.map_or(best, |prev| prev.max(best))),
                 },
             };
             pos += end - start;

@@ -10,6 +10,7 @@ use egui::{Color32, RichText, Ui};
 use super::loader::{LoadSource, Loading};
 use super::recent::{RecentFiles, config_dir};
 use super::rows::Level;
+use super::scope_panel::ScopePanel;
 use super::theme;
 use super::timeline::{self, Timeline};
 use super::view::{ColorMode, MPI_CALL_TYPES, ViewConfig, type_label, value_label};
@@ -23,6 +24,8 @@ pub struct Loaded {
     pub timeline: Timeline,
     /// The event types present, for the view list (found once, not every frame).
     pub types: Vec<u32>,
+    /// The scope panel beside the timeline.
+    pub scopes: ScopePanel,
 }
 
 /// What the user asked to save.
@@ -55,6 +58,10 @@ pub struct App {
     pub start_view: Option<SignalSpec>,
     /// Show load and frame times (off for snapshot images, which must not vary).
     pub show_timings: bool,
+    /// Show the scope panel.
+    pub show_scopes: bool,
+    /// Where settings are kept (none: nothing is saved).
+    config: Option<PathBuf>,
 }
 
 impl App {
@@ -82,6 +89,8 @@ impl App {
             title: String::new(),
             start_view: None,
             show_timings: true,
+            show_scopes: true,
+            config: config.map(Path::to_path_buf),
         };
         app.open(ctx, source);
         app
@@ -126,10 +135,12 @@ impl App {
                 }
                 self.show_report = !trace.report.is_empty();
                 let types = trace.store.event_types();
+                let scopes = ScopePanel::new(&trace, self.config.as_deref());
                 self.loaded = Some(Loaded {
                     trace,
                     timeline,
                     types,
+                    scopes,
                 });
                 if let Some(spec) = self.start_view.clone() {
                     self.set_view(spec);
@@ -356,6 +367,7 @@ impl App {
                         }
                     }
                     ui.separator();
+                    ui.checkbox(&mut self.show_scopes, "Scope panel");
                     if ui.button("Load report").clicked() {
                         self.show_report = true;
                     }
@@ -623,6 +635,12 @@ impl eframe::App for App {
             self.title = title;
         }
 
+        if let Some(l) = &mut self.loaded {
+            let repaint_ctx = ctx.clone();
+            l.scopes
+                .update(l.timeline.window, &move || repaint_ctx.request_repaint());
+            l.timeline.highlight = l.scopes.highlight();
+        }
         egui::Panel::top("menu").show(ui, |ui| {
             self.menu_ui(ui);
             self.toolbar_ui(ui);
@@ -637,6 +655,14 @@ impl eframe::App for App {
                 .default_size(240.0)
                 .resizable(true)
                 .show(ui, |ui| self.side_ui(ui));
+        }
+        if self.show_scopes
+            && let Some(l) = &mut self.loaded
+        {
+            egui::Panel::right("scopes")
+                .default_size(560.0)
+                .resizable(true)
+                .show(ui, |ui| l.scopes.ui(ui));
         }
         egui::CentralPanel::default().show(ui, |ui| {
             if let Some(e) = &self.error {

@@ -5,6 +5,7 @@
 //! - [`frame`]: building one frame of the timeline from per-pixel summaries (no GPU, benched);
 //! - [`view`]: what a view reads and how its values become colours and labels;
 //! - [`rows`]: rows grouped by application and task, collapsible;
+//! - [`scope_panel`]: the Carnival-like source and scope panel beside the timeline;
 //! - [`loader`]: loading off the UI thread, the embedded demo trace;
 //! - [`recent`]: the recent-files list;
 //! - [`theme`]: every colour.
@@ -14,6 +15,7 @@ pub mod frame;
 pub mod loader;
 pub mod recent;
 pub mod rows;
+pub mod scope_panel;
 pub mod theme;
 pub mod timeline;
 pub mod view;

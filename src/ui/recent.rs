@@ -27,7 +27,13 @@ pub fn config_dir() -> Option<PathBuf> {
 impl RecentFiles {
     /// Reads the list kept in `dir` (a missing or unreadable file is an empty list).
     pub fn load(dir: Option<&Path>) -> Self {
-        let file = dir.map(|d| d.join("recent.txt"));
+        Self::load_named(dir, "recent.txt")
+    }
+
+    /// Reads a list of paths kept in the file `name` of `dir` (the source folders the user
+    /// added are kept the same way).
+    pub fn load_named(dir: Option<&Path>, name: &str) -> Self {
+        let file = dir.map(|d| d.join(name));
         let paths = file
             .as_ref()
             .and_then(|f| std::fs::read_to_string(f).ok())

@@ -36,6 +36,23 @@ pub const WARNING: Color32 = Color32::from_rgb(255, 190, 60);
 /// Errors.
 pub const ERROR: Color32 = Color32::from_rgb(255, 90, 90);
 
+/// Scope panel: background of the source text.
+pub const SOURCE_BACKGROUND: Color32 = Color32::from_rgb(20, 20, 24);
+/// Scope panel: source text.
+pub const SOURCE_TEXT: Color32 = Color32::from_rgb(220, 220, 220);
+/// Scope panel: a scope's category bar where the thread had no state record.
+pub const NO_STATE: Color32 = Color32::from_rgb(90, 90, 90);
+/// Scope panel: the selected scope's outline, and its intervals on the timeline.
+pub const SCOPE_SELECTED: Color32 = Color32::from_rgb(0, 230, 255);
+/// Per-thread and category bars of the scope popups.
+pub const BAR_TRACK: Color32 = Color32::from_rgb(45, 45, 50);
+
+/// A grey for a share in `[0, 1]`: dark for none, light for all (heat on a dark panel).
+pub fn heat_grey(share: f64) -> Color32 {
+    let v = (40.0 + 200.0 * share.clamp(0.0, 1.0).sqrt()).round() as u8;
+    Color32::from_rgb(v, v, v)
+}
+
 /// Paraver's default code colours (`SemanticColor::codeColor`): value `v` takes colour
 /// `v mod 49`. The first 16 are also its default state colours.
 pub const PARAVER_PALETTE: [[u8; 3]; 49] = [

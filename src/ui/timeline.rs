@@ -92,6 +92,8 @@ pub struct Timeline {
     /// Where the rows were drawn in the last frame, and their height.
     pub area: Rect,
     pub row_height: f32,
+    /// Intervals to outline per thread (the scope selected in the scope panel).
+    pub highlight: Option<super::scope_panel::Intervals>,
 }
 
 impl Timeline {
@@ -128,6 +130,7 @@ impl Timeline {
             ns_per_tick: trace.header.time_unit.ns_per_tick(),
             area: Rect::NOTHING,
             row_height: MIN_ROW_HEIGHT,
+            highlight: None,
         }
     }
 
@@ -611,6 +614,9 @@ impl Timeline {
                 egui::StrokeKind::Inside,
             );
         }
+        if let Some(highlight) = &self.highlight {
+            self.paint_highlight(&painter, highlight, area, row_height, visible);
+        }
         if let Some(pin) = self.pinned
             && visible.contains(&pin.row)
         {
@@ -626,6 +632,58 @@ impl Timeline {
                 Stroke::new(1.0, theme::PINNED),
                 egui::StrokeKind::Inside,
             );
+        }
+    }
+
+    /// Outlines the highlighted intervals of the visible rows (a collapsed row shows those
+    /// of all its threads); intervals narrower than a pixel are merged.
+    fn paint_highlight(
+        &self,
+        painter: &egui::Painter,
+        intervals: &[Vec<(u64, u64)>],
+        area: Rect,
+        row_height: f32,
+        visible: &std::ops::Range<usize>,
+    ) {
+        let (w0, w1) = (self.window.start, self.window.end());
+        let fill = theme::SCOPE_SELECTED.gamma_multiply(0.25);
+        for (i, r) in visible.clone().enumerate() {
+            let Some(item) = self.rows.get(r) else {
+                continue;
+            };
+            let y = area.top() + i as f32 * row_height;
+            let mut runs: Vec<(f32, f32)> = Vec::new();
+            for thread in item.threads.clone() {
+                let Some(of_thread) = intervals.get(thread) else {
+                    continue;
+                };
+                let from = of_thread.partition_point(|iv| iv.1 <= w0);
+                for &(b, e) in of_thread.get(from..).unwrap_or_default() {
+                    if b >= w1 {
+                        break;
+                    }
+                    let x0 = self.window.x_from_time(b.max(w0) as f64, area);
+                    let x1 = self
+                        .window
+                        .x_from_time(e.min(w1) as f64, area)
+                        .max(x0 + 1.0);
+                    match runs.last_mut() {
+                        Some(last) if x0 <= last.1 + 1.0 => last.1 = last.1.max(x1),
+                        _ => runs.push((x0, x1)),
+                    }
+                }
+            }
+            runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+            for (x0, x1) in runs {
+                let rect = Rect::from_x_y_ranges(x0..=x1, y..=y + row_height - 1.0);
+                painter.rect_filled(rect, 0.0, fill);
+                painter.rect_stroke(
+                    rect,
+                    0.0,
+                    Stroke::new(1.0, theme::SCOPE_SELECTED),
+                    egui::StrokeKind::Inside,
+                );
+            }
         }
     }
 

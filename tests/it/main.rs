@@ -8,5 +8,6 @@ mod demo;
 mod generated;
 mod parallel_vs_naive;
 mod real_traces;
+mod scope_panel;
 mod scopes;
 mod viewer;

@@ -17,10 +17,21 @@ use prvscope::ui::theme;
 
 use crate::common::{shared_traces, temp_dir};
 
+/// The viewer on `source`, loaded; the scope panel is hidden (these tests are about the
+/// timeline; `scope_panel.rs` tests the panel).
 fn harness(
     source: LoadSource,
     view: Option<SignalSpec>,
     size: (f32, f32),
+) -> Harness<'static, App> {
+    harness_with(source, view, size, false)
+}
+
+pub fn harness_with(
+    source: LoadSource,
+    view: Option<SignalSpec>,
+    size: (f32, f32),
+    scopes: bool,
 ) -> Harness<'static, App> {
     let mut h = Harness::builder()
         .with_size(egui::vec2(size.0, size.1))
@@ -28,6 +39,7 @@ fn harness(
             let mut app = App::new(&cc.egui_ctx, source, NullOverride::Auto, None);
             app.start_view = view;
             app.show_timings = false;
+            app.show_scopes = scopes;
             app
         });
     let ctx = h.ctx.clone();

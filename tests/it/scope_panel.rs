@@ -1,0 +1,227 @@
+//! The scope panel driven by `egui_kittest` on the demo trace: the source with heat, the
+//! scope table, the per-thread and category popups, the profile map, the link to the
+//! timeline, and a snapshot of the panel beside the timeline.
+
+use egui::{Event, Modifiers, PointerButton, pos2};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use prvscope::analysis::scopes::{self, Category, ScopeContext, ScopeStats};
+use prvscope::ui::app::App;
+use prvscope::ui::loader::LoadSource;
+
+use crate::viewer::harness_with;
+
+fn demo() -> Harness<'static, App> {
+    let mut h = harness_with(LoadSource::Demo, None, (1600.0, 900.0), true);
+    settle(&mut h);
+    h
+}
+
+/// Lets the panel's worker threads finish and the frames catch up.
+fn settle(h: &mut Harness<'_, App>) {
+    for _ in 0..3 {
+        h.state_mut().loaded.as_mut().unwrap().scopes.wait();
+        h.run_steps(3);
+    }
+}
+
+fn scope(h: &Harness<'_, App>, name: &str) -> ScopeStats {
+    let a = h
+        .state()
+        .loaded
+        .as_ref()
+        .unwrap()
+        .scopes
+        .analysis()
+        .cloned()
+        .unwrap();
+    a.scopes.iter().find(|s| s.name == name).cloned().unwrap()
+}
+
+#[test]
+fn the_demo_opens_with_its_source_heat_and_scope_table() {
+    let h = demo();
+    h.get_by_label("Scopes");
+    // The source file of the user functions, found inside the program, with heat from each
+    // function's exclusive time on its first line.
+    h.get_by_label("line heat: exclusive time of each scope on its first line");
+    // The table lists every function with its location.
+    for (name, loc) in [
+        ("main", "demo.c:10"),
+        ("solve", "demo.c:24"),
+        ("compute_flux", "demo.c:58"),
+    ] {
+        h.get_by_label(name);
+        h.get_by_label(loc);
+    }
+    // The statistics cover the visible window, which is the whole trace.
+    let p = &h.state().loaded.as_ref().unwrap().scopes;
+    let a = p.analysis().unwrap();
+    let end = h.state().loaded.as_ref().unwrap().timeline.window.end();
+    assert_eq!((a.t0, a.t1), (0, end));
+    assert_eq!(p.file.as_deref(), Some("demo.c"));
+    assert_eq!(p.first_visible_line, 1);
+    assert_eq!(p.line_count, 102);
+}
+
+#[test]
+fn clicking_a_scope_bar_shows_its_time_per_thread_and_its_category_histogram() {
+    let mut h = demo();
+    // Choosing reduce_residual (demo.c:77) in the table scrolls the source to it.
+    h.get_by_label("reduce_residual").click();
+    settle(&mut h);
+    assert!(h.state().loaded.as_ref().unwrap().scopes.first_visible_line >= 60);
+    let s = scope(&h, "reduce_residual");
+    let span = {
+        let a = h
+            .state()
+            .loaded
+            .as_ref()
+            .unwrap()
+            .scopes
+            .analysis()
+            .cloned()
+            .unwrap();
+        a.span() as f64
+    };
+
+    h.get_by_label("scope bar reduce_residual").click();
+    h.run_steps(3);
+    h.get_by_label("Threads: reduce_residual");
+    for (row, name) in [(0, "THREAD 1.1.1"), (7, "THREAD 1.2.4")] {
+        let pct = 100.0 * s.inclusive_per_thread[row] as f64 / span;
+        assert!(pct > 0.0);
+        h.get_by_label(&format!("{name}: {pct:.1}%"));
+    }
+
+    h.get_by_label("category bar reduce_residual").click();
+    h.run_steps(3);
+    h.get_by_label("Categories: reduce_residual");
+    assert!(
+        h.query_by_label("Threads: reduce_residual").is_none(),
+        "one popup at a time"
+    );
+    // It computes, then waits in a collective or for a message: several categories.
+    let total = s.inclusive as f64;
+    assert!(
+        s.inclusive_per_category.len() >= 2,
+        "{:?}",
+        s.inclusive_per_category
+    );
+    for (&c, &t) in &s.inclusive_per_category {
+        let label = match c {
+            Category::State(1) => "Running",
+            Category::State(3) => "Waiting a message",
+            Category::State(5) => "Synchronization",
+            Category::State(0) => "Idle",
+            // The end of the trace, where the generator stopped before the last state.
+            Category::NoState => "no state",
+            other @ Category::State(_) => panic!("unexpected category {other:?}"),
+        };
+        h.get_by_label(&format!("{label}: {:.1}%", 100.0 * t as f64 / total));
+    }
+}
+
+#[test]
+fn clicking_the_profile_map_scrolls_the_source() {
+    let mut h = demo();
+    assert_eq!(
+        h.state().loaded.as_ref().unwrap().scopes.first_visible_line,
+        1
+    );
+    let map = h.get_by_label("profile map").rect();
+    let target = pos2(map.center().x, map.top() + 0.7 * map.height());
+    for (pressed, pos) in [(true, target), (false, target)] {
+        h.event(Event::PointerMoved(pos));
+        h.event(Event::PointerButton {
+            pos,
+            button: PointerButton::Primary,
+            pressed,
+            modifiers: Modifiers::NONE,
+        });
+        h.step();
+    }
+    h.run_steps(3);
+    let p = &h.state().loaded.as_ref().unwrap().scopes;
+    // 70% down the map is line ~72 of 102; the view starts there or as far as it can go.
+    let first = p.first_visible_line;
+    assert!((50..=75).contains(&first), "first visible line {first}");
+    // write_checkpoint (line 93) came into view: its bar is there to click.
+    h.get_by_label("scope bar write_checkpoint");
+}
+
+#[test]
+fn a_selected_scope_is_highlighted_on_the_timeline_and_the_panel_follows_zoom() {
+    let mut h = demo();
+    h.get_by_label("exchange_halo").click();
+    settle(&mut h);
+    let (store, key, types) = {
+        let l = h.state().loaded.as_ref().unwrap();
+        let key = l.scopes.selected.unwrap();
+        (
+            std::sync::Arc::clone(&l.trace.store),
+            key,
+            l.scopes.types.clone(),
+        )
+    };
+    let l = h.state().loaded.as_ref().unwrap();
+    let shown = l
+        .timeline
+        .highlight
+        .clone()
+        .expect("intervals on the timeline");
+    let ctx = ScopeContext::new(l.trace.pcf.as_ref(), &store);
+    let want =
+        scopes::scope_intervals(&store, &ctx, &types, key, 0, l.timeline.end_time(), None).unwrap();
+    assert_eq!(*shown, want);
+    assert!(want.iter().all(|rows| !rows.is_empty()));
+    // Zoom the timeline into its first tenth: the statistics follow the window.
+    let end = l.timeline.end_time();
+    let window = prvscope::ui::frame::TimeWindow {
+        start: 0,
+        span: end / 10,
+    };
+    h.state_mut()
+        .loaded
+        .as_mut()
+        .unwrap()
+        .timeline
+        .zoom_to(window);
+    h.run_steps(2);
+    settle(&mut h);
+    let a = h
+        .state()
+        .loaded
+        .as_ref()
+        .unwrap()
+        .scopes
+        .analysis()
+        .cloned()
+        .unwrap();
+    assert_eq!((a.t0, a.t1), (0, end / 10));
+    // "Whole trace" switches back to the whole run.
+    h.get_by_label("Whole trace").click();
+    h.run_steps(2);
+    settle(&mut h);
+    let a = h
+        .state()
+        .loaded
+        .as_ref()
+        .unwrap()
+        .scopes
+        .analysis()
+        .cloned()
+        .unwrap();
+    assert_eq!((a.t0, a.t1), (0, end));
+}
+
+#[test]
+fn snapshot_of_the_scope_panel_beside_the_timeline() {
+    let mut h = demo();
+    h.get_by_label("reduce_residual").click();
+    settle(&mut h);
+    h.get_by_label("category bar reduce_residual").click();
+    h.run_steps(3);
+    settle(&mut h);
+    h.snapshot("scope_panel_demo");
+}
