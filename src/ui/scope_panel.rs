@@ -117,6 +117,11 @@ pub struct ScopePanel {
     is_demo: bool,
     /// Where the panel was drawn (popups open beside it).
     panel_rect: Rect,
+    /// The scope types as the user edits them (comma-separated numbers).
+    pub types_text: String,
+    auto_types: Vec<ScopeType>,
+    /// The window whose analysis the user cancelled: not restarted until the window changes.
+    cancelled: Option<(u64, u64)>,
 }
 
 impl ScopePanel {
@@ -125,6 +130,8 @@ impl ScopePanel {
         let store = Arc::clone(&trace.store);
         let ctx = Arc::new(ScopeContext::new(trace.pcf.as_ref(), &store));
         let types = scopes::auto_types(trace.pcf.as_ref(), &store.event_types());
+        let types_text = types_text(&types);
+        let auto_types = types.clone();
         let folders = RecentFiles::load_named(config, "source-folders.txt");
         let finder = super::loader::source_finder(trace, &folders.paths);
         let mut state_colors = BTreeMap::new();
@@ -167,6 +174,9 @@ impl ScopePanel {
             trace_path: trace.path.clone(),
             is_demo: super::loader::is_demo(trace),
             panel_rect: Rect::NOTHING,
+            types_text,
+            auto_types,
+            cancelled: None,
         }
     }
 
@@ -208,7 +218,10 @@ impl ScopePanel {
             .as_ref()
             .is_some_and(|a| a.t0 == t0 && a.t1 == t1);
         let running = self.job.as_ref().is_some_and(|j| j.t0 == t0 && j.t1 == t1);
-        if !have && !running {
+        if self.cancelled.is_some_and(|c| c != (t0, t1)) {
+            self.cancelled = None;
+        }
+        if !have && !running && self.cancelled.is_none() {
             if let Some(old) = self.job.take() {
                 old.cancel();
             }
@@ -284,6 +297,32 @@ impl ScopePanel {
         }
     }
 
+    /// Reads the scopes of these types from now on (the automatic choice when empty).
+    pub fn set_types(&mut self, types: Vec<ScopeType>) {
+        let types = if types.is_empty() {
+            self.auto_types.clone()
+        } else {
+            types
+        };
+        self.types_text = types_text(&types);
+        if types == self.types {
+            return;
+        }
+        self.types = types;
+        if let Some(j) = self.job.take() {
+            j.cancel();
+        }
+        if let Some((_, j)) = self.highlight_job.take() {
+            j.cancel();
+        }
+        self.analysis = None;
+        self.selected = None;
+        self.highlight = None;
+        self.popup = None;
+        self.file = None;
+        self.cancelled = None;
+    }
+
     /// Adds a folder to the source search and remembers it.
     pub fn add_folder(&mut self, dir: &std::path::Path) {
         let _ = self.folders.add(dir);
@@ -345,17 +384,47 @@ impl ScopePanel {
             ui.heading("Scopes");
             ui.checkbox(&mut self.whole_trace, "Whole trace")
                 .on_hover_text("Statistics of the whole trace instead of the visible window");
-            if self.job.is_some() {
+            if let Some(j) = &self.job {
                 ui.spinner();
-                if ui.button("Cancel analysis").clicked()
-                    && let Some(j) = self.job.take()
-                {
+                if ui.button("Cancel analysis").clicked() {
                     j.cancel();
+                    self.cancelled = Some((j.t0, j.t1));
+                    self.job = None;
                 }
+            } else if self.cancelled.is_some() && ui.button("Analyse").clicked() {
+                self.cancelled = None;
+            }
+        });
+        ui.horizontal(|ui| {
+            let label = ui.label("Scope types");
+            let edit = ui
+                .add(
+                    egui::TextEdit::singleline(&mut self.types_text)
+                        .desired_width(220.0)
+                        .hint_text("e.g. 60000019,50000002"),
+                )
+                .labelled_by(label.id)
+                .on_hover_text(
+                    "Event types read as scopes, comma-separated; empty: chosen from the trace",
+                );
+            let apply = ui.button("Apply").clicked()
+                || (edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)));
+            if apply {
+                let parsed: Vec<ScopeType> = self
+                    .types_text
+                    .split([',', ' '])
+                    .filter_map(|t| t.trim().parse::<u32>().ok())
+                    .map(ScopeType::new)
+                    .collect();
+                self.set_types(parsed);
             }
         });
         if self.types.is_empty() {
-            ui.label("No scope event types in this trace (user functions, OpenMP, MPI, sampled functions).");
+            ui.label("No scope event types in this trace (user functions, OpenMP, MPI, sampled functions): name some above.");
+            return;
+        }
+        if self.cancelled.is_some() && self.analysis.is_none() {
+            ui.label("The analysis was cancelled.");
             return;
         }
         let Some(a) = self.analysis.clone() else {
@@ -808,6 +877,15 @@ impl ScopePanel {
             self.popup = None;
         }
     }
+}
+
+/// Scope types as the user edits them.
+fn types_text(types: &[ScopeType]) -> String {
+    types
+        .iter()
+        .map(|t| t.ty.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// A labelled horizontal bar filled to `fraction`.

@@ -225,3 +225,43 @@ fn snapshot_of_the_scope_panel_beside_the_timeline() {
     settle(&mut h);
     h.snapshot("scope_panel_demo");
 }
+
+#[test]
+fn a_missing_source_file_is_named_with_where_it_was_looked_for_and_the_table_stays() {
+    let Some(dir) = crate::common::shared_traces() else {
+        return;
+    };
+    let trace = dir.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv");
+    let mut h = harness_with(LoadSource::File(trace), None, (1600.0, 900.0), true);
+    settle(&mut h);
+    h.get_by_label("Source file jacobi-2d-imper_v0.c not found.");
+    h.get_by_label("Looked for it in:");
+    let beside = dir.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.c");
+    h.get_by_label(&format!("  {}", beside.display()));
+    h.get_by_label("kernel_jacobi_2d_imper.omp_fn.0");
+    h.get_by_label("jacobi-2d-imper_v0.c:70");
+}
+
+#[test]
+fn the_scope_types_can_be_chosen() {
+    let Some(dir) = crate::common::shared_traces() else {
+        return;
+    };
+    let trace = dir.join("extrae_mpi_prime16/prime_v0.prv");
+    let mut h = harness_with(LoadSource::File(trace), None, (1600.0, 900.0), true);
+    settle(&mut h);
+    h.get_by_label("MPI_Init");
+    h.get_by_label("MPI_Reduce");
+    h.get_by_label("Scope types");
+    // Only the collectives.
+    h.state_mut().loaded.as_mut().unwrap().scopes.types_text = "50000002".to_owned();
+    h.get_by_label("Apply").click();
+    h.run_steps(2);
+    settle(&mut h);
+    h.get_by_label("MPI_Reduce");
+    h.get_by_label("MPI_Bcast");
+    assert!(h.query_by_label("MPI_Init").is_none());
+    let p = &h.state().loaded.as_ref().unwrap().scopes;
+    assert_eq!(p.types, vec![scopes::ScopeType::new(50_000_002)]);
+    assert_eq!(p.analysis().unwrap().types, p.types);
+}
