@@ -4,7 +4,8 @@
 //! - [`trace`] reads bytes (plain, `.xz`, `.gz`) and parses the `.prv`, `.pcf` and `.row`,
 //!   in parallel, into
 //! - [`store`], the immutable columnar [`store::TraceStore`] shared by everything after it;
-//! - [`analysis`] computes statistics over the store (Paraver's 2D analyzer);
+//! - [`analysis`] computes statistics over the store (Paraver's 2D analyzer) and the scopes
+//!   of the source code (Carnival's blocks, inclusive and exclusive time, line heat);
 //! - [`synth`] writes realistic synthetic traces for tests and benchmarks;
 //! - [`cli`] holds the command-line subcommands that are not the viewer;
 //! - [`ui`] is the eframe/egui viewer: timelines drawn from per-pixel summaries

@@ -121,3 +121,28 @@ fn the_demo_heats_its_source_file() {
         Found::Missing { .. }
     ));
 }
+
+#[test]
+fn the_scopes_command_prints_the_table_and_time_per_thread() {
+    let Some(dir) = shared_traces() else { return };
+    let t = load(&dir.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv"));
+    let (ctx, a) = analyze(&t, 0, t.header.end_time);
+    let text = prvscope::cli::scopes_text(&t, &ctx, &a, false, false);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("kernel_jacobi_2d_imper.omp_fn.0"))
+        .expect("the OpenMP function's row");
+    let omp = &a.scopes[0];
+    assert!(row.contains("Executed OpenMP parallel function"));
+    assert!(row.contains("jacobi-2d-imper_v0.c:70"));
+    assert!(row.contains(&omp.inclusive.to_string()));
+    let csv = prvscope::cli::scopes_text(&t, &ctx, &a, true, true);
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(header.len(), 7 + 24);
+    assert_eq!(header[7], "THREAD 1.1.1");
+    let cells: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(cells[0], "kernel_jacobi_2d_imper.omp_fn.0");
+    let per_thread: u64 = cells[7..].iter().map(|c| c.parse::<u64>().unwrap()).sum();
+    assert_eq!(per_thread, omp.inclusive);
+}
