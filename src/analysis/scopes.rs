@@ -395,12 +395,25 @@ pub fn analyze(
             if cancelled() {
                 return None;
             }
-            let mut cells: HashMap<(u32, Category), u64> = HashMap::new();
-            let mut line_ticks: HashMap<u32, u64> = HashMap::new();
+            // Per node, ticks per category (a node sees few categories: a short list).
+            let mut cells: Vec<Vec<(Category, u64)>> = Vec::new();
+            let mut line_ticks: Vec<u64> = vec![0; ctx.lines.len()];
             let walk = walk_thread(thread, ctx, &query.types, t0, t1, cancel, |span| {
-                *cells.entry((span.node, span.category)).or_insert(0) += span.to - span.from;
+                let ticks = span.to - span.from;
+                let node = span.node as usize;
+                if cells.len() <= node {
+                    cells.resize_with(node + 1, Vec::new);
+                }
+                if let Some(list) = cells.get_mut(node) {
+                    match list.iter_mut().find(|c| c.0 == span.category) {
+                        Some(c) => c.1 += ticks,
+                        None => list.push((span.category, ticks)),
+                    }
+                }
                 for &l in span.lines {
-                    *line_ticks.entry(l).or_insert(0) += span.to - span.from;
+                    if let Some(t) = line_ticks.get_mut(l as usize) {
+                        *t += ticks;
+                    }
                 }
             })?;
             Some(ThreadOut {
@@ -453,16 +466,20 @@ pub fn analyze(
             };
             global.push(block);
         }
-        for ((node, category), ticks) in out.cells {
-            cells.push(Cell {
-                block: global.get(node as usize).copied().unwrap_or(0),
-                thread: row as u32,
-                category,
-                ticks,
-            });
+        for (node, list) in out.cells.into_iter().enumerate() {
+            for (category, ticks) in list {
+                cells.push(Cell {
+                    block: global.get(node).copied().unwrap_or(0),
+                    thread: row as u32,
+                    category,
+                    ticks,
+                });
+            }
         }
-        for (line, ticks) in out.line_ticks {
-            if let Some(loc) = ctx.lines.get(line as usize) {
+        for (line, ticks) in out.line_ticks.into_iter().enumerate() {
+            if ticks > 0
+                && let Some(loc) = ctx.lines.get(line)
+            {
                 *line_heat.entry(loc.clone()).or_insert(0) += ticks;
             }
         }
@@ -593,14 +610,17 @@ struct Node {
 /// What a thread walk found besides its spans.
 struct Walk {
     nodes: Vec<Node>,
-    entries: HashMap<ScopeKey, u64>,
+    /// Entries inside the window per scope.
+    entries: Vec<(ScopeKey, u64)>,
     report: ScopeReport,
 }
 
 struct ThreadOut {
     walk: Walk,
-    cells: HashMap<(u32, Category), u64>,
-    line_ticks: HashMap<u32, u64>,
+    /// Per node: ticks per category.
+    cells: Vec<Vec<(Category, u64)>>,
+    /// Per line id of the context.
+    line_ticks: Vec<u64>,
 }
 
 /// A stretch of time with one stack and one category.
@@ -648,7 +668,9 @@ fn walk_thread(
     let mut evs: Vec<Ev> = Vec::new();
     let mut buf_t = vec![0u64; 4096];
     let mut buf_v = vec![0u64; 4096];
-    let mut gather = |col: &crate::store::EventColumn, from: usize, ev: &dyn Fn(u64, u64) -> Ev| {
+    // Copies the events `from..` (before `t1`) of a column, each as `template` with its time
+    // and value.
+    let mut gather = |col: &crate::store::EventColumn, from: usize, template: Ev| {
         let stop = col.time.lower_bound(t1);
         let mut i = from;
         while i < stop {
@@ -659,8 +681,18 @@ fn walk_thread(
             if got == 0 {
                 break;
             }
-            for (&t, &v) in buf_t.iter().zip(&buf_v).take(got) {
-                evs.push(ev(t, v));
+            for (&time, &value) in buf_t.iter().zip(&buf_v).take(got) {
+                let order = if template.line.is_some() {
+                    2
+                } else {
+                    u8::from(!ctx.is_null(value))
+                };
+                evs.push(Ev {
+                    time,
+                    order,
+                    value,
+                    ..template
+                });
             }
             i += got;
         }
@@ -674,31 +706,30 @@ fn walk_thread(
             Nesting::Replace => col.last_at_or_before(t0).unwrap_or(0),
             Nesting::Stack => 0,
         };
-        let nesting = st.nesting;
-        let ty = st.ty;
-        gather(col, from, &|time, value| Ev {
-            time,
-            order: u8::from(!ctx.is_null(value)),
-            ty,
-            value,
-            nesting,
+        let template = Ev {
+            time: 0,
+            order: 0,
+            ty: st.ty,
+            value: 0,
+            nesting: st.nesting,
             line: None,
-        });
+        };
+        gather(col, from, template);
     }
     for col in &thread.events {
         let Some(kind) = line_kind(col.ty) else {
             continue;
         };
         let from = col.last_at_or_before(t0).unwrap_or(0);
-        let ty = col.ty;
-        gather(col, from, &|time, value| Ev {
-            time,
+        let template = Ev {
+            time: 0,
             order: 2,
-            ty,
-            value,
+            ty: col.ty,
+            value: 0,
             nesting: Nesting::Stack,
             line: Some(kind),
-        });
+        };
+        gather(col, from, template);
     }
     evs.sort_by_key(|e| (e.time, e.order));
 
@@ -706,9 +737,10 @@ fn walk_thread(
         parent: 0,
         key: ScopeKey { ty: 0, value: 0 },
     }];
-    let mut children: HashMap<(u32, ScopeKey), u32> = HashMap::new();
+    // Per node: its children (few per node, so a list beats hashing).
+    let mut children: Vec<Vec<(ScopeKey, u32)>> = vec![Vec::new()];
+    let mut node_entries: Vec<u64> = vec![0];
     let mut stack: Vec<(ScopeKey, u32)> = Vec::new();
-    let mut entries: HashMap<ScopeKey, u64> = HashMap::new();
     let mut report = ScopeReport::default();
     let mut sampled: Vec<(u32, u32)> = Vec::new();
     let mut callers: Vec<u32> = Vec::new();
@@ -817,13 +849,24 @@ fn walk_thread(
             };
             let parent = stack.last().map_or(0, |f| f.1);
             let next = nodes.len() as u32;
-            let node = *children.entry((parent, key)).or_insert_with(|| {
+            let known = children
+                .get(parent as usize)
+                .and_then(|c| c.iter().find(|c| c.0 == key))
+                .map(|c| c.1);
+            let node = known.unwrap_or_else(|| {
                 nodes.push(Node { parent, key });
+                children.push(Vec::new());
+                node_entries.push(0);
+                if let Some(c) = children.get_mut(parent as usize) {
+                    c.push((key, next));
+                }
                 next
             });
             stack.push((key, node));
             if in_window {
-                *entries.entry(key).or_insert(0) += 1;
+                if let Some(n) = node_entries.get_mut(node as usize) {
+                    *n += 1;
+                }
             }
         }
         if changed {
@@ -831,6 +874,22 @@ fn walk_thread(
         }
     }
     report.open_at_end = stack.len() as u64;
+    let mut entries: Vec<(ScopeKey, u64)> = nodes
+        .iter()
+        .zip(&node_entries)
+        .skip(1)
+        .filter(|&(_, &n)| n > 0)
+        .map(|(node, &n)| (node.key, n))
+        .collect();
+    entries.sort_unstable_by_key(|e| e.0);
+    entries.dedup_by(|next, kept| {
+        if next.0 == kept.0 {
+            kept.1 += next.1;
+            true
+        } else {
+            false
+        }
+    });
     Some(Walk {
         nodes,
         entries,
