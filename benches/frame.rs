@@ -3,9 +3,13 @@
 //! 1/1000 of the trace and at about one pixel per record, for the State view and for an
 //! event view (user functions). DESIGN.md's target: at most 8 ms per frame.
 //!
+//! Beside them, the same run times decoding every point of the view once on one thread: the
+//! least a frame that visited every record would cost.
+//!
 //! Run with `cargo bench --bench frame`. The trace is written once to `target/bench-data/`.
 //! Each frame is checked to have drawn something, so the bench cannot measure nothing.
 
+use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -89,6 +93,29 @@ fn bench_view(c: &mut Criterion, trace: &Trace, name: &str, spec: SignalSpec) {
         eprintln!("{name} {label}: {} quads", built.quads);
         g.bench_function(label, |b| b.iter(|| frame::build(&req).quads));
     }
+    // The reference of the same run: decoding every point of the view once, on one thread
+    // (what a frame that visited every record would cost at the least).
+    g.bench_function("reference_decode_every_point", |b| {
+        let mut times = vec![0u64; 4096];
+        let mut values = vec![0u64; 4096];
+        b.iter(|| {
+            let mut sum = 0u64;
+            for r in 0..signals.row_count() {
+                let steps = signals.steps(r);
+                let mut i = 0;
+                while i < steps.len() {
+                    let got = steps.time.read(i, &mut times);
+                    steps.value.read(i, &mut values[..got], steps.sentinel);
+                    sum = times[..got]
+                        .iter()
+                        .zip(&values[..got])
+                        .fold(sum, |s, (&t, &v)| s.wrapping_add(t ^ v));
+                    i += got.max(1);
+                }
+            }
+            black_box(sum)
+        });
+    });
     g.finish();
 }
 

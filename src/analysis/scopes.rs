@@ -863,10 +863,8 @@ fn walk_thread(
                 next
             });
             stack.push((key, node));
-            if in_window {
-                if let Some(n) = node_entries.get_mut(node as usize) {
-                    *n += 1;
-                }
+            if in_window && let Some(n) = node_entries.get_mut(node as usize) {
+                *n += 1;
             }
         }
         if changed {

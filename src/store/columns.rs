@@ -471,6 +471,34 @@ impl ValueSeg {
         }
     }
 
+    /// Decodes values `start..` into `out` as order-preserving keys: null (the sentinel) is
+    /// 0 and a value `v` is `v + 1`, so the largest non-null value is a plain maximum. Exact
+    /// unless a non-null value is `u64::MAX` (see [`ValueColumn::keys_are_exact`]).
+    pub fn read_keys(&self, start: usize, out: &mut [u64], sentinel: u64) -> usize {
+        // The narrow null is the all-ones value, which wraps to 0.
+        macro_rules! keys {
+            ($v:expr) => {{
+                let v = $v.get(start..).unwrap_or_default();
+                for (o, &x) in out.iter_mut().zip(v) {
+                    *o = u64::from(x.wrapping_add(1));
+                }
+                v.len().min(out.len())
+            }};
+        }
+        match self {
+            Self::U8(v) => keys!(v),
+            Self::U16(v) => keys!(v),
+            Self::U32(v) => keys!(v),
+            Self::U64(v) => {
+                let v = v.get(start..).unwrap_or_default();
+                for (o, &x) in out.iter_mut().zip(v) {
+                    *o = if x == sentinel { 0 } else { x.wrapping_add(1) };
+                }
+                v.len().min(out.len())
+            }
+        }
+    }
+
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
         match self {
@@ -890,6 +918,19 @@ impl ValueColumn {
     pub fn read(&self, start: usize, out: &mut [u64], sentinel: u64) -> usize {
         self.segs
             .read(start, out, |seg, j, out| seg.read(j, out, sentinel))
+    }
+
+    /// Decodes values `start..` into `out` as keys (see [`ValueSeg::read_keys`]); returns how
+    /// many.
+    pub fn read_keys(&self, start: usize, out: &mut [u64], sentinel: u64) -> usize {
+        self.segs
+            .read(start, out, |seg, j, out| seg.read_keys(j, out, sentinel))
+    }
+
+    /// True when [`Self::read_keys`] is exact: no non-null value can be `u64::MAX` (the
+    /// sentinel is `u64::MAX`, or every segment is narrow).
+    pub fn keys_are_exact(&self, sentinel: u64) -> bool {
+        sentinel == u64::MAX || self.width() < 8
     }
 
     /// Iterates over all values.

@@ -21,7 +21,7 @@
 //! [`Grid`] puts column edges at fixed positions in absolute time (`edge(k) = k * span /
 //! width`), so panning by whole pixels shows exactly the same columns: no shimmer.
 
-use super::columns::{TimeColumn, ValueColumn, max_non_null};
+use super::columns::{TimeColumn, ValueColumn};
 
 /// Points per block of the first pyramid level.
 const BLOCK: usize = 16;
@@ -208,7 +208,9 @@ pub fn summarize(steps: &Steps<'_>, pyramid: &Pyramid, edges: &[u64], out: &mut 
     let first = steps.time.upper_bound(a0);
     let stop = steps.time.upper_bound(last);
     let columns = edges.len() - 1;
-    if stop.saturating_sub(first) <= SCAN_POINTS_PER_COLUMN.saturating_mul(columns) {
+    if stop.saturating_sub(first) <= SCAN_POINTS_PER_COLUMN.saturating_mul(columns)
+        && steps.value.keys_are_exact(steps.sentinel)
+    {
         summarize_scan(steps, edges, first, stop, out);
     } else {
         summarize_pyramid(steps, pyramid, edges, first, out);
@@ -264,28 +266,35 @@ fn summarize_scan(
     let mut batch = Batch {
         steps,
         times: [0; SCAN_BATCH],
-        values: [0; SCAN_BATCH],
+        keys: [0; SCAN_BATCH],
         next: first,
         stop,
         len: 0,
         pos: 0,
     };
-    // The value holding at the current column's first tick.
-    let mut current = if first > 0 { steps.v(first - 1) } else { none };
+    // Values travel as keys (null 0, v as v + 1): the largest non-null is a plain maximum.
+    let key_of = |v: u64| if v == none { 0 } else { v + 1 };
+    let value_of = |k: u64| k.checked_sub(1).unwrap_or(none);
+    // The key of the value holding at the current column's first tick.
+    let mut current = if first > 0 {
+        key_of(steps.v(first - 1))
+    } else {
+        0
+    };
     for &b in edges.get(1..).unwrap_or_default() {
-        let mut value = current;
+        let mut best = current;
         let mut changes = 0usize;
         // Points before `b` are inside the column (those at its first tick were taken already).
         while batch.ready() {
             let times = batch.times.get(batch.pos..batch.len).unwrap_or_default();
             let inside = times.iter().position(|&t| t >= b).unwrap_or(times.len());
             if inside > 0 {
-                let values = batch
-                    .values
+                let keys = batch
+                    .keys
                     .get(batch.pos..batch.pos + inside)
                     .unwrap_or_default();
-                value = max_some(value, max_non_null(values, none), none);
-                current = values.last().copied().unwrap_or(current);
+                best = keys.iter().fold(best, |m, &k| m.max(k));
+                current = keys.last().copied().unwrap_or(current);
                 changes += inside;
                 batch.pos += inside;
             }
@@ -295,22 +304,22 @@ fn summarize_scan(
         }
         // Points at `b` itself set the next column's first value.
         while batch.ready() && batch.times.get(batch.pos) == Some(&b) {
-            current = batch.values.get(batch.pos).copied().unwrap_or(current);
+            current = batch.keys.get(batch.pos).copied().unwrap_or(current);
             batch.pos += 1;
         }
         out.push(Pixel {
-            value,
+            value: value_of(best),
             changes: u32::try_from(changes).unwrap_or(u32::MAX),
         });
     }
 }
 
-/// Decoded points of a row, a batch at a time: `times[pos..len]` and `values[pos..len]` are
+/// Decoded points of a row, a batch at a time: `times[pos..len]` and `keys[pos..len]` are
 /// the points `[next - len + pos, next)` not used yet.
 struct Batch<'s, 'a> {
     steps: &'s Steps<'a>,
     times: [u64; SCAN_BATCH],
-    values: [u64; SCAN_BATCH],
+    keys: [u64; SCAN_BATCH],
     next: usize,
     stop: usize,
     len: usize,
@@ -327,10 +336,10 @@ impl Batch<'_, '_> {
         let want = SCAN_BATCH.min(self.stop.saturating_sub(self.next));
         let times = self.times.get_mut(..want).unwrap_or_default();
         let got = self.steps.time.read(self.next, times);
-        let values = self.values.get_mut(..got).unwrap_or_default();
+        let keys = self.keys.get_mut(..got).unwrap_or_default();
         self.steps
             .value
-            .read(self.next, values, self.steps.sentinel);
+            .read_keys(self.next, keys, self.steps.sentinel);
         self.next += got;
         self.len = got;
         self.pos = 0;
@@ -511,6 +520,30 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn another_sentinel_keeps_u64_max_as_a_value() {
+        // Sentinel 7: the value u64::MAX is real and the largest; 7 is null.
+        let points = [(0, 3), (10, u64::MAX), (11, 7), (20, 5), (30, 7)];
+        let times: Vec<u64> = points.iter().map(|p| p.0).collect();
+        let values: Vec<u64> = points.iter().map(|p| p.1).collect();
+        let (time, value) = (
+            TimeColumn::from_times(&times),
+            ValueColumn::from_values(&values, 7),
+        );
+        let steps = Steps {
+            time: &time,
+            value: &value,
+            sentinel: 7,
+        };
+        assert!(!value.keys_are_exact(7));
+        let edges = [0, 5, 12, 25, 40];
+        let mut px = Vec::new();
+        summarize(&steps, &Pyramid::build(&steps), &edges, &mut px);
+        assert_eq!(px, summarize_naive(&steps, &edges));
+        let shown: Vec<u64> = px.iter().map(|p| p.value).collect();
+        assert_eq!(shown, [3, u64::MAX, 5, 5]);
     }
 
     #[test]
