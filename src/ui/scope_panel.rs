@@ -500,6 +500,27 @@ impl ScopePanel {
                 }
                 ui.label("Add the folder that holds it with \"Add source folder…\".");
             }
+            // The heat is known without the text: list the hottest lines.
+            let (heat, _) = a.heat(&file);
+            let total: u64 = heat.values().sum::<u64>().max(1);
+            let mut hot: Vec<(u32, u64)> = heat.into_iter().collect();
+            hot.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+            if !hot.is_empty() {
+                ui.separator();
+                ui.label(format!("Hottest lines of {file}:"));
+                egui::ScrollArea::vertical()
+                    .id_salt("hot-lines")
+                    .max_height(ui.available_height().max(40.0))
+                    .show(ui, |ui| {
+                        for (line, t) in hot.iter().take(50) {
+                            ui.label(format!(
+                                "{file}:{line}  {}  ({:.1}%)",
+                                format_ticks(*t, self.ns_per_tick),
+                                100.0 * *t as f64 / total as f64
+                            ));
+                        }
+                    });
+            }
             self.line_count = 0;
             return;
         };

@@ -238,6 +238,10 @@ fn a_missing_source_file_is_named_with_where_it_was_looked_for_and_the_table_sta
     h.get_by_label("Looked for it in:");
     let beside = dir.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.c");
     h.get_by_label(&format!("  {}", beside.display()));
+    // The heat is still listed by line: the OpenMP function's first line has it all.
+    h.get_by_label("Hottest lines of jacobi-2d-imper_v0.c:");
+    let hot = h.get_by_label_contains("jacobi-2d-imper_v0.c:70  ");
+    assert!(format!("{hot:?}").contains("(100.0%)"), "{hot:?}");
     h.get_by_label("kernel_jacobi_2d_imper.omp_fn.0");
     h.get_by_label("jacobi-2d-imper_v0.c:70");
 }
