@@ -55,18 +55,8 @@ enum Command {
         /// Event type for "Last Evt Val" (default: states).
         #[arg(long = "type")]
         ty: Option<u32>,
-        /// Window start in trace ticks (default 0).
-        #[arg(long)]
-        from: Option<u64>,
-        /// Window end in trace ticks (default: the trace's duration).
-        #[arg(long)]
-        to: Option<u64>,
-        /// Print CSV.
-        #[arg(long)]
-        csv: bool,
-        /// How to read nulls (see `info`).
-        #[arg(long, default_value = "auto")]
-        null: NullOverride,
+        #[command(flatten)]
+        window: WindowArgs,
     },
     /// The scope table (Carnival-like): inclusive and exclusive time, share and entries of
     /// each function, OpenMP region or MPI call, with its source location.
@@ -76,21 +66,11 @@ enum Command {
         /// Scope event types, e.g. 60000019,50000002 (default: chosen from the trace).
         #[arg(long, value_delimiter = ',')]
         types: Vec<u32>,
-        /// Window start in trace ticks (default 0).
-        #[arg(long)]
-        from: Option<u64>,
-        /// Window end in trace ticks (default: the trace's duration).
-        #[arg(long)]
-        to: Option<u64>,
-        /// Print CSV.
-        #[arg(long)]
-        csv: bool,
+        #[command(flatten)]
+        window: WindowArgs,
         /// Add each scope's inclusive time on every thread.
         #[arg(long)]
         per_thread: bool,
-        /// How to read nulls (see `info`).
-        #[arg(long, default_value = "auto")]
-        null: NullOverride,
     },
     /// Write a deterministic synthetic trace (.prv, .pcf, .row; .prv.xz with --xz).
     Gen {
@@ -114,6 +94,34 @@ enum Command {
     },
 }
 
+/// The loading, window and output options that `stats` and `scopes` share.
+#[derive(clap::Args)]
+struct WindowArgs {
+    /// Window start in trace ticks (default 0).
+    #[arg(long)]
+    from: Option<u64>,
+    /// Window end in trace ticks (default: the trace's duration).
+    #[arg(long)]
+    to: Option<u64>,
+    /// Print CSV.
+    #[arg(long)]
+    csv: bool,
+    /// How to read nulls (see `info`).
+    #[arg(long, default_value = "auto")]
+    null: NullOverride,
+}
+
+impl WindowArgs {
+    /// Loads the trace and checks the window against it: (trace, t0, t1).
+    fn load(&self, trace: &std::path::Path) -> anyhow::Result<(prvscope::trace::Trace, u64, u64)> {
+        let t = cli::load_for_info(trace, self.null)?;
+        let t0 = self.from.unwrap_or(0);
+        let t1 = self.to.unwrap_or(t.header.end_time);
+        anyhow::ensure!(t1 >= t0, "--to ({t1}) is before --from ({t0})");
+        Ok((t, t0, t1))
+    }
+}
+
 fn main() -> ExitCode {
     match run(Args::parse()) {
         Ok(()) => ExitCode::SUCCESS,
@@ -135,19 +143,10 @@ fn run(args: Args) -> anyhow::Result<()> {
             }
             Ok(())
         }
-        Some(Command::Stats {
-            trace,
-            ty,
-            from,
-            to,
-            csv,
-            null,
-        }) => {
-            let t = cli::load_for_info(&trace, null)?;
+        Some(Command::Stats { trace, ty, window }) => {
+            let (t, t0, t1) = window.load(&trace)?;
+            let csv = window.csv;
             let semantic = ty.map_or(Semantic::StateAsIs, Semantic::LastEventValue);
-            let t0 = from.unwrap_or(0);
-            let t1 = to.unwrap_or(t.header.end_time);
-            anyhow::ensure!(t1 >= t0, "--to ({t1}) is before --from ({t0})");
             let table = stats::time_per_value(&t.store, semantic, t0, t1);
             print!("{}", cli::stats_text(&t, semantic, &table, csv));
             for w in t.report.warnings() {
@@ -158,16 +157,11 @@ fn run(args: Args) -> anyhow::Result<()> {
         Some(Command::Scopes {
             trace,
             types,
-            from,
-            to,
-            csv,
+            window,
             per_thread,
-            null,
         }) => {
-            let t = cli::load_for_info(&trace, null)?;
-            let t0 = from.unwrap_or(0);
-            let t1 = to.unwrap_or(t.header.end_time);
-            anyhow::ensure!(t1 >= t0, "--to ({t1}) is before --from ({t0})");
+            let (t, t0, t1) = window.load(&trace)?;
+            let csv = window.csv;
             let types = if types.is_empty() {
                 scopes::auto_types(t.pcf.as_ref(), &t.store.event_types())
             } else {

@@ -611,7 +611,7 @@ struct Node {
 struct Walk {
     nodes: Vec<Node>,
     /// Entries inside the window per scope.
-    entries: Vec<(ScopeKey, u64)>,
+    entries: BTreeMap<ScopeKey, u64>,
     report: ScopeReport,
 }
 
@@ -872,22 +872,12 @@ fn walk_thread(
         }
     }
     report.open_at_end = stack.len() as u64;
-    let mut entries: Vec<(ScopeKey, u64)> = nodes
-        .iter()
-        .zip(&node_entries)
-        .skip(1)
-        .filter(|&(_, &n)| n > 0)
-        .map(|(node, &n)| (node.key, n))
-        .collect();
-    entries.sort_unstable_by_key(|e| e.0);
-    entries.dedup_by(|next, kept| {
-        if next.0 == kept.0 {
-            kept.1 += next.1;
-            true
-        } else {
-            false
+    let mut entries: BTreeMap<ScopeKey, u64> = BTreeMap::new();
+    for (node, &n) in nodes.iter().zip(&node_entries).skip(1) {
+        if n > 0 {
+            *entries.entry(node.key).or_insert(0) += n;
         }
-    });
+    }
     Some(Walk {
         nodes,
         entries,

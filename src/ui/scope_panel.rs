@@ -710,10 +710,7 @@ impl ScopePanel {
                     );
                 }
                 let name = s.name.clone();
-                let r = ui.interact(vrect, ui.scope_id().with(("vbar", s.key)), Sense::click());
-                r.widget_info(|| {
-                    WidgetInfo::labeled(egui::Role::Button, true, format!("scope bar {name}"))
-                });
+                let r = bar_button(ui, vrect, ("vbar", s.key), &format!("scope bar {name}"));
                 if r.clicked() {
                     clicked = Some(Popup::Threads(s.key));
                 }
@@ -737,10 +734,7 @@ impl ScopePanel {
                     );
                     x += cw;
                 }
-                let r = ui.interact(hrect, ui.scope_id().with(("hbar", s.key)), Sense::click());
-                r.widget_info(|| {
-                    WidgetInfo::labeled(egui::Role::Button, true, format!("category bar {name}"))
-                });
+                let r = bar_button(ui, hrect, ("hbar", s.key), &format!("category bar {name}"));
                 if r.clicked() {
                     clicked = Some(Popup::Categories(s.key));
                 }
@@ -898,6 +892,18 @@ impl ScopePanel {
             self.popup = None;
         }
     }
+}
+
+/// A clickable painted bar, named for accessibility (and the UI tests).
+fn bar_button(
+    ui: &Ui,
+    rect: Rect,
+    id: impl std::hash::Hash + std::fmt::Debug,
+    label: &str,
+) -> egui::Response {
+    let r = ui.interact(rect, ui.scope_id().with(id), Sense::click());
+    r.widget_info(|| WidgetInfo::labeled(egui::Role::Button, true, label));
+    r
 }
 
 /// Scope types as the user edits them.

@@ -5,7 +5,7 @@
 use egui::{Event, Modifiers, PointerButton, pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use prvscope::analysis::scopes::{self, Category, ScopeContext, ScopeStats};
+use prvscope::analysis::scopes::{self, Category, ScopeAnalysis, ScopeContext, ScopeStats};
 use prvscope::ui::app::App;
 use prvscope::ui::loader::LoadSource;
 
@@ -25,16 +25,29 @@ fn settle(h: &mut Harness<'_, App>) {
     }
 }
 
-fn scope(h: &Harness<'_, App>, name: &str) -> ScopeStats {
-    let a = h
-        .state()
+/// A trace of `../shared/traces` in the viewer with its scopes analysed, and that folder.
+fn shared_trace(path: &str) -> Option<(std::path::PathBuf, Harness<'static, App>)> {
+    let dir = crate::common::shared_traces()?;
+    let source = LoadSource::File(dir.join(path));
+    let mut h = harness_with(source, None, (1600.0, 900.0), true);
+    settle(&mut h);
+    Some((dir, h))
+}
+
+/// The panel's latest analysis.
+fn analysis(h: &Harness<'_, App>) -> std::sync::Arc<ScopeAnalysis> {
+    h.state()
         .loaded
         .as_ref()
         .unwrap()
         .scopes
         .analysis()
         .cloned()
-        .unwrap();
+        .unwrap()
+}
+
+fn scope(h: &Harness<'_, App>, name: &str) -> ScopeStats {
+    let a = analysis(h);
     a.scopes.iter().find(|s| s.name == name).cloned().unwrap()
 }
 
@@ -73,15 +86,7 @@ fn clicking_a_scope_bar_shows_its_time_per_thread_and_its_category_histogram() {
     assert!(h.state().loaded.as_ref().unwrap().scopes.first_visible_line >= 60);
     let s = scope(&h, "reduce_residual");
     let span = {
-        let a = h
-            .state()
-            .loaded
-            .as_ref()
-            .unwrap()
-            .scopes
-            .analysis()
-            .cloned()
-            .unwrap();
+        let a = analysis(&h);
         a.span() as f64
     };
 
@@ -189,29 +194,13 @@ fn a_selected_scope_is_highlighted_on_the_timeline_and_the_panel_follows_zoom() 
         .zoom_to(window);
     h.run_steps(2);
     settle(&mut h);
-    let a = h
-        .state()
-        .loaded
-        .as_ref()
-        .unwrap()
-        .scopes
-        .analysis()
-        .cloned()
-        .unwrap();
+    let a = analysis(&h);
     assert_eq!((a.t0, a.t1), (0, end / 10));
     // "Whole trace" switches back to the whole run.
     h.get_by_label("Whole trace").click();
     h.run_steps(2);
     settle(&mut h);
-    let a = h
-        .state()
-        .loaded
-        .as_ref()
-        .unwrap()
-        .scopes
-        .analysis()
-        .cloned()
-        .unwrap();
+    let a = analysis(&h);
     assert_eq!((a.t0, a.t1), (0, end));
 }
 
@@ -228,12 +217,9 @@ fn snapshot_of_the_scope_panel_beside_the_timeline() {
 
 #[test]
 fn a_missing_source_file_is_named_with_where_it_was_looked_for_and_the_table_stays() {
-    let Some(dir) = crate::common::shared_traces() else {
+    let Some((dir, h)) = shared_trace("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv") else {
         return;
     };
-    let trace = dir.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv");
-    let mut h = harness_with(LoadSource::File(trace), None, (1600.0, 900.0), true);
-    settle(&mut h);
     h.get_by_label("Source file jacobi-2d-imper_v0.c not found.");
     h.get_by_label("Looked for it in:");
     let beside = dir.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.c");
@@ -248,12 +234,9 @@ fn a_missing_source_file_is_named_with_where_it_was_looked_for_and_the_table_sta
 
 #[test]
 fn the_scope_types_can_be_chosen() {
-    let Some(dir) = crate::common::shared_traces() else {
+    let Some((_, mut h)) = shared_trace("extrae_mpi_prime16/prime_v0.prv") else {
         return;
     };
-    let trace = dir.join("extrae_mpi_prime16/prime_v0.prv");
-    let mut h = harness_with(LoadSource::File(trace), None, (1600.0, 900.0), true);
-    settle(&mut h);
     h.get_by_label("MPI_Init");
     h.get_by_label("MPI_Reduce");
     h.get_by_label("Scope types");
