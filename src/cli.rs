@@ -370,11 +370,15 @@ pub fn scopes_text(
         s.push('\n');
     }
     let r = a.report;
-    if r.exits_without_entry + r.unclosed_inner + r.open_at_end > 0 {
+    if r.exits_without_entry + r.unclosed_inner + r.open_at_end + r.too_deep > 0 {
         let _ = writeln!(
             s,
-            "stacks: {} exits without entry, {} scopes closed by an outer exit, {} open at the end",
-            r.exits_without_entry, r.unclosed_inner, r.open_at_end
+            "stacks: {} exits without entry, {} scopes closed by an outer exit, {} open at the end, {} entries beyond depth {}",
+            r.exits_without_entry,
+            r.unclosed_inner,
+            r.open_at_end,
+            r.too_deep,
+            crate::analysis::scopes::MAX_DEPTH
         );
     }
     s

@@ -34,6 +34,11 @@ use super::source::{SourceLoc, function_name, parse_location};
 use crate::store::{NullPolicy, ThreadData, TraceStore};
 use crate::trace::pcf::Pcf;
 
+/// The deepest stack kept: deeper entries are counted in [`ScopeReport::too_deep`] and
+/// skipped, so a type that never leaves (a counter chosen as scopes) cannot make the analysis
+/// quadratic.
+pub const MAX_DEPTH: usize = 256;
+
 /// Extrae's event types that hold scopes.
 pub const TYPE_USER_FUNCTION: u32 = 60_000_019;
 pub const TYPE_OMP_FUNCTION: u32 = 60_000_018;
@@ -252,6 +257,9 @@ pub struct ScopeReport {
     pub unclosed_inner: u64,
     /// Frames still open at the window's end.
     pub open_at_end: u64,
+    /// Values not entered because the stack was already [`MAX_DEPTH`] deep (a type whose
+    /// values are not bursts, such as a counter, read as scopes).
+    pub too_deep: u64,
 }
 
 impl ScopeReport {
@@ -259,6 +267,7 @@ impl ScopeReport {
         self.exits_without_entry += o.exits_without_entry;
         self.unclosed_inner += o.unclosed_inner;
         self.open_at_end += o.open_at_end;
+        self.too_deep += o.too_deep;
     }
 }
 
@@ -847,6 +856,12 @@ fn walk_thread(
                 ty: e.ty,
                 value: e.value,
             };
+            if stack.len() >= MAX_DEPTH {
+                if in_window {
+                    report.too_deep += 1;
+                }
+                continue;
+            }
             let parent = stack.last().map_or(0, |f| f.1);
             let next = nodes.len() as u32;
             let known = children
@@ -887,6 +902,8 @@ fn walk_thread(
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write as _;
+
     use super::*;
     use crate::trace::{self, LoadOptions, Trace};
 
@@ -1018,6 +1035,7 @@ EVENT_TYPE\n9 50000002 MPI Collective Comm\nVALUES\n10 MPI_Allreduce\n\n";
                 exits_without_entry: 2,
                 unclosed_inner: 0,
                 open_at_end: 1,
+                too_deep: 0,
             }
         );
         // Leaving main while an MPI call is open inside it closes the call too.
@@ -1029,6 +1047,22 @@ EVENT_TYPE\n9 50000002 MPI Collective Comm\nVALUES\n10 MPI_Allreduce\n\n";
         let a = run(&t, 0, 100);
         assert_eq!(a.report.unclosed_inner, 1, "MPI closed with main");
         assert_eq!(scope(&a, "MPI_Allreduce").inclusive, 10);
+    }
+
+    #[test]
+    fn a_type_that_never_leaves_is_capped_at_the_maximum_depth() {
+        // 5000 values and no null: a counter read as scopes.
+        let mut body = String::new();
+        for i in 0..5000 {
+            let _ = writeln!(body, "2:1:1:1:1:{i}:60000019:{}", i % 7 + 1);
+        }
+        let t = trace_of(1, 5000, &body);
+        let a = run(&t, 0, 5000);
+        assert_eq!(a.report.too_deep, 5000 - MAX_DEPTH as u64);
+        assert_eq!(a.report.open_at_end, MAX_DEPTH as u64);
+        assert_eq!(a.blocks.len(), MAX_DEPTH + 1);
+        let total: u64 = a.cells.iter().map(|c| c.ticks).sum();
+        assert_eq!(total, 5000);
     }
 
     #[test]

@@ -143,6 +143,29 @@ impl LoadReport {
         &mut self.examples
     }
 
+    /// Files the issue of `kind` kept at `line` as `to` instead, with `note` added to its
+    /// message: one line skipped for two reasons counts once. False when no such example
+    /// was kept.
+    pub fn reclassify(&mut self, line: u64, kind: IssueKind, to: IssueKind, note: &str) -> bool {
+        let Some(issue) = self
+            .examples
+            .iter_mut()
+            .find(|i| i.line == line && i.kind == kind)
+        else {
+            return false;
+        };
+        issue.kind = to;
+        issue.message = format!("{}; {note}", issue.message);
+        if let Some(n) = self.counts.get_mut(&kind) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.counts.remove(&kind);
+            }
+        }
+        *self.counts.entry(to).or_insert(0) += 1;
+        true
+    }
+
     /// Counts `n` issues of a kind without locations (their examples were pushed elsewhere).
     pub fn add_count(&mut self, kind: IssueKind, n: u64) {
         if n > 0 {

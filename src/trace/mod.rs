@@ -388,7 +388,7 @@ fn parse_mapped(
         .max(1 << 20)
         .min(options.chunk_bytes.max(1));
     let ranges = prv::split_chunks(body, chunk);
-    let chunks: Vec<prv::ChunkOut> = ranges
+    let mut chunks: Vec<prv::ChunkOut> = ranges
         .into_par_iter()
         .map(|r| {
             if progress.is_cancelled() {
@@ -408,8 +408,8 @@ fn parse_mapped(
             path: path.to_path_buf(),
         });
     }
-    let mut report = LoadReport::default();
-    note_unterminated_last_line(path, body, &chunks, &mut report);
+    let report = LoadReport::default();
+    note_unterminated_last_line(!body.is_empty() && !body.ends_with(b"\n"), &mut chunks);
     Ok(finish(
         header,
         chunks,
@@ -421,30 +421,20 @@ fn parse_mapped(
     ))
 }
 
-fn note_unterminated_last_line(
-    path: &Path,
-    body: &[u8],
-    chunks: &[prv::ChunkOut],
-    report: &mut LoadReport,
-) {
-    // A last line without newline that failed to parse was most likely cut short.
-    if !body.is_empty() && !body.ends_with(b"\n") {
-        let lines: u64 = chunks.iter().map(|c| c.lines).sum();
-        let last_bad = chunks.last().is_some_and(|c| {
-            c.report
-                .examples()
-                .iter()
-                .any(|i| i.line == c.lines && i.kind == IssueKind::MalformedRecord)
-        });
-        if last_bad {
-            report.push(error::issue(
-                IssueKind::TruncatedLine,
-                path,
-                lines + 1,
-                0,
-                "the file ends in the middle of this line (no newline); it was skipped",
-            ));
-        }
+/// A last line without newline that failed to parse was most likely cut short: its issue is
+/// filed as a truncated line (once, not also as a malformed record).
+fn note_unterminated_last_line(unterminated: bool, chunks: &mut [prv::ChunkOut]) {
+    if !unterminated {
+        return;
+    }
+    if let Some(last) = chunks.iter_mut().rev().find(|c| c.lines > 0) {
+        let line = last.lines;
+        last.report.reclassify(
+            line,
+            IssueKind::MalformedRecord,
+            IssueKind::TruncatedLine,
+            "the text ends in the middle of this line (no newline); it was skipped",
+        );
     }
 }
 
@@ -567,23 +557,7 @@ fn parse_stream(
             ),
         ));
     }
-    if last_block_unterminated {
-        let lines: u64 = chunks.iter().map(|c| c.lines).sum();
-        if chunks.last().is_some_and(|c| {
-            c.report
-                .examples()
-                .iter()
-                .any(|i| i.line == c.lines && i.kind == IssueKind::MalformedRecord)
-        }) {
-            report.push(error::issue(
-                IssueKind::TruncatedLine,
-                path,
-                lines + 1,
-                0,
-                "the text ends in the middle of this line (no newline); it was skipped",
-            ));
-        }
-    }
+    note_unterminated_last_line(last_block_unterminated, &mut chunks);
     Ok(finish(
         header,
         chunks,

@@ -11,10 +11,12 @@ use crate::store::{Comm, NullPolicy, TraceStore};
 use super::header::Header;
 use super::prv::{self, RawEvent, RawState, RowMap};
 
-/// The result of the naive parse: the store and the number of lines skipped as bad.
+/// The result of the naive parse: the store, the number of lines skipped as bad, and of
+/// well-formed lines skipped because they name a thread the header does not have.
 pub struct NaiveParse {
     pub store: TraceStore,
     pub bad_lines: u64,
+    pub out_of_range: u64,
 }
 
 fn number(field: &str) -> Option<u64> {
@@ -43,6 +45,7 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
     let mut chunk = prv::ChunkOut::new(n);
     let mut comms = Vec::new();
     let mut bad_lines = 0;
+    let mut out_of_range = 0;
     let mut null_values = 0;
     for line in lines {
         let line = line.strip_suffix('\r').unwrap_or(line);
@@ -82,6 +85,8 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
                             value: v,
                         });
                     }
+                    Some((None, ..)) => out_of_range += 1,
+                    // A state that ends before it begins.
                     Some(_) => {}
                     None => bad_lines += 1,
                 }
@@ -116,6 +121,8 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
                 }
                 if !ok {
                     bad_lines += 1;
+                } else if row.is_none() {
+                    out_of_range += 1;
                 }
             }
             Some("3") => {
@@ -144,7 +151,7 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
                         size: nums[2],
                         tag: nums[3],
                     }),
-                    Some(_) => {}
+                    Some(_) => out_of_range += 1,
                     None => bad_lines += 1,
                 }
             }
@@ -165,5 +172,9 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
         null_values,
         header.end_time,
     );
-    Some(NaiveParse { store, bad_lines })
+    Some(NaiveParse {
+        store,
+        bad_lines,
+        out_of_range,
+    })
 }

@@ -236,3 +236,38 @@ fn missing_side_files_are_fine() {
     assert!(t.pcf.is_none() && t.row.is_none());
     assert_eq!(t.thread_name(1), "THREAD 1.1.2");
 }
+
+/// Found by fuzzing: a last line cut short was counted twice, as a malformed record and as a
+/// truncated line. It is one skipped line, filed as truncated, keeping the column and what
+/// was expected.
+#[test]
+fn a_truncated_last_line_is_counted_once() {
+    let header = "#Paraver (01/01/2026 at 00:00):1000_ns:1(1):1:1(1:1)\n";
+    for (body, column) in [
+        ("2:1:1:1:1:10", 13),
+        ("1:1:1:1:1:0:500:1\n2:1:1:1:1:5:7:12", 0),
+    ] {
+        let text = format!("{header}{body}");
+        let opts = LoadOptions {
+            chunk_bytes: 8,
+            ..LoadOptions::default()
+        };
+        let t = trace::load_bytes(Path::new("cut.prv"), text.as_bytes(), None, &opts).unwrap();
+        if column == 0 {
+            // A complete last line without newline is a record, not an issue.
+            assert!(t.report.is_empty(), "{:?}", t.report.warnings());
+            assert_eq!(t.store.counts().events, 1);
+            continue;
+        }
+        assert_eq!(t.report.count(IssueKind::TruncatedLine), 1);
+        assert_eq!(t.report.count(IssueKind::MalformedRecord), 0);
+        assert_eq!(t.report.skipped(), 1);
+        let issue = &t.report.examples()[0];
+        assert_eq!((issue.line, issue.column), (2, column));
+        assert!(
+            issue.message.contains("expected an event type"),
+            "{}",
+            issue.message
+        );
+    }
+}

@@ -56,3 +56,14 @@ pub fn all_values(store: &TraceStore, ty: u32) -> Vec<u64> {
         .flat_map(|r| store.events_in(r, ty, 0, u64::MAX).map(|e| e.1))
         .collect()
 }
+
+/// Held by the tests that load the machine hard (the soak) and the test that times frames, so
+/// that they never run at the same time on a small CI machine.
+static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Takes [`HEAVY`] (a test that failed while holding it does not block the others).
+pub fn heavy() -> std::sync::MutexGuard<'static, ()> {
+    HEAVY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

@@ -10,4 +10,5 @@ mod parallel_vs_naive;
 mod real_traces;
 mod scope_panel;
 mod scopes;
+mod soak;
 mod viewer;

@@ -172,3 +172,47 @@ fn shuffled_lines_give_the_same_store_as_sorted_ones() {
     assert_eq!(a.store.counts().events, 1000);
     assert!(b.report.is_empty(), "{:?}", b.report.warnings());
 }
+
+/// Found by fuzzing: the fast parser reported a line both malformed and naming a missing
+/// thread as out of range, the naive one as malformed, and the naive one did not count
+/// well-formed lines of missing threads at all. Each skipped line now counts once in both.
+#[test]
+fn lines_naming_missing_threads_are_skipped_once_by_both_parsers() {
+    let header = "#Paraver (01/01/2026 at 00:00):1000000_ns:1(4):2:2(1:1,2:1):1(1:1)\n";
+    for (body, skipped) in [
+        // Fuzz case 1: no time, and thread 5.5.5 is not in the header.
+        ("2:6:5:5:5", 1),
+        // Fuzz case 2: well-formed states of thread 1.1.2 (task 1 has one thread).
+        (
+            "1:1:1:1:1:0:500:1\n1:2:1:1:2:0:1000:1\n2:1:1:1:1:100:7:3\n2:2:1:1:2:200:7:0:8:5\n",
+            2,
+        ),
+        // A communication to a missing thread.
+        ("3:1:1:1:1:10:10:2:1:9:1:20:20:8:1\n", 1),
+    ] {
+        let text = format!("{header}{body}");
+        let opts = LoadOptions {
+            chunk_bytes: 16,
+            null: NullOverride::Zero,
+            ..LoadOptions::default()
+        };
+        let fast = trace::load_bytes(Path::new("f.prv"), text.as_bytes(), None, &opts).unwrap();
+        let naive = naive::parse(&text, NullPolicy::default()).unwrap();
+        assert_eq!(&*fast.store, &naive.store, "{body}");
+        let counted: u64 = [
+            IssueKind::MalformedRecord,
+            IssueKind::UnknownRecordKind,
+            IssueKind::ThreadOutOfRange,
+            IssueKind::TruncatedLine,
+        ]
+        .into_iter()
+        .map(|k| fast.report.count(k))
+        .sum();
+        assert_eq!(counted, skipped, "fast: {body}");
+        assert_eq!(
+            naive.bad_lines + naive.out_of_range,
+            skipped,
+            "naive: {body}"
+        );
+    }
+}

@@ -53,7 +53,7 @@ fn window(h: &Harness<'_, App>) -> TimeWindow {
 }
 
 /// The centre of drawn row `row` at fraction `f` of the timeline's width.
-fn at(h: &Harness<'_, App>, row: usize, f: f32) -> Pos2 {
+pub fn at(h: &Harness<'_, App>, row: usize, f: f32) -> Pos2 {
     let t = &h.state().loaded.as_ref().unwrap().timeline;
     pos2(
         t.area.left() + f * t.area.width(),
@@ -61,7 +61,7 @@ fn at(h: &Harness<'_, App>, row: usize, f: f32) -> Pos2 {
     )
 }
 
-fn wheel(h: &mut Harness<'_, App>, pos: Pos2, lines: f32) {
+pub fn wheel(h: &mut Harness<'_, App>, pos: Pos2, lines: f32) {
     h.event(Event::PointerMoved(pos));
     h.step();
     h.event(Event::MouseWheel {
@@ -74,7 +74,7 @@ fn wheel(h: &mut Harness<'_, App>, pos: Pos2, lines: f32) {
     h.run_steps(2);
 }
 
-fn drag(h: &mut Harness<'_, App>, from: Pos2, to: Pos2, button: PointerButton) {
+pub fn drag(h: &mut Harness<'_, App>, from: Pos2, to: Pos2, button: PointerButton) {
     let press = |pressed, pos| Event::PointerButton {
         pos,
         button,
@@ -377,6 +377,7 @@ fn window_stays_responsive_while_a_big_trace_loads_and_cancel_works() {
         },
     )
     .unwrap();
+    let _alone = crate::common::heavy();
     let mut h = Harness::builder()
         .with_size(egui::vec2(1200.0, 600.0))
         .build_eframe(|cc| App::new(&cc.egui_ctx, LoadSource::Demo, NullOverride::Auto, None));
