@@ -991,6 +991,69 @@ fn parse_line(ctx: &ParseContext<'_>, line: &[u8], rest: &[u8], line_no: u64, ou
     }
 }
 
+/// The `cpu:appl:task:thread` fields of a record.
+struct Object {
+    cpu: u64,
+    appl: u64,
+    task: u64,
+    thread: u64,
+    /// Column of the application field (0-based).
+    col: usize,
+    /// The store row, `None` when the header has no such thread.
+    row: Option<u32>,
+}
+
+/// Reads `cpu:appl:task:thread` (reports nothing: see [`note_missing_thread`]).
+#[inline]
+fn read_object(
+    ctx: &ParseContext<'_>,
+    f: &mut Fields<'_>,
+    out: &mut ChunkOut,
+) -> Result<Object, Bad> {
+    let cpu = f.num("a CPU number")?;
+    let col = f.pos;
+    let appl = f.num("an application number")?;
+    let task = f.num("a task number")?;
+    let thread = f.num("a thread number")?;
+    let (la, lt, lh, lr) = out.last_object;
+    let row = if (la, lt, lh) == (appl, task, thread) {
+        Some(lr)
+    } else {
+        let found = ctx.rows.row(appl, task, thread);
+        if let Some(row) = found {
+            out.last_object = (appl, task, thread, row);
+        }
+        found
+    };
+    Ok(Object {
+        cpu,
+        appl,
+        task,
+        thread,
+        col,
+        row,
+    })
+}
+
+/// Records a line skipped because it names a thread the header does not have.
+fn note_missing_thread(ctx: &ParseContext<'_>, o: &Object, line_no: u64, out: &mut ChunkOut) {
+    out.report.push_with(IssueKind::ThreadOutOfRange, || {
+        issue(
+            IssueKind::ThreadOutOfRange,
+            ctx.path,
+            line_no,
+            o.col as u64 + 1,
+            format!(
+                "thread {}.{}.{} is not in the header (numbered from 1, {} rows)",
+                o.appl,
+                o.task,
+                o.thread,
+                ctx.rows.rows()
+            ),
+        )
+    });
+}
+
 /// Reads `cpu:appl:task:thread` and returns (cpu, row), or records an out-of-range thread.
 #[inline]
 fn object(
@@ -999,33 +1062,14 @@ fn object(
     line_no: u64,
     out: &mut ChunkOut,
 ) -> Result<Option<(u64, u32)>, Bad> {
-    let cpu = f.num("a CPU number")?;
-    let col = f.pos;
-    let appl = f.num("an application number")?;
-    let task = f.num("a task number")?;
-    let thread = f.num("a thread number")?;
-    let (la, lt, lh, lr) = out.last_object;
-    if (la, lt, lh) == (appl, task, thread) {
-        return Ok(Some((cpu, lr)));
+    let o = read_object(ctx, f, out)?;
+    match o.row {
+        Some(row) => Ok(Some((o.cpu, row))),
+        None => {
+            note_missing_thread(ctx, &o, line_no, out);
+            Ok(None)
+        }
     }
-    let found = ctx.rows.row(appl, task, thread);
-    let Some(row) = found else {
-        out.report.push_with(IssueKind::ThreadOutOfRange, || {
-            issue(
-                IssueKind::ThreadOutOfRange,
-                ctx.path,
-                line_no,
-                col as u64 + 1,
-                format!(
-                    "thread {appl}.{task}.{thread} is not in the header (numbered from 1, {} rows)",
-                    ctx.rows.rows()
-                ),
-            )
-        });
-        return Ok(None);
-    };
-    out.last_object = (appl, task, thread, row);
-    Ok(Some((cpu, row)))
 }
 
 fn parse_state(
@@ -1095,20 +1139,26 @@ fn parse_comm(
     line_no: u64,
     out: &mut ChunkOut,
 ) -> Result<(), Bad> {
-    let send = object(ctx, f, line_no, out)?;
+    // Both ends are read before either is judged, so that a line is skipped for one reason
+    // and counted once.
+    let send = read_object(ctx, f, out)?;
     let lsend = f.num("a logical send time")?;
     let psend = f.num("a physical send time")?;
-    let recv = object(ctx, f, line_no, out)?;
+    let recv = read_object(ctx, f, out)?;
     let lrecv = f.num("a logical receive time")?;
     let precv = f.num("a physical receive time")?;
     let size = f.num("a message size")?;
     let tag = f.num("a message tag")?;
     f.expect_end()?;
-    let (Some(send), Some(recv)) = (send, recv) else {
-        return Ok(());
-    };
-    out.comms
-        .push(comm(send, recv, [lsend, psend, lrecv, precv, size, tag]));
+    match (send.row, recv.row) {
+        (Some(s), Some(r)) => out.comms.push(comm(
+            (send.cpu, s),
+            (recv.cpu, r),
+            [lsend, psend, lrecv, precv, size, tag],
+        )),
+        (None, _) => note_missing_thread(ctx, &send, line_no, out),
+        (_, None) => note_missing_thread(ctx, &recv, line_no, out),
+    }
     Ok(())
 }
 

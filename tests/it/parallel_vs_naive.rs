@@ -174,8 +174,9 @@ fn shuffled_lines_give_the_same_store_as_sorted_ones() {
 }
 
 /// Found by fuzzing: the fast parser reported a line both malformed and naming a missing
-/// thread as out of range, the naive one as malformed, and the naive one did not count
-/// well-formed lines of missing threads at all. Each skipped line now counts once in both.
+/// thread as out of range (a communication line as both), the naive one as malformed, and the
+/// naive one did not count well-formed lines of missing threads at all. Each skipped line now
+/// counts once in both.
 #[test]
 fn lines_naming_missing_threads_are_skipped_once_by_both_parsers() {
     let header = "#Paraver (01/01/2026 at 00:00):1000000_ns:1(4):2:2(1:1,2:1):1(1:1)\n";
@@ -189,6 +190,11 @@ fn lines_naming_missing_threads_are_skipped_once_by_both_parsers() {
         ),
         // A communication to a missing thread.
         ("3:1:1:1:1:10:10:2:1:9:1:20:20:8:1\n", 1),
+        // Fuzz case 3: a communication cut short whose receiver is missing too (it was
+        // counted as both malformed and out of range).
+        ("3:1:1:1:1:10:10:2:1:1:2\n", 1),
+        // Both ends missing: one line, one count.
+        ("3:1:1:7:1:10:10:2:1:9:1:20:20:8:1\n", 1),
     ] {
         let text = format!("{header}{body}");
         let opts = LoadOptions {
