@@ -14,12 +14,12 @@ use std::path::{Path, PathBuf};
 /// A failure that stops loading a trace.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    /// The file could not be opened or read.
-    #[error("{}: {source}", path.display())]
+    /// The file could not be opened or read. The reason is part of the message (not a
+    /// separate source), so that error chains do not print it twice.
+    #[error("{}: {reason}", path.display())]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     /// The header (first line) could not be understood.
     #[error("{}:{line}:{column}: {message}", path.display())]
@@ -59,6 +59,8 @@ pub enum IssueKind {
     SideFile,
     /// The header announced communicator lines that were not there.
     MissingCommunicators,
+    /// A `.pcf` or `.row` that does not describe this trace (from another run, or short).
+    SideFileMismatch,
 }
 
 impl IssueKind {
@@ -76,12 +78,16 @@ impl IssueKind {
             Self::RowLine => ".row lines not understood",
             Self::SideFile => "side files that could not be read",
             Self::MissingCommunicators => "announced communicator lines missing",
+            Self::SideFileMismatch => "side files that do not match the trace",
         }
     }
 
     /// True when the issue means data was lost (as opposed to a note about how it was read).
     pub fn loses_data(self) -> bool {
-        !matches!(self, Self::SentinelCollision | Self::MissingCommunicators)
+        !matches!(
+            self,
+            Self::SentinelCollision | Self::MissingCommunicators | Self::SideFileMismatch
+        )
     }
 }
 

@@ -151,12 +151,7 @@ impl Header {
         // Resources: `0`, `N` or `N(c1,...)`.
         let res_end = field_end(pos);
         let resources = &line[pos..res_end];
-        let node_cpus = parse_resources(resources).ok_or_else(|| {
-            err(
-                pos,
-                "expected the resources: `0`, a node count, or `N(cpus,...)`".into(),
-            )
-        })?;
+        let node_cpus = parse_resources(resources).map_err(|message| err(pos, message))?;
         if res_end >= line.len() {
             return Err(err(
                 res_end,
@@ -241,22 +236,53 @@ fn parse_number(bytes: &[u8]) -> Option<u64> {
     std::str::from_utf8(bytes).ok()?.parse().ok()
 }
 
-fn parse_resources(bytes: &[u8]) -> Option<Vec<u32>> {
+/// The nodes and their CPU counts, refusing counts that would mean a giant allocation.
+fn parse_resources(bytes: &[u8]) -> Result<Vec<u32>, String> {
+    let expected = || "expected the resources: `0`, a node count, or `N(cpus,...)`".to_owned();
+    let too_many = |what: &str| format!("the header declares more than {MAX_THREADS} {what}");
+    // Digits that overflow are still a count, and a huge one.
+    let count = |b: &[u8]| -> Result<u64, String> {
+        let b = b.trim_ascii();
+        if b.is_empty() || !b.iter().all(u8::is_ascii_digit) {
+            return Err(expected());
+        }
+        Ok(parse_number(b).unwrap_or(u64::MAX))
+    };
     match bytes.iter().position(|&b| b == b'(') {
         None => {
-            let nodes = parse_number(bytes)?;
+            let nodes = count(bytes)?;
             // A bare node count without CPU counts: one CPU per node, as Paraver assumes.
-            (nodes <= MAX_THREADS).then(|| vec![1; nodes as usize])
+            if nodes > MAX_THREADS {
+                return Err(too_many("nodes"));
+            }
+            Ok(vec![1; nodes as usize])
         }
         Some(p) => {
-            let nodes = parse_number(&bytes[..p])?;
-            let inner = bytes[p + 1..].strip_suffix(b")")?;
-            let cpus: Option<Vec<u32>> = inner
-                .split(|&b| b == b',')
-                .map(|c| parse_number(c).and_then(|n| u32::try_from(n).ok()))
-                .collect();
-            let cpus = cpus?;
-            (cpus.len() as u64 == nodes).then_some(cpus)
+            let nodes = count(bytes.get(..p).unwrap_or_default())?;
+            if nodes > MAX_THREADS {
+                return Err(too_many("nodes"));
+            }
+            let inner = bytes
+                .get(p + 1..)
+                .and_then(|b| b.strip_suffix(b")"))
+                .ok_or_else(expected)?;
+            let mut cpus = Vec::new();
+            let mut total = 0u64;
+            for c in inner.split(|&b| b == b',') {
+                let n = count(c)?;
+                total = total.saturating_add(n);
+                if total > MAX_THREADS {
+                    return Err(too_many("CPUs"));
+                }
+                cpus.push(n as u32);
+            }
+            if cpus.len() as u64 != nodes {
+                return Err(format!(
+                    "the header declares {nodes} nodes but gives the CPUs of {}",
+                    cpus.len()
+                ));
+            }
+            Ok(cpus)
         }
     }
 }

@@ -133,9 +133,9 @@ pub fn load(
 ) -> Result<Trace, LoadError> {
     let started = Instant::now();
     let progress = progress.unwrap_or_default();
-    let io_err = |source| LoadError::Io {
+    let io_err = |reason| LoadError::Io {
         path: path.to_path_buf(),
-        source,
+        reason,
     };
     let mut file = File::open(path).map_err(io_err)?;
     let meta = file.metadata().map_err(io_err)?;
@@ -181,7 +181,6 @@ pub fn load(
         }
     };
     report.merge(body.report);
-    report.sort_examples();
     prv::release_scratch();
     release_free_memory();
     let store = TraceStore::new(
@@ -191,6 +190,8 @@ pub fn load(
         body.null_values,
         body.header.end_time,
     );
+    check_side_files(path, &store, pcf.as_ref(), row.as_ref(), &mut report);
+    report.sort_examples();
     Ok(Trace {
         path: path.to_path_buf(),
         header: body.header,
@@ -313,6 +314,61 @@ fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
         }
     }
     Ok(n)
+}
+
+/// Warns when the `.pcf` describes fewer than half of the trace's event types, and more than
+/// three are missing (it may come from another run; a few undescribed types are common, ovni's
+/// CPU traces have some), or the
+/// `.row` names fewer threads than the header has. Nothing is lost: labels fall
+/// back to numbers and names to `THREAD a.t.h`.
+fn check_side_files(
+    path: &Path,
+    store: &TraceStore,
+    pcf: Option<&Pcf>,
+    row: Option<&RowNames>,
+    report: &mut LoadReport,
+) {
+    if let Some(pcf) = pcf {
+        let types = store.event_types();
+        let described = types
+            .iter()
+            .filter(|ty| pcf.event_types.contains_key(ty))
+            .count();
+        if described * 2 < types.len() && types.len() - described > 3 {
+            let missing: Vec<String> = types
+                .iter()
+                .filter(|ty| !pcf.event_types.contains_key(ty))
+                .take(4)
+                .map(ToString::to_string)
+                .collect();
+            report.push(error::issue(
+                IssueKind::SideFileMismatch,
+                &source::side_file(path, "pcf"),
+                0,
+                0,
+                format!(
+                    "describes only {described} of the trace's {} event types (not {}, ...): it may belong to another trace; those types show their numbers",
+                    types.len(),
+                    missing.join(", ")
+                ),
+            ));
+        }
+    }
+    if let Some(names) = row.and_then(|r| r.level("THREAD")) {
+        let rows = store.threads().len();
+        if names.len() < rows {
+            report.push(error::issue(
+                IssueKind::SideFileMismatch,
+                &source::side_file(path, "row"),
+                0,
+                0,
+                format!(
+                    "names {} threads but the trace has {rows}: the others are named THREAD a.t.h",
+                    names.len()
+                ),
+            ));
+        }
+    }
 }
 
 fn read_side(trace: &Path, ext: &str, report: &mut LoadReport) -> Option<(PathBuf, Vec<u8>)> {

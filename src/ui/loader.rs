@@ -81,7 +81,7 @@ impl Loading {
             let (tx, rx2) = mpsc::channel();
             let _ = tx.send(Err(LoadError::Io {
                 path: PathBuf::from(source.display_name()),
-                source: e,
+                reason: e,
             }));
             return Loading {
                 source,

@@ -6,6 +6,7 @@ mod bad_input;
 mod common;
 mod demo;
 mod generated;
+mod hostile;
 mod parallel_vs_naive;
 mod real_traces;
 mod scope_panel;
