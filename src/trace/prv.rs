@@ -1063,13 +1063,11 @@ fn object(
     out: &mut ChunkOut,
 ) -> Result<Option<(u64, u32)>, Bad> {
     let o = read_object(ctx, f, out)?;
-    match o.row {
-        Some(row) => Ok(Some((o.cpu, row))),
-        None => {
-            note_missing_thread(ctx, &o, line_no, out);
-            Ok(None)
-        }
+    if let Some(row) = o.row {
+        return Ok(Some((o.cpu, row)));
     }
+    note_missing_thread(ctx, &o, line_no, out);
+    Ok(None)
 }
 
 fn parse_state(
