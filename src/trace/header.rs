@@ -110,25 +110,25 @@ impl Header {
             ));
         };
         let mut pos = line.len() - rest.len();
-        let Some(open) = line[pos..].iter().position(|&b| b == b'(') else {
+        let Some(open) = at(line, pos..).iter().position(|&b| b == b'(') else {
             return Err(err(pos, "expected `(` before the date".into()));
         };
         let date_start = pos + open + 1;
-        let Some(close) = memchr::memmem::find(&line[date_start..], b"):") else {
+        let Some(close) = memchr::memmem::find(at(line, date_start..), b"):") else {
             return Err(err(date_start, "expected `):` after the date".into()));
         };
-        let date = String::from_utf8_lossy(&line[date_start..date_start + close]).into_owned();
+        let date = String::from_utf8_lossy(at(line, date_start..date_start + close)).into_owned();
         pos = date_start + close + 2;
 
         // Duration with its optional unit suffix.
         let field_end = |from: usize| {
-            line[from..]
+            at(line, from..)
                 .iter()
                 .position(|&b| b == b':')
                 .map_or(line.len(), |p| from + p)
         };
         let end = field_end(pos);
-        let ftime = &line[pos..end];
+        let ftime = at(line, pos..end);
         let (digits, time_unit) = if let Some(d) = ftime.strip_suffix(b"_ns") {
             (d, TimeUnit::Nanoseconds)
         } else if let Some(d) = ftime.strip_suffix(b"_us") {
@@ -150,7 +150,7 @@ impl Header {
 
         // Resources: `0`, `N` or `N(c1,...)`.
         let res_end = field_end(pos);
-        let resources = &line[pos..res_end];
+        let resources = at(line, pos..res_end);
         let node_cpus = parse_resources(resources).map_err(|message| err(pos, message))?;
         if res_end >= line.len() {
             return Err(err(
@@ -161,7 +161,7 @@ impl Header {
         pos = res_end + 1;
 
         let n_end = field_end(pos);
-        let n_appl = parse_number(&line[pos..n_end])
+        let n_appl = parse_number(at(line, pos..n_end))
             .ok_or_else(|| err(pos, "expected the number of applications".into()))?;
         if n_appl == 0 || n_appl > MAX_THREADS {
             return Err(err(
@@ -175,7 +175,7 @@ impl Header {
         let mut applications = Vec::new();
         let mut communicator_lines = 0u32;
         let mut total_threads = 0u64;
-        for (item_pos, item) in split_top_level(&line[pos..]) {
+        for (item_pos, item) in split_top_level(at(line, pos..)) {
             let at = pos + item_pos;
             if item.is_empty() {
                 continue;
@@ -226,6 +226,12 @@ impl Header {
             communicator_lines,
         })
     }
+}
+
+/// `bytes[range]`, or nothing when the range is outside: the header parser never panics on
+/// the positions it computes.
+fn at<R: std::slice::SliceIndex<[u8], Output = [u8]>>(bytes: &[u8], range: R) -> &[u8] {
+    bytes.get(range).unwrap_or_default()
 }
 
 fn parse_number(bytes: &[u8]) -> Option<u64> {
@@ -288,9 +294,9 @@ fn parse_resources(bytes: &[u8]) -> Result<Vec<u32>, String> {
 }
 
 fn parse_application(item: &[u8], paren: usize) -> Result<Application, (usize, String)> {
-    let ntasks = parse_number(&item[..paren])
+    let ntasks = parse_number(at(item, ..paren))
         .ok_or((0, "expected the number of tasks before `(`".to_string()))?;
-    let Some(inner) = item[paren + 1..].strip_suffix(b")") else {
+    let Some(inner) = at(item, paren + 1..).strip_suffix(b")") else {
         return Err((item.len(), "expected `)` closing the task list".into()));
     };
     if ntasks > MAX_THREADS {
@@ -303,7 +309,7 @@ fn parse_application(item: &[u8], paren: usize) -> Result<Application, (usize, S
     let mut off = paren + 1;
     for part in inner.split(|&b| b == b',') {
         let (threads, node) = match part.iter().position(|&b| b == b':') {
-            Some(c) => (parse_number(&part[..c]), parse_number(&part[c + 1..])),
+            Some(c) => (parse_number(at(part, ..c)), parse_number(at(part, c + 1..))),
             None => (parse_number(part), Some(0)),
         };
         let (Some(threads), Some(node)) = (threads, node) else {
@@ -343,13 +349,13 @@ fn split_top_level(bytes: &[u8]) -> Vec<(usize, &[u8])> {
             b'(' => depth += 1,
             b')' => depth -= 1,
             b':' | b',' if depth == 0 => {
-                out.push((start, &bytes[start..i]));
+                out.push((start, at(bytes, start..i)));
                 start = i + 1;
             }
             _ => {}
         }
     }
-    out.push((start, &bytes[start..]));
+    out.push((start, at(bytes, start..)));
     out
 }
 

@@ -4,6 +4,9 @@
 //! in parallel (overlapping decoding for compressed files), reads the side files and builds
 //! the [`TraceStore`]. Anything wrong that is not fatal ends up in the [`LoadReport`].
 
+// The parsers read untrusted bytes: no indexing that could panic.
+#![deny(clippy::indexing_slicing)]
+
 pub mod error;
 pub mod header;
 pub mod naive;

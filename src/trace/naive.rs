@@ -71,19 +71,21 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
                         return None;
                     }
                     let row = row_of(1)?;
-                    let begin = number(f[5])?;
-                    let end = number(f[6])?;
-                    let (v, _) = value(f[7], policy.sentinel)?;
+                    let begin = number(f.get(5)?)?;
+                    let end = number(f.get(6)?)?;
+                    let (v, _) = value(f.get(7)?, policy.sentinel)?;
                     Some((row, begin, end, v))
                 })();
                 match parsed {
                     Some((Some(row), begin, end, v)) if end >= begin => {
                         null_values += u64::from(v == policy.sentinel);
-                        chunk.states[row as usize].push(RawState {
-                            begin,
-                            end,
-                            value: v,
-                        });
+                        if let Some(states) = chunk.states.get_mut(row as usize) {
+                            states.push(RawState {
+                                begin,
+                                end,
+                                value: v,
+                            });
+                        }
                     }
                     Some((None, ..)) => out_of_range += 1,
                     // A state that ends before it begins.
@@ -131,26 +133,34 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
                         return None;
                     }
                     let send = row_of(1)?;
-                    let lsend = number(f[5])?;
-                    let psend = number(f[6])?;
+                    let lsend = number(f.get(5)?)?;
+                    let psend = number(f.get(6)?)?;
                     let recv = row_of(7)?;
-                    let nums: Option<Vec<u64>> = f[11..15].iter().map(|x| number(x)).collect();
-                    let nums = nums?;
-                    Some((send, recv, lsend, psend, nums))
+                    let nums: Option<Vec<u64>> = f.get(11..15)?.iter().map(|x| number(x)).collect();
+                    let [lrecv, precv, size, tag] = nums?[..] else {
+                        return None;
+                    };
+                    Some((send, recv, lsend, psend, [lrecv, precv, size, tag]))
                 })();
+                let cpu = |i: usize| {
+                    let n = f.get(i).and_then(|c| number(c)).unwrap_or(0);
+                    u32::try_from(n).unwrap_or(u32::MAX)
+                };
                 match parsed {
-                    Some((Some(s), Some(r), lsend, psend, nums)) => comms.push(Comm {
-                        send_row: s,
-                        recv_row: r,
-                        send_cpu: u32::try_from(number(f[1]).unwrap_or(0)).unwrap_or(u32::MAX),
-                        recv_cpu: u32::try_from(number(f[7]).unwrap_or(0)).unwrap_or(u32::MAX),
-                        lsend,
-                        psend,
-                        lrecv: nums[0],
-                        precv: nums[1],
-                        size: nums[2],
-                        tag: nums[3],
-                    }),
+                    Some((Some(s), Some(r), lsend, psend, [lrecv, precv, size, tag])) => {
+                        comms.push(Comm {
+                            send_row: s,
+                            recv_row: r,
+                            send_cpu: cpu(1),
+                            recv_cpu: cpu(7),
+                            lsend,
+                            psend,
+                            lrecv,
+                            precv,
+                            size,
+                            tag,
+                        });
+                    }
                     Some(_) => out_of_range += 1,
                     None => bad_lines += 1,
                 }

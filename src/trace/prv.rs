@@ -524,7 +524,9 @@ fn fast_num(b: &[u8], q: &mut usize) -> Option<u64> {
     let mut v = 0u64;
     while let Some(bytes) = b.get(*q..).and_then(<[u8]>::first_chunk::<8>) {
         let (n, d) = leading_digits(u64::from_le_bytes(*bytes));
-        v = v.wrapping_mul(POW10[n & 15]).wrapping_add(d);
+        v = v
+            .wrapping_mul(POW10.get(n & 15).copied().unwrap_or(1))
+            .wrapping_add(d);
         *q += n;
         if n < 8 {
             let len = *q - start;
@@ -1256,12 +1258,13 @@ fn in_order<P>(
     last: impl Fn(&P) -> Option<u64>,
 ) -> bool {
     pieces.iter().all(&sorted)
-        && pieces
-            .windows(2)
-            .all(|w| match (last(&w[0]), first(&w[1])) {
+        && pieces.windows(2).all(|w| match w {
+            [x, y] => match (last(x), first(y)) {
                 (Some(a), Some(b)) => a <= b,
                 _ => true,
-            })
+            },
+            _ => true,
+        })
 }
 
 fn build_thread(states: Vec<StatePiece>, mut events: Vec<EventPiece>, sentinel: u64) -> ThreadData {
