@@ -93,6 +93,24 @@ fn bench_view(c: &mut Criterion, trace: &Trace, name: &str, spec: SignalSpec) {
         eprintln!("{name} {label}: {} quads", built.quads);
         g.bench_function(label, |b| b.iter(|| frame::build(&req).quads));
     }
+    // Beyond the target's shape: the same rows 100 px wide at full zoom-out, some 300 points
+    // per pixel column, the density a 200 M-record trace has at 2000 px. This is the pyramid's
+    // path (a search per column), which the cases above do not reach.
+    let narrow = Rect::from_min_max(pos2(0.0, 0.0), pos2(100.0, ROWS as f32 * ROW_HEIGHT));
+    let dense = FrameRequest {
+        view: &signals,
+        coloring: &coloring,
+        rows: &rows,
+        visible: 0..rows.len(),
+        rect: narrow,
+        row_height: ROW_HEIGHT,
+        window: TimeWindow::all(end),
+        flags: false,
+    };
+    assert!(frame::build(&dense).quads > 0);
+    g.bench_function("full_100px_dense", |b| {
+        b.iter(|| frame::build(&dense).quads)
+    });
     // The reference of the same run: decoding every point of the view once, on one thread
     // (what a frame that visited every record would cost at the least).
     g.bench_function("reference_decode_every_point", |b| {

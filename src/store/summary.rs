@@ -13,7 +13,8 @@
 //!
 //! [`Pyramid`] holds the maxima of blocks of 16 points, then of 4 blocks, and so on (0.7
 //! bytes per point), so the maximum of any index range costs O(log n) block reads plus at most
-//! 30 point reads at its ends. Column edges are found by galloping from the previous edge.
+//! 30 point reads at its ends. Column edges are found by galloping from the previous edge over
+//! the blocks' first times, then reading at most 32 points.
 //! A frame of W columns thus costs O(W log n) per row, whatever the number of records.
 //! When the window holds only a few points per column, one sequential pass over them
 //! (decoded a batch at a time) is cheaper than a search per column, and costs O(W) too.
@@ -59,29 +60,6 @@ impl Steps<'_> {
         self.value.get(i, self.sentinel)
     }
 
-    /// The first index `>= from` whose time is `>= t` (galloping: cheap when it is near).
-    fn lower_bound_from(&self, from: usize, t: u64) -> usize {
-        let n = self.len();
-        let mut lo = from;
-        let mut step = 1;
-        let mut hi = from;
-        while hi < n && self.t(hi) < t {
-            lo = hi + 1;
-            hi = from + step;
-            step *= 2;
-        }
-        let mut hi = hi.min(n);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if self.t(mid) < t {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
-    }
-
     /// Index of the point whose value holds at `t` (the last point at or before `t`).
     pub fn point_at(&self, t: u64) -> Option<usize> {
         self.time.upper_bound(t).checked_sub(1)
@@ -106,6 +84,10 @@ pub struct Pyramid {
     /// `levels[0][b]` is the largest non-null value of points `[16b, 16b + 16)`; each next
     /// level takes the maximum of 4 entries of the level below. The sentinel means "none".
     levels: Vec<Vec<u64>>,
+    /// The time of point `16b` for each block `b`: searches by time go through these (one
+    /// cache line holds 8 blocks) and then read at most 16 points, instead of probing the
+    /// compressed times of a row of millions of points.
+    block_times: Vec<u64>,
 }
 
 impl Pyramid {
@@ -134,12 +116,51 @@ impl Pyramid {
                 .collect();
             levels.push(next);
         }
-        Pyramid { levels }
+        let block_times = (0..steps.len())
+            .step_by(BLOCK)
+            .map(|i| steps.t(i))
+            .collect();
+        Pyramid {
+            levels,
+            block_times,
+        }
     }
 
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.levels.iter().map(|l| l.capacity() * 8).sum()
+        self.levels.iter().map(|l| l.capacity() * 8).sum::<usize>()
+            + self.block_times.capacity() * 8
+    }
+
+    /// The first index `>= from` whose time is `>= t`: a galloping search over the blocks'
+    /// first times from `from`'s block, then a scan of at most two blocks.
+    fn lower_bound_from(&self, steps: &Steps<'_>, from: usize, t: u64) -> usize {
+        let n = steps.len();
+        let b0 = from / BLOCK;
+        // The first block after b0 whose first time is >= t (or the number of blocks).
+        let blocks = self.block_times.len();
+        let mut lo = b0 + 1;
+        let mut hi = lo;
+        let mut step = 1;
+        while hi < blocks && self.block_times.get(hi).is_some_and(|&bt| bt < t) {
+            lo = hi + 1;
+            hi = b0 + 1 + step;
+            step *= 2;
+        }
+        let mut hi = hi.min(blocks);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.block_times.get(mid).is_some_and(|&bt| bt < t) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        // Points of blocks before lo - 1 are < t; the answer is in block lo - 1 or is the
+        // first point of block lo.
+        let start = from.max((lo - 1) * BLOCK);
+        let end = (lo * BLOCK).min(n);
+        (start..end).find(|&i| steps.t(i) >= t).unwrap_or(end)
     }
 
     /// The largest non-null value of points `[i, j)`, or the sentinel when there is none.
@@ -237,7 +258,7 @@ fn summarize_pyramid(
     // `u`: the number of points at or before the current column's first tick.
     let mut u = first;
     for &b in edges.get(1..).unwrap_or_default() {
-        let inner_end = steps.lower_bound_from(u, b);
+        let inner_end = pyramid.lower_bound_from(steps, u, b);
         let start = if u > 0 { steps.v(u - 1) } else { none };
         let value = max_some(start, pyramid.range_max(steps, u, inner_end), none);
         out.push(Pixel {
