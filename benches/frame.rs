@@ -109,7 +109,7 @@ fn bench_view(c: &mut Criterion, trace: &Trace, name: &str, spec: SignalSpec) {
     };
     assert!(frame::build(&dense).quads > 0);
     g.bench_function("full_100px_dense", |b| {
-        b.iter(|| frame::build(&dense).quads)
+        b.iter(|| frame::build(&dense).quads);
     });
     // The reference of the same run: decoding every point of the view once, on one thread
     // (what a frame that visited every record would cost at the least).

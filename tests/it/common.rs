@@ -57,8 +57,9 @@ pub fn all_values(store: &TraceStore, ty: u32) -> Vec<u64> {
         .collect()
 }
 
-/// Held by the tests that load the machine hard (the soak) and the test that times frames, so
-/// that they never run at the same time on a small CI machine.
+/// Held by the tests that load the machine hard (the soak, big hostile files) and by the test
+/// that times frames during a load, so that they never run at the same time on a small CI
+/// machine.
 static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Takes [`HEAVY`] (a test that failed while holding it does not block the others).

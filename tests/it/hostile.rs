@@ -91,6 +91,7 @@ fn headers_promising_giant_resources_are_refused_at_once() {
 
 #[test]
 fn a_line_of_100_mb_without_newline_is_one_skipped_line() {
+    let _alone = crate::common::heavy();
     let dir = temp_dir("hostile-long-line");
     let path = dir.join("long.prv");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
@@ -217,6 +218,7 @@ fn generated(dir: &Path, mb: u64) -> (Vec<u8>, Trace) {
 
 #[test]
 fn an_xz_cut_in_the_middle_of_a_block_keeps_the_blocks_before() {
+    let _alone = crate::common::heavy();
     let dir = temp_dir("hostile-xz");
     let (text, plain) = generated(&dir, 4);
     // Blocks of 256 kB, so that a cut falls inside a block after several whole ones.
@@ -244,6 +246,7 @@ fn an_xz_cut_in_the_middle_of_a_block_keeps_the_blocks_before() {
 
 #[test]
 fn a_gz_with_trailing_garbage_keeps_every_record() {
+    let _alone = crate::common::heavy();
     let dir = temp_dir("hostile-gz");
     let (text, plain) = generated(&dir, 2);
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
