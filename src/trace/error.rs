@@ -201,6 +201,19 @@ impl LoadReport {
         self.counts.get(&kind).copied().unwrap_or(0)
     }
 
+    /// Lines of the body that were skipped (each counted once, whatever the reason).
+    pub fn skipped_lines(&self) -> u64 {
+        [
+            IssueKind::MalformedRecord,
+            IssueKind::UnknownRecordKind,
+            IssueKind::ThreadOutOfRange,
+            IssueKind::TruncatedLine,
+        ]
+        .into_iter()
+        .map(|k| self.count(k))
+        .sum()
+    }
+
     /// Total number of issues that lost data.
     pub fn skipped(&self) -> u64 {
         self.counts
