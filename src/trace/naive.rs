@@ -6,7 +6,7 @@
 //! complement; bad lines are skipped, and in an event line the pairs before the first bad
 //! field are kept. It builds the same [`TraceStore`] by plain sorting.
 
-use crate::store::{Comm, NullPolicy, TraceStore};
+use crate::store::{NullPolicy, TraceStore};
 
 use super::header::Header;
 use super::prv::{self, RawEvent, RawState, RowMap};
@@ -142,24 +142,14 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
                     };
                     Some((send, recv, lsend, psend, [lrecv, precv, size, tag]))
                 })();
-                let cpu = |i: usize| {
-                    let n = f.get(i).and_then(|c| number(c)).unwrap_or(0);
-                    u32::try_from(n).unwrap_or(u32::MAX)
-                };
+                let cpu = |i: usize| f.get(i).and_then(|c| number(c)).unwrap_or(0);
                 match parsed {
                     Some((Some(s), Some(r), lsend, psend, [lrecv, precv, size, tag])) => {
-                        comms.push(Comm {
-                            send_row: s,
-                            recv_row: r,
-                            send_cpu: cpu(1),
-                            recv_cpu: cpu(7),
-                            lsend,
-                            psend,
-                            lrecv,
-                            precv,
-                            size,
-                            tag,
-                        });
+                        comms.push(prv::comm(
+                            (cpu(1), s),
+                            (cpu(7), r),
+                            [lsend, psend, lrecv, precv, size, tag],
+                        ));
                     }
                     Some(_) => out_of_range += 1,
                     None => bad_lines += 1,

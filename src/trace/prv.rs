@@ -768,8 +768,23 @@ fn fast_comm(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
     Some(next)
 }
 
+/// Counts an issue of line `line_no`, building its message only when the report keeps it as
+/// an example (the parser may meet millions of bad lines).
+#[inline]
+fn note(
+    ctx: &ParseContext<'_>,
+    out: &mut ChunkOut,
+    kind: IssueKind,
+    line_no: u64,
+    column: u64,
+    message: impl FnOnce() -> String,
+) {
+    out.report
+        .push_with(kind, || issue(kind, ctx.path, line_no, column, message()));
+}
+
 /// A communication from its (cpu, row) ends and `[lsend, psend, lrecv, precv, size, tag]`.
-fn comm(send: (u64, u32), recv: (u64, u32), f: [u64; 6]) -> Comm {
+pub(crate) fn comm(send: (u64, u32), recv: (u64, u32), f: [u64; 6]) -> Comm {
     let [lsend, psend, lrecv, precv, size, tag] = f;
     Comm {
         send_row: send.1,
@@ -952,15 +967,9 @@ fn parse_line(ctx: &ParseContext<'_>, line: &[u8], rest: &[u8], line_no: u64, ou
         }
         [k @ (b'1' | b'2' | b'3'), b':', ..] => *k,
         _ => {
-            out.report.push_with(IssueKind::UnknownRecordKind, || {
+            note(ctx, out, IssueKind::UnknownRecordKind, line_no, 1, || {
                 let shown = String::from_utf8_lossy(line.get(..line.len().min(20)).unwrap_or(&[]));
-                issue(
-                    IssueKind::UnknownRecordKind,
-                    ctx.path,
-                    line_no,
-                    1,
-                    format!("expected a record kind 1, 2, 3 or `#`, found `{shown}`"),
-                )
+                format!("expected a record kind 1, 2, 3 or `#`, found `{shown}`")
             });
             return;
         }
@@ -981,15 +990,14 @@ fn parse_line(ctx: &ParseContext<'_>, line: &[u8], rest: &[u8], line_no: u64, ou
             b'2' => "event",
             _ => "communication",
         };
-        out.report.push_with(IssueKind::MalformedRecord, || {
-            issue(
-                IssueKind::MalformedRecord,
-                ctx.path,
-                line_no,
-                bad.col as u64 + 1,
-                format!("{kind_name} record: expected {}", bad.what),
-            )
-        });
+        note(
+            ctx,
+            out,
+            IssueKind::MalformedRecord,
+            line_no,
+            bad.col as u64 + 1,
+            || format!("{kind_name} record: expected {}", bad.what),
+        );
     }
 }
 
@@ -1039,21 +1047,22 @@ fn read_object(
 
 /// Records a line skipped because it names a thread the header does not have.
 fn note_missing_thread(ctx: &ParseContext<'_>, o: &Object, line_no: u64, out: &mut ChunkOut) {
-    out.report.push_with(IssueKind::ThreadOutOfRange, || {
-        issue(
-            IssueKind::ThreadOutOfRange,
-            ctx.path,
-            line_no,
-            o.col as u64 + 1,
+    note(
+        ctx,
+        out,
+        IssueKind::ThreadOutOfRange,
+        line_no,
+        o.col as u64 + 1,
+        || {
             format!(
                 "thread {}.{}.{} is not in the header (numbered from 1, {} rows)",
                 o.appl,
                 o.task,
                 o.thread,
                 ctx.rows.rows()
-            ),
-        )
-    });
+            )
+        },
+    );
 }
 
 /// Reads `cpu:appl:task:thread` and returns (cpu, row), or records an out-of-range thread.
@@ -1167,14 +1176,8 @@ fn note_value(ctx: &ParseContext<'_>, value: u64, from_n: bool, line_no: u64, ou
     if value == ctx.sentinel {
         out.null_values += 1;
         if !from_n {
-            out.report.push_with(IssueKind::SentinelCollision, || {
-                issue(
-                    IssueKind::SentinelCollision,
-                    ctx.path,
-                    line_no,
-                    0,
-                    format!("value {value} equals the null sentinel and is read as null"),
-                )
+            note(ctx, out, IssueKind::SentinelCollision, line_no, 0, || {
+                format!("value {value} equals the null sentinel and is read as null")
             });
         }
     }

@@ -92,6 +92,18 @@ impl TimeWindow {
     }
 }
 
+/// The threads frames are built on. Loading and the scope analysis run long tasks on rayon's
+/// global pool; a frame built there would wait for them (a 160 ms stall was measured while a
+/// 150 MB trace loaded), so frames have a pool of their own.
+static FRAME_POOL: std::sync::LazyLock<Option<rayon::ThreadPool>> =
+    std::sync::LazyLock::new(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(std::thread::available_parallelism().map_or(2, std::num::NonZero::get))
+            .thread_name(|i| format!("prvscope-frame-{i}"))
+            .build()
+            .ok()
+    });
+
 /// What to build.
 pub struct FrameRequest<'a> {
     pub view: &'a ViewSignals,
@@ -133,16 +145,21 @@ pub fn build(req: &FrameRequest<'_>) -> Frame {
     let gap = if req.row_height >= 6.0 { 1.0 } else { 0.0 };
     let sentinel = req.view.sentinel();
     let rows = req.rows.get(req.visible.clone()).unwrap_or_default();
-    let parts: Vec<(Mesh, Vec<(u64, u32)>)> = rows
-        .par_iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let pixels = row_pixels(req.view, item, &edges, sentinel);
-            let top = req.rect.top() + i as f32 * req.row_height;
-            let y = top..top + (req.row_height - gap).max(1.0);
-            row_mesh(&pixels, &xs, y, req.coloring, req.flags)
-        })
-        .collect();
+    let build_rows = || -> Vec<(Mesh, Vec<(u64, u32)>)> {
+        rows.par_iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let pixels = row_pixels(req.view, item, &edges, sentinel);
+                let top = req.rect.top() + i as f32 * req.row_height;
+                let y = top..top + (req.row_height - gap).max(1.0);
+                row_mesh(&pixels, &xs, y, req.coloring, req.flags)
+            })
+            .collect()
+    };
+    let parts = match &*FRAME_POOL {
+        Some(pool) => pool.install(build_rows),
+        None => build_rows(),
+    };
     let mut meshes = Vec::with_capacity(parts.len());
     let mut legend: Vec<(u64, u32)> = Vec::new();
     let mut quads = 0;

@@ -96,7 +96,12 @@ pub struct ScopePanel {
     highlight_job: Option<(ScopeKey, IntervalJob)>,
     /// The source file shown (its name).
     pub file: Option<String>,
-    sources: HashMap<String, Found>,
+    sources: HashMap<String, Arc<Found>>,
+    /// The shown file's text, heat and scope lanes for the current analysis (built when the
+    /// analysis or the file changes, not per frame).
+    prepared: Option<Arc<Prepared>>,
+    /// The table's order for (analysis, sort).
+    table_order: Option<(usize, (SortBy, bool), Vec<usize>)>,
     finder: SourceFinder,
     /// Folders the user added to the source search (remembered).
     pub folders: RecentFiles,
@@ -157,6 +162,8 @@ impl ScopePanel {
             highlight_job: None,
             file: None,
             sources: HashMap::new(),
+            prepared: None,
+            table_order: None,
             finder,
             folders,
             folder_dialog: None,
@@ -332,6 +339,7 @@ impl ScopePanel {
             SourceFinder::for_trace(&self.trace_path, &self.folders.paths)
         };
         self.sources.clear();
+        self.prepared = None;
     }
 
     /// Selects a scope: shows its file at its first line and highlights it on the timeline.
@@ -348,11 +356,30 @@ impl ScopePanel {
         }
     }
 
-    fn source(&mut self, file: &str) -> &Found {
+    fn source(&mut self, file: &str) -> Arc<Found> {
         let finder = &self.finder;
-        self.sources
-            .entry(file.to_owned())
-            .or_insert_with(|| finder.find(file))
+        Arc::clone(
+            self.sources
+                .entry(file.to_owned())
+                .or_insert_with(|| Arc::new(finder.find(file))),
+        )
+    }
+
+    /// The prepared view of `file` for `a`, rebuilt only when either changed.
+    fn prepared(&mut self, a: &Arc<ScopeAnalysis>, file: &str) -> Arc<Prepared> {
+        let fresh = self
+            .prepared
+            .as_ref()
+            .is_some_and(|p| Arc::ptr_eq(&p.analysis, a) && p.file == file);
+        if !fresh {
+            let found = self.source(file);
+            let fresh = Arc::new(Prepared::new(a, file, found));
+            self.prepared = Some(Arc::clone(&fresh));
+            return fresh;
+        }
+        self.prepared
+            .clone()
+            .unwrap_or_else(|| Arc::new(Prepared::new(a, file, self.source(file))))
     }
 
     fn category_color(&self, c: Category) -> Color32 {
@@ -437,7 +464,13 @@ impl ScopePanel {
             format_ticks(a.t0, self.ns_per_tick),
             format_ticks(a.t1, self.ns_per_tick)
         ));
-        let files = a.files();
+        let files = match &self.file {
+            Some(f) => {
+                let f = f.clone();
+                self.prepared(&a, &f).files.clone()
+            }
+            None => a.files(),
+        };
         ui.horizontal(|ui| {
             let current = self
                 .file
@@ -483,14 +516,15 @@ impl ScopePanel {
 
     // Painting code: x, y, w, h and friends read best short.
     #[allow(clippy::many_single_char_names)]
-    fn source_ui(&mut self, ui: &mut Ui, a: &ScopeAnalysis) {
+    fn source_ui(&mut self, ui: &mut Ui, a: &Arc<ScopeAnalysis>) {
         let Some(file) = self.file.clone() else {
             ui.label("No scope of this window has a source location.");
             return;
         };
-        let found = self.source(&file).clone();
-        let Some(text) = found.text() else {
-            if let Found::Missing { tried } = &found {
+        let p = self.prepared(a, &file);
+        let hot = &p.hot;
+        let Some(text) = p.found.text() else {
+            if let Found::Missing { tried } = &*p.found {
                 ui.label(
                     RichText::new(format!("Source file {file} not found.")).color(theme::WARNING),
                 );
@@ -501,10 +535,7 @@ impl ScopePanel {
                 ui.label("Add the folder that holds it with \"Add source folder…\".");
             }
             // The heat is known without the text: list the hottest lines.
-            let (heat, _) = a.heat(&file);
-            let total: u64 = heat.values().sum::<u64>().max(1);
-            let mut hot: Vec<(u32, u64)> = heat.into_iter().collect();
-            hot.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+            let total: u64 = hot.iter().map(|h| h.1).sum::<u64>().max(1);
             if !hot.is_empty() {
                 ui.separator();
                 ui.label(format!("Hottest lines of {file}:"));
@@ -524,41 +555,11 @@ impl ScopePanel {
             self.line_count = 0;
             return;
         };
-        let lines: Vec<&str> = text.lines().collect();
-        self.line_count = lines.len();
-        let (heat, source) = a.heat(&file);
+        let (heat, source, placed, lanes) = (&p.heat, p.source, &p.placed, p.lanes);
+        let line_ranges = &p.lines;
+        self.line_count = line_ranges.len();
         let heat_max = heat.values().copied().max().unwrap_or(0).max(1);
         let heat_total: u64 = heat.values().sum::<u64>().max(1);
-        // Scopes of this file with their line ranges, in lanes that do not overlap.
-        let mut placed: Vec<(usize, u32, u32, usize)> = Vec::new();
-        let mut lane_ends: Vec<u32> = Vec::new();
-        let mut in_file: Vec<(usize, u32, u32)> = a
-            .scopes
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| {
-                let loc = s.location.as_ref()?;
-                (loc.file_name() == file).then(|| {
-                    let last = scope_end_line(text, loc.line)
-                        .unwrap_or(loc.line)
-                        .max(loc.line);
-                    (i, loc.line, last)
-                })
-            })
-            .collect();
-        in_file.sort_by_key(|s| (s.1, std::cmp::Reverse(s.2)));
-        for (i, first, last) in in_file {
-            let lane = lane_ends
-                .iter()
-                .position(|&e| e < first)
-                .unwrap_or(lane_ends.len());
-            if lane == lane_ends.len() {
-                lane_ends.push(last);
-            } else if let Some(e) = lane_ends.get_mut(lane) {
-                *e = last;
-            }
-            placed.push((i, first, last, lane));
-        }
         let total = (a.span() as f64 * a.threads.max(1) as f64).max(1.0);
         let max_inclusive = a
             .scopes
@@ -571,7 +572,7 @@ impl ScopePanel {
         let font = FontId::monospace(11.0);
         let row_h = 14.0;
         let lane_width = 8.0;
-        let gutter_width = lane_ends.len().max(1) as f32 * lane_width + 4.0;
+        let gutter_width = lanes.max(1) as f32 * lane_width + 4.0;
         let num_w = 40.0;
         let hbar_w = 90.0;
         let map_w = 16.0;
@@ -586,12 +587,12 @@ impl ScopePanel {
         // The profile map: the whole file squeezed into the panel's height.
         let map = ui.interact(map_rect, ui.scope_id().with("profile-map"), Sense::click());
         map.widget_info(|| WidgetInfo::labeled(egui::Role::Button, true, "profile map"));
-        let n = lines.len().max(1) as f32;
+        let n = line_ranges.len().max(1) as f32;
         let y_of =
             |line: u32| map_rect.top() + (line.saturating_sub(1)) as f32 / n * map_rect.height();
         let painter = ui.painter_at(map_rect);
         painter.rect_filled(map_rect, 0.0, theme::SOURCE_BACKGROUND);
-        for &(i, first, last, _) in &placed {
+        for &(i, first, last, _) in placed {
             if let Some(s) = a.scopes.get(i) {
                 let r = Rect::from_x_y_ranges(
                     map_rect.left() + 2.0..=map_rect.right() - 2.0,
@@ -600,7 +601,7 @@ impl ScopePanel {
                 painter.rect_filled(r, 0.0, theme::heat_grey(s.inclusive as f64 / total));
             }
         }
-        for (&line, &t) in &heat {
+        for (&line, &t) in heat {
             let y = y_of(line);
             painter.line_segment(
                 [pos2(map_rect.left(), y), pos2(map_rect.left() + 4.0, y)],
@@ -628,13 +629,13 @@ impl ScopePanel {
         let mut child = ui.new_child(egui::UiBuilder::new().max_rect(source_rect));
         scroll.show_viewport(&mut child, |ui, viewport| {
             let width = (ui.available_width()).max(400.0);
-            ui.set_height(lines.len() as f32 * row_h);
+            ui.set_height(line_ranges.len() as f32 * row_h);
             ui.set_width(width);
             let top = ui.max_rect().top();
             let left = ui.max_rect().left();
             let right = left + ui.available_width().max(width);
             let first = (viewport.min.y / row_h).floor().max(0.0) as usize;
-            let last = ((viewport.max.y / row_h).ceil() as usize + 1).min(lines.len());
+            let last = ((viewport.max.y / row_h).ceil() as usize + 1).min(line_ranges.len());
             self.first_visible_line = first as u32 + 1;
             let painter = ui.painter().clone();
             painter.rect_filled(
@@ -677,7 +678,7 @@ impl ScopePanel {
                         100.0 * h as f64 / heat_total as f64
                     ));
                 }
-                if let Some(l) = lines.get(i) {
+                if let Some(l) = line_ranges.get(i).and_then(|r| text.get(r.clone())) {
                     painter.text(
                         pos2(text_x, y + 1.0),
                         egui::Align2::LEFT_TOP,
@@ -689,7 +690,7 @@ impl ScopePanel {
             }
             // Vertical bars (click: per-thread percentages) and horizontal bars at each
             // scope's first line (click: category histogram).
-            for &(i, first_line, last_line, lane) in &placed {
+            for &(i, first_line, last_line, lane) in placed {
                 let Some(s) = a.scopes.get(i) else { continue };
                 let y0 = top + (first_line - 1) as f32 * row_h;
                 let y1 = top + last_line as f32 * row_h;
@@ -754,20 +755,26 @@ impl ScopePanel {
         }
     }
 
-    fn table_ui(&mut self, ui: &mut Ui, a: &ScopeAnalysis) {
+    fn table_ui(&mut self, ui: &mut Ui, a: &Arc<ScopeAnalysis>) {
         let total = (a.span() as f64 * a.threads.max(1) as f64).max(1.0);
-        let mut order: Vec<&ScopeStats> = a.scopes.iter().collect();
-        let (by, desc) = self.sort;
-        order.sort_by(|x, y| {
-            let o = match by {
-                SortBy::Name => x.name.cmp(&y.name),
-                SortBy::Location => x.location.cmp(&y.location),
-                SortBy::Inclusive => x.inclusive.cmp(&y.inclusive),
-                SortBy::Exclusive => x.exclusive.cmp(&y.exclusive),
-                SortBy::Entries => x.entries.cmp(&y.entries),
-            };
-            if desc { o.reverse() } else { o }
-        });
+        let id = Arc::as_ptr(a) as usize;
+        if self
+            .table_order
+            .as_ref()
+            .is_none_or(|t| t.0 != id || t.1 != self.sort)
+        {
+            self.table_order = Some((id, self.sort, table_order(a, self.sort)));
+        }
+        let order: Vec<&ScopeStats> = self
+            .table_order
+            .as_ref()
+            .map(|t| {
+                t.2.iter()
+                    .take(500)
+                    .filter_map(|&i| a.scopes.get(i))
+                    .collect()
+            })
+            .unwrap_or_default();
         let mut chosen = None;
         egui::ScrollArea::vertical()
             .id_salt("scope-table")
@@ -802,7 +809,7 @@ impl ScopePanel {
                             }
                         }
                         ui.end_row();
-                        for s in order.iter().take(500) {
+                        for s in &order {
                             let selected = self.selected == Some(s.key);
                             if ui.selectable_label(selected, &s.name).clicked() {
                                 chosen = Some(s.key);
@@ -843,53 +850,155 @@ impl ScopePanel {
             (self.panel_rect.left() - 380.0).max(0.0),
             self.panel_rect.top() + 60.0,
         );
-        match popup {
-            Popup::Threads(_) => {
-                egui::Window::new(format!("Threads: {}", s.name))
-                    .default_pos(pos)
-                    .open(&mut open)
-                    .default_width(360.0)
-                    .show(ctx, |ui| {
-                        ui.label("inclusive time per thread, % of the window");
-                        egui::ScrollArea::vertical()
-                            .max_height(400.0)
-                            .show(ui, |ui| {
-                                for (r, &t) in s.inclusive_per_thread.iter().enumerate() {
-                                    let pct = 100.0 * t as f64 / span;
-                                    let name =
-                                        self.thread_names.get(r).cloned().unwrap_or_default();
-                                    bar(
-                                        ui,
-                                        &format!("{name}: {pct:.1}%"),
-                                        pct / 100.0,
-                                        theme::SCOPE_SELECTED,
-                                    );
-                                }
-                            });
-                    });
-            }
-            Popup::Categories(_) => {
-                egui::Window::new(format!("Categories: {}", s.name))
-                    .default_pos(pos)
-                    .open(&mut open)
-                    .default_width(360.0)
-                    .show(ctx, |ui| {
-                        ui.label("inclusive time by thread state, % of the scope's time");
-                        let total = s.inclusive.max(1) as f64;
-                        for (&c, &t) in &s.inclusive_per_category {
-                            let pct = 100.0 * t as f64 / total;
-                            bar(
-                                ui,
-                                &format!("{}: {pct:.1}%", self.category_label(c)),
-                                pct / 100.0,
-                                self.category_color(c),
-                            );
+        // (title, caption, bars as (label, fraction, colour)).
+        let (title, caption, bars): (String, &str, Vec<(String, f64, Color32)>) = match popup {
+            Popup::Threads(_) => (
+                format!("Threads: {}", s.name),
+                "inclusive time per thread, % of the window",
+                s.inclusive_per_thread
+                    .iter()
+                    .enumerate()
+                    .map(|(r, &t)| {
+                        let pct = 100.0 * t as f64 / span;
+                        let name = self.thread_names.get(r).cloned().unwrap_or_default();
+                        (
+                            format!("{name}: {pct:.1}%"),
+                            pct / 100.0,
+                            theme::SCOPE_SELECTED,
+                        )
+                    })
+                    .collect(),
+            ),
+            Popup::Categories(_) => (
+                format!("Categories: {}", s.name),
+                "inclusive time by thread state, % of the scope's time",
+                s.inclusive_per_category
+                    .iter()
+                    .map(|(&c, &t)| {
+                        let pct = 100.0 * t as f64 / s.inclusive.max(1) as f64;
+                        let label = self.category_label(c);
+                        (
+                            format!("{label}: {pct:.1}%"),
+                            pct / 100.0,
+                            self.category_color(c),
+                        )
+                    })
+                    .collect(),
+            ),
+        };
+        egui::Window::new(title)
+            .default_pos(pos)
+            .open(&mut open)
+            .default_width(360.0)
+            .show(ctx, |ui| {
+                ui.label(caption);
+                egui::ScrollArea::vertical()
+                    .max_height(400.0)
+                    .show(ui, |ui| {
+                        for (label, fraction, color) in &bars {
+                            bar(ui, label, *fraction, *color);
                         }
                     });
-            }
-        }
+            });
         if !open {
             self.popup = None;
+        }
+    }
+}
+
+/// The scope table's order: indices into `a.scopes`.
+fn table_order(a: &ScopeAnalysis, (by, desc): (SortBy, bool)) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..a.scopes.len()).collect();
+    order.sort_by(|&i, &j| {
+        let (x, y) = (&a.scopes[i], &a.scopes[j]);
+        let o = match by {
+            SortBy::Name => x.name.cmp(&y.name),
+            SortBy::Location => x.location.cmp(&y.location),
+            SortBy::Inclusive => x.inclusive.cmp(&y.inclusive),
+            SortBy::Exclusive => x.exclusive.cmp(&y.exclusive),
+            SortBy::Entries => x.entries.cmp(&y.entries),
+        };
+        if desc { o.reverse() } else { o }
+    });
+    order
+}
+
+/// What the source view draws for one analysis and one file.
+struct Prepared {
+    analysis: Arc<ScopeAnalysis>,
+    file: String,
+    found: Arc<Found>,
+    /// Byte ranges of the text's lines.
+    lines: Vec<std::ops::Range<usize>>,
+    heat: BTreeMap<u32, u64>,
+    source: scopes::HeatSource,
+    /// Heated lines, hottest first.
+    hot: Vec<(u32, u64)>,
+    /// (scope index, first line, last line, lane) of the file's scopes.
+    placed: Vec<(usize, u32, u32, usize)>,
+    lanes: usize,
+    /// Source files of the analysis, most heated first.
+    files: Vec<String>,
+}
+
+impl Prepared {
+    fn new(a: &Arc<ScopeAnalysis>, file: &str, found: Arc<Found>) -> Self {
+        let (heat, source) = a.heat(file);
+        let mut hot: Vec<(u32, u64)> = heat.iter().map(|(&l, &t)| (l, t)).collect();
+        hot.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+        let text = found.text().unwrap_or_default();
+        let mut lines = Vec::new();
+        let mut start = 0;
+        for l in text.split_inclusive('\n') {
+            let body = l.strip_suffix('\n').unwrap_or(l);
+            let body = body.strip_suffix('\r').unwrap_or(body);
+            lines.push(start..start + body.len());
+            start += l.len();
+        }
+        // Scopes of this file with their line ranges, in lanes that do not overlap.
+        let mut in_file: Vec<(usize, u32, u32)> = if found.text().is_some() {
+            a.scopes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| {
+                    let loc = s.location.as_ref()?;
+                    (loc.file_name() == file).then(|| {
+                        let last = scope_end_line(text, loc.line)
+                            .unwrap_or(loc.line)
+                            .max(loc.line);
+                        (i, loc.line, last)
+                    })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        in_file.sort_by_key(|s| (s.1, std::cmp::Reverse(s.2)));
+        let mut placed = Vec::new();
+        let mut lane_ends: Vec<u32> = Vec::new();
+        for (i, first, last) in in_file {
+            let lane = lane_ends
+                .iter()
+                .position(|&e| e < first)
+                .unwrap_or(lane_ends.len());
+            if lane == lane_ends.len() {
+                lane_ends.push(last);
+            } else if let Some(e) = lane_ends.get_mut(lane) {
+                *e = last;
+            }
+            placed.push((i, first, last, lane));
+        }
+        Prepared {
+            analysis: Arc::clone(a),
+            file: file.to_owned(),
+            found,
+            lines,
+            heat,
+            source,
+            hot,
+            placed,
+            lanes: lane_ends.len(),
+            files: a.files(),
         }
     }
 }

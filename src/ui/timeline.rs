@@ -657,8 +657,11 @@ impl Timeline {
                 let Some(of_thread) = intervals.get(thread) else {
                     continue;
                 };
-                let from = of_thread.partition_point(|iv| iv.1 <= w0);
-                for &(b, e) in of_thread.get(from..).unwrap_or_default() {
+                // Each step draws an interval, then jumps to the first one that ends after the
+                // pixel it ended in: a row costs O(pixels x log n), however many intervals the
+                // window holds (those jumped over end inside a pixel the run already covers).
+                let mut i = of_thread.partition_point(|iv| iv.1 <= w0);
+                while let Some(&(b, e)) = of_thread.get(i) {
                     if b >= w1 {
                         break;
                     }
@@ -671,6 +674,9 @@ impl Timeline {
                         Some(last) if x0 <= last.1 + 1.0 => last.1 = last.1.max(x1),
                         _ => runs.push((x0, x1)),
                     }
+                    let pixel_end = self.window.time_from_x(x1.ceil(), area).max(0.0) as u64;
+                    let rest = of_thread.get(i + 1..).unwrap_or_default();
+                    i += 1 + rest.partition_point(|iv| iv.1 <= pixel_end);
                 }
             }
             runs.sort_by(|a, b| a.0.total_cmp(&b.0));

@@ -118,6 +118,7 @@ const CASES: &[(&str, fn() -> Want)] = &[
 
 #[test]
 fn malformed_corpus_gives_clear_errors_or_partial_loads() {
+    let _shared = crate::common::shared();
     assert!(CASES.len() >= 25);
     for (name, want) in CASES {
         let path = fixture(&format!("bad/{name}"));
@@ -189,6 +190,7 @@ fn malformed_corpus_gives_clear_errors_or_partial_loads() {
 
 #[test]
 fn messages_name_line_column_and_what_was_expected() {
+    let _shared = crate::common::shared();
     let t = crate::common::load(&fixture("bad/letters_in_number.prv"));
     let ex = &t.report.examples()[0];
     assert_eq!((ex.line, ex.column), (6, 14));
@@ -206,6 +208,7 @@ fn messages_name_line_column_and_what_was_expected() {
 
 #[test]
 fn every_file_of_the_corpus_loads_or_fails_without_panicking() {
+    let _shared = crate::common::shared();
     let dir = fixture("bad");
     let mut n = 0;
     for f in std::fs::read_dir(&dir).unwrap() {
@@ -232,6 +235,7 @@ fn every_file_of_the_corpus_loads_or_fails_without_panicking() {
 
 #[test]
 fn missing_side_files_are_fine() {
+    let _shared = crate::common::shared();
     let t = crate::common::load(&fixture("bad/thread_zero.prv"));
     assert!(t.pcf.is_none() && t.row.is_none());
     assert_eq!(t.thread_name(1), "THREAD 1.1.2");
@@ -242,6 +246,7 @@ fn missing_side_files_are_fine() {
 /// was expected.
 #[test]
 fn a_truncated_last_line_is_counted_once() {
+    let _shared = crate::common::shared();
     let header = "#Paraver (01/01/2026 at 00:00):1000_ns:1(1):1:1(1:1)\n";
     for (body, column) in [
         ("2:1:1:1:1:10", 13),

@@ -57,14 +57,21 @@ pub fn all_values(store: &TraceStore, ty: u32) -> Vec<u64> {
         .collect()
 }
 
-/// Held by the tests that load the machine hard (the soak, big hostile files) and by the test
-/// that times frames during a load, so that they never run at the same time on a small CI
-/// machine.
-static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// The test that times frames during a load holds this exclusively; every other test of
+/// this binary holds it shared, so nothing else keeps the two cores busy while frames are
+/// timed (the other tests still run in parallel with each other).
+static TIMING: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
-/// Takes [`HEAVY`] (a test that failed while holding it does not block the others).
-pub fn heavy() -> std::sync::MutexGuard<'static, ()> {
-    HEAVY
-        .lock()
+/// For every test but the frame-timing one (a failed test does not block the others).
+pub fn shared() -> std::sync::RwLockReadGuard<'static, ()> {
+    TIMING
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// For the frame-timing test.
+pub fn alone() -> std::sync::RwLockWriteGuard<'static, ()> {
+    TIMING
+        .write()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }

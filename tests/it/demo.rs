@@ -14,6 +14,7 @@ fn demo_dir() -> std::path::PathBuf {
 
 #[test]
 fn demo_trace_is_what_the_generator_writes() {
+    let _shared = crate::common::shared();
     let dir = temp_dir("demo");
     synth::generate(&dir.join("demo.prv"), &GenOptions::demo()).unwrap();
     for ext in ["prv", "pcf", "row"] {
@@ -28,6 +29,7 @@ fn demo_trace_is_what_the_generator_writes() {
 
 #[test]
 fn demo_trace_shows_zeros_nulls_comms_and_functions_of_demo_c() {
+    let _shared = crate::common::shared();
     let t = load(&demo_dir().join("demo.prv"));
     assert!(t.report.is_empty(), "{:?}", t.report.warnings());
     let c = t.store.counts();

@@ -7,6 +7,7 @@ use crate::common::{all_values, load, temp_dir};
 
 #[test]
 fn generated_traces_are_deterministic_and_load_with_their_counts() {
+    let _shared = crate::common::shared();
     let dir = temp_dir("gen");
     let opts = GenOptions {
         threads: 10,
@@ -104,6 +105,7 @@ fn generated_traces_are_deterministic_and_load_with_their_counts() {
 
 #[test]
 fn legacy_generated_traces_end_functions_with_zero() {
+    let _shared = crate::common::shared();
     let dir = temp_dir("gen_legacy");
     let s = synth::generate(
         &dir.join("l.prv"),
@@ -132,6 +134,8 @@ fn a_cancelled_load_stops_with_cancelled_and_progress_is_reported() {
     use std::sync::atomic::Ordering;
 
     use prvscope::trace::{self, LoadError, LoadOptions, LoadProgress};
+
+    let _shared = crate::common::shared();
 
     let dir = temp_dir("cancel");
     let s = synth::generate(

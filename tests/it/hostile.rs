@@ -28,6 +28,7 @@ const HEADER: &str = "#Paraver (01/01/2026 at 00:00):1000_ns:1(1):1:1(1:1)\n";
 
 #[test]
 fn files_that_are_not_traces_are_refused_with_the_reason() {
+    let _shared = crate::common::shared();
     let dir = temp_dir("hostile-not-traces");
     let png = dir.join("picture.prv");
     std::fs::write(&png, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01").unwrap();
@@ -54,6 +55,7 @@ fn files_that_are_not_traces_are_refused_with_the_reason() {
 
 #[test]
 fn headers_promising_giant_resources_are_refused_at_once() {
+    let _shared = crate::common::shared();
     let dir = temp_dir("hostile-headers");
     for (name, header, says) in [
         (
@@ -91,7 +93,7 @@ fn headers_promising_giant_resources_are_refused_at_once() {
 
 #[test]
 fn a_line_of_100_mb_without_newline_is_one_skipped_line() {
-    let _alone = crate::common::heavy();
+    let _shared = crate::common::shared();
     let dir = temp_dir("hostile-long-line");
     let path = dir.join("long.prv");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
@@ -113,6 +115,7 @@ fn a_line_of_100_mb_without_newline_is_one_skipped_line() {
 
 #[test]
 fn values_at_the_limits_of_u64() {
+    let _shared = crate::common::shared();
     let dir = temp_dir("hostile-limits");
     let path = dir.join("limits.prv");
     let max = u64::MAX;
@@ -143,6 +146,7 @@ fn values_at_the_limits_of_u64() {
 
 #[test]
 fn side_files_of_another_trace_or_too_short_are_reported_and_fall_back() {
+    let _shared = crate::common::shared();
     let Some(shared) = shared_traces() else {
         return;
     };
@@ -182,6 +186,7 @@ fn side_files_of_another_trace_or_too_short_are_reported_and_fall_back() {
 
 #[test]
 fn a_real_trace_cut_in_the_middle_of_a_line_keeps_every_line_before() {
+    let _shared = crate::common::shared();
     let Some(shared) = shared_traces() else {
         return;
     };
@@ -218,7 +223,7 @@ fn generated(dir: &Path, mb: u64) -> (Vec<u8>, Trace) {
 
 #[test]
 fn an_xz_cut_in_the_middle_of_a_block_keeps_the_blocks_before() {
-    let _alone = crate::common::heavy();
+    let _shared = crate::common::shared();
     let dir = temp_dir("hostile-xz");
     let (text, plain) = generated(&dir, 4);
     // Blocks of 256 kB, so that a cut falls inside a block after several whole ones.
@@ -246,7 +251,7 @@ fn an_xz_cut_in_the_middle_of_a_block_keeps_the_blocks_before() {
 
 #[test]
 fn a_gz_with_trailing_garbage_keeps_every_record() {
-    let _alone = crate::common::heavy();
+    let _shared = crate::common::shared();
     let dir = temp_dir("hostile-gz");
     let (text, plain) = generated(&dir, 2);
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());

@@ -137,6 +137,7 @@ proptest! {
 
 #[test]
 fn shuffled_lines_give_the_same_store_as_sorted_ones() {
+    let _shared = crate::common::shared();
     // Same records in two orders: per thread, equal times keep file order, so only lines
     // with distinct times per thread are shuffled here.
     let mut lines = Vec::new();
@@ -179,6 +180,7 @@ fn shuffled_lines_give_the_same_store_as_sorted_ones() {
 /// counts once in both.
 #[test]
 fn lines_naming_missing_threads_are_skipped_once_by_both_parsers() {
+    let _shared = crate::common::shared();
     let header = "#Paraver (01/01/2026 at 00:00):1000000_ns:1(4):2:2(1:1,2:1):1(1:1)\n";
     for (body, skipped) in [
         // Fuzz case 1: no time, and thread 5.5.5 is not in the header.

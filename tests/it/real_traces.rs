@@ -122,6 +122,7 @@ fn all_forms(src: &Path, dir: &Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn shared_traces_load_with_expected_counts_in_every_compression() {
+    let _shared = crate::common::shared();
     let Some(root) = shared_traces() else { return };
     for (i, e) in EXPECTED.iter().enumerate() {
         let src = root.join(e.path);
@@ -139,6 +140,7 @@ fn shared_traces_load_with_expected_counts_in_every_compression() {
 
 #[test]
 fn ovni_large_xz_loads_ten_million_events_like_its_plain_text() {
+    let _shared = crate::common::shared();
     let Some(root) = shared_traces() else { return };
     let src = root.join("ovni_gen_large_4x16/thread.prv.xz");
     let t = load(&src);
@@ -176,6 +178,7 @@ fn ovni_large_xz_loads_ten_million_events_like_its_plain_text() {
 
 #[test]
 fn every_shared_trace_loads_without_skipping_anything() {
+    let _shared = crate::common::shared();
     let Some(root) = shared_traces() else { return };
     let mut seen = 0;
     for dir in std::fs::read_dir(&root).unwrap() {
@@ -200,6 +203,7 @@ fn every_shared_trace_loads_without_skipping_anything() {
 
 #[test]
 fn ovni_style_traces_keep_their_label_spaces() {
+    let _shared = crate::common::shared();
     let Some(root) = shared_traces() else { return };
     let t = load(&root.join("ovni_nanos6-task-types/thread.prv"));
     let pcf = t.pcf.as_ref().unwrap();
@@ -213,6 +217,7 @@ fn ovni_style_traces_keep_their_label_spaces() {
 
 #[test]
 fn null_mode_values_follow_the_table_of_the_readme() {
+    let _shared = crate::common::shared();
     let Some(root) = shared_traces() else { return };
     let null = load(&root.join("null_mode/threads_null.prv"));
     let s = &null.store;
@@ -243,6 +248,7 @@ fn null_mode_values_follow_the_table_of_the_readme() {
 
 #[test]
 fn null_override_from_the_command_line() {
+    let _shared = crate::common::shared();
     let Some(root) = shared_traces() else { return };
     let opts = prvscope::trace::LoadOptions {
         null: prvscope::trace::NullOverride::Sentinel(u64::MAX),
@@ -263,6 +269,7 @@ fn null_override_from_the_command_line() {
 
 #[test]
 fn unsorted_lulesh_comms_are_sorted_and_queries_match_a_scan() {
+    let _shared = crate::common::shared();
     let Some(root) = shared_traces() else { return };
     let t = load(
         &root.join("profet_lulesh_2appl_comms/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv"),
@@ -303,6 +310,7 @@ fn unsorted_lulesh_comms_are_sorted_and_queries_match_a_scan() {
 #[test]
 fn stats_of_prime16_equal_paravers_2d_analyzer() {
     use prvscope::analysis::stats::{Column, Semantic, time_per_value};
+    let _shared = crate::common::shared();
     let Some(root) = shared_traces() else { return };
     let t = load(&root.join("extrae_mpi_prime16/prime_v0.prv"));
     let table = time_per_value(&t.store, Semantic::StateAsIs, 0, t.header.end_time);

@@ -53,6 +53,7 @@ fn scope(h: &Harness<'_, App>, name: &str) -> ScopeStats {
 
 #[test]
 fn the_demo_opens_with_its_source_heat_and_scope_table() {
+    let _shared = crate::common::shared();
     let h = demo();
     h.get_by_label("Scopes");
     // The source file of the user functions, found inside the program, with heat from each
@@ -79,6 +80,7 @@ fn the_demo_opens_with_its_source_heat_and_scope_table() {
 
 #[test]
 fn clicking_a_scope_bar_shows_its_time_per_thread_and_its_category_histogram() {
+    let _shared = crate::common::shared();
     let mut h = demo();
     // Choosing reduce_residual (demo.c:77) in the table scrolls the source to it.
     h.get_by_label("reduce_residual").click();
@@ -129,6 +131,7 @@ fn clicking_a_scope_bar_shows_its_time_per_thread_and_its_category_histogram() {
 
 #[test]
 fn clicking_the_profile_map_scrolls_the_source() {
+    let _shared = crate::common::shared();
     let mut h = demo();
     assert_eq!(
         h.state().loaded.as_ref().unwrap().scopes.first_visible_line,
@@ -157,6 +160,7 @@ fn clicking_the_profile_map_scrolls_the_source() {
 
 #[test]
 fn a_selected_scope_is_highlighted_on_the_timeline_and_the_panel_follows_zoom() {
+    let _shared = crate::common::shared();
     let mut h = demo();
     h.get_by_label("exchange_halo").click();
     settle(&mut h);
@@ -206,6 +210,7 @@ fn a_selected_scope_is_highlighted_on_the_timeline_and_the_panel_follows_zoom() 
 
 #[test]
 fn snapshot_of_the_scope_panel_beside_the_timeline() {
+    let _shared = crate::common::shared();
     let mut h = demo();
     h.get_by_label("reduce_residual").click();
     settle(&mut h);
@@ -217,6 +222,7 @@ fn snapshot_of_the_scope_panel_beside_the_timeline() {
 
 #[test]
 fn a_missing_source_file_is_named_with_where_it_was_looked_for_and_the_table_stays() {
+    let _shared = crate::common::shared();
     let Some((dir, h)) = shared_trace("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv") else {
         return;
     };
@@ -234,6 +240,7 @@ fn a_missing_source_file_is_named_with_where_it_was_looked_for_and_the_table_sta
 
 #[test]
 fn the_scope_types_can_be_chosen() {
+    let _shared = crate::common::shared();
     let Some((_, mut h)) = shared_trace("extrae_mpi_prime16/prime_v0.prv") else {
         return;
     };
@@ -251,4 +258,54 @@ fn the_scope_types_can_be_chosen() {
     let p = &h.state().loaded.as_ref().unwrap().scopes;
     assert_eq!(p.types, vec![scopes::ScopeType::new(50_000_002)]);
     assert_eq!(p.analysis().unwrap().types, p.types);
+}
+
+#[test]
+fn an_added_source_folder_shows_the_file_and_is_remembered() {
+    let _shared = crate::common::shared();
+    let Some(shared) = crate::common::shared_traces() else {
+        return;
+    };
+    let config = crate::common::temp_dir("panel-config");
+    let sources = crate::common::temp_dir("panel-sources");
+    let text = "/* a line */\n".repeat(80);
+    std::fs::write(sources.join("jacobi-2d-imper_v0.c"), &text).unwrap();
+    let trace = shared.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv");
+    let open = |config: std::path::PathBuf| {
+        let trace = trace.clone();
+        let mut h = Harness::builder()
+            .with_size(egui::vec2(1600.0, 900.0))
+            .build_eframe(move |cc| {
+                App::new(
+                    &cc.egui_ctx,
+                    LoadSource::File(trace),
+                    prvscope::trace::NullOverride::Auto,
+                    Some(&config),
+                )
+            });
+        let ctx = h.ctx.clone();
+        h.state_mut().wait_for_load(&ctx);
+        settle(&mut h);
+        h
+    };
+    let mut h = open(config.clone());
+    h.get_by_label("Source file jacobi-2d-imper_v0.c not found.");
+    h.state_mut()
+        .loaded
+        .as_mut()
+        .unwrap()
+        .scopes
+        .add_folder(&sources);
+    settle(&mut h);
+    assert!(
+        h.query_by_label("Source file jacobi-2d-imper_v0.c not found.")
+            .is_none()
+    );
+    assert_eq!(h.state().loaded.as_ref().unwrap().scopes.line_count, 80);
+    // A new window reads the folder list back and finds the file at once.
+    let h = open(config.clone());
+    let p = &h.state().loaded.as_ref().unwrap().scopes;
+    assert!(p.folders.paths.iter().any(|d| d.ends_with("panel-sources")));
+    assert_eq!(p.line_count, 80);
+    assert!(config.join("source-folders.txt").exists());
 }

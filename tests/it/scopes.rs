@@ -19,6 +19,7 @@ fn analyze(t: &Trace, t0: u64, t1: u64) -> (ScopeContext, ScopeAnalysis) {
 
 #[test]
 fn jacobi_lists_its_openmp_function_at_line_70_with_time_per_thread() {
+    let _shared = crate::common::shared();
     let Some(dir) = shared_traces() else { return };
     let t = load(&dir.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv"));
     let (_, a) = analyze(&t, 0, t.header.end_time);
@@ -55,6 +56,7 @@ fn jacobi_lists_its_openmp_function_at_line_70_with_time_per_thread() {
 
 #[test]
 fn lulesh_caller_lines_heat_lines_of_lulesh_comm_cc() {
+    let _shared = crate::common::shared();
     let Some(dir) = shared_traces() else { return };
     let t = load(
         &dir.join("profet_lulesh_2appl_comms/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv"),
@@ -81,6 +83,7 @@ fn lulesh_caller_lines_heat_lines_of_lulesh_comm_cc() {
 
 #[test]
 fn ovni_traces_use_their_state_like_types_and_windows_stay_consistent() {
+    let _shared = crate::common::shared();
     let Some(dir) = shared_traces() else { return };
     let t = load(&dir.join("ovni_nanos6-task-types/thread.prv"));
     let end = t.header.end_time;
@@ -103,6 +106,7 @@ fn ovni_traces_use_their_state_like_types_and_windows_stay_consistent() {
 
 #[test]
 fn the_demo_heats_its_source_file() {
+    let _shared = crate::common::shared();
     let t = loader::load_demo(&LoadOptions::default()).unwrap();
     let (_, a) = analyze(&t, 0, t.header.end_time);
     assert_eq!(a.files().first().map(String::as_str), Some("demo.c"));
@@ -124,6 +128,7 @@ fn the_demo_heats_its_source_file() {
 
 #[test]
 fn the_scopes_command_prints_the_table_and_time_per_thread() {
+    let _shared = crate::common::shared();
     let Some(dir) = shared_traces() else { return };
     let t = load(&dir.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv"));
     let (ctx, a) = analyze(&t, 0, t.header.end_time);

@@ -40,7 +40,6 @@ fn check(h: &Harness<'_, App>, op: &str) {
 }
 
 fn soak(source: &LoadSource, seed: u64) {
-    let _alone = crate::common::heavy();
     let mut h = harness_with(source.clone(), None, (1300.0, 700.0), true);
     let mut rng = Rng::new(seed);
     let key = |h: &mut Harness<'_, App>, key: Key, modifiers: Modifiers| {
@@ -216,11 +215,13 @@ fn soak(source: &LoadSource, seed: u64) {
 
 #[test]
 fn thousands_of_random_operations_on_the_demo_keep_the_viewer_sound() {
+    let _shared = crate::common::shared();
     soak(&LoadSource::Demo, 11);
 }
 
 #[test]
 fn thousands_of_random_operations_on_a_generated_trace_keep_the_viewer_sound() {
+    let _shared = crate::common::shared();
     let dir = temp_dir("soak");
     let path = dir.join("soak.prv");
     let opts = GenOptions {

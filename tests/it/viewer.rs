@@ -96,6 +96,7 @@ pub fn drag(h: &mut Harness<'_, App>, from: Pos2, to: Pos2, button: PointerButto
 
 #[test]
 fn viewer_opens_the_demo_switches_views_zooms_undoes_and_selects() {
+    let _shared = crate::common::shared();
     let mut h = harness(LoadSource::Demo, None, (1400.0, 800.0));
     // What is shown: the title, the thread names from demo.row, the legend of the State view.
     h.get_by_label("State @ demo.prv");
@@ -224,6 +225,7 @@ fn viewer_opens_the_demo_switches_views_zooms_undoes_and_selects() {
 
 #[test]
 fn csv_export_of_the_visible_window_matches_the_statistics() {
+    let _shared = crate::common::shared();
     let mut h = harness(LoadSource::Demo, None, (1200.0, 600.0));
     let dir = temp_dir("viewer-csv");
     let path = dir.join("states.csv");
@@ -290,6 +292,7 @@ fn null_mode_type7(file: &str) -> Option<Harness<'static, App>> {
 
 #[test]
 fn null_mode_draws_zero_in_colour_and_null_as_background() {
+    let _shared = crate::common::shared();
     let Some(mut h) = null_mode_type7("threads_null.prv") else {
         return;
     };
@@ -309,6 +312,7 @@ fn null_mode_draws_zero_in_colour_and_null_as_background() {
 
 #[test]
 fn legacy_mode_draws_zero_as_background_unless_the_view_says_otherwise() {
+    let _shared = crate::common::shared();
     let Some(mut h) = null_mode_type7("threads_legacy.prv") else {
         return;
     };
@@ -327,6 +331,7 @@ fn legacy_mode_draws_zero_as_background_unless_the_view_says_otherwise() {
 
 #[test]
 fn prime16_mpi_call_view_matches_paravers_picture() {
+    let _shared = crate::common::shared();
     let Some(path) = shared("extrae_mpi_prime16/prime_v0.prv") else {
         return;
     };
@@ -377,7 +382,7 @@ fn window_stays_responsive_while_a_big_trace_loads_and_cancel_works() {
         },
     )
     .unwrap();
-    let _alone = crate::common::heavy();
+    let _alone = crate::common::alone();
     let mut h = Harness::builder()
         .with_size(egui::vec2(1200.0, 600.0))
         .build_eframe(|cc| App::new(&cc.egui_ctx, LoadSource::Demo, NullOverride::Auto, None));
@@ -444,6 +449,7 @@ impl egui::DroppedFile for Dropped {
 
 #[test]
 fn a_file_dropped_on_the_window_opens_and_joins_the_recent_files() {
+    let _shared = crate::common::shared();
     let Some(path) = shared("null_mode/threads_null.prv") else {
         return;
     };
