@@ -92,18 +92,6 @@ impl TimeWindow {
     }
 }
 
-/// The threads frames are built on. Loading and the scope analysis run long tasks on rayon's
-/// global pool; a frame built there would wait for them (a 160 ms stall was measured while a
-/// 150 MB trace loaded), so frames have a pool of their own.
-static FRAME_POOL: std::sync::LazyLock<Option<rayon::ThreadPool>> =
-    std::sync::LazyLock::new(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(std::thread::available_parallelism().map_or(2, std::num::NonZero::get))
-            .thread_name(|i| format!("prvscope-frame-{i}"))
-            .build()
-            .ok()
-    });
-
 /// What to build.
 pub struct FrameRequest<'a> {
     pub view: &'a ViewSignals,
@@ -156,10 +144,7 @@ pub fn build(req: &FrameRequest<'_>) -> Frame {
             })
             .collect()
     };
-    let parts = match &*FRAME_POOL {
-        Some(pool) => pool.install(build_rows),
-        None => build_rows(),
-    };
+    let parts = build_rows();
     let mut meshes = Vec::with_capacity(parts.len());
     let mut legend: Vec<(u64, u32)> = Vec::new();
     let mut quads = 0;

@@ -43,7 +43,7 @@ impl<T: Send + 'static> Job<T> {
         let (tx, rx) = mpsc::channel();
         let flag = Arc::clone(&cancel);
         std::thread::spawn(move || {
-            let _ = tx.send(work(&flag));
+            let _ = tx.send(super::loader::in_background(|| work(&flag)));
             repaint();
         });
         Job { t0, t1, cancel, rx }
