@@ -61,6 +61,8 @@ pub enum IssueKind {
     MissingCommunicators,
     /// A `.pcf` or `.row` that does not describe this trace (from another run, or short).
     SideFileMismatch,
+    /// The trace file changed (shrank, grew or was rewritten) while it was read.
+    FileChanged,
 }
 
 impl IssueKind {
@@ -79,6 +81,7 @@ impl IssueKind {
             Self::SideFile => "side files that could not be read",
             Self::MissingCommunicators => "announced communicator lines missing",
             Self::SideFileMismatch => "side files that do not match the trace",
+            Self::FileChanged => "trace files that changed while they were read",
         }
     }
 

@@ -161,15 +161,11 @@ pub fn load(
 
     let body = match compression {
         Compression::None => {
-            let file = File::open(path).map_err(io_err)?;
-            let mapped = source::map_file(&file).map_err(io_err)?;
-            let prefault = |r: std::ops::Range<usize>| mapped.prefault(r);
-            let parsed = parse_mapped(path, &mapped, policy, options, &progress, &prefault)?;
-            // Unmapping a large file takes a while; nothing waits for it.
-            let _ = std::thread::Builder::new()
-                .name("prvscope-unmap".into())
-                .spawn(move || drop(mapped));
+            let plain = source::PlainFile::new(File::open(path).map_err(io_err)?, meta.len());
+            let parsed = parse_file(path, &plain, policy, options, &progress).map_err(io_err)?;
             progress.bytes_done.store(meta.len(), Ordering::Relaxed);
+            let mut parsed = parsed?;
+            note_changed_file(path, &plain, &meta, &mut parsed.report);
             parsed
         }
         Compression::Xz | Compression::Gzip => {
@@ -237,10 +233,10 @@ pub fn load_bytes(
     let compression = Compression::sniff(bytes);
     let policy = resolve_policy(options.null, pcf.as_ref());
     let body = if compression == Compression::None {
-        parse_mapped(name, bytes, policy, options, &progress, &|_| {})?
+        parse_text(name, bytes, policy, options, &progress)?
     } else {
         let decoded = decode_all(bytes, compression);
-        let mut body = parse_mapped(name, &decoded.0, policy, options, &progress, &|_| {})?;
+        let mut body = parse_text(name, &decoded.0, policy, options, &progress)?;
         if let Some(message) = decoded.1 {
             body.report.push(error::issue(
                 IssueKind::CorruptStream,
@@ -428,15 +424,135 @@ fn split_header<'a>(path: &Path, bytes: &'a [u8]) -> Result<(Header, &'a [u8]), 
     Ok((header, rest))
 }
 
-/// Parses a whole trace text in parallel chunks. `prefault` is called with each chunk's byte
-/// range (in `bytes`) before it is parsed, on the worker that parses it.
-fn parse_mapped(
+thread_local! {
+    /// Per worker thread: the buffer its pieces of a plain file are read into.
+    static PIECE: std::cell::RefCell<source::Piece> = std::cell::RefCell::new(source::Piece::default());
+}
+
+/// Parses a plain file in parallel pieces, each read by the worker that parses it. The outer
+/// error is a read error, the inner one a parse error.
+fn parse_file(
+    path: &Path,
+    file: &source::PlainFile,
+    policy: NullPolicy,
+    options: &LoadOptions,
+    progress: &LoadProgress,
+) -> std::io::Result<Result<Body, LoadError>> {
+    let (first_line, body_start) = file.read_first_line()?;
+    let header = match split_header(path, &first_line) {
+        Ok((header, _)) => header,
+        Err(e) => return Ok(Err(e)),
+    };
+    let rows = prv::RowMap::new(&header);
+    let ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    let body_len = file.len().saturating_sub(body_start);
+    let workers = rayon::current_num_threads().max(1) as u64;
+    let chunk = (body_len / (4 * workers))
+        .max(1 << 20)
+        .min(options.chunk_bytes.max(1) as u64);
+    let starts: Vec<u64> = (0..body_len.div_ceil(chunk))
+        .map(|i| body_start + i * chunk)
+        .collect();
+    let read_error = std::sync::Mutex::new(None);
+    let mut chunks: Vec<prv::ChunkOut> = starts
+        .into_par_iter()
+        .map(|start| {
+            if progress.is_cancelled() {
+                return prv::ChunkOut::default();
+            }
+            let end = start.saturating_add(chunk).min(file.len());
+            let out = PIECE.with(|piece| {
+                let mut own = source::Piece::default();
+                let mut borrowed = piece.try_borrow_mut();
+                let piece = borrowed.as_deref_mut().unwrap_or(&mut own);
+                match file.read_lines(body_start, start, end, piece) {
+                    Ok(()) => prv::parse_chunk(&ctx, piece.text()),
+                    Err(e) => {
+                        if let Ok(mut slot) = read_error.lock() {
+                            slot.get_or_insert(e);
+                        }
+                        progress.cancel.store(true, Ordering::Relaxed);
+                        prv::ChunkOut::default()
+                    }
+                }
+            });
+            progress
+                .bytes_done
+                .fetch_add(end - start, Ordering::Relaxed);
+            out
+        })
+        .collect();
+    rayon::broadcast(|_| {
+        PIECE.with(|p| {
+            if let Ok(mut p) = p.try_borrow_mut() {
+                *p = source::Piece::default();
+            }
+        });
+    });
+    if let Some(e) = read_error.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    if progress.is_cancelled() {
+        return Ok(Err(LoadError::Cancelled {
+            path: path.to_path_buf(),
+        }));
+    }
+    let end = file.shrunk_to().unwrap_or(file.len());
+    let unterminated = end > body_start && last_byte(file, end)? != Some(b'\n');
+    note_unterminated_last_line(unterminated, &mut chunks);
+    Ok(Ok(finish(
+        header,
+        chunks,
+        rows.rows(),
+        policy,
+        end,
+        path,
+        LoadReport::default(),
+    )))
+}
+
+/// The byte before `end`.
+fn last_byte(file: &source::PlainFile, end: u64) -> std::io::Result<Option<u8>> {
+    let mut byte = [0u8];
+    let got = file.read_at(end.saturating_sub(1), &mut byte)?;
+    Ok((got == 1).then_some(byte[0]))
+}
+
+/// Reports a file that changed while it was read: shorter than when the load started (reads
+/// found its end early), or of another size or modification time once the load finished.
+fn note_changed_file(
+    path: &Path,
+    file: &source::PlainFile,
+    before: &std::fs::Metadata,
+    report: &mut LoadReport,
+) {
+    let now = std::fs::metadata(path).ok();
+    let message = if let Some(end) = file.shrunk_to() {
+        format!(
+            "the file shrank from {} to {end} bytes while it was read (another program truncated or rewrote it); the records after byte {end} are missing",
+            file.len()
+        )
+    } else if let Some(now) =
+        now.filter(|now| now.len() != before.len() || now.modified().ok() != before.modified().ok())
+    {
+        format!(
+            "the file changed while it was read ({} bytes before, {} after); the records read may mix both versions: open it again once it is finished",
+            before.len(),
+            now.len()
+        )
+    } else {
+        return;
+    };
+    report.push(error::issue(IssueKind::FileChanged, path, 0, 0, message));
+}
+
+/// Parses a whole trace text held in memory in parallel chunks.
+fn parse_text(
     path: &Path,
     bytes: &[u8],
     policy: NullPolicy,
     options: &LoadOptions,
     progress: &LoadProgress,
-    prefault: &(dyn Fn(std::ops::Range<usize>) + Sync),
 ) -> Result<Body, LoadError> {
     let (header, body) = split_header(path, bytes)?;
     let rows = prv::RowMap::new(&header);
@@ -453,8 +569,6 @@ fn parse_mapped(
             if progress.is_cancelled() {
                 return prv::ChunkOut::default();
             }
-            let offset = bytes.len() - body.len();
-            prefault(offset + r.start..offset + r.end);
             let out = prv::parse_chunk(&ctx, body.get(r.clone()).unwrap_or(&[]));
             progress
                 .bytes_done

@@ -1,7 +1,8 @@
 //! The `.prv` body: records 1 (state), 2 (event), 3 (communication), comments and
 //! communicator lines, parsed in parallel.
 //!
-//! The body is cut into newline-aligned chunks ([`split_chunks`]); each chunk is parsed on its
+//! The body is cut into newline-aligned chunks ([`split_chunks`] for text in memory,
+//! [`PlainFile::read_lines`](super::source::PlainFile::read_lines) for files); each chunk is parsed on its
 //! own ([`parse_chunk`]) into per-thread raw vectors, with line numbers local to the chunk.
 //! [`assemble`] then concatenates the chunks per thread in file order, sorts each thread
 //! stably by time (files are not always sorted: Extrae writes communications at their

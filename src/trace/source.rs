@@ -43,55 +43,189 @@ impl Compression {
     }
 }
 
-/// A plain file's bytes: mapped when possible, read otherwise.
-pub enum Mapped {
-    Map(memmap2::Mmap),
-    Owned(Vec<u8>),
+/// A plain trace file read in pieces with positioned reads, so that every parsing worker
+/// reads its own piece (the copy out of the page cache is spread over the cores, like the
+/// parsing) and only a piece per worker is held in memory at a time.
+///
+/// The file is not memory-mapped: a file that another process truncates while it is mapped
+/// kills the reader with `SIGBUS` on the next access, and there is no portable way to
+/// prevent that (locks are advisory; leases need ownership and expire). A read past the new
+/// end simply returns fewer bytes, which [`PlainFile::shrunk_to`] reports.
+#[derive(Debug)]
+pub struct PlainFile {
+    file: File,
+    /// The size when the load started: bytes written after it are not read.
+    len: u64,
+    /// The smallest end of file a read met before `len`, or `u64::MAX`.
+    short_end: AtomicU64,
 }
 
-impl std::ops::Deref for Mapped {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Mapped::Map(m) => m,
-            Mapped::Owned(v) => v,
-        }
+/// A piece of a plain file: the complete lines that start in a byte range.
+#[derive(Debug, Default)]
+pub struct Piece {
+    /// The buffer; `text` is a range of it. Kept between pieces to reuse its pages.
+    pub buf: Vec<u8>,
+    pub text: std::ops::Range<usize>,
+}
+
+impl Piece {
+    /// The lines of the piece.
+    pub fn text(&self) -> &[u8] {
+        self.buf.get(self.text.clone()).unwrap_or(&[])
     }
 }
 
-impl Mapped {
-    /// Maps the pages of `range` in one go (`MADV_POPULATE_READ`) instead of one fault per
-    /// page: each parsing worker does this for its own chunk, so the mapping work is spread
-    /// over the cores. Best effort: older kernels refuse it and pages then fault in as read.
-    pub fn prefault(&self, range: std::ops::Range<usize>) {
-        #[cfg(target_os = "linux")]
-        if let Mapped::Map(m) = self {
-            let _ = m.advise_range(memmap2::Advice::PopulateRead, range.start, range.len());
+/// How much more is read at a time past the end of a range to finish its last line.
+const LINE_TAIL: usize = 64 << 10;
+
+impl PlainFile {
+    /// Opens a plain file of `len` bytes (its size now).
+    pub fn new(file: File, len: u64) -> Self {
+        PlainFile {
+            file,
+            len,
+            short_end: AtomicU64::new(u64::MAX),
         }
-        #[cfg(not(target_os = "linux"))]
-        let _ = range;
+    }
+
+    /// The size when the load started.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// True for an empty file.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// When a read found the file shorter than it was when the load started: the size it
+    /// found (the smallest, when several reads did).
+    pub fn shrunk_to(&self) -> Option<u64> {
+        let end = self.short_end.load(Ordering::Relaxed);
+        (end < self.len).then_some(end)
+    }
+
+    /// Reads `[at, at + buf.len())`, or less when the file ends (or shrank) first; returns
+    /// the number of bytes read.
+    pub fn read_at(&self, mut at: u64, buf: &mut [u8]) -> io::Result<usize> {
+        let want = buf.len();
+        let mut done = 0;
+        while done < want {
+            let Some(rest) = buf.get_mut(done..) else {
+                break;
+            };
+            match positioned_read(&self.file, rest, at) {
+                Ok(0) => {
+                    if at < self.len {
+                        self.short_end.fetch_min(at, Ordering::Relaxed);
+                    }
+                    break;
+                }
+                Ok(n) => {
+                    done += n;
+                    at += n as u64;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(done)
+    }
+
+    /// Reads the first line (the header) and returns it with the offset of the body. A first
+    /// line without newline is the whole file.
+    pub fn read_first_line(&self) -> io::Result<(Vec<u8>, u64)> {
+        let mut line = Vec::new();
+        let mut at = 0u64;
+        let mut block = vec![0u8; LINE_TAIL];
+        while at < self.len {
+            let want = usize::try_from(self.len - at).map_or(LINE_TAIL, |r| r.min(LINE_TAIL));
+            let got = self.read_at(at, block.get_mut(..want).unwrap_or(&mut []))?;
+            let read = block.get(..got).unwrap_or(&[]);
+            if let Some(p) = memchr::memchr(b'\n', read) {
+                line.extend_from_slice(read.get(..p).unwrap_or(&[]));
+                return Ok((line, at + p as u64 + 1));
+            }
+            line.extend_from_slice(read);
+            at += got as u64;
+            if got < want {
+                break;
+            }
+        }
+        Ok((line, at))
+    }
+
+    /// Reads into `piece` the lines that start in `[start, end)`: a line belongs to the
+    /// range its first byte is in, so ranges that tile the body give every line exactly
+    /// once, wherever they cut. `body` is where the first line of the body starts (a line
+    /// start whatever the byte before it). Reads stop at the size the file had when the load
+    /// started.
+    pub fn read_lines(&self, body: u64, start: u64, end: u64, piece: &mut Piece) -> io::Result<()> {
+        piece.text = 0..0;
+        let end = end.min(self.len);
+        if start >= end {
+            return Ok(());
+        }
+        // One byte before the range says whether the range starts a line.
+        let from = if start > body { start - 1 } else { start };
+        let want = usize::try_from(end - from)
+            .map_err(|_| io::Error::other("a piece larger than the address space"))?;
+        if piece.buf.len() < want {
+            // Only growth is zeroed; the buffer keeps its length between pieces.
+            piece.buf.resize(want, 0);
+        }
+        let got = self.read_at(from, piece.buf.get_mut(..want).unwrap_or(&mut []))?;
+        let read = piece.buf.get(..got).unwrap_or(&[]);
+        let first = if start > body {
+            // The first line starting in the range follows the first newline from the byte
+            // before the range up to the byte before `end`.
+            match memchr::memchr(b'\n', read.get(..got.min(want - 1)).unwrap_or(&[])) {
+                Some(p) => p + 1,
+                None => return Ok(()),
+            }
+        } else {
+            0
+        };
+        let mut filled = got;
+        // The last line goes on to its newline, which may lie past the range.
+        if got == want && !read.ends_with(b"\n") {
+            let mut at = end;
+            while at < self.len {
+                let tail = usize::try_from(self.len - at).map_or(LINE_TAIL, |r| r.min(LINE_TAIL));
+                if piece.buf.len() < filled + tail {
+                    piece.buf.resize(filled + tail, 0);
+                }
+                let got = self.read_at(
+                    at,
+                    piece.buf.get_mut(filled..filled + tail).unwrap_or(&mut []),
+                )?;
+                let new = piece.buf.get(filled..filled + got).unwrap_or(&[]);
+                if let Some(p) = memchr::memchr(b'\n', new) {
+                    filled += p + 1;
+                    break;
+                }
+                filled += got;
+                at += got as u64;
+                if got < tail {
+                    break;
+                }
+            }
+        }
+        piece.text = first..filled.max(first);
+        Ok(())
     }
 }
 
-/// Maps a plain file. Falls back to reading it when mapping is not possible (pipes, some
-/// file systems, empty files).
-pub fn map_file(file: &File) -> io::Result<Mapped> {
-    let len = file.metadata()?.len();
-    if len > 0 {
-        #[allow(unsafe_code)]
-        // SAFETY: the map is read-only and private to this process. A file truncated by
-        // another process while mapped would fault on access; the trace files prvscope opens
-        // are finished outputs, and the map is dropped as soon as the store is built.
-        let map = unsafe { memmap2::MmapOptions::new().map(file) };
-        if let Ok(map) = map {
-            let _ = map.advise(memmap2::Advice::Sequential);
-            return Ok(Mapped::Map(map));
-        }
-    }
-    let mut buf = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-    let mut f = file;
-    f.read_to_end(&mut buf)?;
-    Ok(Mapped::Owned(buf))
+/// `pread`: reads at an offset without moving a shared file position, so that workers can
+/// read one file at the same time.
+#[cfg(unix)]
+fn positioned_read(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, at)
+}
+
+#[cfg(windows)]
+fn positioned_read(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, at)
 }
 
 /// Shared progress of a load: bytes of the file read so far, its size, and a cancel flag.

@@ -35,6 +35,18 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// Writes `bytes` to a file named `name` in a folder of this test thread's own.
+pub fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
+    let thread = format!("{:?}", std::thread::current().id());
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("files")
+        .join(thread.replace(|c: char| !c.is_ascii_alphanumeric(), ""));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
 /// Paraver's "last event value" intervals of one type on one row: (begin, end, value) for the
 /// non-null stretches, up to the trace end.
 pub fn value_intervals(store: &TraceStore, row: usize, ty: u32) -> Vec<(u64, u64, u64)> {

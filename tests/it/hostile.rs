@@ -270,3 +270,95 @@ fn a_gz_with_trailing_garbage_keeps_every_record() {
             .contains("g.prv.gz: the gzip stream")
     );
 }
+
+/// A file that another program truncates while it is read: it was memory-mapped once, and a
+/// read of a page past the new end killed the viewer with SIGBUS. Plain files are now read
+/// with positioned reads, which return fewer bytes instead; the load keeps what it read and
+/// says that the file changed.
+#[test]
+fn a_file_that_shrinks_while_it_is_read_keeps_what_was_read_and_says_so() {
+    let _shared = crate::common::shared();
+    let dir = temp_dir("hostile-shrink");
+    let (text, whole) = generated(&dir, 16);
+    let all = whole.store.counts().total();
+    let path = dir.join("g.prv");
+    let mut shrank_during_the_load = 0;
+    for round in 0..3 {
+        std::fs::write(&path, &text).unwrap();
+        let progress = std::sync::Arc::new(trace::LoadProgress::default());
+        let watcher = {
+            let progress = std::sync::Arc::clone(&progress);
+            let path = path.clone();
+            let cut = text.len() as u64 / (3 + round);
+            std::thread::spawn(move || {
+                let started = Instant::now();
+                // Truncate as soon as the first piece is parsed.
+                while progress
+                    .bytes_done
+                    .load(std::sync::atomic::Ordering::Relaxed)
+                    == 0
+                    && started.elapsed() < Duration::from_secs(20)
+                {
+                    std::hint::spin_loop();
+                }
+                let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+                f.set_len(cut).unwrap();
+            })
+        };
+        let opts = LoadOptions {
+            chunk_bytes: 64 << 10,
+            ..LoadOptions::default()
+        };
+        let t = trace::load(&path, &opts, Some(progress)).unwrap();
+        watcher.join().unwrap();
+        assert_eq!(t.report.count(IssueKind::FileChanged), 1, "round {round}");
+        let warnings = t.report.warnings().join("\n");
+        assert!(warnings.contains("g.prv: the file"), "{warnings}");
+        let kept = t.store.counts().total();
+        if warnings.contains("shrank") {
+            shrank_during_the_load += 1;
+            assert!(kept < all, "{kept} of {all} records");
+            assert!(warnings.contains("the records after byte"), "{warnings}");
+        } else {
+            assert!(warnings.contains("changed while it was read"), "{warnings}");
+        }
+    }
+    // Pieces are read as they are parsed, so a truncation after the first one is met by later
+    // reads (the check above accepts a truncation after the last read too).
+    assert!(shrank_during_the_load >= 1, "no read met the new end");
+}
+
+/// A file shorter than when the load started, deterministically: every read stops at the
+/// new end, and the lines before it are whole.
+#[test]
+fn reads_stop_at_the_end_of_a_file_that_shrank() {
+    let _shared = crate::common::shared();
+    let dir = temp_dir("hostile-shrunk-reads");
+    let path = dir.join("s.prv");
+    let text = format!("{HEADER}{}", "1:1:1:1:1:0:10:1\n".repeat(1000));
+    std::fs::write(&path, &text).unwrap();
+    let file =
+        trace::source::PlainFile::new(std::fs::File::open(&path).unwrap(), text.len() as u64);
+    let (header, body) = file.read_first_line().unwrap();
+    assert_eq!(header, HEADER.trim_end().as_bytes());
+    assert_eq!(body, HEADER.len() as u64);
+    // Cut inside line 501 of the body.
+    let new_len = HEADER.len() + 500 * 18 + 5;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(new_len as u64)
+        .unwrap();
+    let mut piece = trace::source::Piece::default();
+    let mut got = Vec::new();
+    let mut start = body;
+    while start < text.len() as u64 {
+        file.read_lines(body, start, start + 1000, &mut piece)
+            .unwrap();
+        got.extend_from_slice(piece.text());
+        start += 1000;
+    }
+    assert_eq!(got, text.as_bytes()[HEADER.len()..new_len]);
+    assert_eq!(file.shrunk_to(), Some(new_len as u64));
+}

@@ -135,6 +135,32 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 100, ..ProptestConfig::default() })]
+
+    /// A plain file is read in pieces by positioned reads, each piece taking the lines that
+    /// start in its byte range: whatever the piece size, the store and the report (line
+    /// numbers included) equal those of parsing the same text in memory.
+    #[test]
+    fn a_file_read_in_pieces_equals_the_text_parsed_in_memory(
+        threads in 1u32..6,
+        lines in prop::collection::vec(line(6), 0..120),
+        crlf in any::<bool>(),
+        final_newline in any::<bool>(),
+        chunk in 1usize..300,
+    ) {
+        let _shared = crate::common::shared();
+        let text = trace_text(threads, &lines, crlf, final_newline);
+        let path = crate::common::temp_file("pieces.prv", text.as_bytes());
+        let opts = LoadOptions { chunk_bytes: chunk, ..LoadOptions::default() };
+        let from_file = trace::load(&path, &opts, None).unwrap();
+        let in_memory = trace::load_bytes(&path, text.as_bytes(), None, &opts).unwrap();
+        prop_assert_eq!(&*from_file.store, &*in_memory.store);
+        prop_assert_eq!(&from_file.report, &in_memory.report);
+        prop_assert_eq!(from_file.stats.bytes_decoded, in_memory.stats.bytes_decoded);
+    }
+}
+
 #[test]
 fn shuffled_lines_give_the_same_store_as_sorted_ones() {
     let _shared = crate::common::shared();
