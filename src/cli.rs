@@ -172,15 +172,57 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 }
 
 /// Loads a trace for `info`.
-pub fn load_for_info(path: &Path, null: NullOverride) -> Result<Trace, trace::LoadError> {
+pub fn load_for_info(
+    path: &Path,
+    null: NullOverride,
+    subset: &trace::Subset,
+) -> Result<Trace, trace::LoadError> {
     trace::load(
         path,
         &LoadOptions {
             null,
+            subset: subset.clone(),
             ..LoadOptions::default()
         },
         None,
     )
+}
+
+/// Refuses a load that is expected to need more memory than the machine has, with what can
+/// be loaded instead (the operating system would otherwise kill the process mid-way).
+/// `budget` replaces the memory the machine has available.
+pub fn check_memory(
+    path: &Path,
+    subset: &trace::Subset,
+    budget: Option<u64>,
+) -> anyhow::Result<()> {
+    let Ok(mut e) = trace::estimate::estimate(path) else {
+        // The load reports why the file cannot be read.
+        return Ok(());
+    };
+    if budget.is_some() {
+        e.available_bytes = budget;
+    }
+    let Some(available) = e.available_bytes else {
+        return Ok(());
+    };
+    if subset.is_whole() {
+        anyhow::ensure!(
+            !e.too_large(),
+            "{} Use --from/--to and --threads for that, or --skip-memory-check to load it all anyway.",
+            e.advice(path)
+        );
+    } else {
+        let need = e.bytes_for(subset);
+        anyhow::ensure!(
+            need <= available,
+            "{}: loading {subset} needs about {}, and this machine has {} available; choose a smaller part (or --skip-memory-check).",
+            path.display(),
+            trace::estimate::human(need),
+            trace::estimate::human(available)
+        );
+    }
+    Ok(())
 }
 
 /// The label of a statistics column: the `.pcf` state or value label, else the number.

@@ -9,7 +9,7 @@ use prvscope::analysis::scopes;
 use prvscope::analysis::stats::{self, Semantic};
 use prvscope::cli;
 use prvscope::synth::{self, GenOptions};
-use prvscope::trace::NullOverride;
+use prvscope::trace::{NullOverride, Subset, ThreadSpec};
 use prvscope::ui::loader::LoadSource;
 
 #[derive(Parser)]
@@ -31,6 +31,41 @@ struct Args {
     /// The view to open: `state`, `mpi` (MPI call) or event types, e.g. 60000019.
     #[arg(long, value_parser = prvscope::ui::view::parse_view)]
     view: Option<prvscope::store::signal::SignalSpec>,
+    #[command(flatten)]
+    part: PartArgs,
+}
+
+/// Loading part of a trace, for traces too large for the machine's memory.
+#[derive(clap::Args)]
+struct PartArgs {
+    /// Load only the records from this time on (trace ticks), plus the value each event
+    /// type has at that time.
+    #[arg(long)]
+    from: Option<u64>,
+    /// Load only the records up to this time (trace ticks).
+    #[arg(long)]
+    to: Option<u64>,
+    /// Load only these threads: rows `1-8,12` (1-based, in timeline order), threads `1.2.1`
+    /// (application.task.thread), tasks `1.2`.
+    #[arg(long)]
+    threads: Option<ThreadSpec>,
+    /// Load even when the estimate says the machine lacks the memory.
+    #[arg(long)]
+    skip_memory_check: bool,
+    /// Memory to count on instead of what the machine has available, e.g. 8GB (on a shared
+    /// node).
+    #[arg(long, value_parser = cli::parse_size)]
+    memory_budget: Option<u64>,
+}
+
+impl PartArgs {
+    fn subset(&self) -> Subset {
+        Subset {
+            from: self.from,
+            to: self.to,
+            threads: self.threads.clone(),
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -46,6 +81,8 @@ enum Command {
         /// number (NULL mode with that sentinel).
         #[arg(long, default_value = "auto")]
         null: NullOverride,
+        #[command(flatten)]
+        part: PartArgs,
     },
     /// Time per value per thread (Paraver's 2D analyzer, statistic Time): "State As Is", or
     /// "Last Evt Val" of one event type with --type.
@@ -103,6 +140,15 @@ struct WindowArgs {
     /// Window end in trace ticks (default: the trace's duration).
     #[arg(long)]
     to: Option<u64>,
+    /// Load and count only these threads: rows `1-8,12`, threads `1.2.1`, tasks `1.2`.
+    #[arg(long)]
+    threads: Option<ThreadSpec>,
+    /// Load even when the estimate says the machine lacks the memory.
+    #[arg(long)]
+    skip_memory_check: bool,
+    /// Memory to count on instead of what the machine has available, e.g. 8GB.
+    #[arg(long, value_parser = cli::parse_size)]
+    memory_budget: Option<u64>,
     /// Print CSV.
     #[arg(long)]
     csv: bool,
@@ -112,9 +158,22 @@ struct WindowArgs {
 }
 
 impl WindowArgs {
-    /// Loads the trace and checks the window against it: (trace, t0, t1).
-    fn load(&self, trace: &std::path::Path) -> anyhow::Result<(prvscope::trace::Trace, u64, u64)> {
-        let t = cli::load_for_info(trace, self.null)?;
+    /// Loads the trace (only the window when `window_only`) and checks the window against
+    /// it: (trace, t0, t1).
+    fn load(
+        &self,
+        trace: &std::path::Path,
+        window_only: bool,
+    ) -> anyhow::Result<(prvscope::trace::Trace, u64, u64)> {
+        let subset = Subset {
+            from: self.from.filter(|_| window_only),
+            to: self.to.filter(|_| window_only),
+            threads: self.threads.clone(),
+        };
+        if !self.skip_memory_check {
+            cli::check_memory(trace, &subset, self.memory_budget)?;
+        }
+        let t = cli::load_for_info(trace, self.null, &subset)?;
         let t0 = self.from.unwrap_or(0);
         let t1 = self.to.unwrap_or(t.header.end_time);
         anyhow::ensure!(t1 >= t0, "--to ({t1}) is before --from ({t0})");
@@ -134,8 +193,17 @@ fn main() -> ExitCode {
 
 fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
-        Some(Command::Info { trace, json, null }) => {
-            let t = cli::load_for_info(&trace, null)?;
+        Some(Command::Info {
+            trace,
+            json,
+            null,
+            part,
+        }) => {
+            let subset = part.subset();
+            if !part.skip_memory_check {
+                cli::check_memory(&trace, &subset, part.memory_budget)?;
+            }
+            let t = cli::load_for_info(&trace, null, &subset)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&cli::info_json(&t))?);
             } else {
@@ -144,7 +212,9 @@ fn run(args: Args) -> anyhow::Result<()> {
             Ok(())
         }
         Some(Command::Stats { trace, ty, window }) => {
-            let (t, t0, t1) = window.load(&trace)?;
+            // Statistics of a window only need the window's records and the values holding
+            // when it starts, which is what a partial load keeps.
+            let (t, t0, t1) = window.load(&trace, true)?;
             let csv = window.csv;
             let semantic = ty.map_or(Semantic::StateAsIs, Semantic::LastEventValue);
             let table = stats::time_per_value(&t.store, semantic, t0, t1);
@@ -160,7 +230,8 @@ fn run(args: Args) -> anyhow::Result<()> {
             window,
             per_thread,
         }) => {
-            let (t, t0, t1) = window.load(&trace)?;
+            // Scopes open when the window starts come from earlier events: load all times.
+            let (t, t0, t1) = window.load(&trace, false)?;
             let csv = window.csv;
             let types = if types.is_empty() {
                 scopes::auto_types(t.pcf.as_ref(), &t.store.event_types())
@@ -215,7 +286,13 @@ fn run(args: Args) -> anyhow::Result<()> {
         }
         None => {
             let source = args.trace.map_or(LoadSource::Demo, LoadSource::File);
-            prvscope::ui::run(source, args.null, args.view)
+            // A trace too large for the memory available opens the "part" dialog instead.
+            let request = prvscope::ui::loader::LoadRequest {
+                subset: args.part.subset(),
+                skip_memory_check: args.part.skip_memory_check,
+                available_override: args.part.memory_budget,
+            };
+            prvscope::ui::run(source, args.null, args.view, request)
         }
     }
 }

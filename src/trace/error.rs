@@ -29,6 +29,10 @@ pub enum LoadError {
         column: u64,
         message: String,
     },
+    /// The part of the trace asked for does not fit it (threads it does not have, a range
+    /// that ends before it starts).
+    #[error("{}: cannot load that part of it: {message}", path.display())]
+    Subset { path: PathBuf, message: String },
     /// The load was cancelled through its [`LoadProgress`](super::LoadProgress).
     #[error("loading {} was cancelled", path.display())]
     Cancelled { path: PathBuf },

@@ -8,12 +8,14 @@
 #![deny(clippy::indexing_slicing)]
 
 pub mod error;
+pub mod estimate;
 pub mod header;
 pub mod naive;
 pub mod pcf;
 pub mod prv;
 pub mod row;
 pub mod source;
+pub mod subset;
 
 use std::fs::File;
 use std::io::Read;
@@ -29,6 +31,7 @@ pub use header::{Header, TimeUnit};
 pub use pcf::{NullValue, Pcf};
 pub use row::RowNames;
 pub use source::{Compression, LoadProgress};
+pub use subset::{Subset, ThreadSpec};
 
 use crate::store::{DEFAULT_SENTINEL, NullPolicy, TraceStore};
 
@@ -68,6 +71,8 @@ pub struct LoadOptions {
     pub chunk_bytes: usize,
     /// Size of the decoded blocks of compressed files.
     pub stream_block_bytes: usize,
+    /// The part of the trace to load (default: all of it).
+    pub subset: Subset,
 }
 
 impl Default for LoadOptions {
@@ -76,6 +81,7 @@ impl Default for LoadOptions {
             null: NullOverride::Auto,
             chunk_bytes: 32 << 20,
             stream_block_bytes: source::STREAM_BLOCK,
+            subset: Subset::default(),
         }
     }
 }
@@ -101,9 +107,32 @@ pub struct Trace {
     pub store: Arc<TraceStore>,
     pub report: LoadReport,
     pub stats: LoadStats,
+    /// When only part of the trace was loaded: which.
+    pub part: Option<LoadedPart>,
+}
+
+/// The part of a trace that was loaded (see [`subset`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadedPart {
+    pub subset: Subset,
+    pub filter: subset::Filter,
 }
 
 impl Trace {
+    /// Are row `row`'s records loaded (all rows are, unless only some threads were)?
+    pub fn is_row_loaded(&self, row: usize) -> bool {
+        self.part
+            .as_ref()
+            .is_none_or(|p| u32::try_from(row).is_ok_and(|r| p.filter.keeps_row(r)))
+    }
+
+    /// The time range loaded, if only part of the trace was.
+    pub fn loaded_range(&self) -> Option<(u64, u64)> {
+        let p = self.part.as_ref()?;
+        (p.subset.from.is_some() || p.subset.to.is_some())
+            .then(|| (p.filter.from, p.filter.to.min(self.header.end_time)))
+    }
+
     /// The name of row `i`: from the `.row` THREAD level, else `THREAD a.t.h`.
     pub fn thread_name(&self, row: usize) -> String {
         if let Some(name) = self
@@ -176,7 +205,7 @@ pub fn load(
                 Arc::clone(&progress),
                 options.stream_block_bytes,
             );
-            parse_stream(path, decoder, compression, policy, &progress)?
+            parse_stream(path, decoder, compression, policy, options, &progress)?
         }
     };
     report.merge(body.report);
@@ -193,6 +222,7 @@ pub fn load(
     report.sort_examples();
     Ok(Trace {
         path: path.to_path_buf(),
+        part: loaded_part(&options.subset, &body.header),
         header: body.header,
         pcf,
         row,
@@ -263,6 +293,7 @@ pub fn load_bytes(
     );
     Ok(Trace {
         path: name.to_path_buf(),
+        part: loaded_part(&options.subset, &body.header),
         header: body.header,
         pcf,
         row: None,
@@ -444,7 +475,11 @@ fn parse_file(
         Err(e) => return Ok(Err(e)),
     };
     let rows = prv::RowMap::new(&header);
-    let ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    let mut ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    ctx.filter = match subset_filter(path, &options.subset, &rows) {
+        Ok(f) => f,
+        Err(e) => return Ok(Err(e)),
+    };
     let body_len = file.len().saturating_sub(body_start);
     let workers = rayon::current_num_threads().max(1) as u64;
     let chunk = (body_len / (4 * workers))
@@ -546,6 +581,30 @@ fn note_changed_file(
     report.push(error::issue(IssueKind::FileChanged, path, 0, 0, message));
 }
 
+/// What [`Trace::part`] says for a load of `subset`.
+fn loaded_part(subset: &Subset, header: &Header) -> Option<LoadedPart> {
+    if subset.is_whole() {
+        return None;
+    }
+    let filter = subset.filter(&prv::RowMap::new(header)).ok()?;
+    Some(LoadedPart {
+        subset: subset.clone(),
+        filter,
+    })
+}
+
+/// The parser's filter for the part of the trace to load.
+fn subset_filter(
+    path: &Path,
+    subset: &Subset,
+    rows: &prv::RowMap,
+) -> Result<subset::Filter, LoadError> {
+    subset.filter(rows).map_err(|message| LoadError::Subset {
+        path: path.to_path_buf(),
+        message,
+    })
+}
+
 /// Parses a whole trace text held in memory in parallel chunks.
 fn parse_text(
     path: &Path,
@@ -556,7 +615,8 @@ fn parse_text(
 ) -> Result<Body, LoadError> {
     let (header, body) = split_header(path, bytes)?;
     let rows = prv::RowMap::new(&header);
-    let ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    let mut ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    ctx.filter = subset_filter(path, &options.subset, &rows)?;
     // Large chunks become large store segments, but every core needs several of them.
     let workers = rayon::current_num_threads().max(1);
     let chunk = (body.len() / (4 * workers))
@@ -649,6 +709,7 @@ fn parse_stream(
     decoder: source::Decoder,
     compression: Compression,
     policy: NullPolicy,
+    options: &LoadOptions,
     progress: &LoadProgress,
 ) -> Result<Body, LoadError> {
     let cancelled = || LoadError::Cancelled {
@@ -685,7 +746,8 @@ fn parse_stream(
     };
     let (header, first_body) = split_header(path, &first)?;
     let rows = prv::RowMap::new(&header);
-    let ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    let mut ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    ctx.filter = subset_filter(path, &options.subset, &rows)?;
     let mut bytes = first.len() as u64;
     let head_chunk = prv::parse_chunk(&ctx, first_body);
     let mut last_block_unterminated = !first_body.ends_with(b"\n") && !first_body.is_empty();

@@ -17,6 +17,7 @@ use rayon::prelude::*;
 
 use super::error::{IssueKind, LoadReport, issue};
 use super::header::Header;
+use super::subset::Filter;
 use crate::store::{Comm, EventColumn, StateColumns, ThreadData, TimeColumn, ValueColumn};
 
 /// Maps (application, task, thread), all 1-based, to a 0-based row.
@@ -55,6 +56,19 @@ impl RowMap {
         self.rows
     }
 
+    /// The rows of a 1-based (application, task), if the header has it.
+    pub fn task_rows(&self, appl: u64, task: u64) -> Option<std::ops::Range<u32>> {
+        let a = usize::try_from(appl).ok()?.checked_sub(1)?;
+        let first = u64::from(*self.appl_first_task.get(a)?);
+        let next = u64::from(*self.appl_first_task.get(a + 1)?);
+        let t = first + task.checked_sub(1)?;
+        if t >= next {
+            return None;
+        }
+        let &(row0, n) = self.tasks.get(usize::try_from(t).ok()?)?;
+        Some(row0..row0 + n)
+    }
+
     /// The 0-based row of a 1-based (application, task, thread), if the header has it.
     #[inline]
     pub fn row(&self, appl: u64, task: u64, thread: u64) -> Option<u32> {
@@ -85,6 +99,13 @@ pub struct RawEvent {
     pub time: u64,
     pub value: u64,
     pub ty: u32,
+}
+
+/// An event pair and its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawEventOf {
+    pub row: u32,
+    pub e: RawEvent,
 }
 
 /// The events of one type on one row of one chunk, already compact: chunks wait for
@@ -119,6 +140,9 @@ pub struct EventBuf {
     /// (time, value) pairs: one vector, so that adding a pair is one capacity check and
     /// one write.
     pub pairs: Vec<(u64, u64)>,
+    /// When part of the trace is loaded: the last pair before its range (it holds when the
+    /// range starts).
+    pub before: Option<(u64, u64)>,
 }
 
 impl ChunkOut {
@@ -173,6 +197,16 @@ impl ChunkOut {
         }
         let mut pieces = Vec::new();
         for b in &mut self.events {
+            if let Some((time, value)) = b.before.take() {
+                self.befores.push(RawEventOf {
+                    row: b.row,
+                    e: RawEvent {
+                        time,
+                        value,
+                        ty: b.ty,
+                    },
+                });
+            }
             if b.pairs.is_empty() {
                 // Not used by this chunk: give most of its memory back, so the scratch holds
                 // about a chunk's worth however many (row, type) pairs the trace has, but
@@ -206,6 +240,7 @@ impl ChunkOut {
         let out = ChunkOut {
             state_pieces,
             pieces,
+            befores: std::mem::take(&mut self.befores),
             comms: std::mem::take(&mut self.comms),
             lines: self.lines,
             communicator_lines: self.communicator_lines,
@@ -219,6 +254,55 @@ impl ChunkOut {
         self.last_line = LastLine::default();
         self.last_object = (0, 0, 0, 0);
         out
+    }
+
+    /// Stores a state of `row`, unless the part of the trace loaded leaves it out.
+    #[inline]
+    fn keep_state(&mut self, filter: &Filter, sentinel: u64, row: u32, s: RawState) {
+        if filter.active && !filter.keeps_span(row, s.begin, s.end) {
+            return;
+        }
+        self.null_values += u64::from(s.value == sentinel);
+        if let Some(states) = self.states.get_mut(row as usize) {
+            states.push(s);
+        }
+    }
+
+    /// Stores an event pair of `row`, unless the part of the trace loaded leaves it out
+    /// (of the pairs before its range, the last of each type is kept).
+    #[inline]
+    fn keep_event(&mut self, filter: &Filter, sentinel: u64, row: u32, e: RawEvent) {
+        if filter.active {
+            if e.time > filter.to || !filter.keeps_row(row) {
+                return;
+            }
+            if e.time < filter.from {
+                let i = self.buffer_of(row, e.ty);
+                if let Some(b) = self.events.get_mut(i)
+                    && b.before.is_none_or(|(t, _)| t <= e.time)
+                {
+                    b.before = Some((e.time, e.value));
+                }
+                return;
+            }
+        }
+        self.null_values += u64::from(e.value == sentinel);
+        self.push_event(row, e);
+    }
+
+    /// Stores a communication, unless the part of the trace loaded leaves it out: it stays
+    /// when both threads are loaded and it is sent or received in the range.
+    #[inline]
+    fn keep_comm(&mut self, filter: &Filter, c: Comm) {
+        if filter.active {
+            let times = [c.lsend, c.psend, c.lrecv, c.precv];
+            let first = times.iter().copied().min().unwrap_or(0);
+            let last = times.iter().copied().max().unwrap_or(0);
+            if !filter.keeps_span(c.send_row, first, last) || !filter.keeps_row(c.recv_row) {
+                return;
+            }
+        }
+        self.comms.push(c);
     }
 
     /// Appends an event pair of `row`.
@@ -238,6 +322,7 @@ impl ChunkOut {
                 row,
                 ty,
                 pairs: Vec::new(),
+                before: None,
             });
             events.len() - 1
         })
@@ -252,6 +337,8 @@ pub struct ParseContext<'a> {
     pub sentinel: u64,
     /// The file, for messages.
     pub path: &'a Path,
+    /// What part of the trace is loaded (inactive: all of it).
+    pub filter: Filter,
     /// Unique per context: worker threads keep their scratch buffers while it stays the same.
     id: u64,
 }
@@ -263,6 +350,7 @@ impl<'a> ParseContext<'a> {
             rows,
             sentinel,
             path,
+            filter: Filter::default(),
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
@@ -288,6 +376,9 @@ pub struct ChunkOut {
     line_pairs: Vec<(u32, u64)>,
     /// Once parsed: the non-empty buffers, encoded.
     pub pieces: Vec<EventPiece>,
+    /// When part of the trace is loaded: per (row, type), the last event of the chunk before
+    /// the range ([`assemble`] keeps the last of all chunks).
+    pub befores: Vec<RawEventOf>,
     event_index: KeyIndex,
     /// The last (application, task, thread) looked up, and its row.
     last_object: (u64, u64, u64, u32),
@@ -685,14 +776,16 @@ fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
         if end < time {
             return None;
         }
-        out.null_values += u64::from(v == sentinel);
-        if let Some(states) = out.states.get_mut(row as usize) {
-            states.push(RawState {
+        out.keep_state(
+            &ctx.filter,
+            sentinel,
+            row,
+            RawState {
                 begin: time,
                 end,
                 value: v,
-            });
-        }
+            },
+        );
         out.last_line = this_line;
         return Some(next);
     }
@@ -703,8 +796,7 @@ fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
     if b.get(q) != Some(&b':') {
         // One pair: the common case (ovni writes one per line).
         let next = fast_eol(b, q)?;
-        out.null_values += u64::from(v == sentinel);
-        out.push_event(row, RawEvent { time, value: v, ty });
+        out.keep_event(&ctx.filter, sentinel, row, RawEvent { time, value: v, ty });
         out.last_line = this_line;
         return Some(next);
     }
@@ -728,8 +820,7 @@ fn fast_line(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
             let Some(&(ty, v)) = out.line_pairs.get(j) else {
                 break;
             };
-            out.null_values += u64::from(v == sentinel);
-            out.push_event(row, RawEvent { time, value: v, ty });
+            out.keep_event(&ctx.filter, sentinel, row, RawEvent { time, value: v, ty });
         }
         out.last_line = this_line;
     }
@@ -761,11 +852,14 @@ fn fast_comm(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
     let send_row = ctx.rows.row(sa, st, sh)?;
     let recv_row = ctx.rows.row(ra, rt, rh)?;
     let [lrecv, precv, size, tag] = times;
-    out.comms.push(comm(
-        (send_cpu, send_row),
-        (recv_cpu, recv_row),
-        [lsend, psend, lrecv, precv, size, tag],
-    ));
+    out.keep_comm(
+        &ctx.filter,
+        comm(
+            (send_cpu, send_row),
+            (recv_cpu, recv_row),
+            [lsend, psend, lrecv, precv, size, tag],
+        ),
+    );
     Some(next)
 }
 
@@ -1108,9 +1202,12 @@ fn parse_state(
         return Ok(());
     }
     note_value(ctx, value, from_n, line_no, out);
-    if let Some(v) = out.states.get_mut(row as usize) {
-        v.push(RawState { begin, end, value });
-    }
+    out.keep_state(
+        &ctx.filter,
+        ctx.sentinel,
+        row,
+        RawState { begin, end, value },
+    );
     Ok(())
 }
 
@@ -1135,7 +1232,7 @@ fn parse_event(
         };
         let (value, from_n) = f.value(ctx.sentinel, "an event value")?;
         note_value(ctx, value, from_n, line_no, out);
-        out.push_event(row, RawEvent { time, value, ty });
+        out.keep_event(&ctx.filter, ctx.sentinel, row, RawEvent { time, value, ty });
         f.sep("an event value")?;
         if f.at_end() {
             return Ok(());
@@ -1161,11 +1258,14 @@ fn parse_comm(
     let tag = f.num("a message tag")?;
     f.expect_end()?;
     match (send.row, recv.row) {
-        (Some(s), Some(r)) => out.comms.push(comm(
-            (send.cpu, s),
-            (recv.cpu, r),
-            [lsend, psend, lrecv, precv, size, tag],
-        )),
+        (Some(s), Some(r)) => out.keep_comm(
+            &ctx.filter,
+            comm(
+                (send.cpu, s),
+                (recv.cpu, r),
+                [lsend, psend, lrecv, precv, size, tag],
+            ),
+        ),
         (None, _) => note_missing_thread(ctx, &send, line_no, out),
         (_, None) => note_missing_thread(ctx, &recv, line_no, out),
     }
@@ -1175,7 +1275,7 @@ fn parse_comm(
 #[inline]
 fn note_value(ctx: &ParseContext<'_>, value: u64, from_n: bool, line_no: u64, out: &mut ChunkOut) {
     if value == ctx.sentinel {
-        out.null_values += 1;
+        // Counted as a null value where it is stored (it may be left out of a part).
         if !from_n {
             note(ctx, out, IssueKind::SentinelCollision, line_no, 0, || {
                 format!("value {value} equals the null sentinel and is read as null")
@@ -1204,6 +1304,34 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
     let mut states: Vec<Vec<StatePiece>> = (0..rows).map(|_| Vec::new()).collect();
     let mut events: Vec<Vec<EventPiece>> = (0..rows).map(|_| Vec::new()).collect();
     let mut line_base = first_line.saturating_sub(1);
+    // Of the events before a partial load's range, the last per (row, type) holds when the
+    // range starts: it goes first, as a piece of its own.
+    let mut befores = std::collections::BTreeMap::<(u32, u32), (u64, u64)>::new();
+    for b in chunks.iter().flat_map(|c| &c.befores) {
+        let slot = befores
+            .entry((b.row, b.e.ty))
+            .or_insert((b.e.time, b.e.value));
+        if b.e.time >= slot.0 {
+            *slot = (b.e.time, b.e.value);
+        }
+    }
+    for ((row, ty), pair) in befores {
+        null_values += u64::from(pair.1 == sentinel);
+        if let Some(r) = events.get_mut(row as usize) {
+            r.push(EventPiece {
+                row,
+                ty,
+                sorted: true,
+                time: TimeColumn::from_sorted_slice_by(&[pair], |p| p.0),
+                value: ValueColumn::from_slice_with_max(
+                    &[pair],
+                    sentinel,
+                    if pair.1 == sentinel { 0 } else { pair.1 },
+                    |p| p.1,
+                ),
+            });
+        }
+    }
     for mut chunk in chunks {
         for issue in chunk.report.examples_mut().iter_mut() {
             if issue.line > 0 {

@@ -135,10 +135,15 @@ impl PlainFile {
     /// Reads the first line (the header) and returns it with the offset of the body. A first
     /// line without newline is the whole file.
     pub fn read_first_line(&self) -> io::Result<(Vec<u8>, u64)> {
+        self.read_first_line_up_to(u64::MAX)
+    }
+
+    /// [`read_first_line`](Self::read_first_line), reading at most about `limit` bytes.
+    pub fn read_first_line_up_to(&self, limit: u64) -> io::Result<(Vec<u8>, u64)> {
         let mut line = Vec::new();
         let mut at = 0u64;
         let mut block = vec![0u8; LINE_TAIL];
-        while at < self.len {
+        while at < self.len.min(limit) {
             let want = usize::try_from(self.len - at).map_or(LINE_TAIL, |r| r.min(LINE_TAIL));
             let got = self.read_at(at, block.get_mut(..want).unwrap_or(&mut []))?;
             let read = block.get(..got).unwrap_or(&[]);

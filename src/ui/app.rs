@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use egui::{Color32, RichText, Ui};
 
-use super::loader::{LoadSource, Loading};
+use super::loader::{LoadOutcome, LoadRequest, LoadSource, Loading};
+use super::part_dialog::{PartChoice, PartDialog};
 use super::recent::{RecentFiles, config_dir};
 use super::rows::Level;
 use super::scope_panel::ScopePanel;
@@ -36,6 +37,7 @@ enum Export {
 }
 
 /// The viewer.
+#[allow(clippy::struct_excessive_bools)] // independent switches of the window
 pub struct App {
     pub loaded: Option<Loaded>,
     pub loading: Option<Loading>,
@@ -43,7 +45,14 @@ pub struct App {
     pub error: Option<String>,
     pub recent: RecentFiles,
     null: NullOverride,
-    open_dialog: Option<Receiver<Option<PathBuf>>>,
+    /// The file dialog, and whether the file picked opens the "part" dialog.
+    open_dialog: Option<(Receiver<Option<PathBuf>>, bool)>,
+    /// "Open part of a trace", when shown.
+    pub part_dialog: Option<PartDialog>,
+    /// Load without estimating the memory first (`--skip-memory-check`).
+    pub skip_memory_check: bool,
+    /// The memory to count on instead of what the machine has (tests).
+    pub available_override: Option<u64>,
     save_dialog: Option<(Export, Receiver<Option<PathBuf>>)>,
     /// A PNG export waiting for its screenshot: path and the timeline's rect in points.
     png_pending: Option<(PathBuf, bool)>,
@@ -72,6 +81,17 @@ impl App {
         null: NullOverride,
         config: Option<&Path>,
     ) -> Self {
+        App::with_request(ctx, source, null, config, LoadRequest::default())
+    }
+
+    /// An app that starts loading `request`'s part of `source` (with its memory check).
+    pub fn with_request(
+        ctx: &egui::Context,
+        source: LoadSource,
+        null: NullOverride,
+        config: Option<&Path>,
+        request: LoadRequest,
+    ) -> Self {
         let mut app = App {
             loaded: None,
             loading: None,
@@ -79,6 +99,9 @@ impl App {
             recent: RecentFiles::load(config),
             null,
             open_dialog: None,
+            part_dialog: None,
+            skip_memory_check: request.skip_memory_check,
+            available_override: request.available_override,
             save_dialog: None,
             png_pending: None,
             screenshot: Arc::default(),
@@ -92,25 +115,61 @@ impl App {
             show_scopes: true,
             config: config.map(Path::to_path_buf),
         };
-        app.open(ctx, source);
+        app.open_request(ctx, source, request);
         app
     }
 
     /// An app reading its recent files from the user's configuration folder.
-    pub fn with_user_config(ctx: &egui::Context, source: LoadSource, null: NullOverride) -> Self {
-        App::new(ctx, source, null, config_dir().as_deref())
+    pub fn with_user_config(
+        ctx: &egui::Context,
+        source: LoadSource,
+        null: NullOverride,
+        request: LoadRequest,
+    ) -> Self {
+        App::with_request(ctx, source, null, config_dir().as_deref(), request)
     }
 
     /// Starts loading a trace in the background (the current one stays until it is ready).
+    /// A trace too large for the memory available opens the "part" dialog instead.
     pub fn open(&mut self, ctx: &egui::Context, source: LoadSource) {
+        let request = LoadRequest {
+            subset: crate::trace::Subset::default(),
+            skip_memory_check: self.skip_memory_check,
+            available_override: self.available_override,
+        };
+        self.open_request(ctx, source, request);
+    }
+
+    /// Starts loading `request`'s part of a trace in the background.
+    pub fn open_request(&mut self, ctx: &egui::Context, source: LoadSource, request: LoadRequest) {
         if let Some(old) = self.loading.take() {
             old.cancel();
         }
         let ctx = ctx.clone();
         self.error = None;
-        self.loading = Some(Loading::start(source, self.null, move || {
+        self.loading = Some(Loading::start(source, self.null, request, move || {
             ctx.request_repaint();
         }));
+    }
+
+    /// Shows "Open part of a trace" for `path` (File > Open part of a trace…).
+    pub fn ask_part(&mut self, path: PathBuf) {
+        self.part_dialog = Some(PartDialog::estimating(path, self.available_override));
+    }
+
+    fn part_dialog_ui(&mut self, ctx: &egui::Context) {
+        let Some(choice) = self.part_dialog.as_mut().and_then(|d| d.show(ctx)) else {
+            return;
+        };
+        self.part_dialog = None;
+        if let PartChoice::Load(path, subset) = choice {
+            let request = LoadRequest {
+                subset,
+                skip_memory_check: true,
+                available_override: self.available_override,
+            };
+            self.open_request(ctx, LoadSource::File(path), request);
+        }
     }
 
     /// Blocks until the current load has finished (for tests and the command line).
@@ -127,7 +186,8 @@ impl App {
         };
         let source = self.loading.take().map(|l| l.source);
         match result {
-            Ok((trace, timeline)) => {
+            LoadOutcome::Loaded(loaded) => {
+                let (trace, timeline) = *loaded;
                 if let Some(LoadSource::File(path)) = &source
                     && let Err(e) = self.recent.add(path)
                 {
@@ -146,10 +206,14 @@ impl App {
                     self.set_view(spec);
                 }
             }
-            Err(LoadError::Cancelled { path }) => {
+            LoadOutcome::Failed(LoadError::Cancelled { path }) => {
                 self.status = format!("loading {} was cancelled", path.display());
             }
-            Err(e) => self.error = Some(e.to_string()),
+            LoadOutcome::Failed(e) => self.error = Some(e.to_string()),
+            LoadOutcome::TooLarge(path, estimate) => {
+                self.status = estimate.advice(&path);
+                self.part_dialog = Some(PartDialog::with_estimate(path, *estimate));
+            }
         }
         ctx.request_repaint();
     }
@@ -217,7 +281,7 @@ impl App {
         };
     }
 
-    fn ask_open(&mut self) {
+    fn ask_open(&mut self, part: bool) {
         let (tx, rx) = mpsc::channel();
         // The dialog blocks its thread; the UI keeps drawing.
         std::thread::spawn(move || {
@@ -227,7 +291,7 @@ impl App {
                 .pick_file();
             let _ = tx.send(picked);
         });
-        self.open_dialog = Some(rx);
+        self.open_dialog = Some((rx, part));
     }
 
     fn ask_save(&mut self, kind: Export) {
@@ -247,12 +311,15 @@ impl App {
     }
 
     fn poll_dialogs(&mut self, ctx: &egui::Context) {
-        if let Some(rx) = &self.open_dialog
+        if let Some((rx, part)) = &self.open_dialog
             && let Ok(picked) = rx.try_recv()
         {
+            let part = *part;
             self.open_dialog = None;
-            if let Some(path) = picked {
-                self.open(ctx, LoadSource::File(path));
+            match picked {
+                Some(path) if part => self.ask_part(path),
+                Some(path) => self.open(ctx, LoadSource::File(path)),
+                None => {}
             }
         }
         if let Some((kind, rx)) = &self.save_dialog
@@ -307,7 +374,16 @@ impl App {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
                 if ui.button("Open…").clicked() {
-                    self.ask_open();
+                    self.ask_open(false);
+                }
+                if ui
+                    .button("Open part of a trace…")
+                    .on_hover_text(
+                        "A time range or some threads of a trace too large to load whole",
+                    )
+                    .clicked()
+                {
+                    self.ask_open(true);
                 }
                 if ui.button("Open the demo trace").clicked() {
                     self.open(&ctx, LoadSource::Demo);
@@ -605,10 +681,16 @@ impl App {
                 if ui.button("Cancel").clicked() {
                     loading.cancel();
                 }
-            } else if let Some(l) = &self.loaded
-                && self.show_timings
-            {
-                ui.label(format!("frame built in {:.1} ms", l.timeline.last_build_ms));
+            } else if let Some(l) = &self.loaded {
+                if let Some(part) = &l.trace.part {
+                    ui.label(
+                        RichText::new(format!("part loaded: {}", part.subset))
+                            .color(theme::WARNING),
+                    );
+                }
+                if self.show_timings {
+                    ui.label(format!("frame built in {:.1} ms", l.timeline.last_build_ms));
+                }
             }
             if !self.status.is_empty() {
                 ui.separator();
@@ -684,6 +766,7 @@ impl eframe::App for App {
             }
         });
         self.report_window(&ctx);
+        self.part_dialog_ui(&ctx);
     }
 }
 

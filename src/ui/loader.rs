@@ -9,9 +9,12 @@ use std::time::Instant;
 
 use super::timeline::Timeline;
 use crate::analysis::source::SourceFinder;
+use crate::trace::estimate::MemoryEstimate;
 use crate::trace::pcf::Pcf;
 use crate::trace::row::RowNames;
-use crate::trace::{self, LoadError, LoadOptions, LoadProgress, LoadReport, NullOverride, Trace};
+use crate::trace::{
+    self, LoadError, LoadOptions, LoadProgress, LoadReport, NullOverride, Subset, Trace,
+};
 
 /// The embedded demo trace (written by `prvscope gen`, see `assets/demo`).
 pub const DEMO_PRV: &[u8] = include_bytes!("../../assets/demo/demo.prv");
@@ -42,17 +45,41 @@ impl LoadSource {
     }
 }
 
+/// What to load of a file, and whether to check first that the machine has the memory.
+#[derive(Debug, Clone, Default)]
+pub struct LoadRequest {
+    /// The part of the trace to load (default: all of it).
+    pub subset: Subset,
+    /// Load without estimating the memory first.
+    pub skip_memory_check: bool,
+    /// The memory to count on instead of what the machine has available (tests).
+    pub available_override: Option<u64>,
+}
+
+/// How a load ended.
+pub enum LoadOutcome {
+    Loaded(Box<(Trace, Timeline)>),
+    Failed(LoadError),
+    /// Not started: the whole trace is expected to need more memory than is available.
+    TooLarge(PathBuf, Box<MemoryEstimate>),
+}
+
 /// A load running on its own thread.
 pub struct Loading {
     pub source: LoadSource,
     pub progress: Arc<LoadProgress>,
     started: Instant,
-    rx: Receiver<Result<(Trace, Timeline), LoadError>>,
+    rx: Receiver<LoadOutcome>,
 }
 
 impl Loading {
     /// Starts loading; `wake` is called when the result is ready (the app repaints then).
-    pub fn start(source: LoadSource, null: NullOverride, wake: impl Fn() + Send + 'static) -> Self {
+    pub fn start(
+        source: LoadSource,
+        null: NullOverride,
+        request: LoadRequest,
+        wake: impl Fn() + Send + 'static,
+    ) -> Self {
         let progress = Arc::new(LoadProgress::default());
         let (tx, rx) = mpsc::channel();
         let job_progress = Arc::clone(&progress);
@@ -60,28 +87,14 @@ impl Loading {
         let spawned = std::thread::Builder::new()
             .name("trace-loader".to_owned())
             .spawn(move || {
-                let options = LoadOptions {
-                    null,
-                    ..LoadOptions::default()
-                };
-                let result = in_background(|| {
-                    let result = match &job_source {
-                        LoadSource::File(path) => trace::load(path, &options, Some(job_progress)),
-                        LoadSource::Demo => load_demo(&options),
-                    };
-                    // The first view is built here too: on a big trace it takes a moment.
-                    result.map(|t| {
-                        let timeline = Timeline::new(&t);
-                        (t, timeline)
-                    })
-                });
+                let outcome = load_job(&job_source, null, request, job_progress);
                 // The receiver is gone only when the app dropped this load.
-                let _ = tx.send(result);
+                let _ = tx.send(outcome);
                 wake();
             });
         if let Err(e) = spawned {
             let (tx, rx2) = mpsc::channel();
-            let _ = tx.send(Err(LoadError::Io {
+            let _ = tx.send(LoadOutcome::Failed(LoadError::Io {
                 path: PathBuf::from(source.display_name()),
                 reason: e,
             }));
@@ -100,8 +113,8 @@ impl Loading {
         }
     }
 
-    /// The trace and its first timeline, once the load has finished.
-    pub fn poll(&self) -> Option<Result<(Trace, Timeline), LoadError>> {
+    /// How the load ended, once it has.
+    pub fn poll(&self) -> Option<LoadOutcome> {
         self.rx.try_recv().ok()
     }
 
@@ -127,6 +140,47 @@ impl Loading {
     /// Seconds since the load started.
     pub fn elapsed(&self) -> f64 {
         self.started.elapsed().as_secs_f64()
+    }
+}
+
+/// The work of the loader thread: the memory check, the load, the first timeline.
+fn load_job(
+    source: &LoadSource,
+    null: NullOverride,
+    request: LoadRequest,
+    progress: Arc<LoadProgress>,
+) -> LoadOutcome {
+    if let LoadSource::File(path) = source
+        && !request.skip_memory_check
+        && request.subset.is_whole()
+        && let Ok(mut e) = trace::estimate::estimate(path)
+    {
+        if request.available_override.is_some() {
+            e.available_bytes = request.available_override;
+        }
+        if e.too_large() {
+            return LoadOutcome::TooLarge(path.clone(), Box::new(e));
+        }
+    }
+    let options = LoadOptions {
+        null,
+        subset: request.subset,
+        ..LoadOptions::default()
+    };
+    let result = in_background(|| {
+        let result = match source {
+            LoadSource::File(path) => trace::load(path, &options, Some(progress)),
+            LoadSource::Demo => load_demo(&options),
+        };
+        // The first view is built here too: on a big trace it takes a moment.
+        result.map(|t| {
+            let timeline = Timeline::new(&t);
+            (t, timeline)
+        })
+    });
+    match result {
+        Ok(pair) => LoadOutcome::Loaded(Box::new(pair)),
+        Err(e) => LoadOutcome::Failed(e),
     }
 }
 

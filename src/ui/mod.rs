@@ -6,13 +6,15 @@
 //! - [`view`]: what a view reads and how its values become colours and labels;
 //! - [`rows`]: rows grouped by application and task, collapsible;
 //! - [`scope_panel`]: the Carnival-like source and scope panel beside the timeline;
-//! - [`loader`]: loading off the UI thread, the embedded demo trace;
+//! - [`loader`]: loading off the UI thread (after a memory check), the embedded demo trace;
+//! - [`part_dialog`]: "Open part of a trace" (a time range, some threads) with memory estimates;
 //! - [`recent`]: the recent-files list;
 //! - [`theme`]: every colour.
 
 pub mod app;
 pub mod frame;
 pub mod loader;
+pub mod part_dialog;
 pub mod recent;
 pub mod rows;
 pub mod scope_panel;
@@ -29,6 +31,7 @@ pub fn run(
     source: LoadSource,
     null: NullOverride,
     view: Option<crate::store::signal::SignalSpec>,
+    request: self::loader::LoadRequest,
 ) -> anyhow::Result<()> {
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
@@ -41,7 +44,7 @@ pub fn run(
         "prvscope",
         options,
         Box::new(move |cc| {
-            let mut app = App::with_user_config(&cc.egui_ctx, source, null);
+            let mut app = App::with_user_config(&cc.egui_ctx, source, null, request);
             app.start_view = view;
             Ok(Box::new(app))
         }),

@@ -90,8 +90,15 @@ impl Grouping {
         let total = trace.store.threads().len();
         for (a, app) in trace.header.applications.iter().enumerate() {
             let app_threads: usize = app.tasks.iter().map(|t| t.threads as usize).sum();
+            let any_loaded =
+                |range: std::ops::Range<usize>| range.into_iter().any(|r| trace.is_row_loaded(r));
             if self.apps.contains(&a) {
                 let end = (thread + app_threads).min(total);
+                if !any_loaded(thread.min(end)..end) {
+                    thread += app_threads;
+                    task_index += app.tasks.len();
+                    continue;
+                }
                 rows.push(RowItem {
                     label: level_name("APPL", a).unwrap_or_else(|| format!("APPL {}", a + 1)),
                     kind: RowKind::Appl { appl: a },
@@ -106,7 +113,9 @@ impl Grouping {
             for (t, task) in app.tasks.iter().enumerate() {
                 let n = task.threads as usize;
                 let end = (thread + n).min(total);
-                if self.tasks.contains(&(a, t)) {
+                if !any_loaded(thread.min(end)..end) {
+                    // Threads left out of a partial load are not shown.
+                } else if self.tasks.contains(&(a, t)) {
                     rows.push(RowItem {
                         label: level_name("TASK", task_index)
                             .unwrap_or_else(|| format!("TASK {}.{}", a + 1, t + 1)),
@@ -116,7 +125,7 @@ impl Grouping {
                         task: t,
                     });
                 } else {
-                    for row in thread.min(end)..end {
+                    for row in (thread.min(end)..end).filter(|&r| trace.is_row_loaded(r)) {
                         rows.push(RowItem {
                             label: trace.thread_name(row),
                             kind: RowKind::Thread(row),

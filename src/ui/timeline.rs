@@ -88,6 +88,8 @@ pub struct Timeline {
     /// Milliseconds the last frame build took.
     pub last_build_ms: f64,
     end_time: u64,
+    /// What Home shows: the whole trace, or the time range loaded.
+    home: TimeWindow,
     ns_per_tick: u64,
     /// Where the rows were drawn in the last frame, and their height.
     pub area: Rect,
@@ -108,13 +110,21 @@ impl Timeline {
         let grouping = Grouping::default();
         let rows = grouping.layout(trace);
         let end_time = trace.header.end_time.max(trace.store.end_time());
+        let home = match trace.loaded_range() {
+            Some((from, to)) if to > from => TimeWindow {
+                start: from,
+                span: (to - from).max(super::frame::MIN_SPAN),
+            },
+            _ => TimeWindow::all(end_time),
+        };
         Timeline {
             config,
             signals,
             coloring,
             pending: None,
             view_generation: 0,
-            window: TimeWindow::all(end_time),
+            window: home,
+            home,
             undo: Vec::new(),
             redo: Vec::new(),
             grouping,
@@ -245,9 +255,9 @@ impl Timeline {
         step_history(&mut self.window, &mut self.redo, &mut self.undo)
     }
 
-    /// Shows the whole trace.
+    /// Shows the whole trace (the range loaded, when only part of it was).
     pub fn fit(&mut self) {
-        self.zoom_to(TimeWindow::all(self.end_time));
+        self.zoom_to(self.home);
     }
 
     /// Details of drawn row `row` at tick `t`.

@@ -12,4 +12,5 @@ mod real_traces;
 mod scope_panel;
 mod scopes;
 mod soak;
+mod subset;
 mod viewer;

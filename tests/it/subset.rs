@@ -1,0 +1,236 @@
+//! Loading part of a trace (a time range, some threads): what the part keeps gives the same
+//! statistics of its range as the whole trace, it takes a fraction of the memory, it is the
+//! same whichever way the file is read, and a trace too large for the memory is refused
+//! with what to do instead.
+
+use std::path::{Path, PathBuf};
+
+use prvscope::analysis::stats::{self, Semantic};
+use prvscope::synth::{self, GenOptions};
+use prvscope::trace::{self, LoadOptions, Subset, Trace};
+
+use crate::common::temp_dir;
+
+/// A generated trace of 16 threads (4 per task), about 4 MB, and its whole load.
+fn generated(name: &str) -> (PathBuf, Trace) {
+    let dir = temp_dir(name);
+    let path = dir.join("g.prv");
+    synth::generate(
+        &path,
+        &GenOptions {
+            threads: 16,
+            threads_per_task: 4,
+            target_bytes: 4 << 20,
+            ..GenOptions::default()
+        },
+    )
+    .unwrap();
+    let whole = crate::common::load(&path);
+    (path, whole)
+}
+
+fn load_part(path: &Path, subset: &Subset) -> Trace {
+    let opts = LoadOptions {
+        subset: subset.clone(),
+        ..LoadOptions::default()
+    };
+    trace::load(path, &opts, None).unwrap()
+}
+
+#[test]
+fn a_time_range_gives_the_same_statistics_of_the_range_in_a_fraction_of_the_memory() {
+    let _shared = crate::common::shared();
+    let (path, whole) = generated("subset-range");
+    let end = whole.header.end_time;
+    let (t0, t1) = (end / 2, end / 2 + end / 10);
+    let subset = Subset {
+        from: Some(t0),
+        to: Some(t1),
+        threads: None,
+    };
+    let part = load_part(&path, &subset);
+    assert_eq!(part.loaded_range(), Some((t0, t1)));
+    assert!(part.report.is_empty(), "{:?}", part.report.warnings());
+    // "State as is" and "last event value" of every type over the range: equal.
+    let mut semantics = vec![Semantic::StateAsIs];
+    semantics.extend(
+        whole
+            .store
+            .event_types()
+            .into_iter()
+            .map(Semantic::LastEventValue),
+    );
+    assert!(semantics.len() >= 4);
+    for semantic in semantics {
+        assert_eq!(
+            stats::time_per_value(&part.store, semantic, t0, t1),
+            stats::time_per_value(&whole.store, semantic, t0, t1),
+            "{semantic:?}"
+        );
+    }
+    // The range's records are all there, and nothing outside it but what holds at t0.
+    for row in 0..16 {
+        for ty in whole.store.event_types() {
+            let inside: Vec<_> = whole.store.events_in(row, ty, t0, t1 + 1).collect();
+            assert_eq!(
+                part.store
+                    .events_in(row, ty, t0, t1 + 1)
+                    .collect::<Vec<_>>(),
+                inside
+            );
+            // Of the events before the range, only the last (the value holding at t0).
+            let before: Vec<_> = part.store.events_in(row, ty, 0, t0).collect();
+            assert!(before.len() <= 1, "row {row} type {ty}: {before:?}");
+            assert_eq!(
+                before.first(),
+                whole.store.events_in(row, ty, 0, t0).last().as_ref()
+            );
+            assert!(
+                part.store
+                    .events_in(row, ty, t1 + 1, u64::MAX)
+                    .next()
+                    .is_none()
+            );
+        }
+        assert_eq!(
+            part.store.states_in(row, 0, u64::MAX).collect::<Vec<_>>(),
+            whole.store.states_in(row, t0, t1 + 1).collect::<Vec<_>>()
+        );
+    }
+    let (a, b) = (part.store.heap_bytes(), whole.store.heap_bytes());
+    assert!(a * 5 < b, "a tenth of the time takes {a} of {b} bytes");
+    // Read in memory or from a gzip stream, the part is the same.
+    let bytes = std::fs::read(&path).unwrap();
+    let opts = LoadOptions {
+        subset: subset.clone(),
+        chunk_bytes: 64 << 10,
+        ..LoadOptions::default()
+    };
+    let pcf = whole.pcf.clone();
+    let in_memory = trace::load_bytes(&path, &bytes, pcf, &opts).unwrap();
+    assert_eq!(in_memory.store, part.store);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &bytes).unwrap();
+    let gz_path = path.with_extension("prv.gz");
+    std::fs::write(&gz_path, gz.finish().unwrap()).unwrap();
+    assert_eq!(load_part(&gz_path, &subset).store, part.store);
+}
+
+#[test]
+fn some_threads_keep_their_records_and_the_messages_between_them() {
+    let _shared = crate::common::shared();
+    let (path, whole) = generated("subset-threads");
+    // Rows 1-2, all of task 3 (rows 9-12) and thread 4.1.4 (row 16).
+    let subset = Subset {
+        from: None,
+        to: None,
+        threads: Some("1-2,1.3,1.4.4".parse().unwrap()),
+    };
+    let part = load_part(&path, &subset);
+    let kept = [0, 1, 8, 9, 10, 11, 15];
+    for row in 0..16 {
+        let w = &whole.store.threads()[row];
+        let p = &part.store.threads()[row];
+        if kept.contains(&row) {
+            assert_eq!(p, w, "row {row}");
+            assert!(part.is_row_loaded(row));
+        } else {
+            assert_eq!(p.states.len() + p.events.len(), 0, "row {row}");
+            assert!(!part.is_row_loaded(row));
+        }
+    }
+    let between: Vec<_> = whole
+        .store
+        .comms()
+        .iter()
+        .filter(|c| kept.contains(&(c.send_row as usize)) && kept.contains(&(c.recv_row as usize)))
+        .copied()
+        .collect();
+    assert!(!between.is_empty());
+    assert_eq!(part.store.comms(), between.as_slice());
+    // The timeline lists only the loaded threads.
+    let timeline = prvscope::ui::timeline::Timeline::new(&part);
+    assert_eq!(timeline.rows().len(), kept.len());
+    // Threads the header does not have are refused with the reason.
+    let bad = Subset {
+        threads: Some("1.5".parse().unwrap()),
+        ..Subset::default()
+    };
+    let e = trace::load(
+        &path,
+        &LoadOptions {
+            subset: bad,
+            ..LoadOptions::default()
+        },
+        None,
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("task 1.5 is not in the header"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_trace_too_large_for_the_memory_is_refused_with_what_fits() {
+    let _shared = crate::common::shared();
+    let (path, whole) = generated("subset-memory");
+    let e = trace::estimate::estimate(&path).unwrap();
+    assert_eq!(e.text_bytes, std::fs::metadata(&path).unwrap().len());
+    assert_eq!(e.header.as_ref().unwrap().thread_count(), 16);
+    // The estimate is above what the load took (the store is most of what stays).
+    let store = whole.store.heap_bytes() as u64;
+    assert!(
+        e.whole_bytes > store && e.whole_bytes < store * 20,
+        "{} vs {store}",
+        e.whole_bytes
+    );
+    // A budget for a third of the records: refused, naming the options and a range that fits.
+    let nothing = Subset {
+        from: Some(0),
+        to: Some(0),
+        threads: None,
+    };
+    let fixed = e.bytes_for(&nothing);
+    let budget = fixed + (e.whole_bytes - fixed) / 3;
+    let message = prvscope::cli::check_memory(&path, &Subset::default(), Some(budget))
+        .unwrap_err()
+        .to_string();
+    for needle in [
+        "needs about",
+        "--from/--to",
+        "--threads",
+        "16 threads",
+        "fits",
+    ] {
+        assert!(message.contains(needle), "{needle}: {message}");
+    }
+    // The suggested range is expected to fit, and a part within the budget passes.
+    let mut limited = e.clone();
+    limited.available_bytes = Some(budget);
+    let (from, to) = limited.range_that_fits(budget).unwrap();
+    let part = Subset {
+        from: Some(from),
+        to: Some(to),
+        threads: None,
+    };
+    assert!(to > 0 && to < whole.header.end_time);
+    assert!(limited.bytes_for(&part) <= budget);
+    prvscope::cli::check_memory(&path, &part, Some(budget)).unwrap();
+    prvscope::cli::check_memory(&path, &Subset::default(), None).unwrap();
+    // Compressed: the text size comes from the xz index, exactly.
+    let summary = synth::generate(
+        &path.with_file_name("x.prv"),
+        &GenOptions {
+            threads: 4,
+            target_bytes: 1 << 20,
+            xz: true,
+            ..GenOptions::default()
+        },
+    )
+    .unwrap();
+    let xz = synth::xz_path(&summary.prv);
+    let ex = trace::estimate::estimate(&xz).unwrap();
+    assert_eq!(ex.compression, trace::Compression::Xz);
+    assert_eq!(ex.text_bytes, summary.bytes);
+}
