@@ -10,7 +10,8 @@
 //! | `ovni_gen_large_4x16` (`.xz`) | 282 MB | 64 | 0.547 |
 //! | generated, 4096 threads | 1000 MB | 4096 | 1.25 (0.6 + 170 kB per thread) |
 //!
-//! so the peak is taken as `0.6 x text + 200 kB x threads + 16 MB`. The memory available
+//! so the peak is taken as `0.6 x text + 170 kB x threads + 16 MB` (on the high side of
+//! each measurement, by up to 12%). The memory available
 //! is Linux's `MemAvailable`, or less when a control group limits the process.
 
 use std::fmt::Write as _;
@@ -25,7 +26,7 @@ use super::subset::Subset;
 /// Peak memory of a load per byte of trace text.
 const PEAK_PER_TEXT_BYTE: f64 = 0.6;
 /// Peak memory of a load per thread (per-worker and per-chunk buffers of each row).
-const PEAK_PER_THREAD: u64 = 200 << 10;
+const PEAK_PER_THREAD: u64 = 170 << 10;
 /// What any load needs besides (tables, threads, the side files).
 const PEAK_BASE: u64 = 16 << 20;
 
@@ -350,11 +351,11 @@ mod tests {
     #[test]
     fn the_peak_grows_with_text_and_threads() {
         assert_eq!(peak(0, 0), 16 << 20);
-        // The measured cases of the module documentation are within 15%.
+        // The measured cases of the module documentation, estimated a little above.
         let gen64 = peak(1_000_000_000, 64) as f64 / 565e6;
         let gen4096 = peak(1_000_000_000, 4096) as f64 / 1252e6;
-        assert!((0.85..1.15).contains(&gen64), "{gen64}");
-        assert!((0.85..1.15).contains(&gen4096), "{gen4096}");
+        assert!((1.0..1.15).contains(&gen64), "{gen64}");
+        assert!((1.0..1.15).contains(&gen4096), "{gen4096}");
         assert_eq!(human(3 << 30), "3.0 GB");
         assert_eq!(human(5 << 20), "5 MB");
     }

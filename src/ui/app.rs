@@ -162,6 +162,7 @@ impl App {
             return;
         };
         self.part_dialog = None;
+        self.status.clear();
         if let PartChoice::Load(path, subset) = choice {
             let request = LoadRequest {
                 subset,
@@ -211,7 +212,14 @@ impl App {
             }
             LoadOutcome::Failed(e) => self.error = Some(e.to_string()),
             LoadOutcome::TooLarge(path, estimate) => {
-                self.status = estimate.advice(&path);
+                self.status = format!(
+                    "{} needs about {} to load, more than the memory available: choose a part of it",
+                    path.file_name().map_or_else(
+                        || path.display().to_string(),
+                        |n| n.to_string_lossy().into_owned()
+                    ),
+                    crate::trace::estimate::human(estimate.whole_bytes)
+                );
                 self.part_dialog = Some(PartDialog::with_estimate(path, *estimate));
             }
         }
@@ -631,6 +639,17 @@ impl App {
             "{} states, {} events, {} comms",
             c.states, c.events, c.comms
         ));
+        if let Some(part) = &l.trace.part {
+            let rows = l.trace.store.threads().len();
+            let loaded = (0..rows).filter(|&r| l.trace.is_row_loaded(r)).count();
+            ui.label(
+                RichText::new(format!(
+                    "Part loaded: {} ({loaded} of {rows} threads)",
+                    part.subset
+                ))
+                .color(theme::WARNING),
+            );
+        }
         if self.show_timings {
             ui.label(format!("loaded in {:.2} s", l.trace.stats.load_seconds));
         }

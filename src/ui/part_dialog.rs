@@ -39,7 +39,14 @@ impl PartDialog {
             .available_bytes
             .and_then(|a| estimate.range_that_fits(a / 10 * 8));
         let (from, to) = match fits {
-            Some((from, to)) if estimate.too_large() => (from.to_string(), to.to_string()),
+            Some((from, to)) if estimate.too_large() => (
+                if from == 0 {
+                    String::new()
+                } else {
+                    from.to_string()
+                },
+                to.to_string(),
+            ),
             _ => (String::new(), String::new()),
         };
         PartDialog {
@@ -137,6 +144,7 @@ impl PartDialog {
         let mut choice = None;
         let mut open = true;
         egui::Window::new("Open part of a trace")
+            .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
             .open(&mut open)
             .collapsible(false)
             .resizable(false)
@@ -149,7 +157,12 @@ impl PartDialog {
     }
 
     fn body(&mut self, ui: &mut Ui) -> Option<PartChoice> {
-        ui.label(RichText::new(self.path.display().to_string()).strong());
+        let name = self.path.file_name().map_or_else(
+            || self.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        ui.label(RichText::new(name).strong())
+            .on_hover_text(self.path.display().to_string());
         match (&self.estimate, &self.estimate_error) {
             (Some(e), _) => {
                 let text = format!(
@@ -170,8 +183,9 @@ impl PartDialog {
                     ui.label(text);
                 }
                 if let Some(h) = &e.header {
+                    let seconds = h.end_time as f64 * h.time_unit.ns_per_tick() as f64 / 1e9;
                     ui.label(format!(
-                        "It lasts {} {} and has {} threads.",
+                        "It lasts {} {} ({seconds:.3} s) and has {} threads.",
                         h.end_time,
                         h.time_unit,
                         h.thread_count()
@@ -192,18 +206,16 @@ impl PartDialog {
         egui::Grid::new("part-fields")
             .num_columns(2)
             .show(ui, |ui| {
-                ui.label("From (ticks)");
-                ui.add(egui::TextEdit::singleline(&mut self.from).hint_text("the start"));
-                ui.end_row();
-                ui.label("To (ticks)");
-                ui.add(egui::TextEdit::singleline(&mut self.to).hint_text("the end"));
-                ui.end_row();
-                ui.label("Threads");
-                ui.add(
-                    egui::TextEdit::singleline(&mut self.threads)
-                        .hint_text("all, or 1-8,12 or 1.2"),
-                );
-                ui.end_row();
+                for (name, value, hint) in [
+                    ("From (ticks)", &mut self.from, "the start"),
+                    ("To (ticks)", &mut self.to, "the end"),
+                    ("Threads", &mut self.threads, "all, or 1-8,12 or 1.2"),
+                ] {
+                    let label = ui.label(name);
+                    ui.add(egui::TextEdit::singleline(value).hint_text(hint))
+                        .labelled_by(label.id);
+                    ui.end_row();
+                }
             });
         let subset = self.subset();
         let mut loadable = None;

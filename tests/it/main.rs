@@ -8,6 +8,7 @@ mod demo;
 mod generated;
 mod hostile;
 mod parallel_vs_naive;
+mod part_dialog;
 mod real_traces;
 mod scope_panel;
 mod scopes;

@@ -1,0 +1,158 @@
+//! "Open part of a trace" in the viewer: a trace too large for the memory opens it instead
+//! of loading, and the part chosen there is what the timeline shows.
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use prvscope::synth::{self, GenOptions};
+use prvscope::trace::NullOverride;
+use prvscope::ui::app::App;
+use prvscope::ui::loader::{LoadRequest, LoadSource};
+
+use crate::common::temp_dir;
+
+fn generated(name: &str) -> std::path::PathBuf {
+    let path = temp_dir(name).join("g.prv");
+    synth::generate(
+        &path,
+        &GenOptions {
+            threads: 16,
+            threads_per_task: 4,
+            target_bytes: 4 << 20,
+            ..GenOptions::default()
+        },
+    )
+    .unwrap();
+    path
+}
+
+fn harness(path: &std::path::Path, available: Option<u64>) -> Harness<'static, App> {
+    let source = LoadSource::File(path.to_path_buf());
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1200.0, 700.0))
+        .build_eframe(move |cc| {
+            let request = LoadRequest {
+                available_override: available,
+                ..LoadRequest::default()
+            };
+            let mut app =
+                App::with_request(&cc.egui_ctx, source, NullOverride::Auto, None, request);
+            app.show_timings = false;
+            app.show_scopes = false;
+            app
+        });
+    let ctx = h.ctx.clone();
+    h.state_mut().wait_for_load(&ctx);
+    h.run_steps(4);
+    h
+}
+
+fn load_part(h: &mut Harness<'_, App>) {
+    h.get_by_label("Load this part").click();
+    h.run_steps(2);
+    let ctx = h.ctx.clone();
+    h.state_mut().wait_for_load(&ctx);
+    h.run_steps(4);
+}
+
+#[test]
+fn a_trace_too_large_opens_the_part_dialog_and_loads_the_threads_chosen() {
+    let _shared = crate::common::shared();
+    let path = generated("part-dialog-threads");
+    // 20 MB: the whole trace is estimated above it, one task of four threads below.
+    let mut h = harness(&path, Some(20 << 20));
+    assert!(
+        h.state().loaded.is_none(),
+        "nothing is loaded before the user chooses"
+    );
+    assert!(h.state().part_dialog.is_some());
+    h.get_by_label_contains("The whole trace needs about");
+    h.get_by_label_contains("of text); 20 MB available.");
+    h.get_by_label_contains("has 16 threads");
+    h.get_by_label_contains("g.prv needs about 21 MB to load, more than the memory available");
+    // The range is preset to what fits; clear it and choose task 1.3 instead.
+    let preset_to: u64 = h.state().part_dialog.as_ref().unwrap().to.parse().unwrap();
+    assert!(preset_to > 0);
+    h.state_mut().part_dialog.as_mut().unwrap().to.clear();
+    h.get_by_label("Threads").focus();
+    h.get_by_label("Threads").type_text("1.3");
+    h.run_steps(2);
+    h.get_by_label_contains("This part needs about");
+    // No text cursor in the picture (it blinks).
+    h.ctx.memory_mut(|m| {
+        if let Some(id) = m.focused() {
+            m.surrender_focus(id);
+        }
+    });
+    h.run_steps(2);
+    h.snapshot("part_dialog");
+    load_part(&mut h);
+    let app = h.state();
+    assert!(app.part_dialog.is_none());
+    let l = app.loaded.as_ref().expect("the part is loaded");
+    assert_eq!(
+        l.trace.part.as_ref().unwrap().subset.to_string(),
+        "threads 1.3"
+    );
+    let rows: Vec<String> = l.timeline.rows().iter().map(|r| r.label.clone()).collect();
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    h.get_by_label("THREAD 1.3.1");
+    h.get_by_label("THREAD 1.3.4");
+    assert!(h.query_by_label("THREAD 1.1.1").is_none());
+    h.get_by_label_contains("part loaded: threads 1.3");
+    h.get_by_label("Part loaded: threads 1.3 (4 of 16 threads)");
+    h.snapshot("part_loaded_task_1_3");
+}
+
+#[test]
+fn open_part_of_a_trace_loads_a_time_range_and_home_fits_it() {
+    let _shared = crate::common::shared();
+    let path = generated("part-dialog-range");
+    // Enough memory: the trace loads whole, then File > Open part of a trace… on it.
+    let mut h = harness(&path, None);
+    let end = h.state().loaded.as_ref().unwrap().trace.header.end_time;
+    h.state_mut().ask_part(path.clone());
+    for _ in 0..200 {
+        h.run_steps(1);
+        if h.state().part_dialog.as_ref().unwrap().estimate.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    h.run_steps(2);
+    h.get_by_label_contains("The whole trace needs about");
+    let (from, to) = (end / 4, end / 2);
+    h.get_by_label("From (ticks)").focus();
+    h.get_by_label("From (ticks)").type_text(&from.to_string());
+    h.get_by_label("To (ticks)").focus();
+    h.get_by_label("To (ticks)").type_text(&to.to_string());
+    h.run_steps(2);
+    // A bad field says what is wrong and disables loading.
+    h.get_by_label("Threads").focus();
+    h.get_by_label("Threads").type_text("1.9");
+    h.run_steps(2);
+    h.get_by_label_contains("task 1.9 is not in the header");
+    h.state_mut().part_dialog.as_mut().unwrap().threads.clear();
+    h.run_steps(2);
+    load_part(&mut h);
+    let l = h.state().loaded.as_ref().unwrap();
+    assert_eq!(l.trace.loaded_range(), Some((from, to)));
+    let w = l.timeline.window;
+    assert_eq!(
+        (w.start, w.end()),
+        (from, to),
+        "the timeline opens on the range"
+    );
+    assert_eq!(l.timeline.rows().len(), 16);
+    h.state_mut()
+        .loaded
+        .as_mut()
+        .unwrap()
+        .timeline
+        .zoom_to(prvscope::ui::frame::TimeWindow {
+            start: 0,
+            span: end,
+        });
+    h.state_mut().loaded.as_mut().unwrap().timeline.fit();
+    let w = h.state().loaded.as_ref().unwrap().timeline.window;
+    assert_eq!((w.start, w.end()), (from, to), "Home shows the range");
+}
