@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 shared=../../shared/traces
 bad=../tests/fixtures/bad
-for t in header prv_body pcf row load; do mkdir -p "corpus/$t"; done
+for t in header prv_body pcf row load plain_file; do mkdir -p "corpus/$t"; done
 n=0
 add() { # target file [bytes]
   n=$((n + 1))
@@ -17,6 +17,8 @@ add() { # target file [bytes]
 for f in "$shared"/*/*.prv "$bad"/*.prv; do
   [ -f "$f" ] || continue
   add load "$f" 65536
+  # plain_file: one byte of knobs (piece size, part), then the text.
+  n=$((n + 1)); { printf '\x85'; head -c 65536 "$f"; } > "corpus/plain_file/seed-$n"
   add header "$f" 4096
   # The body without its header line, for prv_body's fixed header.
   n=$((n + 1)); head -c 65536 < <(tail -n +2 "$f") > "corpus/prv_body/seed-$n"
