@@ -1,5 +1,5 @@
-//! Where the bytes of a trace come from: a memory-mapped plain file, or an `.xz`/`.gz` stream
-//! decoded on a background thread.
+//! Where the bytes of a trace come from: a plain file read in pieces by positioned reads, or
+//! an `.xz`/`.gz` stream decoded on a background thread.
 //!
 //! The compression is recognised by the magic bytes, not by the file name. A compressed
 //! stream is decoded into blocks that end on a newline and handed over through a bounded
