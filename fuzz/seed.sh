@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 shared=../../shared/traces
 bad=../tests/fixtures/bad
-for t in header prv_body pcf row load plain_file; do mkdir -p "corpus/$t"; done
+for t in header prv_body pcf row load plain_file estimate; do mkdir -p "corpus/$t"; done
 n=0
 add() { # target file [bytes]
   n=$((n + 1))
@@ -17,6 +17,7 @@ add() { # target file [bytes]
 for f in "$shared"/*/*.prv "$bad"/*.prv; do
   [ -f "$f" ] || continue
   add load "$f" 65536
+  add estimate "$f" 4096
   # plain_file: one byte of knobs (piece size, part), then the text.
   n=$((n + 1)); { printf '\x85'; head -c 65536 "$f"; } > "corpus/plain_file/seed-$n"
   add header "$f" 4096
@@ -25,7 +26,7 @@ for f in "$shared"/*/*.prv "$bad"/*.prv; do
 done
 for f in "$shared"/*/*.xz "$shared"/*/*.gz "$bad"/*.xz "$bad"/*.gz; do
   [ -f "$f" ] || continue
-  if [ "$(stat -c %s "$f")" -le 4000000 ]; then add load "$f"; fi
+  if [ "$(stat -c %s "$f")" -le 4000000 ]; then add load "$f"; add estimate "$f"; fi
 done
 for f in "$shared"/*/*.pcf "$bad"/*.pcf; do if [ -f "$f" ]; then add pcf "$f"; fi; done
 for f in "$shared"/*/*.row "$bad"/*.row; do if [ -f "$f" ]; then add row "$f"; fi; done

@@ -29,6 +29,8 @@ const PEAK_PER_TEXT_BYTE: f64 = 0.6;
 const PEAK_PER_THREAD: u64 = 170 << 10;
 /// What any load needs besides (tables, threads, the side files).
 const PEAK_BASE: u64 = 16 << 20;
+/// The largest `.xz` index believed: 64 MB is some 4 million blocks.
+const MAX_XZ_INDEX: u64 = 64 << 20;
 
 /// What a load of a trace (or of part of it) is expected to need.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,7 +87,11 @@ impl MemoryEstimate {
         let fixed = peak(0, h.thread_count() as u64);
         let text_budget = budget.saturating_sub(fixed) as f64 / PEAK_PER_TEXT_BYTE;
         let share = (text_budget / self.text_bytes.max(1) as f64).clamp(0.0, 1.0);
-        Some((0, ((h.end_time as f64 * share) as u64).max(1)))
+        // f64 rounds up near 2^64: the range stays within the trace.
+        Some((
+            0,
+            ((h.end_time as f64 * share) as u64).min(h.end_time).max(1),
+        ))
     }
 
     /// The message shown when the whole trace does not fit, with what can be done instead.
@@ -221,6 +227,11 @@ fn xz_text_size(file: &File, len: u64) -> Option<u64> {
         }
         let backward = u64::from(u32::from_le_bytes(footer.get(4..8)?.try_into().ok()?));
         let index_size = (backward + 1) * 4;
+        // An index takes a few bytes per block: a footer promising more is not believed
+        // (it could ask for gigabytes).
+        if index_size > MAX_XZ_INDEX {
+            return None;
+        }
         let index_start = end.checked_sub(12 + index_size)?;
         let index = read(index_start, usize::try_from(index_size).ok()?)?;
         let mut pos = 0;
@@ -242,7 +253,9 @@ fn xz_text_size(file: &File, len: u64) -> Option<u64> {
 }
 
 /// The text size of a `.gz` file: the size modulo 2^32 its last member ends with, plus the
-/// multiple of 2^32 that brings it closest to `guess`.
+/// multiple of 2^32 that brings it closest to `guess`. Only when that is near the guess:
+/// a file of many members (`bgzip`, or files joined with `cat`) ends with the size of its
+/// last member alone.
 fn gzip_text_size(file: &File, len: u64, guess: u64) -> Option<u64> {
     let mut buf = [0u8; 4];
     let plain = PlainFile::new(file.try_clone().ok()?, len);
@@ -251,7 +264,8 @@ fn gzip_text_size(file: &File, len: u64, guess: u64) -> Option<u64> {
     }
     let low = u64::from(u32::from_le_bytes(buf));
     let k = (guess.saturating_sub(low) as f64 / 4_294_967_296.0).round() as u64;
-    Some(low + (k << 32))
+    let size = low.checked_add(k.checked_mul(1 << 32)?)?;
+    (size >= guess / 2 && size / 2 <= guess).then_some(size)
 }
 
 struct Sample {

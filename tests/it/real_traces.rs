@@ -150,6 +150,9 @@ fn ovni_large_xz_loads_ten_million_events_like_its_plain_text() {
     assert_eq!(t.header.thread_count(), 64);
     assert_eq!(t.report.skipped(), 0, "{:?}", t.report.warnings());
     assert!(t.stats.bytes_decoded > 280_000_000);
+    // The memory check before a load reads the text size from the xz index: exact.
+    let e = prvscope::trace::estimate::estimate(&src).unwrap();
+    assert_eq!(e.text_bytes, t.stats.bytes_decoded);
     // The store is compact: well under 16 bytes per record.
     assert!(
         t.store.bytes_per_record() < 16.0,
@@ -340,5 +343,46 @@ fn stats_of_prime16_equal_paravers_2d_analyzer() {
     assert_eq!(
         lines.next(),
         Some("THREAD 1.1.1,9360,613587757,15144257,24379,1176693971,66023051")
+    );
+}
+
+/// The memory check's text size of a `.gz` comes from the size its last member ends with.
+/// A file of many members (`bgzip`, or `.gz` files joined with `cat`) ends with the size of
+/// its last member only: read as the whole, it made a 20 MB trace look like 100 kB, and the
+/// check let through loads it should have stopped.
+#[test]
+fn gzip_text_size_is_exact_for_one_member_and_near_for_many() {
+    let _shared = crate::common::shared();
+    let Some(root) = shared_traces() else { return };
+    let src = root.join("pypop_imagemagick_omp4/omp4.prv.gz");
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::MultiGzDecoder::new(std::fs::File::open(&src).unwrap()),
+        &mut text,
+    )
+    .unwrap();
+    // Larger than the 16 MB sample: the size comes from the trailer.
+    assert!(text.len() > 16 << 20);
+    let e = prvscope::trace::estimate::estimate(&src).unwrap();
+    assert_eq!(e.text_bytes, text.len() as u64);
+    assert_eq!(e.header.unwrap().thread_count(), 4);
+
+    let gz = |bytes: &[u8]| {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut enc, bytes).unwrap();
+        enc.finish().unwrap()
+    };
+    let cut = text.len() - 100_000;
+    let mut joined = gz(&text[..cut]);
+    joined.extend(gz(&text[cut..]));
+    let path = temp_dir("gz-members").join("omp4.prv.gz");
+    std::fs::write(&path, &joined).unwrap();
+    let e = prvscope::trace::estimate::estimate(&path).unwrap();
+    let ratio = e.text_bytes as f64 / text.len() as f64;
+    assert!(
+        (0.7..1.4).contains(&ratio),
+        "{} of {}",
+        e.text_bytes,
+        text.len()
     );
 }
