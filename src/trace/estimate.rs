@@ -61,7 +61,7 @@ impl MemoryEstimate {
             let to = subset.to.unwrap_or(h.end_time).min(h.end_time);
             share *= to.saturating_sub(from) as f64 / h.end_time as f64;
         }
-        let threads = h.thread_count().max(1);
+        let threads = h.thread_count();
         let loaded = subset
             .threads
             .as_ref()
@@ -71,7 +71,9 @@ impl MemoryEstimate {
                     .map(|k| k.iter().filter(|&&x| x).count())
             })
             .unwrap_or(threads);
-        share *= loaded as f64 / threads as f64;
+        if loaded < threads {
+            share *= loaded as f64 / threads as f64;
+        }
         peak((self.text_bytes as f64 * share) as u64, loaded as u64)
     }
 
@@ -372,5 +374,27 @@ mod tests {
         assert!((1.0..1.15).contains(&gen4096), "{gen4096}");
         assert_eq!(human(3 << 30), "3.0 GB");
         assert_eq!(human(5 << 20), "5 MB");
+    }
+
+    /// Found by fuzzing: a header whose only task has no thread made the estimate of the
+    /// whole trace as a part (one thread counted) larger than the estimate of the whole.
+    #[test]
+    fn a_trace_without_threads_needs_no_more_as_a_part_than_whole() {
+        let text = "#Paraver (19/01/38 at 03:14):1674880_ns:0:1:1(0:1)\n2:0:1:1:1:0:6:1\n";
+        let path = std::env::temp_dir().join(format!(
+            "prvscope-estimate-no-threads-{}.prv",
+            std::process::id()
+        ));
+        std::fs::write(&path, text).unwrap();
+        let e = estimate(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(e.header.as_ref().unwrap().thread_count(), 0);
+        assert_eq!(e.bytes_for(&Subset::default()), e.whole_bytes);
+        let half = Subset {
+            from: Some(0),
+            to: Some(837_440),
+            threads: None,
+        };
+        assert!(e.bytes_for(&half) <= e.whole_bytes);
     }
 }
