@@ -35,6 +35,7 @@ pub fn info_json(t: &Trace) -> serde_json::Value {
         "bytes_per_record": t.store.bytes_per_record(),
         "pcf": t.pcf.is_some(),
         "row": t.row.is_some(),
+        "part": t.part_description(),
     })
 }
 
@@ -69,6 +70,9 @@ pub fn info_text(t: &Trace) -> String {
         "duration       {} {}",
         t.header.end_time, t.header.time_unit
     );
+    if let Some(part) = t.part_description() {
+        let _ = writeln!(s, "part loaded    {part}");
+    }
     let _ = writeln!(s, "states         {}", c.states);
     let _ = writeln!(
         s,

@@ -126,6 +126,14 @@ impl Trace {
             .is_none_or(|p| u32::try_from(row).is_ok_and(|r| p.filter.keeps_row(r)))
     }
 
+    /// What was loaded, if only part of the trace was: `threads 1.3 (4 of 16 threads)`.
+    pub fn part_description(&self) -> Option<String> {
+        let part = self.part.as_ref()?;
+        let rows = self.store.threads().len();
+        let loaded = (0..rows).filter(|&r| self.is_row_loaded(r)).count();
+        Some(format!("{} ({loaded} of {rows} threads)", part.subset))
+    }
+
     /// The time range loaded, if only part of the trace was.
     pub fn loaded_range(&self) -> Option<(u64, u64)> {
         let p = self.part.as_ref()?;

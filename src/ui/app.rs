@@ -639,16 +639,8 @@ impl App {
             "{} states, {} events, {} comms",
             c.states, c.events, c.comms
         ));
-        if let Some(part) = &l.trace.part {
-            let rows = l.trace.store.threads().len();
-            let loaded = (0..rows).filter(|&r| l.trace.is_row_loaded(r)).count();
-            ui.label(
-                RichText::new(format!(
-                    "Part loaded: {} ({loaded} of {rows} threads)",
-                    part.subset
-                ))
-                .color(theme::WARNING),
-            );
+        if let Some(part) = l.trace.part_description() {
+            ui.label(RichText::new(format!("Part loaded: {part}")).color(theme::WARNING));
         }
         if self.show_timings {
             ui.label(format!("loaded in {:.2} s", l.trace.stats.load_seconds));

@@ -234,3 +234,80 @@ fn a_trace_too_large_for_the_memory_is_refused_with_what_fits() {
     assert_eq!(ex.compression, trace::Compression::Xz);
     assert_eq!(ex.text_bytes, summary.bytes);
 }
+
+/// The command line: `--from/--to/--threads` reach the load and `info` says a part was
+/// loaded; a memory budget too small refuses the load with what to do instead, and
+/// `--skip-memory-check` loads it anyway.
+#[test]
+fn the_command_line_loads_a_part_and_refuses_a_trace_that_does_not_fit() {
+    let _shared = crate::common::shared();
+    let (path, whole) = generated("subset-cli");
+    let end = whole.header.end_time;
+    let (t0, t1) = (end / 2, end / 2 + end / 10);
+    let info = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_prvscope"))
+            .arg("info")
+            .arg(&path)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let json = |out: &std::process::Output| -> serde_json::Value {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+
+    let (from, to) = (t0.to_string(), t1.to_string());
+    let j = json(&info(&[
+        "--json",
+        "--from",
+        &from,
+        "--to",
+        &to,
+        "--threads",
+        "1.2",
+    ]));
+    let part = load_part(
+        &path,
+        &Subset {
+            from: Some(t0),
+            to: Some(t1),
+            threads: Some("1.2".parse().unwrap()),
+        },
+    );
+    let (c, all) = (part.store.counts(), whole.store.counts());
+    assert_eq!(j["state_records"], c.states);
+    assert_eq!(j["event_records"], c.events);
+    assert_eq!(j["comm_records"], c.comms);
+    // 4 of 16 threads over a tenth of the time: a small share of the records.
+    assert!(
+        c.states > 0 && c.states * 20 < all.states,
+        "{c:?} of {all:?}"
+    );
+    assert_eq!(
+        j["part"],
+        format!("time {t0} to {t1}, threads 1.2 (4 of 16 threads)")
+    );
+
+    let whole_json = json(&info(&["--json"]));
+    assert_eq!(whole_json["state_records"], all.states);
+    assert!(whole_json["part"].is_null());
+
+    let refused = info(&["--memory-budget", "1MB"]);
+    assert!(!refused.status.success());
+    let message = String::from_utf8_lossy(&refused.stderr);
+    for needle in ["g.prv", "needs about", "--from/--to", "--threads"] {
+        assert!(message.contains(needle), "{needle}: {message}");
+    }
+    let forced = json(&info(&[
+        "--json",
+        "--memory-budget",
+        "1MB",
+        "--skip-memory-check",
+    ]));
+    assert_eq!(forced["event_records"], all.events);
+}
