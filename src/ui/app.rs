@@ -719,8 +719,9 @@ impl eframe::App for App {
         self.handle_drops(&ctx);
         self.finish_png(&ctx);
         if self.loading.is_some() {
-            // Keep the progress bar moving.
-            ctx.request_repaint_after(std::time::Duration::from_millis(50));
+            // Keep the progress bar moving, five times a second: a frame drawn by a software
+            // renderer costs tens of milliseconds of a core the load could use.
+            ctx.request_repaint_after(std::time::Duration::from_millis(200));
         }
         let title = self.title();
         if title != self.title {
