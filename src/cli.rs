@@ -263,25 +263,26 @@ pub fn table_text(
     csv: bool,
     label: &dyn Fn(crate::analysis::stats::Column) -> String,
 ) -> String {
-    let columns = table.columns();
+    // Threads left out of a partial load are not listed (they would read as idle).
+    let shown: Vec<usize> = (0..table.rows.len())
+        .filter(|&r| t.is_row_loaded(r))
+        .collect();
+    let columns: Vec<_> = table
+        .columns()
+        .into_iter()
+        .filter(|&c| shown.iter().any(|&r| table.get(r, c) > 0))
+        .collect();
     let labels: Vec<String> = columns.iter().map(|&c| label(c)).collect();
-    let names: Vec<String> = (0..table.rows.len()).map(|r| t.thread_name(r)).collect();
+    let names: Vec<(usize, String)> = shown.iter().map(|&r| (r, t.thread_name(r))).collect();
     let mut s = String::new();
     if csv {
-        let quote = |x: &str| {
-            if x.contains([',', '"', '\n']) {
-                format!("\"{}\"", x.replace('"', "\"\""))
-            } else {
-                x.to_string()
-            }
-        };
         let header: Vec<String> = std::iter::once("thread".to_string())
-            .chain(labels.iter().map(|l| quote(l)))
+            .chain(labels.iter().map(|l| csv_field(l)))
             .collect();
         let _ = writeln!(s, "{}", header.join(","));
-        for (r, name) in names.iter().enumerate() {
-            let cells: Vec<String> = std::iter::once(quote(name))
-                .chain(columns.iter().map(|&c| table.get(r, c).to_string()))
+        for (r, name) in &names {
+            let cells: Vec<String> = std::iter::once(csv_field(name))
+                .chain(columns.iter().map(|&c| table.get(*r, c).to_string()))
                 .collect();
             let _ = writeln!(s, "{}", cells.join(","));
         }
@@ -293,13 +294,14 @@ pub fn table_text(
         "time per value in {unit}, window [{}, {})",
         table.t0, table.t1
     );
-    let name_w = names.iter().map(String::len).max().unwrap_or(6).max(6);
+    let name_w = names.iter().map(|(_, n)| n.len()).max().unwrap_or(6).max(6);
     let widths: Vec<usize> = columns
         .iter()
         .zip(&labels)
         .map(|(&c, l)| {
-            (0..table.rows.len())
-                .map(|r| table.get(r, c).to_string().len())
+            shown
+                .iter()
+                .map(|&r| table.get(r, c).to_string().len())
                 .max()
                 .unwrap_or(1)
                 .max(l.len())
@@ -310,10 +312,10 @@ pub fn table_text(
         let _ = write!(s, "  {l:>w$}");
     }
     s.push('\n');
-    for (r, name) in names.iter().enumerate() {
+    for (r, name) in &names {
         let _ = write!(s, "{name:name_w$}");
         for (&c, w) in columns.iter().zip(&widths) {
-            let _ = write!(s, "  {:>w$}", table.get(r, c));
+            let _ = write!(s, "  {:>w$}", table.get(*r, c));
         }
         s.push('\n');
     }

@@ -39,10 +39,11 @@ struct Args {
 #[derive(clap::Args)]
 struct PartArgs {
     /// Load only the records from this time on (trace ticks), plus the value each event
-    /// type has at that time.
+    /// type has at that time; for `stats` and `scopes`, the window's start (default 0).
     #[arg(long)]
     from: Option<u64>,
-    /// Load only the records up to this time (trace ticks).
+    /// Load only the records up to this time (trace ticks); for `stats` and `scopes`, the
+    /// window's end (default: the trace's duration).
     #[arg(long)]
     to: Option<u64>,
     /// Load only these threads: rows `1-8,12` (1-based, in timeline order), threads `1.2.1`
@@ -134,21 +135,8 @@ enum Command {
 /// The loading, window and output options that `stats` and `scopes` share.
 #[derive(clap::Args)]
 struct WindowArgs {
-    /// Window start in trace ticks (default 0).
-    #[arg(long)]
-    from: Option<u64>,
-    /// Window end in trace ticks (default: the trace's duration).
-    #[arg(long)]
-    to: Option<u64>,
-    /// Load and count only these threads: rows `1-8,12`, threads `1.2.1`, tasks `1.2`.
-    #[arg(long)]
-    threads: Option<ThreadSpec>,
-    /// Load even when the estimate says the machine lacks the memory.
-    #[arg(long)]
-    skip_memory_check: bool,
-    /// Memory to count on instead of what the machine has available, e.g. 8GB.
-    #[arg(long, value_parser = cli::parse_size)]
-    memory_budget: Option<u64>,
+    #[command(flatten)]
+    part: PartArgs,
     /// Print CSV.
     #[arg(long)]
     csv: bool,
@@ -165,17 +153,17 @@ impl WindowArgs {
         trace: &std::path::Path,
         window_only: bool,
     ) -> anyhow::Result<(prvscope::trace::Trace, u64, u64)> {
-        let subset = Subset {
-            from: self.from.filter(|_| window_only),
-            to: self.to.filter(|_| window_only),
-            threads: self.threads.clone(),
-        };
-        if !self.skip_memory_check {
-            cli::check_memory(trace, &subset, self.memory_budget)?;
+        let part = &self.part;
+        let mut subset = part.subset();
+        if !window_only {
+            (subset.from, subset.to) = (None, None);
+        }
+        if !part.skip_memory_check {
+            cli::check_memory(trace, &subset, part.memory_budget)?;
         }
         let t = cli::load_for_info(trace, self.null, &subset)?;
-        let t0 = self.from.unwrap_or(0);
-        let t1 = self.to.unwrap_or(t.header.end_time);
+        let t0 = part.from.unwrap_or(0);
+        let t1 = part.to.unwrap_or(t.header.end_time);
         anyhow::ensure!(t1 >= t0, "--to ({t1}) is before --from ({t0})");
         Ok((t, t0, t1))
     }

@@ -57,6 +57,7 @@ impl RowMap {
     }
 
     /// The rows of a 1-based (application, task), if the header has it.
+    #[inline]
     pub fn task_rows(&self, appl: u64, task: u64) -> Option<std::ops::Range<u32>> {
         let a = usize::try_from(appl).ok()?.checked_sub(1)?;
         let first = u64::from(*self.appl_first_task.get(a)?);
@@ -72,16 +73,9 @@ impl RowMap {
     /// The 0-based row of a 1-based (application, task, thread), if the header has it.
     #[inline]
     pub fn row(&self, appl: u64, task: u64, thread: u64) -> Option<u32> {
-        let a = usize::try_from(appl).ok()?.checked_sub(1)?;
-        let first = u64::from(*self.appl_first_task.get(a)?);
-        let next = u64::from(*self.appl_first_task.get(a + 1)?);
-        let t = first + task.checked_sub(1)?;
-        if t >= next {
-            return None;
-        }
-        let &(row0, n) = self.tasks.get(usize::try_from(t).ok()?)?;
+        let rows = self.task_rows(appl, task)?;
         let th = thread.checked_sub(1)?;
-        (th < u64::from(n)).then(|| row0 + th as u32)
+        (th < u64::from(rows.end - rows.start)).then(|| rows.start + th as u32)
     }
 }
 

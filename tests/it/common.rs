@@ -27,6 +27,22 @@ pub fn load(path: &Path) -> Trace {
         .unwrap_or_else(|e| panic!("loading {}: {e}", path.display()))
 }
 
+/// A generated trace of 16 threads (4 per task), about 4 MB, in a fresh folder `name`.
+pub fn generated_16_threads(name: &str) -> PathBuf {
+    let path = temp_dir(name).join("g.prv");
+    prvscope::synth::generate(
+        &path,
+        &prvscope::synth::GenOptions {
+            threads: 16,
+            threads_per_task: 4,
+            target_bytes: 4 << 20,
+            ..prvscope::synth::GenOptions::default()
+        },
+    )
+    .unwrap();
+    path
+}
+
 /// A fresh temporary directory under the target directory.
 pub fn temp_dir(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);

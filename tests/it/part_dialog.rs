@@ -3,27 +3,9 @@
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use prvscope::synth::{self, GenOptions};
 use prvscope::trace::NullOverride;
 use prvscope::ui::app::App;
 use prvscope::ui::loader::{LoadRequest, LoadSource};
-
-use crate::common::temp_dir;
-
-fn generated(name: &str) -> std::path::PathBuf {
-    let path = temp_dir(name).join("g.prv");
-    synth::generate(
-        &path,
-        &GenOptions {
-            threads: 16,
-            threads_per_task: 4,
-            target_bytes: 4 << 20,
-            ..GenOptions::default()
-        },
-    )
-    .unwrap();
-    path
-}
 
 fn harness(path: &std::path::Path, available: Option<u64>) -> Harness<'static, App> {
     let source = LoadSource::File(path.to_path_buf());
@@ -57,7 +39,7 @@ fn load_part(h: &mut Harness<'_, App>) {
 #[test]
 fn a_trace_too_large_opens_the_part_dialog_and_loads_the_threads_chosen() {
     let _shared = crate::common::shared();
-    let path = generated("part-dialog-threads");
+    let path = crate::common::generated_16_threads("part-dialog-threads");
     // 20 MB: the whole trace is estimated above it, one task of four threads below.
     let mut h = harness(&path, Some(20 << 20));
     assert!(
@@ -106,7 +88,7 @@ fn a_trace_too_large_opens_the_part_dialog_and_loads_the_threads_chosen() {
 #[test]
 fn open_part_of_a_trace_loads_a_time_range_and_home_fits_it() {
     let _shared = crate::common::shared();
-    let path = generated("part-dialog-range");
+    let path = crate::common::generated_16_threads("part-dialog-range");
     // Enough memory: the trace loads whole, then File > Open part of a trace… on it.
     let mut h = harness(&path, None);
     let end = h.state().loaded.as_ref().unwrap().trace.header.end_time;

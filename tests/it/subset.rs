@@ -9,22 +9,9 @@ use prvscope::analysis::stats::{self, Semantic};
 use prvscope::synth::{self, GenOptions};
 use prvscope::trace::{self, LoadOptions, Subset, Trace};
 
-use crate::common::temp_dir;
-
 /// A generated trace of 16 threads (4 per task), about 4 MB, and its whole load.
 fn generated(name: &str) -> (PathBuf, Trace) {
-    let dir = temp_dir(name);
-    let path = dir.join("g.prv");
-    synth::generate(
-        &path,
-        &GenOptions {
-            threads: 16,
-            threads_per_task: 4,
-            target_bytes: 4 << 20,
-            ..GenOptions::default()
-        },
-    )
-    .unwrap();
+    let path = crate::common::generated_16_threads(name);
     let whole = crate::common::load(&path);
     (path, whole)
 }
@@ -244,14 +231,15 @@ fn the_command_line_loads_a_part_and_refuses_a_trace_that_does_not_fit() {
     let (path, whole) = generated("subset-cli");
     let end = whole.header.end_time;
     let (t0, t1) = (end / 2, end / 2 + end / 10);
-    let info = |args: &[&str]| {
+    let prvscope = |command: &str, args: &[&str]| {
         std::process::Command::new(env!("CARGO_BIN_EXE_prvscope"))
-            .arg("info")
+            .arg(command)
             .arg(&path)
             .args(args)
             .output()
             .unwrap()
     };
+    let info = |args: &[&str]| prvscope("info", args);
     let json = |out: &std::process::Output| -> serde_json::Value {
         assert!(
             out.status.success(),
@@ -291,6 +279,20 @@ fn the_command_line_loads_a_part_and_refuses_a_trace_that_does_not_fit() {
     assert_eq!(
         j["part"],
         format!("time {t0} to {t1}, threads 1.2 (4 of 16 threads)")
+    );
+
+    // The statistics of a part list the loaded threads only (the others would read as idle).
+    let stats = prvscope(
+        "stats",
+        &["--threads", "1.2", "--from", &from, "--to", &to, "--csv"],
+    );
+    assert!(stats.status.success());
+    let stats = String::from_utf8(stats.stdout).unwrap();
+    let threads: Vec<&str> = stats.lines().skip(1).collect();
+    assert_eq!(threads.len(), 4, "{stats}");
+    assert!(
+        threads.iter().all(|l| l.starts_with("THREAD 1.2.")),
+        "{stats}"
     );
 
     let whole_json = json(&info(&["--json"]));
