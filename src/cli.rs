@@ -341,8 +341,11 @@ pub fn scopes_text(
     csv: bool,
     per_thread: bool,
 ) -> String {
-    let total = (a.span() as f64 * a.threads.max(1) as f64).max(1.0);
-    let names: Vec<String> = (0..a.threads).map(|r| t.thread_name(r)).collect();
+    // Threads left out of a partial load have no time: their share is not counted, and
+    // they get no column.
+    let loaded = t.loaded_rows();
+    let total = a.threads_ticks(loaded.len());
+    let names: Vec<String> = loaded.iter().map(|&r| t.thread_name(r)).collect();
     let rows: Vec<Vec<String>> = a
         .scopes
         .iter()
@@ -359,7 +362,13 @@ pub fn scopes_text(
                 sc.entries.to_string(),
             ];
             if per_thread {
-                row.extend(sc.inclusive_per_thread.iter().map(ToString::to_string));
+                row.extend(loaded.iter().map(|&r| {
+                    sc.inclusive_per_thread
+                        .get(r)
+                        .copied()
+                        .unwrap_or(0)
+                        .to_string()
+                }));
             }
             row
         })
@@ -394,7 +403,7 @@ pub fn scopes_text(
         types.join(","),
         a.t0,
         a.t1,
-        a.threads
+        loaded.len()
     );
     let widths: Vec<usize> = (0..header.len())
         .map(|i| {

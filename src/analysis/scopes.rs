@@ -337,6 +337,13 @@ impl ScopeAnalysis {
         self.t1 - self.t0
     }
 
+    /// The time of `threads` threads over the window (at least 1): what shares of the
+    /// threads' time are shares of. Pass the threads loaded, which a partial load makes
+    /// fewer than [`Self::threads`].
+    pub fn threads_ticks(&self, threads: usize) -> f64 {
+        (self.span() as f64 * threads.max(1) as f64).max(1.0)
+    }
+
     /// The index of a scope.
     pub fn find(&self, key: ScopeKey) -> Option<usize> {
         self.scopes.iter().position(|s| s.key == key)

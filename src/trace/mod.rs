@@ -126,11 +126,18 @@ impl Trace {
             .is_none_or(|p| u32::try_from(row).is_ok_and(|r| p.filter.keeps_row(r)))
     }
 
+    /// The rows whose records are loaded (every row, unless only some threads were).
+    pub fn loaded_rows(&self) -> Vec<usize> {
+        (0..self.store.threads().len())
+            .filter(|&r| self.is_row_loaded(r))
+            .collect()
+    }
+
     /// What was loaded, if only part of the trace was: `threads 1.3 (4 of 16 threads)`.
     pub fn part_description(&self) -> Option<String> {
         let part = self.part.as_ref()?;
         let rows = self.store.threads().len();
-        let loaded = (0..rows).filter(|&r| self.is_row_loaded(r)).count();
+        let loaded = self.loaded_rows().len();
         Some(format!("{} ({loaded} of {rows} threads)", part.subset))
     }
 

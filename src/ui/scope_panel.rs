@@ -116,7 +116,8 @@ pub struct ScopePanel {
     pub sort: (SortBy, bool),
     state_colors: BTreeMap<u64, Color32>,
     state_labels: BTreeMap<u64, String>,
-    thread_names: Vec<String>,
+    /// The loaded threads: (row, name).
+    threads: Vec<(usize, String)>,
     ns_per_tick: u64,
     trace_path: PathBuf,
     is_demo: bool,
@@ -174,8 +175,10 @@ impl ScopePanel {
             sort: (SortBy::Inclusive, true),
             state_colors,
             state_labels,
-            thread_names: (0..trace.store.threads().len())
-                .map(|r| trace.thread_name(r))
+            threads: trace
+                .loaded_rows()
+                .into_iter()
+                .map(|r| (r, trace.thread_name(r)))
                 .collect(),
             ns_per_tick: trace.header.time_unit.ns_per_tick(),
             trace_path: trace.path.clone(),
@@ -560,7 +563,7 @@ impl ScopePanel {
         self.line_count = line_ranges.len();
         let heat_max = heat.values().copied().max().unwrap_or(0).max(1);
         let heat_total: u64 = heat.values().sum::<u64>().max(1);
-        let total = (a.span() as f64 * a.threads.max(1) as f64).max(1.0);
+        let total = a.threads_ticks(self.threads.len());
         let max_inclusive = a
             .scopes
             .iter()
@@ -756,7 +759,7 @@ impl ScopePanel {
     }
 
     fn table_ui(&mut self, ui: &mut Ui, a: &Arc<ScopeAnalysis>) {
-        let total = (a.span() as f64 * a.threads.max(1) as f64).max(1.0);
+        let total = a.threads_ticks(self.threads.len());
         let id = Arc::as_ptr(a) as usize;
         if self
             .table_order
@@ -855,12 +858,11 @@ impl ScopePanel {
             Popup::Threads(_) => (
                 format!("Threads: {}", s.name),
                 "inclusive time per thread, % of the window",
-                s.inclusive_per_thread
+                self.threads
                     .iter()
-                    .enumerate()
-                    .map(|(r, &t)| {
+                    .map(|(r, name)| {
+                        let t = s.inclusive_per_thread.get(*r).copied().unwrap_or(0);
                         let pct = 100.0 * t as f64 / span;
-                        let name = self.thread_names.get(r).cloned().unwrap_or_default();
                         (
                             format!("{name}: {pct:.1}%"),
                             pct / 100.0,

@@ -295,6 +295,35 @@ fn the_command_line_loads_a_part_and_refuses_a_trace_that_does_not_fit() {
         "{stats}"
     );
 
+    // So do the scopes, and their shares are of the loaded threads' time.
+    let end_text = end.to_string();
+    let scopes = prvscope(
+        "scopes",
+        &[
+            "--threads",
+            "1.2",
+            "--from",
+            "0",
+            "--to",
+            &end_text,
+            "--per-thread",
+            "--csv",
+        ],
+    );
+    assert!(scopes.status.success());
+    let scopes = String::from_utf8(scopes.stdout).unwrap();
+    let mut lines = scopes.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(header.len(), 7 + 4, "{scopes}");
+    assert!(header[7..].iter().all(|h| h.starts_with("THREAD 1.2.")));
+    let top: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let inclusive: u64 = top[3].parse().unwrap();
+    let share: f64 = top[5].parse().unwrap();
+    let per_thread: u64 = top[7..].iter().map(|x| x.parse::<u64>().unwrap()).sum();
+    assert!(inclusive > 0 && per_thread == inclusive, "{scopes}");
+    let expected = 100.0 * inclusive as f64 / (end as f64 * 4.0);
+    assert!((share - expected).abs() < 0.01, "{share} vs {expected}");
+
     let whole_json = json(&info(&["--json"]));
     assert_eq!(whole_json["state_records"], all.states);
     assert!(whole_json["part"].is_null());
