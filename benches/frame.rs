@@ -16,12 +16,12 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use egui::{Rect, pos2};
-use prvscope::store::signal::{SignalSpec, ViewSignals};
-use prvscope::synth::{self, GenOptions, TYPE_USER_FUNCTION};
-use prvscope::trace::{self, LoadOptions, Trace};
-use prvscope::ui::frame::{self, FrameRequest, TimeWindow};
-use prvscope::ui::rows::Grouping;
-use prvscope::ui::view::{Coloring, ViewConfig};
+use prvscope_import::synth::{self, GenOptions, TYPE_USER_FUNCTION};
+use prvscope_import::{self as trace, LoadOptions, Trace};
+use prvscope_store::signal::{SignalSpec, ViewSignals};
+use prvscope_viewer::frame::{self, FrameRequest, TimeWindow};
+use prvscope_viewer::rows::Grouping;
+use prvscope_viewer::view::{Coloring, ViewConfig};
 
 const ROWS: u32 = 128;
 const WIDTH: f32 = 2000.0;

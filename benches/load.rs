@@ -11,8 +11,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use prvscope::synth::{self, GenOptions};
-use prvscope::trace::{self, LoadOptions};
+use prvscope_import::synth::{self, GenOptions};
+use prvscope_import::{self as trace, LoadOptions};
 
 /// The generated 1 GB trace (64 threads, seed 1), written on first use.
 pub fn generated_1gb() -> PathBuf {

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use prvscope::trace::{self, LoadOptions};
+use prvscope_import::{self as trace, LoadOptions};
 
 #[path = "load.rs"]
 #[allow(dead_code)]

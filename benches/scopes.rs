@@ -11,8 +11,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use prvscope::analysis::scopes::{self, ScopeContext, ScopeQuery};
-use prvscope::trace::{self, LoadOptions};
+use prvscope_analysis::scopes::{self, ScopeContext, ScopeQuery};
+use prvscope_import::{self as trace, LoadOptions};
 
 fn bench(c: &mut Criterion) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -31,7 +31,7 @@ fn bench(c: &mut Criterion) {
         .threads()
         .iter()
         .flat_map(|th| types.iter().filter_map(|s| th.event_type(s.ty)))
-        .map(prvscope::store::EventColumn::len)
+        .map(prvscope_store::EventColumn::len)
         .sum();
     eprintln!(
         "{} records, scope types {:?}, {events} scope events",

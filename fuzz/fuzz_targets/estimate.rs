@@ -9,8 +9,8 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use libfuzzer_sys::fuzz_target;
-use prvscope::trace::estimate::estimate;
-use prvscope::trace::{Compression, Subset};
+use prvscope_import::estimate::estimate;
+use prvscope_import::{Compression, Subset};
 
 fn temp_file() -> PathBuf {
     std::env::temp_dir().join(format!("prvscope-fuzz-estimate-{}", std::process::id()))

@@ -6,10 +6,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use libfuzzer_sys::fuzz_target;
-use prvscope::analysis::scopes::{self, ScopeContext, ScopeQuery};
-use prvscope::store::signal::{SignalSpec, ViewSignals};
-use prvscope::store::summary::Grid;
-use prvscope::trace::{self, LoadOptions};
+use prvscope_analysis::scopes::{self, ScopeContext, ScopeQuery};
+use prvscope_store::signal::{SignalSpec, ViewSignals};
+use prvscope_store::summary::Grid;
+use prvscope_import::{self as trace, LoadOptions};
 
 fuzz_target!(|data: &[u8]| {
     let options = LoadOptions {

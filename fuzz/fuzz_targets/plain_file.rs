@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use libfuzzer_sys::fuzz_target;
-use prvscope::trace::{self, Compression, LoadOptions, NullOverride, Subset};
+use prvscope_import::{self as trace, Compression, LoadOptions, NullOverride, Subset};
 
 fn temp_file() -> PathBuf {
     std::env::temp_dir().join(format!("prvscope-fuzz-{}.prv", std::process::id()))

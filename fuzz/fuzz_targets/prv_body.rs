@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use prvscope::store::NullPolicy;
-use prvscope::trace::{self, LoadOptions, NullOverride};
+use prvscope_store::NullPolicy;
+use prvscope_import::{self as trace, LoadOptions, NullOverride};
 
 const HEADER: &str = "#Paraver (01/01/2026 at 00:00):1000000_ns:1(4):2:2(1:1,2:1):1(1:1)\n";
 

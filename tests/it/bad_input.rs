@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use prvscope::trace::{self, IssueKind, LoadError, LoadOptions};
+use prvscope_import::{self as trace, IssueKind, LoadError, LoadOptions};
 
 use crate::common::fixture;
 

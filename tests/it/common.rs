@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use prvscope::store::TraceStore;
-use prvscope::trace::{self, LoadOptions, Trace};
+use prvscope_import::{self as trace, LoadOptions, Trace};
+use prvscope_store::TraceStore;
 
 /// `../shared/traces` beside the repository, when it exists (CI always has it).
 pub fn shared_traces() -> Option<PathBuf> {
@@ -30,13 +30,13 @@ pub fn load(path: &Path) -> Trace {
 /// A generated trace of 16 threads (4 per task), about 4 MB, in a fresh folder `name`.
 pub fn generated_16_threads(name: &str) -> PathBuf {
     let path = temp_dir(name).join("g.prv");
-    prvscope::synth::generate(
+    prvscope_import::synth::generate(
         &path,
-        &prvscope::synth::GenOptions {
+        &prvscope_import::synth::GenOptions {
             threads: 16,
             threads_per_task: 4,
             target_bytes: 4 << 20,
-            ..prvscope::synth::GenOptions::default()
+            ..prvscope_import::synth::GenOptions::default()
         },
     )
     .unwrap();

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use prvscope::synth::{self, GenOptions};
+use prvscope_import::synth::{self, GenOptions};
 
 use crate::common::{all_values, load, temp_dir};
 

@@ -1,7 +1,7 @@
 //! The trace generator: deterministic, realistic, and read back exactly.
 
-use prvscope::synth::{self, GenOptions};
-use prvscope::trace::IssueKind;
+use prvscope_import::IssueKind;
+use prvscope_import::synth::{self, GenOptions};
 
 use crate::common::{all_values, load, temp_dir};
 
@@ -133,7 +133,7 @@ fn a_cancelled_load_stops_with_cancelled_and_progress_is_reported() {
     use std::sync::Arc;
     use std::sync::atomic::Ordering;
 
-    use prvscope::trace::{self, LoadError, LoadOptions, LoadProgress};
+    use prvscope_import::{self as trace, LoadError, LoadOptions, LoadProgress};
 
     let _shared = crate::common::shared();
 

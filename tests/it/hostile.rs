@@ -7,8 +7,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use prvscope::synth::{self, GenOptions};
-use prvscope::trace::{self, IssueKind, LoadError, LoadOptions, Trace};
+use prvscope_import::synth::{self, GenOptions};
+use prvscope_import::{self as trace, IssueKind, LoadError, LoadOptions, Trace};
 
 use crate::common::{load, shared_traces, temp_dir};
 

@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use proptest::prelude::*;
-use prvscope::store::NullPolicy;
-use prvscope::trace::{self, IssueKind, LoadOptions, NullOverride, naive};
+use prvscope_import::{self as trace, IssueKind, LoadOptions, NullOverride, naive};
+use prvscope_store::NullPolicy;
 
 #[derive(Debug, Clone)]
 enum Line {
@@ -182,7 +182,7 @@ fn shuffled_lines_give_the_same_store_as_sorted_ones() {
         });
     }
     let sorted = trace_text(3, &lines, false, true);
-    let mut rng = prvscope::synth::Rng::new(3);
+    let mut rng = prvscope_import::synth::Rng::new(3);
     let mut shuffled = lines.clone();
     for i in (1..shuffled.len()).rev() {
         let j = (rng.next_u64() % (i as u64 + 1)) as usize;

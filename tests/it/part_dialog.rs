@@ -3,9 +3,9 @@
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use prvscope::trace::NullOverride;
-use prvscope::ui::app::App;
-use prvscope::ui::loader::{LoadRequest, LoadSource};
+use prvscope_import::NullOverride;
+use prvscope_viewer::app::App;
+use prvscope_viewer::loader::{LoadRequest, LoadSource};
 
 fn harness(path: &std::path::Path, available: Option<u64>) -> Harness<'static, App> {
     let source = LoadSource::File(path.to_path_buf());
@@ -130,7 +130,7 @@ fn open_part_of_a_trace_loads_a_time_range_and_home_fits_it() {
         .as_mut()
         .unwrap()
         .timeline
-        .zoom_to(prvscope::ui::frame::TimeWindow {
+        .zoom_to(prvscope_viewer::frame::TimeWindow {
             start: 0,
             span: end,
         });

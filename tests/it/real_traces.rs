@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use prvscope::trace::Compression;
+use prvscope_import::Compression;
 
 use crate::common::{load, shared_traces, temp_dir, value_intervals};
 
@@ -67,7 +67,7 @@ const EXPECTED: &[Expect] = &[
     },
 ];
 
-fn check_counts(t: &prvscope::trace::Trace, e: &Expect) {
+fn check_counts(t: &prvscope_import::Trace, e: &Expect) {
     let c = t.store.counts();
     assert_eq!(
         (c.states, c.events, c.comms),
@@ -103,13 +103,13 @@ fn all_forms(src: &Path, dir: &Path) -> Vec<std::path::PathBuf> {
     let plain = dir.join("t.prv");
     std::fs::write(&plain, &text).unwrap();
     for ext in ["pcf", "row"] {
-        let side = prvscope::trace::source::side_file(src, ext);
+        let side = prvscope_import::source::side_file(src, ext);
         if side.exists() {
             std::fs::copy(&side, dir.join(format!("t.{ext}"))).unwrap();
         }
     }
     let xz = dir.join("t.prv.xz");
-    prvscope::synth::compress_xz(&plain, &xz).unwrap();
+    prvscope_import::synth::compress_xz(&plain, &xz).unwrap();
     let gz = dir.join("t.prv.gz");
     let mut enc = flate2::write::GzEncoder::new(
         std::fs::File::create(&gz).unwrap(),
@@ -151,7 +151,7 @@ fn ovni_large_xz_loads_ten_million_events_like_its_plain_text() {
     assert_eq!(t.report.skipped(), 0, "{:?}", t.report.warnings());
     assert!(t.stats.bytes_decoded > 280_000_000);
     // The memory check before a load reads the text size from the xz index: exact.
-    let e = prvscope::trace::estimate::estimate(&src).unwrap();
+    let e = prvscope_import::estimate::estimate(&src).unwrap();
     assert_eq!(e.text_bytes, t.stats.bytes_decoded);
     // The store is compact: well under 16 bytes per record.
     assert!(
@@ -253,20 +253,20 @@ fn null_mode_values_follow_the_table_of_the_readme() {
 fn null_override_from_the_command_line() {
     let _shared = crate::common::shared();
     let Some(root) = shared_traces() else { return };
-    let opts = prvscope::trace::LoadOptions {
-        null: prvscope::trace::NullOverride::Sentinel(u64::MAX),
+    let opts = prvscope_import::LoadOptions {
+        null: prvscope_import::NullOverride::Sentinel(u64::MAX),
         ..Default::default()
     };
-    let t = prvscope::trace::load(&root.join("null_mode/threads_legacy.prv"), &opts, None).unwrap();
+    let t = prvscope_import::load(&root.join("null_mode/threads_legacy.prv"), &opts, None).unwrap();
     assert_eq!(
         value_intervals(&t.store, 1, 7),
         vec![(0, 150, 3), (150, 300, 0)]
     );
-    let opts = prvscope::trace::LoadOptions {
-        null: prvscope::trace::NullOverride::Zero,
+    let opts = prvscope_import::LoadOptions {
+        null: prvscope_import::NullOverride::Zero,
         ..Default::default()
     };
-    let t = prvscope::trace::load(&root.join("null_mode/threads_null.prv"), &opts, None).unwrap();
+    let t = prvscope_import::load(&root.join("null_mode/threads_null.prv"), &opts, None).unwrap();
     assert_eq!(value_intervals(&t.store, 0, 7), vec![]);
 }
 
@@ -312,7 +312,7 @@ fn unsorted_lulesh_comms_are_sorted_and_queries_match_a_scan() {
 
 #[test]
 fn stats_of_prime16_equal_paravers_2d_analyzer() {
-    use prvscope::analysis::stats::{Column, Semantic, time_per_value};
+    use prvscope_analysis::stats::{Column, Semantic, time_per_value};
     let _shared = crate::common::shared();
     let Some(root) = shared_traces() else { return };
     let t = load(&root.join("extrae_mpi_prime16/prime_v0.prv"));
@@ -334,7 +334,7 @@ fn stats_of_prime16_equal_paravers_2d_analyzer() {
     for row in &table.rows {
         assert_eq!(row.values().sum::<u64>(), t.header.end_time);
     }
-    let csv = prvscope::cli::stats_text(&t, Semantic::StateAsIs, &table, true);
+    let csv = prvscope_analysis::table::stats_text(&t, Semantic::StateAsIs, &table, true);
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
@@ -363,7 +363,7 @@ fn gzip_text_size_is_exact_for_one_member_and_near_for_many() {
     .unwrap();
     // Larger than the 16 MB sample: the size comes from the trailer.
     assert!(text.len() > 16 << 20);
-    let e = prvscope::trace::estimate::estimate(&src).unwrap();
+    let e = prvscope_import::estimate::estimate(&src).unwrap();
     assert_eq!(e.text_bytes, text.len() as u64);
     assert_eq!(e.header.unwrap().thread_count(), 4);
 
@@ -377,7 +377,7 @@ fn gzip_text_size_is_exact_for_one_member_and_near_for_many() {
     joined.extend(gz(&text[cut..]));
     let path = temp_dir("gz-members").join("omp4.prv.gz");
     std::fs::write(&path, &joined).unwrap();
-    let e = prvscope::trace::estimate::estimate(&path).unwrap();
+    let e = prvscope_import::estimate::estimate(&path).unwrap();
     let ratio = e.text_bytes as f64 / text.len() as f64;
     assert!(
         (0.7..1.4).contains(&ratio),

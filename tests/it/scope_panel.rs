@@ -5,9 +5,9 @@
 use egui::{Event, Modifiers, PointerButton, pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use prvscope::analysis::scopes::{self, Category, ScopeAnalysis, ScopeContext, ScopeStats};
-use prvscope::ui::app::App;
-use prvscope::ui::loader::LoadSource;
+use prvscope_analysis::scopes::{self, Category, ScopeAnalysis, ScopeContext, ScopeStats};
+use prvscope_viewer::app::App;
+use prvscope_viewer::loader::LoadSource;
 
 use crate::viewer::harness_with;
 
@@ -186,7 +186,7 @@ fn a_selected_scope_is_highlighted_on_the_timeline_and_the_panel_follows_zoom() 
     assert!(want.iter().all(|rows| !rows.is_empty()));
     // Zoom the timeline into its first tenth: the statistics follow the window.
     let end = l.timeline.end_time();
-    let window = prvscope::ui::frame::TimeWindow {
+    let window = prvscope_viewer::frame::TimeWindow {
         start: 0,
         span: end / 10,
     };
@@ -279,7 +279,7 @@ fn an_added_source_folder_shows_the_file_and_is_remembered() {
                 App::new(
                     &cc.egui_ctx,
                     LoadSource::File(trace),
-                    prvscope::trace::NullOverride::Auto,
+                    prvscope_import::NullOverride::Auto,
                     Some(&config),
                 )
             });

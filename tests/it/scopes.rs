@@ -1,12 +1,12 @@
 //! Scope analysis on real traces and on the demo: the scope table, per-thread times, source
 //! locations and line heat.
 
-use prvscope::analysis::scopes::{
+use prvscope_analysis::scopes::{
     self, HeatSource, ScopeAnalysis, ScopeContext, ScopeQuery, TYPE_OMP_FUNCTION,
 };
-use prvscope::analysis::source::{Found, SourceFinder, scope_end_line};
-use prvscope::trace::{LoadOptions, Trace};
-use prvscope::ui::loader;
+use prvscope_analysis::source::{Found, SourceFinder, scope_end_line};
+use prvscope_import::{LoadOptions, Trace};
+use prvscope_viewer::loader;
 
 use crate::common::{load, shared_traces};
 
@@ -132,7 +132,7 @@ fn the_scopes_command_prints_the_table_and_time_per_thread() {
     let Some(dir) = shared_traces() else { return };
     let t = load(&dir.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv"));
     let (ctx, a) = analyze(&t, 0, t.header.end_time);
-    let text = prvscope::cli::scopes_text(&t, &ctx, &a, false, false);
+    let text = prvscope_analysis::table::scopes_text(&t, &ctx, &a, false, false);
     let row = text
         .lines()
         .find(|l| l.starts_with("kernel_jacobi_2d_imper.omp_fn.0"))
@@ -141,7 +141,7 @@ fn the_scopes_command_prints_the_table_and_time_per_thread() {
     assert!(row.contains("Executed OpenMP parallel function"));
     assert!(row.contains("jacobi-2d-imper_v0.c:70"));
     assert!(row.contains(&omp.inclusive.to_string()));
-    let csv = prvscope::cli::scopes_text(&t, &ctx, &a, true, true);
+    let csv = prvscope_analysis::table::scopes_text(&t, &ctx, &a, true, true);
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     assert_eq!(header.len(), 7 + 24);

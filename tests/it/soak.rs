@@ -6,10 +6,10 @@
 use egui::{Event, Key, Modifiers, PointerButton, pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use prvscope::synth::{self, GenOptions, Rng};
-use prvscope::ui::app::App;
-use prvscope::ui::frame::MIN_SPAN;
-use prvscope::ui::loader::LoadSource;
+use prvscope_import::synth::{self, GenOptions, Rng};
+use prvscope_viewer::app::App;
+use prvscope_viewer::frame::MIN_SPAN;
+use prvscope_viewer::loader::LoadSource;
 
 use crate::common::temp_dir;
 use crate::viewer::{drag, harness_with, wheel};
@@ -110,7 +110,7 @@ fn soak(source: &LoadSource, seed: u64) {
                 } else {
                     let ty = types[rng.range(0, types.len() as u64) as usize];
                     let l = h.state().loaded.as_ref().unwrap();
-                    format!("{} ({ty})", prvscope::ui::view::type_label(&l.trace, ty))
+                    format!("{} ({ty})", prvscope_viewer::view::type_label(&l.trace, ty))
                 };
                 if let Some(node) = h.query_by_label(&label) {
                     node.click();

@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use prvscope::analysis::stats::{self, Semantic};
-use prvscope::synth::{self, GenOptions};
-use prvscope::trace::{self, LoadOptions, Subset, Trace};
+use prvscope_analysis::stats::{self, Semantic};
+use prvscope_import::synth::{self, GenOptions};
+use prvscope_import::{self as trace, LoadOptions, Subset, Trace};
 
 /// A generated trace of 16 threads (4 per task), about 4 MB, and its whole load.
 fn generated(name: &str) -> (PathBuf, Trace) {
@@ -136,7 +136,7 @@ fn some_threads_keep_their_records_and_the_messages_between_them() {
     assert!(!between.is_empty());
     assert_eq!(part.store.comms(), between.as_slice());
     // The timeline lists only the loaded threads.
-    let timeline = prvscope::ui::timeline::Timeline::new(&part);
+    let timeline = prvscope_viewer::timeline::Timeline::new(&part);
     assert_eq!(timeline.rows().len(), kept.len());
     // Threads the header does not have are refused with the reason.
     let bad = Subset {

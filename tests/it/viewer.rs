@@ -7,13 +7,13 @@ use std::time::{Duration, Instant};
 use egui::{Event, Key, Modifiers, MouseWheelUnit, PointerButton, Pos2, TouchPhase, pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use prvscope::store::signal::SignalSpec;
-use prvscope::synth::{self, GenOptions};
-use prvscope::trace::NullOverride;
-use prvscope::ui::app::App;
-use prvscope::ui::frame::TimeWindow;
-use prvscope::ui::loader::LoadSource;
-use prvscope::ui::theme;
+use prvscope_import::NullOverride;
+use prvscope_import::synth::{self, GenOptions};
+use prvscope_store::signal::SignalSpec;
+use prvscope_viewer::app::App;
+use prvscope_viewer::frame::TimeWindow;
+use prvscope_viewer::loader::LoadSource;
+use prvscope_viewer::theme;
 
 use crate::common::{shared_traces, temp_dir};
 
@@ -137,7 +137,7 @@ fn viewer_opens_the_demo_switches_views_zooms_undoes_and_selects() {
     );
     h.get_by_label_contains(&format!(
         "window {}",
-        prvscope::ui::frame::format_ticks(zoomed.start, 1)
+        prvscope_viewer::frame::format_ticks(zoomed.start, 1)
     ));
 
     // Undo (Ctrl+U) goes back, redo (Ctrl+R) forth, Ctrl+Z / Ctrl+Shift+Z too, Home fits.
@@ -403,7 +403,7 @@ fn window_stays_responsive_while_a_big_trace_loads_and_cancel_works() {
             .state()
             .loading
             .as_ref()
-            .map_or((0, 1), prvscope::ui::loader::Loading::bytes);
+            .map_or((0, 1), prvscope_viewer::loader::Loading::bytes);
         if done > 0 && done < total {
             seen_progress = true;
         }

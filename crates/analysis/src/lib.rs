@@ -1,0 +1,8 @@
+//! Analyses over a loaded store, independent of the UI: statistics (Paraver's 2D analyzer)
+//! and scopes (Carnival's blocks, inclusive and exclusive time, line heat) with their source
+//! locations.
+
+pub mod scopes;
+pub mod source;
+pub mod stats;
+pub mod table;

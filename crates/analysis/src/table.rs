@@ -1,0 +1,215 @@
+//! The tables `prvscope stats` and `prvscope scopes` print and the viewer exports: aligned
+//! text or CSV.
+
+use std::fmt::Write as _;
+
+use prvscope_store::Trace;
+
+use crate::stats::{Column, Semantic};
+
+/// The label of a statistics column: the `.pcf` state or value label, else the number.
+pub fn column_label(t: &Trace, semantic: Semantic, column: Column) -> String {
+    let Column::Value(v) = column else {
+        return "null".to_string();
+    };
+    let label = t.pcf.as_ref().and_then(|p| match semantic {
+        Semantic::StateAsIs => p.state_label(v),
+        Semantic::LastEventValue(ty) => p.value_label(ty, v),
+    });
+    label.map_or_else(|| v.to_string(), str::to_string)
+}
+
+/// `prvscope stats`: time per value per thread, as text (aligned) or CSV.
+pub fn stats_text(
+    t: &Trace,
+    semantic: Semantic,
+    table: &crate::stats::TimeTable,
+    csv: bool,
+) -> String {
+    table_text(t, table, csv, &|c| column_label(t, semantic, c))
+}
+
+/// A time-per-value table as text (aligned) or CSV, with `label` naming each column.
+pub fn table_text(
+    t: &Trace,
+    table: &crate::stats::TimeTable,
+    csv: bool,
+    label: &dyn Fn(Column) -> String,
+) -> String {
+    // Threads left out of a partial load are not listed (they would read as idle).
+    let shown: Vec<usize> = (0..table.rows.len())
+        .filter(|&r| t.is_row_loaded(r))
+        .collect();
+    let columns: Vec<_> = table
+        .columns()
+        .into_iter()
+        .filter(|&c| shown.iter().any(|&r| table.get(r, c) > 0))
+        .collect();
+    let labels: Vec<String> = columns.iter().map(|&c| label(c)).collect();
+    let names: Vec<(usize, String)> = shown.iter().map(|&r| (r, t.thread_name(r))).collect();
+    let mut s = String::new();
+    if csv {
+        let header: Vec<String> = std::iter::once("thread".to_string())
+            .chain(labels.iter().map(|l| csv_field(l)))
+            .collect();
+        let _ = writeln!(s, "{}", header.join(","));
+        for (r, name) in &names {
+            let cells: Vec<String> = std::iter::once(csv_field(name))
+                .chain(columns.iter().map(|&c| table.get(*r, c).to_string()))
+                .collect();
+            let _ = writeln!(s, "{}", cells.join(","));
+        }
+        return s;
+    }
+    let unit = t.header.time_unit.as_str();
+    let _ = writeln!(
+        s,
+        "time per value in {unit}, window [{}, {})",
+        table.t0, table.t1
+    );
+    let name_w = names.iter().map(|(_, n)| n.len()).max().unwrap_or(6).max(6);
+    let widths: Vec<usize> = columns
+        .iter()
+        .zip(&labels)
+        .map(|(&c, l)| {
+            shown
+                .iter()
+                .map(|&r| table.get(r, c).to_string().len())
+                .max()
+                .unwrap_or(1)
+                .max(l.len())
+        })
+        .collect();
+    let _ = write!(s, "{:name_w$}", "thread");
+    for (l, w) in labels.iter().zip(&widths) {
+        let _ = write!(s, "  {l:>w$}");
+    }
+    s.push('\n');
+    for (r, name) in &names {
+        let _ = write!(s, "{name:name_w$}");
+        for (&c, w) in columns.iter().zip(&widths) {
+            let _ = write!(s, "  {:>w$}", table.get(*r, c));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// Quotes a CSV field when it needs it.
+fn csv_field(x: &str) -> String {
+    if x.contains([',', '"', '\n']) {
+        format!("\"{}\"", x.replace('"', "\"\""))
+    } else {
+        x.to_string()
+    }
+}
+
+/// `prvscope scopes`: the scope table (name, type, location, inclusive, exclusive, share of
+/// the threads' time, entries) as text or CSV; with `per_thread`, each scope's inclusive time
+/// on every thread as well.
+pub fn scopes_text(
+    t: &Trace,
+    ctx: &crate::scopes::ScopeContext,
+    a: &crate::scopes::ScopeAnalysis,
+    csv: bool,
+    per_thread: bool,
+) -> String {
+    // Threads left out of a partial load have no time: their share is not counted, and
+    // they get no column.
+    let loaded = t.loaded_rows();
+    let total = a.threads_ticks(loaded.len());
+    let names: Vec<String> = loaded.iter().map(|&r| t.thread_name(r)).collect();
+    let rows: Vec<Vec<String>> = a
+        .scopes
+        .iter()
+        .map(|sc| {
+            let mut row = vec![
+                sc.name.clone(),
+                ctx.type_label(sc.key.ty),
+                sc.location
+                    .as_ref()
+                    .map_or_else(String::new, ToString::to_string),
+                sc.inclusive.to_string(),
+                sc.exclusive.to_string(),
+                format!("{:.2}", 100.0 * sc.inclusive as f64 / total),
+                sc.entries.to_string(),
+            ];
+            if per_thread {
+                row.extend(loaded.iter().map(|&r| {
+                    sc.inclusive_per_thread
+                        .get(r)
+                        .copied()
+                        .unwrap_or(0)
+                        .to_string()
+                }));
+            }
+            row
+        })
+        .collect();
+    let mut header: Vec<String> = [
+        "scope",
+        "type",
+        "location",
+        "inclusive",
+        "exclusive",
+        "inclusive %",
+        "entries",
+    ]
+    .map(str::to_string)
+    .to_vec();
+    if per_thread {
+        header.extend(names.iter().cloned());
+    }
+    let mut s = String::new();
+    if csv {
+        for row in std::iter::once(&header).chain(&rows) {
+            let cells: Vec<String> = row.iter().map(|c| csv_field(c)).collect();
+            let _ = writeln!(s, "{}", cells.join(","));
+        }
+        return s;
+    }
+    let unit = t.header.time_unit.as_str();
+    let types: Vec<String> = a.types.iter().map(|st| st.ty.to_string()).collect();
+    let _ = writeln!(
+        s,
+        "scopes of types {} in {unit}, window [{}, {}), {} threads",
+        types.join(","),
+        a.t0,
+        a.t1,
+        loaded.len()
+    );
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            std::iter::once(&header)
+                .chain(&rows)
+                .map(|r| r.get(i).map_or(0, String::len))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in std::iter::once(&header).chain(&rows) {
+        for (i, (cell, w)) in row.iter().zip(&widths).enumerate() {
+            // Text columns to the left, numbers to the right.
+            if i < 3 {
+                let _ = write!(s, "{cell:w$}  ");
+            } else {
+                let _ = write!(s, "{cell:>w$}  ");
+            }
+        }
+        s.truncate(s.trim_end().len());
+        s.push('\n');
+    }
+    let r = a.report;
+    if r.exits_without_entry + r.unclosed_inner + r.open_at_end + r.too_deep > 0 {
+        let _ = writeln!(
+            s,
+            "stacks: {} exits without entry, {} scopes closed by an outer exit, {} open at the end, {} entries beyond depth {}",
+            r.exits_without_entry,
+            r.unclosed_inner,
+            r.open_at_end,
+            r.too_deep,
+            crate::scopes::MAX_DEPTH
+        );
+    }
+    s
+}

@@ -1,0 +1,728 @@
+//! Reading Paraver traces: the `.prv` (plain, `.xz` or `.gz`) with its `.pcf` and `.row`.
+//!
+//! [`load`] is the entry point: it sniffs the compression, parses the header, parses the body
+//! in parallel (overlapping decoding for compressed files), reads the side files and builds
+//! the [`TraceStore`]. Anything wrong that is not fatal ends up in the [`LoadReport`].
+
+// The parsers read untrusted bytes: no indexing that could panic.
+#![deny(clippy::indexing_slicing)]
+
+pub mod estimate;
+#[cfg(any(test, feature = "testing"))]
+pub mod naive;
+pub mod prv;
+pub mod source;
+pub mod synth;
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use prvscope_format::RowMap;
+use prvscope_format::error;
+use prvscope_format::subset;
+use prvscope_store::null::resolve_policy;
+use prvscope_store::{LoadStats, LoadedPart, NullPolicy, TraceStore};
+pub use source::{Compression, LoadProgress};
+
+// The types of this crate's signatures, so that a caller of `load` needs no other import.
+pub use prvscope_format::{Header, Issue, IssueKind, LoadError, LoadReport, Pcf, RowNames};
+pub use prvscope_format::{Subset, ThreadSpec};
+pub use prvscope_store::{NullOverride, Trace};
+
+/// Options of a load.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    pub null: NullOverride,
+    /// Largest size of the chunks parsed in parallel (plain files); see [`chunk_size`] for
+    /// the size chosen below it.
+    pub chunk_bytes: usize,
+    /// Size of the decoded blocks of compressed files.
+    pub stream_block_bytes: usize,
+    /// The part of the trace to load (default: all of it).
+    pub subset: Subset,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            null: NullOverride::Auto,
+            chunk_bytes: 256 << 20,
+            stream_block_bytes: source::STREAM_BLOCK,
+            subset: Subset::default(),
+        }
+    }
+}
+
+/// Loads a trace file and its side files.
+pub fn load(
+    path: &Path,
+    options: &LoadOptions,
+    progress: Option<Arc<LoadProgress>>,
+) -> Result<Trace, LoadError> {
+    let started = Instant::now();
+    let progress = progress.unwrap_or_default();
+    let io_err = |reason| LoadError::Io {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let mut file = File::open(path).map_err(io_err)?;
+    let meta = file.metadata().map_err(io_err)?;
+    if meta.is_dir() {
+        return Err(io_err(std::io::Error::other(
+            "is a directory, not a trace file",
+        )));
+    }
+    progress.bytes_total.store(meta.len(), Ordering::Relaxed);
+    let mut head = [0u8; 6];
+    let n = read_up_to(&mut file, &mut head).map_err(io_err)?;
+    let compression = Compression::sniff(head.get(..n).unwrap_or(&[]));
+
+    let mut report = LoadReport::default();
+    let pcf =
+        read_side(path, "pcf", &mut report).map(|(p, text)| Pcf::parse(&text, &p, &mut report));
+    let row = read_side(path, "row", &mut report)
+        .map(|(p, text)| RowNames::parse(&text, &p, &mut report));
+    let policy = resolve_policy(options.null, pcf.as_ref());
+
+    let body = match compression {
+        Compression::None => {
+            let plain = source::PlainFile::new(File::open(path).map_err(io_err)?, meta.len());
+            let parsed = parse_file(path, &plain, policy, options, &progress).map_err(io_err)?;
+            progress.bytes_done.store(meta.len(), Ordering::Relaxed);
+            let mut parsed = parsed?;
+            note_changed_file(path, &plain, &meta, &mut parsed.report);
+            parsed
+        }
+        Compression::Xz | Compression::Gzip => {
+            let file = File::open(path).map_err(io_err)?;
+            let decoder = source::spawn_decoder(
+                file,
+                compression,
+                Arc::clone(&progress),
+                options.stream_block_bytes,
+            );
+            parse_stream(path, decoder, compression, policy, options, &progress)?
+        }
+    };
+    report.merge(body.report);
+    prv::release_scratch();
+    release_free_memory();
+    let store = TraceStore::new(
+        body.threads,
+        body.comms,
+        policy,
+        body.null_values,
+        body.header.end_time,
+    );
+    check_side_files(path, &store, pcf.as_ref(), row.as_ref(), &mut report);
+    report.sort_examples();
+    Ok(Trace {
+        path: path.to_path_buf(),
+        part: loaded_part(&options.subset, &body.header),
+        header: body.header,
+        pcf,
+        row,
+        store: Arc::new(store),
+        report,
+        stats: LoadStats {
+            compression,
+            bytes_read: progress.bytes_done.load(Ordering::Relaxed).max(meta.len()),
+            bytes_decoded: body.bytes,
+            load_seconds: started.elapsed().as_secs_f64(),
+        },
+    })
+}
+
+/// Gives the memory freed by loading (parsed chunks, decode buffers) back to the operating
+/// system: glibc keeps freed heap pages in its arenas otherwise, and the resident size after a
+/// load would count them.
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[allow(unsafe_code)]
+    // SAFETY: malloc_trim only releases free memory of the allocator's arenas; it takes no
+    // pointers and is safe to call at any time from any thread.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// Loads a trace from bytes already in memory (plain, `.xz` or `.gz`), without side files.
+/// `name` is used in messages.
+pub fn load_bytes(
+    name: &Path,
+    bytes: &[u8],
+    pcf: Option<Pcf>,
+    options: &LoadOptions,
+) -> Result<Trace, LoadError> {
+    let started = Instant::now();
+    let progress = Arc::new(LoadProgress::default());
+    let compression = Compression::sniff(bytes);
+    let policy = resolve_policy(options.null, pcf.as_ref());
+    let body = if compression == Compression::None {
+        parse_text(name, bytes, policy, options, &progress)?
+    } else {
+        let decoded = decode_all(bytes, compression);
+        let mut body = parse_text(name, &decoded.0, policy, options, &progress)?;
+        if let Some(message) = decoded.1 {
+            body.report.push(error::issue(
+                IssueKind::CorruptStream,
+                name,
+                0,
+                0,
+                format!(
+                    "{} stream error after {} decoded bytes: {message}",
+                    compression.name(),
+                    decoded.0.len()
+                ),
+            ));
+        }
+        body
+    };
+    let mut report = body.report;
+    report.sort_examples();
+    let store = TraceStore::new(
+        body.threads,
+        body.comms,
+        policy,
+        body.null_values,
+        body.header.end_time,
+    );
+    Ok(Trace {
+        path: name.to_path_buf(),
+        part: loaded_part(&options.subset, &body.header),
+        header: body.header,
+        pcf,
+        row: None,
+        store: Arc::new(store),
+        report,
+        stats: LoadStats {
+            compression,
+            bytes_read: bytes.len() as u64,
+            bytes_decoded: body.bytes,
+            load_seconds: started.elapsed().as_secs_f64(),
+        },
+    })
+}
+
+/// Decodes a whole compressed buffer; returns what was decoded and the error that stopped it.
+fn decode_all(bytes: &[u8], compression: Compression) -> (Vec<u8>, Option<String>) {
+    let mut out = Vec::new();
+    let result = match compression {
+        Compression::Xz => liblzma::read::XzDecoder::new_multi_decoder(bytes).read_to_end(&mut out),
+        Compression::Gzip => flate2::read::MultiGzDecoder::new(bytes).read_to_end(&mut out),
+        Compression::None => {
+            out.extend_from_slice(bytes);
+            Ok(0)
+        }
+    };
+    (out, result.err().map(|e| e.to_string()))
+}
+
+fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read(buf.get_mut(n..).unwrap_or(&mut []))? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// Warns when the `.pcf` describes fewer than half of the trace's event types, and more than
+/// three are missing (it may come from another run; a few undescribed types are common, ovni's
+/// CPU traces have some), or the
+/// `.row` names fewer threads than the header has. Nothing is lost: labels fall
+/// back to numbers and names to `THREAD a.t.h`.
+fn check_side_files(
+    path: &Path,
+    store: &TraceStore,
+    pcf: Option<&Pcf>,
+    row: Option<&RowNames>,
+    report: &mut LoadReport,
+) {
+    if let Some(pcf) = pcf {
+        let types = store.event_types();
+        let described = types
+            .iter()
+            .filter(|ty| pcf.event_types.contains_key(ty))
+            .count();
+        if described * 2 < types.len() && types.len() - described > 3 {
+            let missing: Vec<String> = types
+                .iter()
+                .filter(|ty| !pcf.event_types.contains_key(ty))
+                .take(4)
+                .map(ToString::to_string)
+                .collect();
+            report.push(error::issue(
+                IssueKind::SideFileMismatch,
+                &source::side_file(path, "pcf"),
+                0,
+                0,
+                format!(
+                    "describes only {described} of the trace's {} event types (not {}, ...): it may belong to another trace; those types show their numbers",
+                    types.len(),
+                    missing.join(", ")
+                ),
+            ));
+        }
+    }
+    if let Some(names) = row.and_then(|r| r.level("THREAD")) {
+        let rows = store.threads().len();
+        if names.len() < rows {
+            report.push(error::issue(
+                IssueKind::SideFileMismatch,
+                &source::side_file(path, "row"),
+                0,
+                0,
+                format!(
+                    "names {} threads but the trace has {rows}: the others are named THREAD a.t.h",
+                    names.len()
+                ),
+            ));
+        }
+    }
+}
+
+fn read_side(trace: &Path, ext: &str, report: &mut LoadReport) -> Option<(PathBuf, Vec<u8>)> {
+    let p = source::side_file(trace, ext);
+    match std::fs::read(&p) {
+        Ok(bytes) => Some((p, bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            report.push(error::issue(
+                IssueKind::SideFile,
+                &p,
+                0,
+                0,
+                format!("could not read: {e}"),
+            ));
+            None
+        }
+    }
+}
+
+/// The body as parsed, before it becomes a store.
+struct Body {
+    header: Header,
+    threads: Vec<prvscope_store::ThreadData>,
+    comms: Vec<prvscope_store::Comm>,
+    null_values: u64,
+    report: LoadReport,
+    bytes: u64,
+}
+
+/// Splits the header line off `bytes` and parses it.
+fn split_header<'a>(path: &Path, bytes: &'a [u8]) -> Result<(Header, &'a [u8]), LoadError> {
+    let (line, rest) = match memchr::memchr(b'\n', bytes) {
+        Some(p) => (
+            bytes.get(..p).unwrap_or(&[]),
+            bytes.get(p + 1..).unwrap_or(&[]),
+        ),
+        None => (bytes, &[][..]),
+    };
+    if bytes.is_empty() {
+        return Err(LoadError::Header {
+            path: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            message: "the file is empty; expected a `#Paraver` header".into(),
+        });
+    }
+    let header = Header::parse(line).map_err(|e| LoadError::Header {
+        path: path.to_path_buf(),
+        line: 1,
+        column: e.column,
+        message: e.message,
+    })?;
+    Ok((header, rest))
+}
+
+thread_local! {
+    /// Per worker thread: the buffer its pieces of a plain file are read into.
+    static PIECE: std::cell::RefCell<source::Piece> = std::cell::RefCell::new(source::Piece::default());
+}
+
+/// Parses a plain file in parallel pieces, each read by the worker that parses it. The outer
+/// error is a read error, the inner one a parse error.
+fn parse_file(
+    path: &Path,
+    file: &source::PlainFile,
+    policy: NullPolicy,
+    options: &LoadOptions,
+    progress: &LoadProgress,
+) -> std::io::Result<Result<Body, LoadError>> {
+    let (first_line, body_start) = file.read_first_line()?;
+    let header = match split_header(path, &first_line) {
+        Ok((header, _)) => header,
+        Err(e) => return Ok(Err(e)),
+    };
+    let rows = RowMap::new(&header);
+    let mut ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    ctx.filter = match subset_filter(path, &options.subset, &rows) {
+        Ok(f) => f,
+        Err(e) => return Ok(Err(e)),
+    };
+    let body_len = file.len().saturating_sub(body_start);
+    let chunk = chunk_size(body_len, rows.rows(), options);
+    let starts: Vec<u64> = (0..body_len.div_ceil(chunk))
+        .map(|i| body_start + i * chunk)
+        .collect();
+    let read_error = std::sync::Mutex::new(None);
+    let mut chunks: Vec<prv::ChunkOut> = starts
+        .into_par_iter()
+        .map(|start| {
+            if progress.is_cancelled() {
+                return prv::ChunkOut::default();
+            }
+            let end = start.saturating_add(chunk).min(file.len());
+            let out = PIECE.with(|piece| {
+                let mut own = source::Piece::default();
+                let mut borrowed = piece.try_borrow_mut();
+                let piece = borrowed.as_deref_mut().unwrap_or(&mut own);
+                match file.read_lines(body_start, start, end, piece) {
+                    Ok(()) => prv::parse_chunk(&ctx, piece.text()),
+                    Err(e) => {
+                        if let Ok(mut slot) = read_error.lock() {
+                            slot.get_or_insert(e);
+                        }
+                        progress.cancel.store(true, Ordering::Relaxed);
+                        prv::ChunkOut::default()
+                    }
+                }
+            });
+            progress
+                .bytes_done
+                .fetch_add(end - start, Ordering::Relaxed);
+            out
+        })
+        .collect();
+    rayon::broadcast(|_| {
+        PIECE.with(|p| {
+            if let Ok(mut p) = p.try_borrow_mut() {
+                *p = source::Piece::default();
+            }
+        });
+    });
+    if let Some(e) = read_error.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    if progress.is_cancelled() {
+        return Ok(Err(LoadError::Cancelled {
+            path: path.to_path_buf(),
+        }));
+    }
+    let end = file.shrunk_to().unwrap_or(file.len());
+    let unterminated = end > body_start && last_byte(file, end)? != Some(b'\n');
+    note_unterminated_last_line(unterminated, &mut chunks);
+    Ok(Ok(finish(
+        header,
+        chunks,
+        rows.rows(),
+        policy,
+        end,
+        path,
+        LoadReport::default(),
+    )))
+}
+
+/// The byte before `end`.
+fn last_byte(file: &source::PlainFile, end: u64) -> std::io::Result<Option<u8>> {
+    let mut byte = [0u8];
+    let got = file.read_at(end.saturating_sub(1), &mut byte)?;
+    Ok((got == 1).then_some(byte[0]))
+}
+
+/// Reports a file that changed while it was read: shorter than when the load started (reads
+/// found its end early), or of another size or modification time once the load finished.
+fn note_changed_file(
+    path: &Path,
+    file: &source::PlainFile,
+    before: &std::fs::Metadata,
+    report: &mut LoadReport,
+) {
+    let now = std::fs::metadata(path).ok();
+    let message = if let Some(end) = file.shrunk_to() {
+        format!(
+            "the file shrank from {} to {end} bytes while it was read (another program truncated or rewrote it); the records after byte {end} are missing",
+            file.len()
+        )
+    } else if let Some(now) =
+        now.filter(|now| now.len() != before.len() || now.modified().ok() != before.modified().ok())
+    {
+        format!(
+            "the file changed while it was read ({} bytes before, {} after); the records read may mix both versions: open it again once it is finished",
+            before.len(),
+            now.len()
+        )
+    } else {
+        return;
+    };
+    report.push(error::issue(IssueKind::FileChanged, path, 0, 0, message));
+}
+
+/// The size of the chunks a body of `body` bytes and `rows` threads is parsed in.
+///
+/// Large chunks become large store segments, but every core needs several of them: a
+/// quarter of a worker's share, from 1 to 32 MB. Each chunk also costs a piece and scratch
+/// buffers per thread it holds, so traces of many threads get at least 32 kB of text per
+/// thread in a chunk (as much as a worker's share): measured on a generated 1 GB trace of
+/// 4096 threads, 128 MB chunks loaded in 2.9-3.3 s and a peak of 1.08 GB, against 4.6-7.0 s
+/// and 1.25 GB with 32 MB chunks; with 64 threads, 128 MB chunks only raised the peak
+/// (790 MB against 552 MB). `options.chunk_bytes` caps it.
+fn chunk_size(body: u64, rows: usize, options: &LoadOptions) -> u64 {
+    let workers = rayon::current_num_threads().max(1) as u64;
+    let per_thread = (rows as u64).saturating_mul(32 << 10);
+    (body / (4 * workers))
+        .clamp(1 << 20, 32 << 20)
+        .max(per_thread.min(body.div_ceil(workers)))
+        .min(options.chunk_bytes.max(1) as u64)
+}
+
+/// What [`Trace::part`] says for a load of `subset`.
+fn loaded_part(subset: &Subset, header: &Header) -> Option<LoadedPart> {
+    if subset.is_whole() {
+        return None;
+    }
+    let filter = subset.filter(&RowMap::new(header)).ok()?;
+    Some(LoadedPart {
+        subset: subset.clone(),
+        filter,
+    })
+}
+
+/// The parser's filter for the part of the trace to load.
+fn subset_filter(path: &Path, subset: &Subset, rows: &RowMap) -> Result<subset::Filter, LoadError> {
+    subset.filter(rows).map_err(|message| LoadError::Subset {
+        path: path.to_path_buf(),
+        message,
+    })
+}
+
+/// Parses a whole trace text held in memory in parallel chunks.
+fn parse_text(
+    path: &Path,
+    bytes: &[u8],
+    policy: NullPolicy,
+    options: &LoadOptions,
+    progress: &LoadProgress,
+) -> Result<Body, LoadError> {
+    let (header, body) = split_header(path, bytes)?;
+    let rows = RowMap::new(&header);
+    let mut ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    ctx.filter = subset_filter(path, &options.subset, &rows)?;
+    let chunk =
+        usize::try_from(chunk_size(body.len() as u64, rows.rows(), options)).unwrap_or(usize::MAX);
+    let ranges = prv::split_chunks(body, chunk);
+    let mut chunks: Vec<prv::ChunkOut> = ranges
+        .into_par_iter()
+        .map(|r| {
+            if progress.is_cancelled() {
+                return prv::ChunkOut::default();
+            }
+            let out = prv::parse_chunk(&ctx, body.get(r.clone()).unwrap_or(&[]));
+            progress
+                .bytes_done
+                .fetch_add(r.len() as u64, Ordering::Relaxed);
+            out
+        })
+        .collect();
+    if progress.is_cancelled() {
+        return Err(LoadError::Cancelled {
+            path: path.to_path_buf(),
+        });
+    }
+    let report = LoadReport::default();
+    note_unterminated_last_line(!body.is_empty() && !body.ends_with(b"\n"), &mut chunks);
+    Ok(finish(
+        header,
+        chunks,
+        rows.rows(),
+        policy,
+        bytes.len() as u64,
+        path,
+        report,
+    ))
+}
+
+/// A last line without newline that failed to parse was most likely cut short: its issue is
+/// filed as a truncated line (once, not also as a malformed record).
+fn note_unterminated_last_line(unterminated: bool, chunks: &mut [prv::ChunkOut]) {
+    if !unterminated {
+        return;
+    }
+    if let Some(last) = chunks.iter_mut().rev().find(|c| c.lines > 0) {
+        let line = last.lines;
+        last.report.reclassify(
+            line,
+            IssueKind::MalformedRecord,
+            IssueKind::TruncatedLine,
+            "the text ends in the middle of this line (no newline); it was skipped",
+        );
+    }
+}
+
+fn finish(
+    header: Header,
+    chunks: Vec<prv::ChunkOut>,
+    rows: usize,
+    policy: NullPolicy,
+    bytes: u64,
+    path: &Path,
+    mut report: LoadReport,
+) -> Body {
+    let assembled = prv::assemble(chunks, rows, policy.sentinel, 2);
+    report.merge(assembled.report);
+    if assembled.communicator_lines < u64::from(header.communicator_lines) {
+        report.push(error::issue(
+            IssueKind::MissingCommunicators,
+            path,
+            1,
+            0,
+            format!(
+                "the header announces {} communicator lines, found {}",
+                header.communicator_lines, assembled.communicator_lines
+            ),
+        ));
+    }
+    Body {
+        header,
+        threads: assembled.threads,
+        comms: assembled.comms,
+        null_values: assembled.null_values,
+        report,
+        bytes,
+    }
+}
+
+fn parse_stream(
+    path: &Path,
+    decoder: source::Decoder,
+    compression: Compression,
+    policy: NullPolicy,
+    options: &LoadOptions,
+    progress: &LoadProgress,
+) -> Result<Body, LoadError> {
+    let cancelled = || LoadError::Cancelled {
+        path: path.to_path_buf(),
+    };
+    let mut report = LoadReport::default();
+    let mut stream_error = None;
+    // The first block carries the header.
+    let source::Decoder {
+        blocks: rx,
+        recycle,
+    } = decoder;
+    let first = match rx.recv() {
+        Ok(source::StreamItem::Block(b)) => {
+            let mut bytes = b.bytes;
+            bytes.truncate(b.len);
+            bytes
+        }
+        Ok(source::StreamItem::Error { decoded, message }) => {
+            if progress.is_cancelled() {
+                return Err(cancelled());
+            }
+            return Err(LoadError::Header {
+                path: path.to_path_buf(),
+                line: 1,
+                column: 1,
+                message: format!(
+                    "could not decode the {} stream (after {decoded} bytes): {message}",
+                    compression.name()
+                ),
+            });
+        }
+        Err(_) => Vec::new(),
+    };
+    let (header, first_body) = split_header(path, &first)?;
+    let rows = RowMap::new(&header);
+    let mut ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    ctx.filter = subset_filter(path, &options.subset, &rows)?;
+    let mut bytes = first.len() as u64;
+    let head_chunk = prv::parse_chunk(&ctx, first_body);
+    let mut last_block_unterminated = !first_body.ends_with(b"\n") && !first_body.is_empty();
+    // Blocks are parsed by the rayon pool while the decoder thread goes on.
+    let rest: Vec<(usize, prv::ChunkOut)> = rx
+        .into_iter()
+        .filter_map(|item| match item {
+            source::StreamItem::Block(b) => Some(b),
+            source::StreamItem::Error { decoded, message } => {
+                stream_error = Some((decoded, message));
+                None
+            }
+        })
+        .inspect(|b| {
+            bytes += b.len as u64;
+            last_block_unterminated = !b.text().ends_with(b"\n");
+        })
+        .par_bridge()
+        .map(|b| {
+            let out = prv::parse_chunk(&ctx, b.text());
+            let _ = recycle.send(b.bytes);
+            (b.seq, out)
+        })
+        .collect();
+    if progress.is_cancelled() {
+        return Err(cancelled());
+    }
+    let mut rest = rest;
+    rest.sort_by_key(|(seq, _)| *seq);
+    let mut chunks = Vec::with_capacity(rest.len() + 1);
+    chunks.push(head_chunk);
+    chunks.extend(rest.into_iter().map(|(_, c)| c));
+    if let Some((decoded, message)) = stream_error {
+        report.push(error::issue(
+            IssueKind::CorruptStream,
+            path,
+            0,
+            0,
+            format!(
+                "the {} stream is truncated or corrupt after {decoded} decoded bytes ({message}); the records before it were kept",
+                compression.name()
+            ),
+        ));
+    }
+    note_unterminated_last_line(last_block_unterminated, &mut chunks);
+    Ok(finish(
+        header,
+        chunks,
+        rows.rows(),
+        policy,
+        bytes,
+        path,
+        report,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn traces_of_many_threads_are_parsed_in_larger_chunks() {
+        let gb = 1u64 << 30;
+        let workers = rayon::current_num_threads().max(1) as u64;
+        let default = LoadOptions::default();
+        assert!(chunk_size(gb, 64, &default) <= 32 << 20);
+        assert!(chunk_size(gb, 64, &default) >= 1 << 20);
+        assert_eq!(
+            chunk_size(gb, 4096, &default),
+            (128u64 << 20)
+                .min(gb.div_ceil(workers))
+                .max(chunk_size(gb, 64, &default))
+        );
+        // The cap wins, so tests can cut bodies into tiny chunks.
+        let tiny = LoadOptions {
+            chunk_bytes: 7,
+            ..LoadOptions::default()
+        };
+        assert_eq!(chunk_size(gb, 4096, &tiny), 7);
+    }
+}

@@ -1,0 +1,181 @@
+//! A deliberately simple line-by-line `.prv` body parser, the reference the fast parallel
+//! parser is checked against (in the way memchr checks its fast paths against naive code).
+//!
+//! It follows the same rules as [`prv`](crate::prv): comments, communicator lines and empty
+//! lines are skipped; CRLF is accepted; `N` is the sentinel; a leading `-` is two's
+//! complement; bad lines are skipped, and in an event line the pairs before the first bad
+//! field are kept. It builds the same [`TraceStore`] by plain sorting.
+
+use prvscope_store::{NullPolicy, TraceStore};
+
+use crate::prv::{self, RawEvent, RawState};
+use prvscope_format::Header;
+use prvscope_format::RowMap;
+
+/// The result of the naive parse: the store, the number of lines skipped as bad, and of
+/// well-formed lines skipped because they name a thread the header does not have.
+pub struct NaiveParse {
+    pub store: TraceStore,
+    pub bad_lines: u64,
+    pub out_of_range: u64,
+}
+
+fn number(field: &str) -> Option<u64> {
+    if field.is_empty() || !field.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    field.parse().ok()
+}
+
+fn value(field: &str, sentinel: u64) -> Option<(u64, bool)> {
+    if field == "N" {
+        return Some((sentinel, true));
+    }
+    match field.strip_prefix('-') {
+        Some(rest) => number(rest).map(|v| (v.wrapping_neg(), false)),
+        None => number(field).map(|v| (v, false)),
+    }
+}
+
+/// Parses a whole trace text (header line included).
+pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
+    let mut lines = text.split('\n');
+    let header = Header::parse(lines.next()?.as_bytes()).ok()?;
+    let rows = RowMap::new(&header);
+    let n = rows.rows();
+    let mut chunk = prv::ChunkOut::new(n);
+    let mut comms = Vec::new();
+    let mut bad_lines = 0;
+    let mut out_of_range = 0;
+    let mut null_values = 0;
+    for line in lines {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.is_empty()
+            || line.starts_with('#')
+            || line.starts_with("c:")
+            || line.starts_with("i:")
+        {
+            continue;
+        }
+        let f: Vec<&str> = line.split(':').collect();
+        let row_of = |i: usize| -> Option<Option<u32>> {
+            let appl = number(f.get(i + 1)?)?;
+            let task = number(f.get(i + 2)?)?;
+            let thread = number(f.get(i + 3)?)?;
+            number(f.get(i)?)?;
+            Some(rows.row(appl, task, thread))
+        };
+        match f.first().copied() {
+            Some("1") => {
+                let parsed = (|| {
+                    if f.len() != 8 {
+                        return None;
+                    }
+                    let row = row_of(1)?;
+                    let begin = number(f.get(5)?)?;
+                    let end = number(f.get(6)?)?;
+                    let (v, _) = value(f.get(7)?, policy.sentinel)?;
+                    Some((row, begin, end, v))
+                })();
+                match parsed {
+                    Some((Some(row), begin, end, v)) if end >= begin => {
+                        null_values += u64::from(v == policy.sentinel);
+                        if let Some(states) = chunk.states.get_mut(row as usize) {
+                            states.push(RawState {
+                                begin,
+                                end,
+                                value: v,
+                            });
+                        }
+                    }
+                    Some((None, ..)) => out_of_range += 1,
+                    // A state that ends before it begins.
+                    Some(_) => {}
+                    None => bad_lines += 1,
+                }
+            }
+            Some("2") => {
+                let head = (|| {
+                    let row = row_of(1)?;
+                    let time = number(f.get(5)?)?;
+                    Some((row, time))
+                })();
+                let Some((row, time)) = head else {
+                    bad_lines += 1;
+                    continue;
+                };
+                let mut i = 6;
+                let mut ok = f.len() > 6;
+                while i < f.len() {
+                    let ty = f
+                        .get(i)
+                        .and_then(|t| number(t))
+                        .and_then(|t| u32::try_from(t).ok());
+                    let v = f.get(i + 1).and_then(|v| value(v, policy.sentinel));
+                    let (Some(ty), Some((v, _))) = (ty, v) else {
+                        ok = false;
+                        break;
+                    };
+                    if let Some(row) = row {
+                        null_values += u64::from(v == policy.sentinel);
+                        chunk.push_event(row, RawEvent { time, value: v, ty });
+                    }
+                    i += 2;
+                }
+                if !ok {
+                    bad_lines += 1;
+                } else if row.is_none() {
+                    out_of_range += 1;
+                }
+            }
+            Some("3") => {
+                let parsed = (|| {
+                    if f.len() != 15 {
+                        return None;
+                    }
+                    let send = row_of(1)?;
+                    let lsend = number(f.get(5)?)?;
+                    let psend = number(f.get(6)?)?;
+                    let recv = row_of(7)?;
+                    let nums: Option<Vec<u64>> = f.get(11..15)?.iter().map(|x| number(x)).collect();
+                    let [lrecv, precv, size, tag] = nums?[..] else {
+                        return None;
+                    };
+                    Some((send, recv, lsend, psend, [lrecv, precv, size, tag]))
+                })();
+                let cpu = |i: usize| f.get(i).and_then(|c| number(c)).unwrap_or(0);
+                match parsed {
+                    Some((Some(s), Some(r), lsend, psend, [lrecv, precv, size, tag])) => {
+                        comms.push(prv::comm(
+                            (cpu(1), s),
+                            (cpu(7), r),
+                            [lsend, psend, lrecv, precv, size, tag],
+                        ));
+                    }
+                    Some(_) => out_of_range += 1,
+                    None => bad_lines += 1,
+                }
+            }
+            _ => bad_lines += 1,
+        }
+    }
+    chunk.comms = comms;
+    let assembled = prv::assemble(
+        vec![chunk.take_output(policy.sentinel)],
+        n,
+        policy.sentinel,
+        2,
+    );
+    let store = TraceStore::new(
+        assembled.threads,
+        assembled.comms,
+        policy,
+        null_values,
+        header.end_time,
+    );
+    Some(NaiveParse {
+        store,
+        bad_lines,
+        out_of_range,
+    })
+}

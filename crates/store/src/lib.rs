@@ -1,0 +1,313 @@
+//! The columnar trace store.
+//!
+//! A [`TraceStore`] is built once by the loader and never changes; the UI and the analyses
+//! share it through an `Arc`. Records are kept per thread (row), sorted by time:
+//! - states as three columns (begin, end, value),
+//! - events grouped by event type, each type with its own (time, value) columns, so that the
+//!   values of one type on one thread over a window cost O(log n + output) and never walk the
+//!   other types,
+//! - communications in one global table sorted by logical send time.
+//!
+//! Times and values are compressed by [`columns`]; [`TraceStore::heap_bytes`] counts every
+//! byte the store holds so that memory per record is a measured number.
+//!
+//! Values are kept exactly as written. Null is the [`NullPolicy`]'s sentinel (and 0 when the
+//! policy says zero is null); nothing is rewritten.
+
+pub mod columns;
+pub mod null;
+pub mod signal;
+pub mod summary;
+pub mod trace;
+
+use std::ops::Range;
+
+pub use columns::{TimeColumn, ValueColumn};
+pub use null::{DEFAULT_SENTINEL, NullOverride, NullPolicy};
+pub use trace::{LoadStats, LoadedPart, Trace};
+
+/// State records of one thread, sorted by begin time (equal begins keep file order).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StateColumns {
+    /// Begin time of each state; sorted.
+    pub begin: TimeColumn,
+    /// End time of each state; same length as `begin`, each `>= begin`.
+    pub end: TimeColumn,
+    /// State value; same length as `begin`.
+    pub value: ValueColumn,
+    /// Is `end` sorted too? True for well-formed traces, where states do not overlap.
+    pub ends_sorted: bool,
+}
+
+impl StateColumns {
+    /// Number of state records.
+    pub fn len(&self) -> usize {
+        self.begin.len()
+    }
+
+    /// True when the thread has no state record.
+    pub fn is_empty(&self) -> bool {
+        self.begin.is_empty()
+    }
+
+    /// Indices of the states that overlap `[t0, t1)`, in time order.
+    pub fn overlapping(&self, t0: u64, t1: u64) -> Range<usize> {
+        let stop = self.begin.lower_bound(t1);
+        let start = if self.ends_sorted {
+            self.end.upper_bound(t0)
+        } else {
+            // Overlapping states (malformed traces): the first state ending after t0 may be
+            // anywhere before `stop`.
+            (0..stop).find(|&i| self.end.get(i) > t0).unwrap_or(stop)
+        };
+        start..stop.max(start)
+    }
+}
+
+/// All events of one type on one thread, sorted by time (equal times keep file order).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventColumn {
+    /// The event type.
+    pub ty: u32,
+    /// Event times; sorted.
+    pub time: TimeColumn,
+    /// Event values; same length as `time`.
+    pub value: ValueColumn,
+}
+
+impl EventColumn {
+    /// Number of events.
+    pub fn len(&self) -> usize {
+        self.time.len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.time.is_empty()
+    }
+
+    /// Indices of the events with time in `[t0, t1)`.
+    pub fn in_window(&self, t0: u64, t1: u64) -> Range<usize> {
+        let start = self.time.lower_bound(t0);
+        let stop = self.time.lower_bound(t1).max(start);
+        start..stop
+    }
+
+    /// Index of the last event at or before `t` (the one whose value holds at `t`).
+    pub fn last_at_or_before(&self, t: u64) -> Option<usize> {
+        self.time.upper_bound(t).checked_sub(1)
+    }
+}
+
+/// The records of one thread (one timeline row).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ThreadData {
+    pub states: StateColumns,
+    /// One column per event type present on this thread, sorted by type.
+    pub events: Vec<EventColumn>,
+}
+
+impl ThreadData {
+    /// The column of event type `ty`, if the thread has any such event.
+    pub fn event_type(&self, ty: u32) -> Option<&EventColumn> {
+        self.events
+            .binary_search_by_key(&ty, |c| c.ty)
+            .ok()
+            .and_then(|i| self.events.get(i))
+    }
+
+    /// Number of events (type:value pairs) on this thread.
+    pub fn event_count(&self) -> usize {
+        self.events.iter().map(EventColumn::len).sum()
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.states.begin.heap_bytes()
+            + self.states.end.heap_bytes()
+            + self.states.value.heap_bytes()
+            + self.events.capacity() * std::mem::size_of::<EventColumn>()
+            + self
+                .events
+                .iter()
+                .map(|c| c.time.heap_bytes() + c.value.heap_bytes())
+                .sum::<usize>()
+    }
+}
+
+/// One communication (`3:` record). Rows are 0-based thread indices of the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Comm {
+    pub send_row: u32,
+    pub recv_row: u32,
+    /// CPUs as written (0: no CPU).
+    pub send_cpu: u32,
+    pub recv_cpu: u32,
+    /// Logical and physical send times.
+    pub lsend: u64,
+    pub psend: u64,
+    /// Logical and physical receive times.
+    pub lrecv: u64,
+    pub precv: u64,
+    pub size: u64,
+    pub tag: u64,
+}
+
+/// Record counts as loaded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RecordCounts {
+    /// `1:` records kept.
+    pub states: u64,
+    /// type:value pairs of `2:` records kept.
+    pub events: u64,
+    /// `3:` records kept.
+    pub comms: u64,
+    /// Values stored as the null sentinel (states and events).
+    pub null_values: u64,
+}
+
+impl RecordCounts {
+    /// All records: states + event pairs + communications.
+    pub fn total(&self) -> u64 {
+        self.states + self.events + self.comms
+    }
+}
+
+/// The immutable, columnar store of one trace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceStore {
+    threads: Vec<ThreadData>,
+    /// Sorted by `lsend` (equal times keep file order).
+    comms: Vec<Comm>,
+    policy: NullPolicy,
+    counts: RecordCounts,
+    end_time: u64,
+}
+
+impl TraceStore {
+    /// Assembles a store. `threads` are in row order; `comms` must be sorted by `lsend`.
+    pub fn new(
+        threads: Vec<ThreadData>,
+        comms: Vec<Comm>,
+        policy: NullPolicy,
+        null_values: u64,
+        end_time: u64,
+    ) -> Self {
+        let counts = RecordCounts {
+            states: threads.iter().map(|t| t.states.len() as u64).sum(),
+            events: threads.iter().map(|t| t.event_count() as u64).sum(),
+            comms: comms.len() as u64,
+            null_values,
+        };
+        debug_assert!(comms.windows(2).all(|w| w[0].lsend <= w[1].lsend));
+        TraceStore {
+            threads,
+            comms,
+            policy,
+            counts,
+            end_time,
+        }
+    }
+
+    /// The threads (rows), in header order.
+    pub fn threads(&self) -> &[ThreadData] {
+        &self.threads
+    }
+
+    /// One thread's records.
+    pub fn thread(&self, row: usize) -> Option<&ThreadData> {
+        self.threads.get(row)
+    }
+
+    /// All communications, sorted by logical send time.
+    pub fn comms(&self) -> &[Comm] {
+        &self.comms
+    }
+
+    /// Communications whose logical send time is in `[t0, t1)`.
+    pub fn comms_sent_in(&self, t0: u64, t1: u64) -> &[Comm] {
+        let a = self.comms.partition_point(|c| c.lsend < t0);
+        let b = self.comms.partition_point(|c| c.lsend < t1).max(a);
+        self.comms.get(a..b).unwrap_or(&[])
+    }
+
+    /// How nulls are told apart from values.
+    pub fn null_policy(&self) -> NullPolicy {
+        self.policy
+    }
+
+    /// Changes how values are read (not what is stored). Only before the store is shared;
+    /// a view that reads zeros differently keeps its own `NullPolicy` instead.
+    pub fn set_null_policy(&mut self, policy: NullPolicy) {
+        self.policy = policy;
+    }
+
+    /// Record counts.
+    pub fn counts(&self) -> RecordCounts {
+        self.counts
+    }
+
+    /// The trace duration from the header, in ticks.
+    pub fn end_time(&self) -> u64 {
+        self.end_time
+    }
+
+    /// The event types present anywhere in the trace, sorted.
+    pub fn event_types(&self) -> Vec<u32> {
+        let mut types: Vec<u32> = self
+            .threads
+            .iter()
+            .flat_map(|t| t.events.iter().map(|c| c.ty))
+            .collect();
+        types.sort_unstable();
+        types.dedup();
+        types
+    }
+
+    /// The events of type `ty` on thread `row` with time in `[t0, t1)`, as (time, value).
+    /// Costs O(log n + output).
+    pub fn events_in(
+        &self,
+        row: usize,
+        ty: u32,
+        t0: u64,
+        t1: u64,
+    ) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let sentinel = self.policy.sentinel;
+        let col = self.thread(row).and_then(|t| t.event_type(ty));
+        let range = col.map_or(0..0, |c| c.in_window(t0, t1));
+        range.filter_map(move |i| col.map(|c| (c.time.get(i), c.value.get(i, sentinel))))
+    }
+
+    /// The states of thread `row` overlapping `[t0, t1)`, as (begin, end, value).
+    pub fn states_in(
+        &self,
+        row: usize,
+        t0: u64,
+        t1: u64,
+    ) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        let sentinel = self.policy.sentinel;
+        let states = self.thread(row).map(|t| &t.states);
+        let range = states.map_or(0..0, |s| s.overlapping(t0, t1));
+        range.filter_map(move |i| {
+            states.map(|s| (s.begin.get(i), s.end.get(i), s.value.get(i, sentinel)))
+        })
+    }
+
+    /// Bytes held by the store's columns and indexes (heap), plus its own structures.
+    pub fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + self.threads.capacity() * std::mem::size_of::<ThreadData>()
+            + self
+                .threads
+                .iter()
+                .map(ThreadData::heap_bytes)
+                .sum::<usize>()
+            + self.comms.capacity() * std::mem::size_of::<Comm>()
+    }
+
+    /// Store bytes per record (states + event pairs + communications).
+    pub fn bytes_per_record(&self) -> f64 {
+        let n = self.counts.total().max(1);
+        self.heap_bytes() as f64 / n as f64
+    }
+}

@@ -1,0 +1,96 @@
+//! A loaded trace: its header and side files, its store, and how the load went.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use prvscope_format::files::Compression;
+use prvscope_format::subset;
+use prvscope_format::{Header, LoadReport, Pcf, RowNames, Subset};
+
+use crate::TraceStore;
+
+/// Facts about how a load went.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LoadStats {
+    pub compression: Compression,
+    /// Bytes of the file read (compressed size for compressed files).
+    pub bytes_read: u64,
+    /// Bytes of trace text parsed (after decompression).
+    pub bytes_decoded: u64,
+    pub load_seconds: f64,
+}
+
+/// A loaded trace: header, side files, store and the report of what was skipped.
+#[derive(Debug, Clone)]
+pub struct Trace {
+    pub path: PathBuf,
+    pub header: Header,
+    pub pcf: Option<Pcf>,
+    pub row: Option<RowNames>,
+    pub store: Arc<TraceStore>,
+    pub report: LoadReport,
+    pub stats: LoadStats,
+    /// When only part of the trace was loaded: which.
+    pub part: Option<LoadedPart>,
+}
+
+/// The part of a trace that was loaded (see [`subset`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadedPart {
+    pub subset: Subset,
+    pub filter: subset::Filter,
+}
+
+impl Trace {
+    /// Are row `row`'s records loaded (all rows are, unless only some threads were)?
+    pub fn is_row_loaded(&self, row: usize) -> bool {
+        self.part
+            .as_ref()
+            .is_none_or(|p| u32::try_from(row).is_ok_and(|r| p.filter.keeps_row(r)))
+    }
+
+    /// The rows whose records are loaded (every row, unless only some threads were).
+    pub fn loaded_rows(&self) -> Vec<usize> {
+        (0..self.store.threads().len())
+            .filter(|&r| self.is_row_loaded(r))
+            .collect()
+    }
+
+    /// What was loaded, if only part of the trace was: `threads 1.3 (4 of 16 threads)`.
+    pub fn part_description(&self) -> Option<String> {
+        let part = self.part.as_ref()?;
+        let rows = self.store.threads().len();
+        let loaded = self.loaded_rows().len();
+        Some(format!("{} ({loaded} of {rows} threads)", part.subset))
+    }
+
+    /// The time range loaded, if only part of the trace was.
+    pub fn loaded_range(&self) -> Option<(u64, u64)> {
+        let p = self.part.as_ref()?;
+        (p.subset.from.is_some() || p.subset.to.is_some())
+            .then(|| (p.filter.from, p.filter.to.min(self.header.end_time)))
+    }
+
+    /// The name of row `i`: from the `.row` THREAD level, else `THREAD a.t.h`.
+    pub fn thread_name(&self, row: usize) -> String {
+        if let Some(name) = self
+            .row
+            .as_ref()
+            .and_then(|r| r.level("THREAD"))
+            .and_then(|names| names.get(row))
+        {
+            return name.clone();
+        }
+        let mut left = row;
+        for (a, app) in self.header.applications.iter().enumerate() {
+            for (t, task) in app.tasks.iter().enumerate() {
+                let n = task.threads as usize;
+                if left < n {
+                    return format!("THREAD {}.{}.{}", a + 1, t + 1, left + 1);
+                }
+                left -= n;
+            }
+        }
+        format!("row {row}")
+    }
+}

@@ -1,0 +1,404 @@
+//! Building one frame of the timeline: per-pixel summaries of the visible rows turned into
+//! meshes of coloured runs (one per row), plus event flags, communication lines and the legend's
+//! counts. Nothing here needs a GPU or an egui context, so the benches time exactly what the
+//! viewer does.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use egui::epaint::{Mesh, Shape, Stroke};
+use egui::{Pos2, Rect, pos2, vec2};
+use rayon::prelude::*;
+
+use super::rows::RowItem;
+use super::theme;
+use super::view::Coloring;
+use prvscope_store::TraceStore;
+use prvscope_store::signal::ViewSignals;
+use prvscope_store::summary::{Grid, Pixel};
+
+/// The visible time range `[start, start + span)`, in ticks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeWindow {
+    pub start: u64,
+    pub span: u64,
+}
+
+/// The narrowest window, in ticks.
+pub const MIN_SPAN: u64 = 10;
+
+impl TimeWindow {
+    /// The whole trace.
+    pub fn all(end_time: u64) -> Self {
+        TimeWindow {
+            start: 0,
+            span: end_time.max(MIN_SPAN),
+        }
+    }
+
+    /// The first tick after the window.
+    pub fn end(&self) -> u64 {
+        self.start.saturating_add(self.span)
+    }
+
+    /// The x of tick `t` in `rect`.
+    pub fn x_from_time(&self, t: f64, rect: Rect) -> f32 {
+        rect.left() + ((t - self.start as f64) * f64::from(rect.width()) / self.span as f64) as f32
+    }
+
+    /// The tick at `x` in `rect` (may be outside the window).
+    pub fn time_from_x(&self, x: f32, rect: Rect) -> f64 {
+        self.start as f64
+            + f64::from(x - rect.left()) * self.span as f64 / f64::from(rect.width().max(1.0))
+    }
+
+    /// Zooms by `factor` (< 1 zooms in) keeping tick `anchor` at the same place, within
+    /// `[0, limit]`.
+    #[must_use]
+    pub fn zoomed(&self, factor: f64, anchor: f64, limit: u64) -> Self {
+        let span =
+            ((self.span as f64 * factor).round() as u64).clamp(MIN_SPAN, limit.max(MIN_SPAN));
+        let frac = ((anchor - self.start as f64) / self.span as f64).clamp(0.0, 1.0);
+        let start = (anchor - frac * span as f64).round().max(0.0) as u64;
+        TimeWindow { start, span }.clamped(limit)
+    }
+
+    /// Moves by `dt` ticks, within `[0, limit]`.
+    #[must_use]
+    pub fn panned(&self, dt: f64, limit: u64) -> Self {
+        let start = (self.start as f64 + dt).round().max(0.0) as u64;
+        TimeWindow {
+            start,
+            span: self.span,
+        }
+        .clamped(limit)
+    }
+
+    /// The window from `a` to `b` (either order), at least [`MIN_SPAN`] wide.
+    pub fn between(a: f64, b: f64, limit: u64) -> Self {
+        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+        let start = lo.round().max(0.0) as u64;
+        let span = ((hi - lo).round() as u64).max(MIN_SPAN);
+        TimeWindow { start, span }.clamped(limit)
+    }
+
+    fn clamped(self, limit: u64) -> Self {
+        let limit = limit.max(MIN_SPAN);
+        let span = self.span.min(limit);
+        TimeWindow {
+            start: self.start.min(limit - span),
+            span,
+        }
+    }
+}
+
+/// What to build.
+pub struct FrameRequest<'a> {
+    pub view: &'a ViewSignals,
+    pub coloring: &'a Coloring,
+    pub rows: &'a [RowItem],
+    /// Indices into `rows` that are on screen.
+    pub visible: Range<usize>,
+    /// The timeline area; visible row `i` starts at `rect.top() + i * row_height`.
+    pub rect: Rect,
+    pub row_height: f32,
+    pub window: TimeWindow,
+    pub flags: bool,
+}
+
+/// A built frame.
+#[derive(Clone, Default)]
+pub struct Frame {
+    /// Coloured runs (and flags), one mesh per visible row (built in parallel, never joined).
+    pub meshes: Vec<Arc<Mesh>>,
+    /// Drawn values and how many pixel columns show each, sorted by value.
+    pub legend: Vec<(u64, u32)>,
+    /// Quads in the mesh.
+    pub quads: usize,
+}
+
+/// Builds the frame: rows are summarised in parallel, then their meshes are joined.
+pub fn build(req: &FrameRequest<'_>) -> Frame {
+    let width = req.rect.width().round().max(1.0) as u32;
+    let grid = Grid {
+        span: req.window.span,
+        width,
+    };
+    let first = grid.column_of(req.window.start);
+    let edges = grid.edges(first, width as usize + 2);
+    let xs: Vec<f32> = edges
+        .iter()
+        .map(|&e| req.window.x_from_time(e as f64, req.rect))
+        .collect();
+    let gap = if req.row_height >= 6.0 { 1.0 } else { 0.0 };
+    let sentinel = req.view.sentinel();
+    let rows = req.rows.get(req.visible.clone()).unwrap_or_default();
+    let build_rows = || -> Vec<(Mesh, Vec<(u64, u32)>)> {
+        rows.par_iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let pixels = row_pixels(req.view, item, &edges, sentinel);
+                let top = req.rect.top() + i as f32 * req.row_height;
+                let y = top..top + (req.row_height - gap).max(1.0);
+                row_mesh(&pixels, &xs, y, req.coloring, req.flags)
+            })
+            .collect()
+    };
+    let parts = build_rows();
+    let mut meshes = Vec::with_capacity(parts.len());
+    let mut legend: Vec<(u64, u32)> = Vec::new();
+    let mut quads = 0;
+    for (m, counts) in parts {
+        quads += m.indices.len() / 6;
+        meshes.push(Arc::new(m));
+        legend.extend(counts);
+    }
+    legend.sort_unstable_by_key(|e| e.0);
+    legend.dedup_by(|next, kept| {
+        if next.0 == kept.0 {
+            kept.1 += next.1;
+            true
+        } else {
+            false
+        }
+    });
+    Frame {
+        meshes,
+        legend,
+        quads,
+    }
+}
+
+/// The pixels of one drawn row: its thread's, or the maximum over a collapsed group.
+pub fn row_pixels(view: &ViewSignals, item: &RowItem, edges: &[u64], sentinel: u64) -> Vec<Pixel> {
+    let mut out = Vec::with_capacity(edges.len());
+    let mut threads = item.threads.clone();
+    let Some(first) = threads.next() else {
+        return out;
+    };
+    view.summarize_row(first, edges, &mut out);
+    let mut other = Vec::with_capacity(edges.len());
+    for t in threads {
+        view.summarize_row(t, edges, &mut other);
+        for (p, q) in out.iter_mut().zip(&other) {
+            p.value = if p.value == sentinel {
+                q.value
+            } else if q.value == sentinel {
+                p.value
+            } else {
+                p.value.max(q.value)
+            };
+            p.changes = p.changes.saturating_add(q.changes);
+        }
+    }
+    out
+}
+
+/// Runs of equal colour become quads; returns the mesh and the pixel count per value.
+fn row_mesh(
+    pixels: &[Pixel],
+    xs: &[f32],
+    y: Range<f32>,
+    coloring: &Coloring,
+    flags: bool,
+) -> (Mesh, Vec<(u64, u32)>) {
+    let mut mesh = Mesh::default();
+    // Room for a run every 4 pixels; zoomed-in rows have far fewer.
+    mesh.reserve_vertices(pixels.len());
+    mesh.reserve_triangles(pixels.len() / 2);
+    let mut counts: Vec<(u64, u32)> = Vec::new();
+    let mut k = 0;
+    while k < pixels.len() {
+        let value = pixels[k].value;
+        let mut j = k + 1;
+        while j < pixels.len() && pixels[j].value == value {
+            j += 1;
+        }
+        if let Some(color) = coloring.color(value) {
+            let (x0, x1) = (xs[k], xs[j]);
+            mesh.add_colored_rect(Rect::from_x_y_ranges(x0..=x1, y.start..=y.end), color);
+            match counts.iter_mut().find(|c| c.0 == value) {
+                Some(c) => c.1 += (j - k) as u32,
+                None => counts.push((value, (j - k) as u32)),
+            }
+        }
+        k = j;
+    }
+    if flags {
+        let h = ((y.end - y.start) * 0.5).max(2.0);
+        for (k, p) in pixels.iter().enumerate() {
+            if p.changes > 0 {
+                let x = xs[k].max(xs[0]);
+                mesh.add_colored_rect(
+                    Rect::from_min_size(pos2(x, y.start), vec2(1.0, h)),
+                    theme::FLAG,
+                );
+            }
+        }
+    }
+    (mesh, counts)
+}
+
+/// Lines of the communications sent in the window between drawn rows, at most one per pair
+/// of end pixels and at most `max_lines`.
+pub fn comm_lines(
+    store: &TraceStore,
+    window: TimeWindow,
+    rect: Rect,
+    row_center: &dyn Fn(usize) -> Option<f32>,
+    max_lines: usize,
+) -> Vec<Shape> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for c in store.comms_sent_in(window.start, window.end()) {
+        let (Some(y0), Some(y1)) = (
+            row_center(c.send_row as usize),
+            row_center(c.recv_row as usize),
+        ) else {
+            continue;
+        };
+        let x0 = window.x_from_time(c.lsend as f64, rect);
+        let x1 = window.x_from_time(c.lrecv as f64, rect);
+        let key = (x0 as i32, y0 as i32, x1 as i32, y1 as i32);
+        if !seen.insert(key) {
+            continue;
+        }
+        out.push(Shape::line_segment(
+            [Pos2::new(x0, y0), Pos2::new(x1, y1)],
+            Stroke::new(1.0, theme::COMM),
+        ));
+        if out.len() >= max_lines {
+            break;
+        }
+    }
+    out
+}
+
+/// Ruler ticks: about one label per `min_px` pixels, at 1, 2 or 5 times a power of ten of
+/// nanoseconds; each with its time in ticks and its label.
+pub fn ruler_ticks(
+    window: TimeWindow,
+    ns_per_tick: u64,
+    width: f32,
+    min_px: f32,
+) -> Vec<(f64, String)> {
+    let ns_per_tick = ns_per_tick.max(1) as f64;
+    let span_ns = window.span as f64 * ns_per_tick;
+    let max_labels = (f64::from(width) / f64::from(min_px)).max(1.0);
+    let mut step = 1.0_f64;
+    'search: loop {
+        for m in [1.0, 2.0, 5.0] {
+            if span_ns / (step * m) <= max_labels {
+                step *= m;
+                break 'search;
+            }
+        }
+        step *= 10.0;
+    }
+    let start_ns = window.start as f64 * ns_per_tick;
+    let end_ns = window.end() as f64 * ns_per_tick;
+    let mut t = (start_ns / step).ceil() * step;
+    let mut out = Vec::new();
+    while t <= end_ns && out.len() < 1000 {
+        out.push((t / ns_per_tick, format_ns(t, step)));
+        t += step;
+    }
+    out
+}
+
+/// The largest unit (and its size in ns) in which `ns` is at least 1.
+fn unit_for(ns: f64) -> (&'static str, f64) {
+    if ns >= 1e9 {
+        ("s", 1e9)
+    } else if ns >= 1e6 {
+        ("ms", 1e6)
+    } else if ns >= 1e3 {
+        ("us", 1e3)
+    } else {
+        ("ns", 1.0)
+    }
+}
+
+/// A time in nanoseconds with a unit suited to `precision_ns` (the smallest difference
+/// the label must show).
+pub fn format_ns(ns: f64, precision_ns: f64) -> String {
+    let (unit, scale) = unit_for(precision_ns);
+    let value = ns / scale;
+    let digits = if (precision_ns / scale).fract().abs() < 1e-9 && precision_ns / scale >= 1.0 {
+        0
+    } else {
+        let mut d = 0;
+        let mut p = precision_ns / scale;
+        while p < 1.0 && d < 9 {
+            p *= 10.0;
+            d += 1;
+        }
+        d
+    };
+    format!("{value:.digits$} {unit}")
+}
+
+/// A duration or instant in ticks, with the trace's unit, for tooltips and panels.
+pub fn format_ticks(ticks: u64, ns_per_tick: u64) -> String {
+    let ns = ticks as f64 * ns_per_tick.max(1) as f64;
+    let (unit, scale) = unit_for(ns);
+    if unit == "ns" {
+        return format!("{ns} ns");
+    }
+    format!("{:.3} {unit}", ns / scale)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ruler_labels_are_round_and_readable() {
+        let w = TimeWindow {
+            start: 0,
+            span: 1_871_483,
+        };
+        let ticks = ruler_ticks(w, 1, 1000.0, 100.0);
+        let labels: Vec<&str> = ticks.iter().map(|t| t.1.as_str()).collect();
+        assert_eq!(labels.first(), Some(&"0 us"));
+        assert!(labels.contains(&"200 us"), "{labels:?}");
+        assert!(ticks.len() <= 10 && ticks.len() >= 5, "{labels:?}");
+        let us = ruler_ticks(w, 1000, 1000.0, 100.0);
+        assert_eq!(us[1].1, "200 ms");
+        assert_eq!(format_ns(1_500.0, 100.0), "1500 ns");
+        assert_eq!(format_ns(1_500_000.0, 1_000_000.0), "2 ms");
+        assert_eq!(format_ticks(1_871_483, 1000), "1.871 s");
+    }
+
+    #[test]
+    fn zoom_keeps_the_anchor_and_stays_inside_the_trace() {
+        let w = TimeWindow {
+            start: 0,
+            span: 1000,
+        };
+        let z = w.zoomed(0.5, 250.0, 1000);
+        assert_eq!(
+            z,
+            TimeWindow {
+                start: 125,
+                span: 500
+            }
+        );
+        assert_eq!(z.zoomed(4.0, 300.0, 1000), w);
+        assert_eq!(w.panned(-50.0, 1000), w);
+        assert_eq!(
+            z.panned(10_000.0, 1000),
+            TimeWindow {
+                start: 500,
+                span: 500
+            }
+        );
+        assert_eq!(
+            TimeWindow::between(700.0, 300.0, 1000),
+            TimeWindow {
+                start: 300,
+                span: 400
+            }
+        );
+    }
+}

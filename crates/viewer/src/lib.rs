@@ -1,0 +1,53 @@
+//! The eframe/egui viewer.
+//!
+//! - [`app`]: the window (menus, view list, legend and details, load progress, exports);
+//! - [`timeline`]: the timeline widget and its interaction;
+//! - [`frame`]: building one frame of the timeline from per-pixel summaries (no GPU, benched);
+//! - [`view`]: what a view reads and how its values become colours and labels;
+//! - [`rows`]: rows grouped by application and task, collapsible;
+//! - [`scope_panel`]: the Carnival-like source and scope panel beside the timeline;
+//! - [`loader`]: loading off the UI thread (after a memory check), the embedded demo trace;
+//! - [`part_dialog`]: "Open part of a trace" (a time range, some threads) with memory estimates;
+//! - [`recent`]: the recent-files list;
+//! - [`theme`]: every colour.
+
+pub mod app;
+pub mod frame;
+pub mod loader;
+pub mod part_dialog;
+pub mod recent;
+pub mod rows;
+pub mod scope_panel;
+pub mod theme;
+pub mod timeline;
+pub mod view;
+
+use self::app::App;
+use self::loader::LoadSource;
+use prvscope_store::NullOverride;
+
+/// Opens the viewer window on `source` and runs until it is closed.
+pub fn run(
+    source: LoadSource,
+    null: NullOverride,
+    view: Option<prvscope_store::signal::SignalSpec>,
+    request: self::loader::LoadRequest,
+) -> anyhow::Result<()> {
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_inner_size([1400.0, 800.0])
+            .with_title("prvscope")
+            .with_drag_and_drop(true),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "prvscope",
+        options,
+        Box::new(move |cc| {
+            let mut app = App::with_user_config(&cc.egui_ctx, source, null, request);
+            app.start_view = view;
+            Ok(Box::new(app))
+        }),
+    )
+    .map_err(|e| anyhow::anyhow!("could not open the viewer window: {e}"))
+}

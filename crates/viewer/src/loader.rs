@@ -1,0 +1,233 @@
+//! Loading traces off the UI thread: progress (bytes, MB/s), cancel, and the result handed
+//! back to the app. The embedded demo trace loads the same way.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Receiver};
+use std::time::Instant;
+
+use super::timeline::Timeline;
+use prvscope_analysis::source::SourceFinder;
+use prvscope_format::Pcf;
+use prvscope_format::RowNames;
+use prvscope_format::{LoadError, LoadReport, Subset};
+use prvscope_import::estimate::MemoryEstimate;
+use prvscope_import::{self as trace, LoadOptions, LoadProgress};
+use prvscope_store::{NullOverride, Trace};
+
+/// The embedded demo trace (written by `prvscope gen`, see `assets/demo`).
+pub const DEMO_PRV: &[u8] = include_bytes!("../../../assets/demo/demo.prv");
+const DEMO_PCF: &[u8] = include_bytes!("../../../assets/demo/demo.pcf");
+const DEMO_ROW: &[u8] = include_bytes!("../../../assets/demo/demo.row");
+/// The demo's source file, which its user functions point at.
+pub const DEMO_SOURCE: (&str, &str) = ("demo.c", include_str!("../../../assets/demo/demo.c"));
+/// The name the demo trace is shown under.
+pub const DEMO_NAME: &str = "demo.prv";
+
+/// What to open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadSource {
+    File(PathBuf),
+    Demo,
+}
+
+impl LoadSource {
+    /// The name shown while loading and in titles.
+    pub fn display_name(&self) -> String {
+        match self {
+            LoadSource::File(p) => p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+            LoadSource::Demo => DEMO_NAME.to_owned(),
+        }
+    }
+}
+
+/// What to load of a file, and whether to check first that the machine has the memory.
+#[derive(Debug, Clone, Default)]
+pub struct LoadRequest {
+    /// The part of the trace to load (default: all of it).
+    pub subset: Subset,
+    /// Load without estimating the memory first.
+    pub skip_memory_check: bool,
+    /// The memory to count on instead of what the machine has available (tests).
+    pub available_override: Option<u64>,
+}
+
+/// How a load ended.
+pub enum LoadOutcome {
+    Loaded(Box<(Trace, Timeline)>),
+    Failed(LoadError),
+    /// Not started: the whole trace is expected to need more memory than is available.
+    TooLarge(PathBuf, Box<MemoryEstimate>),
+}
+
+/// A load running on its own thread.
+pub struct Loading {
+    pub source: LoadSource,
+    pub progress: Arc<LoadProgress>,
+    started: Instant,
+    rx: Receiver<LoadOutcome>,
+}
+
+impl Loading {
+    /// Starts loading; `wake` is called when the result is ready (the app repaints then).
+    pub fn start(
+        source: LoadSource,
+        null: NullOverride,
+        request: LoadRequest,
+        wake: impl Fn() + Send + 'static,
+    ) -> Self {
+        let progress = Arc::new(LoadProgress::default());
+        let (tx, rx) = mpsc::channel();
+        let job_progress = Arc::clone(&progress);
+        let job_source = source.clone();
+        let spawned = std::thread::Builder::new()
+            .name("trace-loader".to_owned())
+            .spawn(move || {
+                let outcome = load_job(&job_source, null, request, job_progress);
+                // The receiver is gone only when the app dropped this load.
+                let _ = tx.send(outcome);
+                wake();
+            });
+        if let Err(e) = spawned {
+            let (tx, rx2) = mpsc::channel();
+            let _ = tx.send(LoadOutcome::Failed(LoadError::Io {
+                path: PathBuf::from(source.display_name()),
+                reason: e,
+            }));
+            return Loading {
+                source,
+                progress,
+                started: Instant::now(),
+                rx: rx2,
+            };
+        }
+        Loading {
+            source,
+            progress,
+            started: Instant::now(),
+            rx,
+        }
+    }
+
+    /// How the load ended, once it has.
+    pub fn poll(&self) -> Option<LoadOutcome> {
+        self.rx.try_recv().ok()
+    }
+
+    /// Asks the loader to stop; [`Self::poll`] then returns [`LoadError::Cancelled`].
+    pub fn cancel(&self) {
+        self.progress.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// Bytes read so far, of how many.
+    pub fn bytes(&self) -> (u64, u64) {
+        (
+            self.progress.bytes_done.load(Ordering::Relaxed),
+            self.progress.bytes_total.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Read rate so far, in MB/s (of the file's bytes).
+    pub fn mb_per_s(&self) -> f64 {
+        let secs = self.started.elapsed().as_secs_f64().max(1e-3);
+        self.bytes().0 as f64 / 1e6 / secs
+    }
+
+    /// Seconds since the load started.
+    pub fn elapsed(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+}
+
+/// The work of the loader thread: the memory check, the load, the first timeline.
+fn load_job(
+    source: &LoadSource,
+    null: NullOverride,
+    request: LoadRequest,
+    progress: Arc<LoadProgress>,
+) -> LoadOutcome {
+    if let LoadSource::File(path) = source
+        && !request.skip_memory_check
+        && request.subset.is_whole()
+        && let Ok(mut e) = trace::estimate::estimate(path)
+    {
+        if request.available_override.is_some() {
+            e.available_bytes = request.available_override;
+        }
+        if e.too_large() {
+            return LoadOutcome::TooLarge(path.clone(), Box::new(e));
+        }
+    }
+    let options = LoadOptions {
+        null,
+        subset: request.subset,
+        ..LoadOptions::default()
+    };
+    let result = in_background(|| {
+        let result = match source {
+            LoadSource::File(path) => trace::load(path, &options, Some(progress)),
+            LoadSource::Demo => load_demo(&options),
+        };
+        // The first view is built here too: on a big trace it takes a moment.
+        result.map(|t| {
+            let timeline = Timeline::new(&t);
+            (t, timeline)
+        })
+    });
+    match result {
+        Ok(pair) => LoadOutcome::Loaded(Box::new(pair)),
+        Err(e) => LoadOutcome::Failed(e),
+    }
+}
+
+/// The threads that background work (loads, scope analyses) runs its parallel parts on.
+/// Frames are built on rayon's global pool; if a load's long chunk tasks ran there too, a
+/// frame would wait for them (a 160 ms stall was measured while a 150 MB trace loaded).
+static BACKGROUND: std::sync::LazyLock<Option<rayon::ThreadPool>> =
+    std::sync::LazyLock::new(|| {
+        rayon::ThreadPoolBuilder::new()
+            .thread_name(|i| format!("prvscope-background-{i}"))
+            .build()
+            .ok()
+    });
+
+/// Runs `work` with its rayon parallelism on the background pool (the global pool when that
+/// pool could not be made).
+pub fn in_background<R: Send>(work: impl FnOnce() -> R + Send) -> R {
+    match &*BACKGROUND {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
+}
+
+/// Loads the embedded demo trace.
+pub fn load_demo(options: &LoadOptions) -> Result<Trace, LoadError> {
+    let name = Path::new(DEMO_NAME);
+    let mut report = LoadReport::default();
+    let pcf = Pcf::parse(DEMO_PCF, &name.with_extension("pcf"), &mut report);
+    let row = RowNames::parse(DEMO_ROW, &name.with_extension("row"), &mut report);
+    let mut trace = trace::load_bytes(name, DEMO_PRV, Some(pcf), options)?;
+    trace.row = Some(row);
+    trace.report.merge(report);
+    Ok(trace)
+}
+
+/// True for the embedded demo trace.
+pub fn is_demo(trace: &Trace) -> bool {
+    trace.path == Path::new(DEMO_NAME)
+}
+
+/// Where the source files of `trace` are searched: beside it, in its parent, in `extra`
+/// (the user's folders); the demo's own source ships inside the program.
+pub fn source_finder(trace: &Trace, extra: &[PathBuf]) -> SourceFinder {
+    let mut finder = SourceFinder::for_trace(&trace.path, extra);
+    if is_demo(trace) {
+        finder.dirs.clear();
+        finder.embedded.push(DEMO_SOURCE);
+    }
+    finder
+}

@@ -1,0 +1,157 @@
+//! The rows of the timeline: one per thread, grouped by application and task, where a task or
+//! a whole application can be collapsed into one row.
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+
+use prvscope_store::Trace;
+
+/// What a timeline row stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowKind {
+    /// One thread (a row of the store).
+    Thread(usize),
+    /// A collapsed task: application and task (0-based) and its threads.
+    Task { appl: usize, task: usize },
+    /// A collapsed application.
+    Appl { appl: usize },
+}
+
+/// One drawn row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowItem {
+    pub label: String,
+    pub kind: RowKind,
+    /// The store rows (threads) it shows; one for a thread row.
+    pub threads: Range<usize>,
+    /// 0-based application and task of its threads.
+    pub appl: usize,
+    pub task: usize,
+}
+
+/// The collapse level of every row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Thread,
+    Task,
+    Application,
+}
+
+/// Which tasks and applications are collapsed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Grouping {
+    pub tasks: BTreeSet<(usize, usize)>,
+    pub apps: BTreeSet<usize>,
+}
+
+impl Grouping {
+    /// Collapses (or expands) everything to one level.
+    pub fn set_level(&mut self, trace: &Trace, level: Level) {
+        self.tasks.clear();
+        self.apps.clear();
+        for (a, app) in trace.header.applications.iter().enumerate() {
+            match level {
+                Level::Thread => {}
+                Level::Task => self.tasks.extend((0..app.tasks.len()).map(|t| (a, t))),
+                Level::Application => {
+                    self.apps.insert(a);
+                }
+            }
+        }
+    }
+
+    /// Collapses the task of a thread row, or expands a collapsed row one level.
+    pub fn toggle(&mut self, item: &RowItem) {
+        match item.kind {
+            RowKind::Thread(_) => {
+                self.tasks.insert((item.appl, item.task));
+            }
+            RowKind::Task { appl, task } => {
+                self.tasks.remove(&(appl, task));
+            }
+            RowKind::Appl { appl } => {
+                self.apps.remove(&appl);
+            }
+        }
+    }
+
+    /// The rows to draw.
+    pub fn layout(&self, trace: &Trace) -> Vec<RowItem> {
+        let names = trace.row.as_ref();
+        let level_name = |level: &str, i: usize| {
+            names
+                .and_then(|r| r.level(level))
+                .and_then(|n| n.get(i))
+                .cloned()
+        };
+        let mut rows = Vec::new();
+        let mut thread = 0;
+        let mut task_index = 0;
+        let total = trace.store.threads().len();
+        for (a, app) in trace.header.applications.iter().enumerate() {
+            let app_threads: usize = app.tasks.iter().map(|t| t.threads as usize).sum();
+            let any_loaded =
+                |range: std::ops::Range<usize>| range.into_iter().any(|r| trace.is_row_loaded(r));
+            if self.apps.contains(&a) {
+                let end = (thread + app_threads).min(total);
+                if !any_loaded(thread.min(end)..end) {
+                    thread += app_threads;
+                    task_index += app.tasks.len();
+                    continue;
+                }
+                rows.push(RowItem {
+                    label: level_name("APPL", a).unwrap_or_else(|| format!("APPL {}", a + 1)),
+                    kind: RowKind::Appl { appl: a },
+                    threads: thread.min(end)..end,
+                    appl: a,
+                    task: 0,
+                });
+                thread += app_threads;
+                task_index += app.tasks.len();
+                continue;
+            }
+            for (t, task) in app.tasks.iter().enumerate() {
+                let n = task.threads as usize;
+                let end = (thread + n).min(total);
+                if !any_loaded(thread.min(end)..end) {
+                    // Threads left out of a partial load are not shown.
+                } else if self.tasks.contains(&(a, t)) {
+                    rows.push(RowItem {
+                        label: level_name("TASK", task_index)
+                            .unwrap_or_else(|| format!("TASK {}.{}", a + 1, t + 1)),
+                        kind: RowKind::Task { appl: a, task: t },
+                        threads: thread.min(end)..end,
+                        appl: a,
+                        task: t,
+                    });
+                } else {
+                    for row in (thread.min(end)..end).filter(|&r| trace.is_row_loaded(r)) {
+                        rows.push(RowItem {
+                            label: trace.thread_name(row),
+                            kind: RowKind::Thread(row),
+                            threads: row..row + 1,
+                            appl: a,
+                            task: t,
+                        });
+                    }
+                }
+                thread += n;
+                task_index += 1;
+            }
+        }
+        rows
+    }
+}
+
+/// For each store row, the index of the drawn row that shows it.
+pub fn drawn_row_of_thread(rows: &[RowItem], threads: usize) -> Vec<Option<u32>> {
+    let mut out = vec![None; threads];
+    for (i, item) in rows.iter().enumerate() {
+        for t in item.threads.clone() {
+            if let Some(slot) = out.get_mut(t) {
+                *slot = Some(i as u32);
+            }
+        }
+    }
+    out
+}

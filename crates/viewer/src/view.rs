@@ -1,0 +1,186 @@
+//! A timeline view: what it reads, how values become colours and labels, and its own null
+//! switch.
+
+use egui::Color32;
+
+use super::theme;
+use prvscope_store::Trace;
+use prvscope_store::signal::SignalSpec;
+
+/// How values are coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColorMode {
+    /// `STATES_COLOR` for states, else Paraver's palette by value.
+    Code,
+    /// From green (smallest value of the view) to blue (largest), for counters.
+    Gradient,
+}
+
+/// The settings of a view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewConfig {
+    pub spec: SignalSpec,
+    pub color: ColorMode,
+    /// Draw 0 as null in this view (starts from the trace's policy).
+    pub zero_is_null: bool,
+    pub comms: bool,
+    pub flags: bool,
+}
+
+impl ViewConfig {
+    /// A view with the trace's defaults: code colours, or the gradient for types the `.pcf`
+    /// marks as gradient (counters).
+    pub fn new(trace: &Trace, spec: SignalSpec) -> Self {
+        let gradient = match &spec {
+            SignalSpec::States => false,
+            SignalSpec::Events(types) => {
+                let pcf = trace.pcf.as_ref();
+                types.iter().all(|ty| {
+                    pcf.and_then(|p| p.event_types.get(ty))
+                        .is_some_and(|info| info.values.is_empty() && info.gradient != 0)
+                })
+            }
+        };
+        ViewConfig {
+            spec,
+            color: if gradient {
+                ColorMode::Gradient
+            } else {
+                ColorMode::Code
+            },
+            zero_is_null: trace.store.null_policy().zero_is_null,
+            comms: true,
+            flags: false,
+        }
+    }
+
+    /// The view's name, as Paraver titles its windows.
+    pub fn name(&self, trace: &Trace) -> String {
+        view_name(trace, &self.spec)
+    }
+}
+
+/// The name of a view: "State", a type's label, or "MPI call" for 50000001-50000003.
+pub fn view_name(trace: &Trace, spec: &SignalSpec) -> String {
+    match spec {
+        SignalSpec::States => "State".to_owned(),
+        SignalSpec::Events(types) if types == &MPI_CALL_TYPES => "MPI call".to_owned(),
+        SignalSpec::Events(types) => types
+            .iter()
+            .map(|&ty| type_label(trace, ty))
+            .collect::<Vec<_>>()
+            .join(" + "),
+    }
+}
+
+pub use prvscope_format::catalog::MPI_CALL_TYPES;
+
+/// The label of an event type: its `.pcf` label, else the number.
+pub fn type_label(trace: &Trace, ty: u32) -> String {
+    trace
+        .pcf
+        .as_ref()
+        .and_then(|p| p.event_label(ty))
+        .map_or_else(|| format!("type {ty}"), |l| l.trim().to_owned())
+}
+
+/// Turns the values of one view into colours and labels.
+#[derive(Debug, Clone)]
+pub struct Coloring {
+    mode: ColorMode,
+    states: bool,
+    zero_is_null: bool,
+    sentinel: u64,
+    /// `STATES_COLOR` (states only), indexed by value for small values.
+    state_colors: Vec<Option<Color32>>,
+    min: u64,
+    max: u64,
+}
+
+impl Coloring {
+    /// The colouring of `config` over the values `values` (sorted, non-null) of the view.
+    pub fn new(
+        trace: &Trace,
+        config: &ViewConfig,
+        values: &std::collections::BTreeSet<u64>,
+    ) -> Self {
+        let states = config.spec == SignalSpec::States;
+        let mut state_colors = Vec::new();
+        if states && let Some(pcf) = trace.pcf.as_ref() {
+            for (&v, &c) in &pcf.state_colors {
+                if let Ok(i) = usize::try_from(v)
+                    && i < 4096
+                {
+                    if state_colors.len() <= i {
+                        state_colors.resize(i + 1, None);
+                    }
+                    state_colors[i] = Some(theme::rgb(c));
+                }
+            }
+        }
+        let mut drawn = values
+            .iter()
+            .copied()
+            .filter(|&v| !(config.zero_is_null && v == 0));
+        let min = drawn.next().unwrap_or(0);
+        let max = drawn.next_back().unwrap_or(min);
+        Coloring {
+            mode: config.color,
+            states,
+            zero_is_null: config.zero_is_null,
+            sentinel: trace.store.null_policy().sentinel,
+            state_colors,
+            min,
+            max,
+        }
+    }
+
+    /// Is this raw value null in this view?
+    pub fn is_null(&self, value: u64) -> bool {
+        value == self.sentinel || (self.zero_is_null && value == 0)
+    }
+
+    /// The colour of a raw value, `None` for null (drawn as background).
+    pub fn color(&self, value: u64) -> Option<Color32> {
+        if self.is_null(value) {
+            return None;
+        }
+        Some(match self.mode {
+            ColorMode::Gradient => theme::gradient(value, self.min, self.max),
+            ColorMode::Code => {
+                if self.states
+                    && let Some(Some(c)) = usize::try_from(value)
+                        .ok()
+                        .and_then(|i| self.state_colors.get(i))
+                {
+                    *c
+                } else {
+                    theme::palette(value)
+                }
+            }
+        })
+    }
+
+    /// The smallest and largest drawn values (the gradient's ends).
+    pub fn range(&self) -> (u64, u64) {
+        (self.min, self.max)
+    }
+}
+
+/// The label of a raw value in a view: the `.pcf` label when there is one.
+pub fn value_label(trace: &Trace, spec: &SignalSpec, value: u64, is_null: bool) -> String {
+    if is_null {
+        return "null".to_owned();
+    }
+    let pcf = trace.pcf.as_ref();
+    let label = match spec {
+        SignalSpec::States => pcf.and_then(|p| p.state_label(value)),
+        SignalSpec::Events(types) => types
+            .iter()
+            .find_map(|&ty| pcf.and_then(|p| p.value_label(ty, value))),
+    };
+    match label {
+        Some(l) if !l.trim().is_empty() => l.trim().to_owned(),
+        _ => value.to_string(),
+    }
+}

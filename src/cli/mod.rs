@@ -1,0 +1,138 @@
+//! The subcommands other than the viewer, one file each, and what they share: loading a
+//! trace (whole or a part, after a memory check) and the options for it.
+
+pub mod generate;
+pub mod info;
+pub mod scopes;
+pub mod stats;
+
+use std::path::Path;
+
+use prvscope_format::units::parse_size;
+use prvscope_format::{LoadError, Subset, ThreadSpec};
+use prvscope_import::{self as trace, LoadOptions};
+use prvscope_store::{NullOverride, Trace};
+
+/// Loading part of a trace, for traces too large for the machine's memory.
+#[derive(clap::Args)]
+pub struct PartArgs {
+    /// Load only the records from this time on (trace ticks), plus the value each event
+    /// type has at that time; for `stats` and `scopes`, the window's start (default 0).
+    #[arg(long)]
+    pub from: Option<u64>,
+    /// Load only the records up to this time (trace ticks); for `stats` and `scopes`, the
+    /// window's end (default: the trace's duration).
+    #[arg(long)]
+    pub to: Option<u64>,
+    /// Load only these threads: rows `1-8,12` (1-based, in timeline order), threads `1.2.1`
+    /// (application.task.thread), tasks `1.2`.
+    #[arg(long)]
+    pub threads: Option<ThreadSpec>,
+    /// Load even when the estimate says the machine lacks the memory.
+    #[arg(long)]
+    pub skip_memory_check: bool,
+    /// Memory to count on instead of what the machine has available, e.g. 8GB (on a shared
+    /// node).
+    #[arg(long, value_parser = parse_size)]
+    pub memory_budget: Option<u64>,
+}
+
+impl PartArgs {
+    pub fn subset(&self) -> Subset {
+        Subset {
+            from: self.from,
+            to: self.to,
+            threads: self.threads.clone(),
+        }
+    }
+}
+
+/// The loading, window and output options that `stats` and `scopes` share.
+#[derive(clap::Args)]
+pub struct WindowArgs {
+    #[command(flatten)]
+    pub part: PartArgs,
+    /// Print CSV.
+    #[arg(long)]
+    pub csv: bool,
+    /// How to read nulls (see `info`).
+    #[arg(long, default_value = "auto")]
+    pub null: NullOverride,
+}
+
+impl WindowArgs {
+    /// Loads the trace (only the window when `window_only`) and checks the window against
+    /// it: (trace, t0, t1).
+    pub fn load(
+        &self,
+        trace: &std::path::Path,
+        window_only: bool,
+    ) -> anyhow::Result<(Trace, u64, u64)> {
+        let part = &self.part;
+        let mut subset = part.subset();
+        if !window_only {
+            (subset.from, subset.to) = (None, None);
+        }
+        if !part.skip_memory_check {
+            check_memory(trace, &subset, part.memory_budget)?;
+        }
+        let t = load_for_info(trace, self.null, &subset)?;
+        let t0 = part.from.unwrap_or(0);
+        let t1 = part.to.unwrap_or(t.header.end_time);
+        anyhow::ensure!(t1 >= t0, "--to ({t1}) is before --from ({t0})");
+        Ok((t, t0, t1))
+    }
+}
+
+/// Loads a trace for `info`.
+pub fn load_for_info(path: &Path, null: NullOverride, subset: &Subset) -> Result<Trace, LoadError> {
+    trace::load(
+        path,
+        &LoadOptions {
+            null,
+            subset: subset.clone(),
+            ..LoadOptions::default()
+        },
+        None,
+    )
+}
+
+/// Refuses a load that is expected to need more memory than the machine has, with what can
+/// be loaded instead (the operating system would otherwise kill the process mid-way).
+/// `budget` replaces the memory the machine has available.
+pub fn check_memory(path: &Path, subset: &Subset, budget: Option<u64>) -> anyhow::Result<()> {
+    let Ok(mut e) = trace::estimate::estimate(path) else {
+        // The load reports why the file cannot be read.
+        return Ok(());
+    };
+    if budget.is_some() {
+        e.available_bytes = budget;
+    }
+    let Some(available) = e.available_bytes else {
+        return Ok(());
+    };
+    if subset.is_whole() {
+        anyhow::ensure!(
+            !e.too_large(),
+            "{} Use --from/--to and --threads for that, or --skip-memory-check to load it all anyway.",
+            e.advice(path)
+        );
+    } else {
+        let need = e.bytes_for(subset);
+        anyhow::ensure!(
+            need <= available,
+            "{}: loading {subset} needs about {}, and this machine has {} available; choose a smaller part (or --skip-memory-check).",
+            path.display(),
+            prvscope_format::units::human_bytes(need),
+            prvscope_format::units::human_bytes(available)
+        );
+    }
+    Ok(())
+}
+
+/// Prints the load report's warnings on standard error.
+fn print_warnings(t: &Trace) {
+    for w in t.report.warnings() {
+        eprintln!("warning: {w}");
+    }
+}

@@ -1,0 +1,53 @@
+//! `prvscope scopes`: the scope table (Carnival-like) of a window.
+
+use std::path::PathBuf;
+
+use prvscope_analysis::scopes;
+use prvscope_analysis::table::scopes_text;
+
+use super::WindowArgs;
+
+/// The scope table (Carnival-like): inclusive and exclusive time, share and entries of each
+/// function, OpenMP region or MPI call, with its source location.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The trace: x.prv, x.prv.xz or x.prv.gz.
+    pub trace: PathBuf,
+    /// Scope event types, e.g. 60000019,50000002 (default: chosen from the trace).
+    #[arg(long, value_delimiter = ',')]
+    pub types: Vec<u32>,
+    #[command(flatten)]
+    pub window: WindowArgs,
+    /// Add each scope's inclusive time on every thread.
+    #[arg(long)]
+    pub per_thread: bool,
+}
+
+/// Runs `scopes`.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    // Scopes open when the window starts come from earlier events: load all times.
+    let (t, t0, t1) = args.window.load(&args.trace, false)?;
+    let types = if args.types.is_empty() {
+        scopes::auto_types(t.pcf.as_ref(), &t.store.event_types())
+    } else {
+        args.types
+            .iter()
+            .map(|&ty| scopes::ScopeType::new(ty))
+            .collect()
+    };
+    anyhow::ensure!(
+        !types.is_empty(),
+        "{}: no scope event types found (functions, OpenMP, MPI); name some with --types",
+        args.trace.display()
+    );
+    let ctx = scopes::ScopeContext::new(t.pcf.as_ref(), &t.store);
+    let query = scopes::ScopeQuery { types, t0, t1 };
+    let a = scopes::analyze(&t.store, &ctx, &query, None)
+        .map_err(|_| anyhow::anyhow!("scope analysis cancelled"))?;
+    print!(
+        "{}",
+        scopes_text(&t, &ctx, &a, args.window.csv, args.per_thread)
+    );
+    super::print_warnings(&t);
+    Ok(())
+}
