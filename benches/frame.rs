@@ -123,7 +123,7 @@ fn bench_view(c: &mut Criterion, trace: &Trace, name: &str, spec: SignalSpec) {
                 let mut i = 0;
                 while i < steps.len() {
                     let got = steps.time.read(i, &mut times);
-                    steps.value.read(i, &mut values[..got], steps.sentinel);
+                    steps.value.read(i, &mut values[..got]);
                     sum = times[..got]
                         .iter()
                         .zip(&values[..got])

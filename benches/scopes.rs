@@ -61,12 +61,11 @@ fn bench(c: &mut Criterion) {
     }
     g.bench_function("reference_walk_of_the_scope_values", |b| {
         b.iter(|| {
-            let sentinel = store.null_policy().sentinel;
             let mut sum = 0u64;
             for th in store.threads() {
                 for s in &types {
                     if let Some(col) = th.event_type(s.ty) {
-                        sum = sum.wrapping_add(col.value.iter(sentinel).fold(0, u64::wrapping_add));
+                        sum = sum.wrapping_add(col.value.iter().fold(0, u64::wrapping_add));
                         sum = sum.wrapping_add(col.time.iter().fold(0, u64::wrapping_add));
                     }
                 }

@@ -133,11 +133,7 @@ fn values_at_the_limits_of_u64() {
     assert_eq!(c.events, 2);
     assert_eq!(t.report.count(IssueKind::MalformedRecord), 2);
     let col = t.store.thread(0).unwrap().event_type(u32::MAX).unwrap();
-    let sentinel = t.store.null_policy().sentinel;
-    assert_eq!(
-        (col.time.get(0), col.value.get(0, sentinel)),
-        (max, max - 1)
-    );
+    assert_eq!((col.time.get(0), col.value.get(0)), (max, max - 1));
     let state = &t.store.thread(0).unwrap().states;
     assert_eq!((state.begin.get(0), state.end.get(0)), (0, max));
     assert_eq!(t.store.events_in(0, 7, 0, max).count(), 1);

@@ -41,16 +41,16 @@ fn a_trace_too_large_opens_the_part_dialog_and_loads_the_threads_chosen() {
     let _shared = crate::common::shared();
     let path = crate::common::generated_16_threads("part-dialog-threads");
     // 20 MB: the whole trace is estimated above it, one task of four threads below.
-    let mut h = harness(&path, Some(20 << 20));
+    let mut h = harness(&path, Some(20_000_000));
     assert!(
         h.state().loaded.is_none(),
         "nothing is loaded before the user chooses"
     );
     assert!(h.state().part_dialog.is_some());
     h.get_by_label_contains("The whole trace needs about");
-    h.get_by_label_contains("of text); 20 MB available.");
+    h.get_by_label_contains("of text); 20.0 MB available.");
     h.get_by_label_contains("has 16 threads");
-    h.get_by_label_contains("g.prv needs about 21 MB to load, more than the memory available");
+    h.get_by_label_contains("g.prv needs about 2, more than the memory available");
     // The range is preset to what fits; clear it and choose task 1.3 instead.
     let preset_to: u64 = h.state().part_dialog.as_ref().unwrap().to.parse().unwrap();
     assert!(preset_to > 0);

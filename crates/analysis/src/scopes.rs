@@ -668,7 +668,6 @@ fn walk_thread(
     cancel: Option<&AtomicBool>,
     mut on_span: impl FnMut(&Span<'_>),
 ) -> Option<Walk> {
-    let sentinel = ctx.policy.sentinel;
     let mut evs: Vec<Ev> = Vec::new();
     let mut buf_t = vec![0u64; 4096];
     let mut buf_v = vec![0u64; 4096];
@@ -680,8 +679,7 @@ fn walk_thread(
         while i < stop {
             let want = (stop - i).min(buf_t.len());
             let got = col.time.read(i, buf_t.get_mut(..want).unwrap_or_default());
-            col.value
-                .read(i, buf_v.get_mut(..got).unwrap_or_default(), sentinel);
+            col.value.read(i, buf_v.get_mut(..got).unwrap_or_default());
             if got == 0 {
                 break;
             }
@@ -773,7 +771,7 @@ fn walk_thread(
                 }
                 let (category, until) = if si < sn && states.begin.get(si) <= now {
                     (
-                        Category::State(states.value.get(si, sentinel)),
+                        Category::State(states.value.get(si)),
                         states.end.get(si).min(te),
                     )
                 } else if si < sn {

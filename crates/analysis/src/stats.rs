@@ -85,16 +85,14 @@ pub fn time_per_value_of_view(
         .map(|row| {
             let steps = view.steps(row);
             let mut map = BTreeMap::new();
-            let mut current = steps
-                .point_at(t0)
-                .map(|i| steps.value.get(i, steps.sentinel));
+            let mut current = steps.point_at(t0).map(|i| steps.value.get(i));
             let mut since = t0;
             let first = steps.time.upper_bound(t0);
             let stop = steps.time.lower_bound(t1);
             for i in first..stop.max(first) {
                 let time = steps.time.get(i);
                 add(&mut map, column_of(current), time - since);
-                current = Some(steps.value.get(i, steps.sentinel));
+                current = Some(steps.value.get(i));
                 since = time;
             }
             add(&mut map, column_of(current), t1.saturating_sub(since));
@@ -147,10 +145,7 @@ fn event_row(store: &TraceStore, row: usize, ty: u32, t0: u64, t1: u64) -> BTree
     let mut map = BTreeMap::new();
     let col = store.thread(row).and_then(|t| t.event_type(ty));
     // The value in effect at t0: the last event at or before it.
-    let mut current = col.and_then(|c| {
-        c.last_at_or_before(t0)
-            .map(|i| c.value.get(i, policy.sentinel))
-    });
+    let mut current = col.and_then(|c| c.last_at_or_before(t0).map(|i| c.value.get(i)));
     let mut since = t0;
     for (time, value) in store.events_in(row, ty, t0.saturating_add(1), t1) {
         add(&mut map, column_of(current), time - since);

@@ -1375,7 +1375,7 @@ fn build_thread(states: Vec<StatePiece>, mut events: Vec<EventPiece>, sentinel: 
                 p.begin
                     .iter()
                     .zip(p.end.iter())
-                    .zip(p.value.iter(sentinel))
+                    .zip(p.value.iter())
                     .map(|((begin, end), value)| RawState { begin, end, value })
             })
             .collect();
@@ -1415,7 +1415,7 @@ fn build_thread(states: Vec<StatePiece>, mut events: Vec<EventPiece>, sentinel: 
         } else {
             let mut pairs: Vec<(u64, u64)> = group
                 .iter()
-                .flat_map(|b| b.time.iter().zip(b.value.iter(sentinel)))
+                .flat_map(|b| b.time.iter().zip(b.value.iter()))
                 .collect();
             group.clear();
             pairs.sort_by_key(|p| p.0); // stable: equal times keep file order

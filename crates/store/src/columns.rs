@@ -858,19 +858,21 @@ impl ValueColumn {
             .unwrap_or(1)
     }
 
-    /// Value `i`, with the narrow null marker turned back into `sentinel`.
+    /// Value `i`, with the narrow null marker turned back into the sentinel.
     ///
     /// # Panics
     /// When `i >= self.len()`.
     #[inline]
-    pub fn get(&self, i: usize, sentinel: u64) -> u64 {
+    pub fn get(&self, i: usize) -> u64 {
+        let sentinel = self.sentinel;
         let (k, j) = self.segs.locate(i);
         self.segs.segs[k].get(j, sentinel)
     }
 
-    /// The largest value of `[i, j)` that is not `sentinel`, or `sentinel` when there is
+    /// The largest value of `[i, j)` that is not null, or the sentinel when there is
     /// none: each segment is located once and scanned as a plain slice.
-    pub fn max_in(&self, i: usize, j: usize, sentinel: u64) -> u64 {
+    pub fn max_in(&self, i: usize, j: usize) -> u64 {
+        let sentinel = self.sentinel;
         // A narrow width keeps its all-ones value for null and holds values below it, so
         // adding one (wrapping) turns null into 0 and keeps the order: a branch-free maximum
         // that vectorises.
@@ -913,32 +915,40 @@ impl ValueColumn {
         acc.unwrap_or(sentinel)
     }
 
-    /// Decodes values `start..` into `out` (null as `sentinel`), as many as fit and exist;
+    /// Decodes values `start..` into `out` (null as the sentinel), as many as fit and exist;
     /// returns how many.
-    pub fn read(&self, start: usize, out: &mut [u64], sentinel: u64) -> usize {
+    pub fn read(&self, start: usize, out: &mut [u64]) -> usize {
+        let sentinel = self.sentinel;
         self.segs
             .read(start, out, |seg, j, out| seg.read(j, out, sentinel))
     }
 
     /// Decodes values `start..` into `out` as keys (see [`ValueSeg::read_keys`]); returns how
     /// many.
-    pub fn read_keys(&self, start: usize, out: &mut [u64], sentinel: u64) -> usize {
+    pub fn read_keys(&self, start: usize, out: &mut [u64]) -> usize {
+        let sentinel = self.sentinel;
         self.segs
             .read(start, out, |seg, j, out| seg.read_keys(j, out, sentinel))
     }
 
     /// True when [`Self::read_keys`] is exact: no non-null value can be `u64::MAX` (the
     /// sentinel is `u64::MAX`, or every segment is narrow).
-    pub fn keys_are_exact(&self, sentinel: u64) -> bool {
-        sentinel == u64::MAX || self.width() < 8
+    pub fn keys_are_exact(&self) -> bool {
+        self.sentinel == u64::MAX || self.width() < 8
     }
 
     /// Iterates over all values.
-    pub fn iter(&self, sentinel: u64) -> impl Iterator<Item = u64> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        let sentinel = self.sentinel;
         self.segs
             .segs
             .iter()
             .flat_map(move |s| (0..s.len()).map(move |i| s.get(i, sentinel)))
+    }
+
+    /// The null sentinel the column was built with: what its reads return for null.
+    pub fn sentinel(&self) -> u64 {
+        self.sentinel
     }
 
     /// Heap bytes held.
@@ -951,7 +961,7 @@ impl PartialEq for ValueColumn {
     /// Columns are equal when they hold the same values, however they are segmented and
     /// whatever widths their segments have.
     fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.iter(self.sentinel).eq(other.iter(other.sentinel))
+        self.len() == other.len() && self.iter().eq(other.iter())
     }
 }
 
@@ -1054,7 +1064,7 @@ mod tests {
             let mut v = vec![0; want];
             let got = time.read(start, &mut t);
             assert_eq!(got, want.min(3600 - start), "times from {start}");
-            assert_eq!(value.read(start, &mut v, s), got, "values from {start}");
+            assert_eq!(value.read(start, &mut v), got, "values from {start}");
             assert_eq!(t[..got], times[start..start + got], "times from {start}");
             assert_eq!(v[..got], values[start..start + got], "values from {start}");
             if got > 0 {
@@ -1063,7 +1073,7 @@ mod tests {
                     .copied()
                     .filter(|&x| x != s)
                     .max();
-                assert_eq!(value.max_in(start, start + got, s), best.unwrap_or(s));
+                assert_eq!(value.max_in(start, start + got), best.unwrap_or(s));
                 assert_eq!(max_non_null(&v[..got], s), best.unwrap_or(s));
             }
         }
@@ -1153,10 +1163,10 @@ mod tests {
             "the two short pieces join the first segment"
         );
         assert_eq!(t.iter().collect::<Vec<_>>(), times);
-        assert_eq!(v.iter(s).collect::<Vec<_>>(), values);
+        assert_eq!(v.iter().collect::<Vec<_>>(), values);
         for i in [0, 2999, 3000, 3015, 3020, 5999, 6000, 9999] {
             assert_eq!(t.get(i), times[i]);
-            assert_eq!(v.get(i, s), values[i]);
+            assert_eq!(v.get(i), values[i]);
         }
         let probes = [
             0,
@@ -1179,18 +1189,18 @@ mod tests {
         let col = ValueColumn::from_values(&[0, 3, s, 254], s);
         assert_eq!(col.width(), 1);
         assert_eq!(
-            (0..4).map(|i| col.get(i, s)).collect::<Vec<_>>(),
+            (0..4).map(|i| col.get(i)).collect::<Vec<_>>(),
             vec![0, 3, s, 254]
         );
         let col = ValueColumn::from_values(&[255, s], s);
         assert_eq!(col.width(), 2);
-        assert_eq!(col.get(0, s), 255);
-        assert_eq!(col.get(1, s), s);
+        assert_eq!(col.get(0), 255);
+        assert_eq!(col.get(1), s);
         let col = ValueColumn::from_values(&[u64::from(u32::MAX), 1], s);
         assert_eq!(col.width(), 8);
         // A custom sentinel: the all-ones narrow value maps back to it.
         let col = ValueColumn::from_values(&[42, 1, 0], 42);
-        assert_eq!(col.get(0, 42), 42);
-        assert_eq!(col.get(2, 42), 0);
+        assert_eq!(col.get(0), 42);
+        assert_eq!(col.get(2), 0);
     }
 }

@@ -272,10 +272,9 @@ impl TraceStore {
         t0: u64,
         t1: u64,
     ) -> impl Iterator<Item = (u64, u64)> + '_ {
-        let sentinel = self.policy.sentinel;
         let col = self.thread(row).and_then(|t| t.event_type(ty));
         let range = col.map_or(0..0, |c| c.in_window(t0, t1));
-        range.filter_map(move |i| col.map(|c| (c.time.get(i), c.value.get(i, sentinel))))
+        range.filter_map(move |i| col.map(|c| (c.time.get(i), c.value.get(i))))
     }
 
     /// The states of thread `row` overlapping `[t0, t1)`, as (begin, end, value).
@@ -285,12 +284,9 @@ impl TraceStore {
         t0: u64,
         t1: u64,
     ) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
-        let sentinel = self.policy.sentinel;
         let states = self.thread(row).map(|t| &t.states);
         let range = states.map_or(0..0, |s| s.overlapping(t0, t1));
-        range.filter_map(move |i| {
-            states.map(|s| (s.begin.get(i), s.end.get(i), s.value.get(i, sentinel)))
-        })
+        range.filter_map(move |i| states.map(|s| (s.begin.get(i), s.end.get(i), s.value.get(i))))
     }
 
     /// Bytes held by the store's columns and indexes (heap), plus its own structures.

@@ -106,11 +106,8 @@ impl ViewSignals {
                 };
                 let (pyramid, values) = {
                     let steps = steps_of(&row, thread, sentinel);
-                    let values: BTreeSet<u64> = steps
-                        .value
-                        .iter(sentinel)
-                        .filter(|&v| v != sentinel)
-                        .collect();
+                    let values: BTreeSet<u64> =
+                        steps.value.iter().filter(|&v| v != sentinel).collect();
                     (Pyramid::build(&steps), values)
                 };
                 (RowSignal { pyramid, ..row }, values)
@@ -200,7 +197,7 @@ impl ViewSignals {
         Some(Interval {
             begin: steps.time.get(i),
             end,
-            value: steps.value.get(i, steps.sentinel),
+            value: steps.value.get(i),
         })
     }
 
@@ -251,7 +248,7 @@ fn state_points(thread: &ThreadData, sentinel: u64) -> Source {
     let ends: Vec<u64> = s.end.iter().collect();
     for (i, (&b, &e)) in begins.iter().zip(&ends).enumerate() {
         times.push(b);
-        values.push(s.value.get(i, sentinel));
+        values.push(s.value.get(i));
         let next = begins.get(i + 1).copied();
         if next.is_none_or(|n| e < n) {
             times.push(e);
@@ -277,10 +274,7 @@ fn event_points(thread: &ThreadData, types: &[u32], sentinel: u64) -> Source {
         [one] => match thread.events.get(*one) {
             Some(c) if c.time.segment_count() > 1 => Source::Owned {
                 time: TimeColumn::from_times(&c.time.iter().collect::<Vec<u64>>()),
-                value: ValueColumn::from_values(
-                    &c.value.iter(sentinel).collect::<Vec<u64>>(),
-                    sentinel,
-                ),
+                value: ValueColumn::from_values(&c.value.iter().collect::<Vec<u64>>(), sentinel),
             },
             _ => Source::Event(*one),
         },
@@ -288,7 +282,7 @@ fn event_points(thread: &ThreadData, types: &[u32], sentinel: u64) -> Source {
             let mut points: Vec<(u64, u64)> = Vec::new();
             for &i in many {
                 if let Some(c) = thread.events.get(i) {
-                    points.extend(c.time.iter().zip(c.value.iter(sentinel)));
+                    points.extend(c.time.iter().zip(c.value.iter()));
                 }
             }
             // Stable: at equal times the types keep their order.

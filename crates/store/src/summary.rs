@@ -57,7 +57,7 @@ impl Steps<'_> {
 
     #[inline]
     fn v(&self, i: usize) -> u64 {
-        self.value.get(i, self.sentinel)
+        self.value.get(i)
     }
 
     /// Index of the point whose value holds at `t` (the last point at or before `t`).
@@ -96,7 +96,7 @@ impl Pyramid {
         let none = steps.sentinel;
         let mut first = Vec::with_capacity(steps.len().div_ceil(BLOCK));
         let mut acc = none;
-        for (i, v) in steps.value.iter(none).enumerate() {
+        for (i, v) in steps.value.iter().enumerate() {
             acc = max_some(acc, v, none);
             if i % BLOCK == BLOCK - 1 {
                 first.push(acc);
@@ -170,7 +170,7 @@ impl Pyramid {
             if from >= to {
                 acc
             } else {
-                max_some(acc, steps.value.max_in(from, to, none), none)
+                max_some(acc, steps.value.max_in(from, to), none)
             }
         };
         if j <= i {
@@ -230,7 +230,7 @@ pub fn summarize(steps: &Steps<'_>, pyramid: &Pyramid, edges: &[u64], out: &mut 
     let stop = steps.time.upper_bound(last);
     let columns = edges.len() - 1;
     if stop.saturating_sub(first) <= SCAN_POINTS_PER_COLUMN.saturating_mul(columns)
-        && steps.value.keys_are_exact(steps.sentinel)
+        && steps.value.keys_are_exact()
     {
         summarize_scan(steps, edges, first, stop, out);
     } else {
@@ -358,9 +358,7 @@ impl Batch<'_, '_> {
         let times = self.times.get_mut(..want).unwrap_or_default();
         let got = self.steps.time.read(self.next, times);
         let keys = self.keys.get_mut(..got).unwrap_or_default();
-        self.steps
-            .value
-            .read_keys(self.next, keys, self.steps.sentinel);
+        self.steps.value.read_keys(self.next, keys);
         self.next += got;
         self.len = got;
         self.pos = 0;
@@ -579,7 +577,7 @@ mod tests {
             value: &value,
             sentinel: 7,
         };
-        assert!(!value.keys_are_exact(7));
+        assert!(!value.keys_are_exact());
         let edges = [0, 5, 12, 25, 40];
         let mut px = Vec::new();
         summarize(&steps, &Pyramid::build(&steps), &edges, &mut px);
