@@ -6,14 +6,42 @@ use prvscope_import::{self as trace, LoadOptions, Trace};
 use prvscope_store::TraceStore;
 
 /// `../shared/traces` beside the repository, when it exists (CI always has it).
+/// Without it, a test that needs it is skipped, except under `CI=true`, where it fails: a
+/// green CI run always covers the real traces.
 pub fn shared_traces() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    shared_traces_at(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces"),
+        ci,
+    )
+}
+
+fn shared_traces_at(p: &Path, ci: bool) -> Option<PathBuf> {
     if p.is_dir() {
-        Some(p)
+        Some(p.to_path_buf())
+    } else if ci {
+        panic!(
+            "{} not found: CI must run the tests on the real traces (CI=true)",
+            p.display()
+        );
     } else {
         eprintln!("skipping: {} not found", p.display());
         None
     }
+}
+
+#[test]
+#[should_panic(expected = "CI must run the tests on the real traces")]
+fn missing_shared_traces_fail_under_ci() {
+    shared_traces_at(Path::new("/nonexistent/shared/traces"), true);
+}
+
+#[test]
+fn missing_shared_traces_are_skipped_outside_ci() {
+    assert_eq!(
+        shared_traces_at(Path::new("/nonexistent/shared/traces"), false),
+        None
+    );
 }
 
 pub fn fixture(name: &str) -> PathBuf {

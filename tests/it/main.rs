@@ -4,6 +4,7 @@
 
 mod bad_input;
 mod common;
+mod consistency;
 mod demo;
 mod generated;
 mod hostile;

@@ -126,6 +126,9 @@ fn some_threads_keep_their_records_and_the_messages_between_them() {
             assert!(!part.is_row_loaded(row));
         }
     }
+    // The store itself knows which rows it holds: no consumer re-derives it from the part.
+    assert_eq!(part.store.loaded_rows(), kept);
+    assert_eq!(whole.store.loaded_rows(), (0..16).collect::<Vec<_>>());
     let between: Vec<_> = whole
         .store
         .comms()

@@ -214,10 +214,7 @@ impl ScopeContext {
 
     /// The label of a scope's type.
     pub fn type_label(&self, ty: u32) -> String {
-        self.pcf
-            .as_ref()
-            .and_then(|p| p.event_label(ty))
-            .map_or_else(|| ty.to_string(), |l| l.trim().to_owned())
+        prvscope_format::label::type_label(self.pcf.as_ref(), ty)
     }
 
     /// Where a scope starts in the source: its line type's label for the same value, or a
@@ -308,6 +305,8 @@ pub struct ScopeAnalysis {
     pub t0: u64,
     pub t1: u64,
     pub threads: usize,
+    /// The threads whose records the store holds (all of them unless only some were loaded).
+    pub loaded_threads: usize,
     pub types: Vec<ScopeType>,
     /// Every scope with time or entries in the window, by inclusive time (largest first).
     pub scopes: Vec<ScopeStats>,
@@ -325,11 +324,11 @@ impl ScopeAnalysis {
         self.t1 - self.t0
     }
 
-    /// The time of `threads` threads over the window (at least 1): what shares of the
-    /// threads' time are shares of. Pass the threads loaded, which a partial load makes
-    /// fewer than [`Self::threads`].
-    pub fn threads_ticks(&self, threads: usize) -> f64 {
-        (self.span() as f64 * threads.max(1) as f64).max(1.0)
+    /// The time of the loaded threads over the window (at least 1): what shares of the
+    /// threads' time are shares of. A partial load makes [`Self::loaded_threads`] fewer than
+    /// [`Self::threads`].
+    pub fn threads_ticks(&self) -> f64 {
+        (self.span() as f64 * self.loaded_threads.max(1) as f64).max(1.0)
     }
 
     /// The index of a scope.
@@ -564,6 +563,7 @@ pub fn analyze(
         t0,
         t1,
         threads,
+        loaded_threads: store.loaded_rows().len(),
         types: query.types.clone(),
         scopes,
         blocks,

@@ -3,20 +3,25 @@
 
 use std::fmt::Write as _;
 
+use prvscope_format::label::{ValuesOf, value_label};
 use prvscope_store::Trace;
 
 use crate::stats::{Column, Semantic};
 
-/// The label of a statistics column: the `.pcf` state or value label, else the number.
+/// The label of a statistics column: [`prvscope_format::label::value_label`], or `null`.
 pub fn column_label(t: &Trace, semantic: Semantic, column: Column) -> String {
     let Column::Value(v) = column else {
         return "null".to_string();
     };
-    let label = t.pcf.as_ref().and_then(|p| match semantic {
-        Semantic::StateAsIs => p.state_label(v),
-        Semantic::LastEventValue(ty) => p.value_label(ty, v),
-    });
-    label.map_or_else(|| v.to_string(), str::to_string)
+    let types;
+    let of = match semantic {
+        Semantic::StateAsIs => ValuesOf::States,
+        Semantic::LastEventValue(ty) => {
+            types = [ty];
+            ValuesOf::Events(&types)
+        }
+    };
+    value_label(t.pcf.as_ref(), of, v)
 }
 
 /// `prvscope stats`: time per value per thread, as text (aligned) or CSV.
@@ -117,7 +122,7 @@ pub fn scopes_text(
     // Threads left out of a partial load have no time: their share is not counted, and
     // they get no column.
     let loaded = t.loaded_rows();
-    let total = a.threads_ticks(loaded.len());
+    let total = a.threads_ticks();
     let names: Vec<String> = loaded.iter().map(|&r| t.thread_name(r)).collect();
     let rows: Vec<Vec<String>> = a
         .scopes

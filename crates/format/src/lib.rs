@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod error;
 pub mod files;
 pub mod header;
+pub mod label;
 pub mod pcf;
 pub mod row;
 pub mod rows;

@@ -110,21 +110,70 @@ pub fn load(
             parse_stream(path, decoder, compression, policy, options, &progress)?
         }
     };
+    let bytes_read = progress.bytes_done.load(Ordering::Relaxed).max(meta.len());
+    let side = SideFiles {
+        pcf,
+        row,
+        report,
+        from_disk: true,
+    };
+    Ok(into_trace(
+        path,
+        body,
+        side,
+        policy,
+        options,
+        (compression, bytes_read),
+        started,
+    ))
+}
+
+/// What was read beside the body: the side files and the problems found in them.
+struct SideFiles {
+    pcf: Option<Pcf>,
+    row: Option<RowNames>,
+    report: LoadReport,
+    /// Read from beside the trace on disk (so they may belong to another trace: checked).
+    from_disk: bool,
+}
+
+/// The one assembly of a [`Trace`] from a parsed body, for every input.
+fn into_trace(
+    path: &Path,
+    body: Body,
+    side: SideFiles,
+    policy: NullPolicy,
+    options: &LoadOptions,
+    (compression, bytes_read): (Compression, u64),
+    started: Instant,
+) -> Trace {
+    let SideFiles {
+        pcf,
+        row,
+        mut report,
+        from_disk,
+    } = side;
     report.merge(body.report);
     prv::release_scratch();
     release_free_memory();
-    let store = TraceStore::new(
+    let part = loaded_part(&options.subset, &body.header);
+    let mut store = TraceStore::new(
         body.threads,
         body.comms,
         policy,
         body.null_values,
         body.header.end_time,
     );
-    check_side_files(path, &store, pcf.as_ref(), row.as_ref(), &mut report);
+    if let Some(rows) = part.as_ref().and_then(|p| p.filter.rows.clone()) {
+        store = store.with_loaded_rows(rows);
+    }
+    if from_disk {
+        check_side_files(path, &store, pcf.as_ref(), row.as_ref(), &mut report);
+    }
     report.sort_examples();
-    Ok(Trace {
+    Trace {
         path: path.to_path_buf(),
-        part: loaded_part(&options.subset, &body.header),
+        part,
         header: body.header,
         pcf,
         row,
@@ -132,11 +181,12 @@ pub fn load(
         report,
         stats: LoadStats {
             compression,
-            bytes_read: progress.bytes_done.load(Ordering::Relaxed).max(meta.len()),
+            bytes_read,
             bytes_decoded: body.bytes,
             load_seconds: started.elapsed().as_secs_f64(),
         },
-    })
+        shipped_sources: Vec::new(),
+    }
 }
 
 /// Gives the memory freed by loading (parsed chunks, decode buffers) back to the operating
@@ -152,8 +202,9 @@ fn release_free_memory() {
     }
 }
 
-/// Loads a trace from bytes already in memory (plain, `.xz` or `.gz`), without side files.
-/// `name` is used in messages.
+/// Loads a trace from bytes already in memory (plain, `.xz` or `.gz`), without side files
+/// on disk (`pcf` is given). `name` is used in messages. Compressed bytes go through the
+/// same decoder as compressed files.
 pub fn load_bytes(
     name: &Path,
     bytes: &[u8],
@@ -167,61 +218,29 @@ pub fn load_bytes(
     let body = if compression == Compression::None {
         parse_text(name, bytes, policy, options, &progress)?
     } else {
-        let decoded = decode_all(bytes, compression);
-        let mut body = parse_text(name, &decoded.0, policy, options, &progress)?;
-        if let Some(message) = decoded.1 {
-            body.report.push(error::issue(
-                IssueKind::CorruptStream,
-                name,
-                0,
-                0,
-                format!(
-                    "{} stream error after {} decoded bytes: {message}",
-                    compression.name(),
-                    decoded.0.len()
-                ),
-            ));
-        }
-        body
+        let decoder = source::spawn_decoder(
+            std::io::Cursor::new(bytes.to_vec()),
+            compression,
+            Arc::clone(&progress),
+            options.stream_block_bytes,
+        );
+        parse_stream(name, decoder, compression, policy, options, &progress)?
     };
-    let mut report = body.report;
-    report.sort_examples();
-    let store = TraceStore::new(
-        body.threads,
-        body.comms,
-        policy,
-        body.null_values,
-        body.header.end_time,
-    );
-    Ok(Trace {
-        path: name.to_path_buf(),
-        part: loaded_part(&options.subset, &body.header),
-        header: body.header,
+    let side = SideFiles {
         pcf,
         row: None,
-        store: Arc::new(store),
-        report,
-        stats: LoadStats {
-            compression,
-            bytes_read: bytes.len() as u64,
-            bytes_decoded: body.bytes,
-            load_seconds: started.elapsed().as_secs_f64(),
-        },
-    })
-}
-
-/// Decodes a whole compressed buffer; returns what was decoded and the error that stopped it.
-fn decode_all(bytes: &[u8], compression: Compression) -> (Vec<u8>, Option<String>) {
-    let mut out = Vec::new();
-    let result = match compression {
-        Compression::Xz => liblzma::read::XzDecoder::new_multi_decoder(bytes).read_to_end(&mut out),
-        Compression::Gzip => flate2::read::MultiGzDecoder::new(bytes).read_to_end(&mut out),
-        Compression::None => {
-            out.extend_from_slice(bytes);
-            Ok(0)
-        }
+        report: LoadReport::default(),
+        from_disk: false,
     };
-    (out, result.err().map(|e| e.to_string()))
+    Ok(into_trace(
+        name,
+        body,
+        side,
+        policy,
+        options,
+        (compression, bytes.len() as u64),
+        started,
+    ))
 }
 
 fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {

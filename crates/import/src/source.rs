@@ -286,9 +286,9 @@ pub struct Decoder {
     pub recycle: Sender<Vec<u8>>,
 }
 
-/// Starts decoding a compressed file on a background thread.
-pub fn spawn_decoder(
-    file: File,
+/// Starts decoding a compressed input (a file, or bytes in memory) on a background thread.
+pub fn spawn_decoder<R: Read + Send + 'static>(
+    file: R,
     compression: Compression,
     progress: Arc<LoadProgress>,
     block_size: usize,

@@ -181,6 +181,9 @@ pub struct TraceStore {
     policy: NullPolicy,
     counts: RecordCounts,
     end_time: u64,
+    /// Per row: are its records loaded? Empty when every row is (a partial load of some
+    /// threads keeps the others' rows, empty, so that rows keep the header's numbering).
+    loaded: Vec<bool>,
 }
 
 impl TraceStore {
@@ -205,7 +208,32 @@ impl TraceStore {
             policy,
             counts,
             end_time,
+            loaded: Vec::new(),
         }
+    }
+
+    /// The same store, saying that only the rows `loaded` marks hold the records of their
+    /// threads (the others were left out of a partial load, not idle).
+    #[must_use]
+    pub fn with_loaded_rows(mut self, loaded: Vec<bool>) -> Self {
+        self.loaded = if loaded.iter().all(|&l| l) {
+            Vec::new()
+        } else {
+            loaded
+        };
+        self
+    }
+
+    /// Are row `row`'s records loaded (all rows are, unless only some threads were)?
+    pub fn is_row_loaded(&self, row: usize) -> bool {
+        self.loaded.is_empty() || self.loaded.get(row).copied().unwrap_or(false)
+    }
+
+    /// The rows whose records are loaded (every row, unless only some threads were).
+    pub fn loaded_rows(&self) -> Vec<usize> {
+        (0..self.threads.len())
+            .filter(|&r| self.is_row_loaded(r))
+            .collect()
     }
 
     /// The threads (rows), in header order.

@@ -32,6 +32,9 @@ pub struct Trace {
     pub stats: LoadStats,
     /// When only part of the trace was loaded: which.
     pub part: Option<LoadedPart>,
+    /// Source files that come with the trace (file name, text), searched instead of the
+    /// disk: the embedded demo ships its `demo.c`. Empty for traces read from files.
+    pub shipped_sources: Vec<(&'static str, &'static str)>,
 }
 
 /// The part of a trace that was loaded (see [`subset`]).
@@ -42,18 +45,14 @@ pub struct LoadedPart {
 }
 
 impl Trace {
-    /// Are row `row`'s records loaded (all rows are, unless only some threads were)?
+    /// Are row `row`'s records loaded? (The store knows: [`TraceStore::is_row_loaded`].)
     pub fn is_row_loaded(&self, row: usize) -> bool {
-        self.part
-            .as_ref()
-            .is_none_or(|p| u32::try_from(row).is_ok_and(|r| p.filter.keeps_row(r)))
+        self.store.is_row_loaded(row)
     }
 
-    /// The rows whose records are loaded (every row, unless only some threads were).
+    /// The rows whose records are loaded: [`TraceStore::loaded_rows`].
     pub fn loaded_rows(&self) -> Vec<usize> {
-        (0..self.store.threads().len())
-            .filter(|&r| self.is_row_loaded(r))
-            .collect()
+        self.store.loaded_rows()
     }
 
     /// What was loaded, if only part of the trace was: `threads 1.3 (4 of 16 threads)`.

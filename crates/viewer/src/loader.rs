@@ -213,21 +213,19 @@ pub fn load_demo(options: &LoadOptions) -> Result<Trace, LoadError> {
     let mut trace = trace::load_bytes(name, DEMO_PRV, Some(pcf), options)?;
     trace.row = Some(row);
     trace.report.merge(report);
+    trace.shipped_sources.push(DEMO_SOURCE);
     Ok(trace)
 }
 
-/// True for the embedded demo trace.
-pub fn is_demo(trace: &Trace) -> bool {
-    trace.path == Path::new(DEMO_NAME)
-}
-
 /// Where the source files of `trace` are searched: beside it, in its parent, in `extra`
-/// (the user's folders); the demo's own source ships inside the program.
+/// (the user's folders); a trace that ships its sources (the demo) is searched there only.
 pub fn source_finder(trace: &Trace, extra: &[PathBuf]) -> SourceFinder {
     let mut finder = SourceFinder::for_trace(&trace.path, extra);
-    if is_demo(trace) {
+    if !trace.shipped_sources.is_empty() {
         finder.dirs.clear();
-        finder.embedded.push(DEMO_SOURCE);
+        finder
+            .embedded
+            .extend(trace.shipped_sources.iter().copied());
     }
     finder
 }

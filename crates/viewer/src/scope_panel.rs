@@ -120,7 +120,7 @@ pub struct ScopePanel {
     threads: Vec<(usize, String)>,
     ns_per_tick: u64,
     trace_path: PathBuf,
-    is_demo: bool,
+    ships_sources: bool,
     /// Where the panel was drawn (popups open beside it).
     panel_rect: Rect,
     /// The scope types as the user edits them (comma-separated numbers).
@@ -182,7 +182,7 @@ impl ScopePanel {
                 .collect(),
             ns_per_tick: trace.header.time_unit.ns_per_tick(),
             trace_path: trace.path.clone(),
-            is_demo: super::loader::is_demo(trace),
+            ships_sources: !trace.shipped_sources.is_empty(),
             panel_rect: Rect::NOTHING,
             types_text,
             auto_types,
@@ -336,7 +336,7 @@ impl ScopePanel {
     /// Adds a folder to the source search and remembers it.
     pub fn add_folder(&mut self, dir: &std::path::Path) {
         let _ = self.folders.add(dir);
-        self.finder = if self.is_demo {
+        self.finder = if self.ships_sources {
             self.finder.clone()
         } else {
             SourceFinder::for_trace(&self.trace_path, &self.folders.paths)
@@ -563,7 +563,7 @@ impl ScopePanel {
         self.line_count = line_ranges.len();
         let heat_max = heat.values().copied().max().unwrap_or(0).max(1);
         let heat_total: u64 = heat.values().sum::<u64>().max(1);
-        let total = a.threads_ticks(self.threads.len());
+        let total = a.threads_ticks();
         let max_inclusive = a
             .scopes
             .iter()
@@ -759,7 +759,7 @@ impl ScopePanel {
     }
 
     fn table_ui(&mut self, ui: &mut Ui, a: &Arc<ScopeAnalysis>) {
-        let total = a.threads_ticks(self.threads.len());
+        let total = a.threads_ticks();
         let id = Arc::as_ptr(a) as usize;
         if self
             .table_order

@@ -4,6 +4,7 @@
 use egui::Color32;
 
 use super::theme;
+use prvscope_format::label::{self, ValuesOf};
 use prvscope_store::Trace;
 use prvscope_store::signal::SignalSpec;
 
@@ -75,13 +76,9 @@ pub fn view_name(trace: &Trace, spec: &SignalSpec) -> String {
 
 pub use prvscope_format::catalog::MPI_CALL_TYPES;
 
-/// The label of an event type: its `.pcf` label, else the number.
+/// The label of an event type: [`prvscope_format::label::type_label`].
 pub fn type_label(trace: &Trace, ty: u32) -> String {
-    trace
-        .pcf
-        .as_ref()
-        .and_then(|p| p.event_label(ty))
-        .map_or_else(|| format!("type {ty}"), |l| l.trim().to_owned())
+    label::type_label(trace.pcf.as_ref(), ty)
 }
 
 /// Turns the values of one view into colours and labels.
@@ -167,20 +164,14 @@ impl Coloring {
     }
 }
 
-/// The label of a raw value in a view: the `.pcf` label when there is one.
+/// The label of a raw value in a view: [`prvscope_format::label::value_label`], or `null`.
 pub fn value_label(trace: &Trace, spec: &SignalSpec, value: u64, is_null: bool) -> String {
     if is_null {
         return "null".to_owned();
     }
-    let pcf = trace.pcf.as_ref();
-    let label = match spec {
-        SignalSpec::States => pcf.and_then(|p| p.state_label(value)),
-        SignalSpec::Events(types) => types
-            .iter()
-            .find_map(|&ty| pcf.and_then(|p| p.value_label(ty, value))),
+    let of = match spec {
+        SignalSpec::States => ValuesOf::States,
+        SignalSpec::Events(types) => ValuesOf::Events(types),
     };
-    match label {
-        Some(l) if !l.trim().is_empty() => l.trim().to_owned(),
-        _ => value.to_string(),
-    }
+    label::value_label(trace.pcf.as_ref(), of, value)
 }
