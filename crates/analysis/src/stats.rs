@@ -76,8 +76,12 @@ pub fn time_per_value_of_view(
     t1: u64,
 ) -> TimeTable {
     let t1 = t1.max(t0);
+    let policy = prvscope_store::NullPolicy {
+        sentinel: view.sentinel(),
+        zero_is_null,
+    };
     let column_of = |v: Option<u64>| match v {
-        Some(v) if v != view.sentinel() && !(zero_is_null && v == 0) => Column::Value(v),
+        Some(v) if !policy.is_null(v) => Column::Value(v),
         _ if zero_is_null => Column::Value(0),
         _ => Column::Null,
     };

@@ -17,6 +17,8 @@
 //! to the previous segment instead, so that a rare event type does not pay a segment per
 //! record. Finding a record by index or time first finds its segment by binary search.
 
+use crate::null;
+
 /// Records per time block.
 pub const BLOCK: usize = 256;
 /// Delta marking an escaped time.
@@ -492,7 +494,7 @@ impl ValueSeg {
             Self::U64(v) => {
                 let v = v.get(start..).unwrap_or_default();
                 for (o, &x) in out.iter_mut().zip(v) {
-                    *o = if x == sentinel { 0 } else { x.wrapping_add(1) };
+                    *o = null::key(x, sentinel);
                 }
                 v.len().min(out.len())
             }
@@ -902,7 +904,7 @@ impl ValueColumn {
                 ValueSeg::U8(v) => scan!(&v[start..end], acc),
                 ValueSeg::U16(v) => scan!(&v[start..end], acc),
                 ValueSeg::U32(v) => scan!(&v[start..end], acc),
-                ValueSeg::U64(v) => match max_non_null(&v[start..end], sentinel) {
+                ValueSeg::U64(v) => match null::max_non_null(&v[start..end], sentinel) {
                     best if best == sentinel => acc,
                     best => Some(acc.map_or(best, |prev| prev.max(best))),
                 },
@@ -979,30 +981,6 @@ fn narrow_iter<T: Copy>(
     out
 }
 
-/// The largest value of `values` that is not `sentinel`, or `sentinel` when there is none.
-#[inline]
-pub fn max_non_null(values: &[u64], sentinel: u64) -> u64 {
-    // Keys: null -> 0, x -> x + 1, so the maximum needs no branch. Only a real u64::MAX (a
-    // trace whose sentinel is another number) saturates; then the exact loop decides.
-    let key = values.iter().fold(0u64, |a, &x| {
-        a.max(if x == sentinel {
-            0
-        } else {
-            x.saturating_add(1)
-        })
-    });
-    match key {
-        0 => sentinel,
-        u64::MAX => values
-            .iter()
-            .copied()
-            .filter(|&x| x != sentinel)
-            .max()
-            .unwrap_or(sentinel),
-        k => k - 1,
-    }
-}
-
 #[inline]
 #[allow(clippy::needless_pass_by_value)] // small Copy integers
 fn widen<T: Into<u64> + PartialEq + Copy>(v: T, max: T, sentinel: u64) -> u64 {
@@ -1074,12 +1052,12 @@ mod tests {
                     .filter(|&x| x != s)
                     .max();
                 assert_eq!(value.max_in(start, start + got), best.unwrap_or(s));
-                assert_eq!(max_non_null(&v[..got], s), best.unwrap_or(s));
+                assert_eq!(null::max_non_null(&v[..got], s), best.unwrap_or(s));
             }
         }
         // A real u64::MAX when the sentinel is another number.
-        assert_eq!(max_non_null(&[3, u64::MAX, 7], 7), u64::MAX);
-        assert_eq!(max_non_null(&[7, 7], 7), 7);
+        assert_eq!(null::max_non_null(&[3, u64::MAX, 7], 7), u64::MAX);
+        assert_eq!(null::max_non_null(&[7, 7], 7), 7);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Null ("no value here"): the sentinel `N` is stored as, whether 0 is null too, and how the
-//! command line overrides the `.pcf`.
+//! command line overrides the `.pcf`; the helpers every reader of values uses to skip
+//! nulls.
 
 use prvscope_format::{NullValue, Pcf};
 
@@ -87,5 +88,46 @@ pub fn resolve_policy(null: NullOverride, pcf: Option<&Pcf>) -> NullPolicy {
             Some(NullValue::Number(n)) => NullPolicy::sentinel(n),
             None => NullPolicy::default(),
         },
+    }
+}
+
+/// The larger of two values where `sentinel` means "no value".
+#[inline]
+pub fn max_of(a: u64, b: u64, sentinel: u64) -> u64 {
+    if a == sentinel {
+        b
+    } else if b == sentinel {
+        a
+    } else {
+        a.max(b)
+    }
+}
+
+/// An order-preserving key of a value: null (`sentinel`) is 0 and a value `v` is `v + 1`
+/// (saturating), so the largest non-null value is a plain maximum of keys.
+#[inline]
+pub fn key(value: u64, sentinel: u64) -> u64 {
+    if value == sentinel {
+        0
+    } else {
+        value.saturating_add(1)
+    }
+}
+
+/// The largest value of `values` that is not `sentinel`, or `sentinel` when there is none.
+#[inline]
+pub fn max_non_null(values: &[u64], sentinel: u64) -> u64 {
+    // Keys: null -> 0, x -> x + 1, so the maximum needs no branch. Only a real u64::MAX (a
+    // trace whose sentinel is another number) saturates; then the exact loop decides.
+    let top = values.iter().fold(0u64, |a, &x| a.max(key(x, sentinel)));
+    match top {
+        0 => sentinel,
+        u64::MAX => values
+            .iter()
+            .copied()
+            .filter(|&x| x != sentinel)
+            .max()
+            .unwrap_or(sentinel),
+        k => k - 1,
     }
 }

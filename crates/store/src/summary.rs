@@ -23,6 +23,7 @@
 //! width`), so panning by whole pixels shows exactly the same columns: no shimmer.
 
 use super::columns::{TimeColumn, ValueColumn};
+use crate::null;
 
 /// Points per block of the first pyramid level.
 const BLOCK: usize = 16;
@@ -66,18 +67,6 @@ impl Steps<'_> {
     }
 }
 
-/// The larger of two values where `none` (the sentinel) means "no value".
-#[inline]
-fn max_some(a: u64, b: u64, none: u64) -> u64 {
-    if a == none {
-        b
-    } else if b == none {
-        a
-    } else {
-        a.max(b)
-    }
-}
-
 /// Range-maximum index over the non-null values of one row.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Pyramid {
@@ -97,7 +86,7 @@ impl Pyramid {
         let mut first = Vec::with_capacity(steps.len().div_ceil(BLOCK));
         let mut acc = none;
         for (i, v) in steps.value.iter().enumerate() {
-            acc = max_some(acc, v, none);
+            acc = null::max_of(acc, v, none);
             if i % BLOCK == BLOCK - 1 {
                 first.push(acc);
                 acc = none;
@@ -112,7 +101,7 @@ impl Pyramid {
         {
             let next = last
                 .chunks(FANOUT)
-                .map(|c| c.iter().fold(none, |a, &v| max_some(a, v, none)))
+                .map(|c| c.iter().fold(none, |a, &v| null::max_of(a, v, none)))
                 .collect();
             levels.push(next);
         }
@@ -170,7 +159,7 @@ impl Pyramid {
             if from >= to {
                 acc
             } else {
-                max_some(acc, steps.value.max_in(from, to), none)
+                null::max_of(acc, steps.value.max_in(from, to), none)
             }
         };
         if j <= i {
@@ -189,7 +178,7 @@ impl Pyramid {
                     .get(from..to)
                     .unwrap_or_default()
                     .iter()
-                    .fold(acc, |a, &v| max_some(a, v, none))
+                    .fold(acc, |a, &v| null::max_of(a, v, none))
             };
             if hi - lo <= 2 * FANOUT || k + 1 == self.levels.len() {
                 return fold(lo, hi, acc);
@@ -260,7 +249,7 @@ fn summarize_pyramid(
     for &b in edges.get(1..).unwrap_or_default() {
         let inner_end = pyramid.lower_bound_from(steps, u, b);
         let start = if u > 0 { steps.v(u - 1) } else { none };
-        let value = max_some(start, pyramid.range_max(steps, u, inner_end), none);
+        let value = null::max_of(start, pyramid.range_max(steps, u, inner_end), none);
         out.push(Pixel {
             value,
             changes: u32::try_from(inner_end - u).unwrap_or(u32::MAX),
@@ -380,7 +369,7 @@ pub fn summarize_naive(steps: &Steps<'_>, edges: &[u64]) -> Vec<Pixel> {
                 .filter(|p| p.0 > a && p.0 < b)
                 .map(|p| p.1)
                 .collect();
-            let value = inner.iter().fold(start, |m, &v| max_some(m, v, none));
+            let value = inner.iter().fold(start, |m, &v| null::max_of(m, v, none));
             Pixel {
                 value,
                 changes: inner.len() as u32,
@@ -552,7 +541,7 @@ mod tests {
             for _ in 0..50 {
                 let i = rng.range(0, n as u64 + 1) as usize;
                 let j = rng.range(i as u64, n as u64 + 1) as usize;
-                let naive = (i..j).fold(NULL, |m, k| max_some(m, points[k].1, NULL));
+                let naive = (i..j).fold(NULL, |m, k| null::max_of(m, points[k].1, NULL));
                 assert_eq!(
                     pyramid.range_max(&steps, i, j),
                     naive,

@@ -5,8 +5,8 @@ use egui::Color32;
 
 use super::theme;
 use prvscope_format::label::{self, ValuesOf};
-use prvscope_store::Trace;
 use prvscope_store::signal::SignalSpec;
+use prvscope_store::{NullPolicy, Trace};
 
 /// How values are coloured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,7 +134,11 @@ impl Coloring {
 
     /// Is this raw value null in this view?
     pub fn is_null(&self, value: u64) -> bool {
-        value == self.sentinel || (self.zero_is_null && value == 0)
+        NullPolicy {
+            sentinel: self.sentinel,
+            zero_is_null: self.zero_is_null,
+        }
+        .is_null(value)
     }
 
     /// The colour of a raw value, `None` for null (drawn as background).
