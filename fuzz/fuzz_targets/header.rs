@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use prvscope_import::Header;
+use prvscope_format::Header;
 
 fuzz_target!(|data: &[u8]| {
     let line = data.split(|&b| b == b'\n').next().unwrap_or(data);

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use prvscope_import::{LoadReport, Pcf};
+use prvscope_format::{LoadReport, Pcf};
 
 fuzz_target!(|data: &[u8]| {
     let mut report = LoadReport::default();

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use prvscope_import::{LoadReport, RowNames};
+use prvscope_format::{LoadReport, RowNames};
 
 fuzz_target!(|data: &[u8]| {
     let mut report = LoadReport::default();
