@@ -47,7 +47,8 @@ fn stats_and_the_viewer_name_values_and_types_alike() {
         &stats::time_per_value(&t.store, Semantic::LastEventValue(7), 0, 100),
         true,
     );
-    assert_eq!(csv.lines().next().unwrap(), "thread,3");
+    // Legacy mode: the time before the first event counts as 0; the value 3 has a blank label.
+    assert_eq!(csv.lines().next().unwrap(), "thread,0,3");
     assert_eq!(value_label(&t, &SignalSpec::Events(vec![7]), 3, false), "3");
     let ctx = prvscope_analysis::scopes::ScopeContext::new(t.pcf.as_ref(), &t.store);
     assert_eq!(ctx.type_label(7), type_label(&t, 7));
