@@ -1,0 +1,245 @@
+//! The parallel passes over the threads: the merge of each thread's walk into one
+//! [`ScopeAnalysis`] (scopes, blocks, cells and line heat), and the intervals of one scope.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
+
+use crate::source::SourceLoc;
+use prvscope_store::TraceStore;
+
+use super::walk::{Walk, walk_thread};
+use super::{
+    Block, Cancelled, Category, Cell, ScopeAnalysis, ScopeContext, ScopeKey, ScopeQuery,
+    ScopeReport, ScopeStats, ScopeType,
+};
+
+/// Analyses `query` over `store`; `cancel` stops it early.
+pub fn analyze(
+    store: &TraceStore,
+    ctx: &ScopeContext,
+    query: &ScopeQuery,
+    cancel: Option<&AtomicBool>,
+) -> Result<ScopeAnalysis, Cancelled> {
+    let t1 = query.t1.max(query.t0);
+    let t0 = query.t0;
+    let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+    let outs: Vec<Option<ThreadOut>> = store
+        .threads()
+        .par_iter()
+        .map(|thread| {
+            if cancelled() {
+                return None;
+            }
+            // Per node, ticks per category (a node sees few categories: a short list).
+            let mut cells: Vec<Vec<(Category, u64)>> = Vec::new();
+            let mut line_ticks: Vec<u64> = vec![0; ctx.lines.len()];
+            let walk = walk_thread(thread, ctx, &query.types, t0, t1, cancel, |span| {
+                let ticks = span.to - span.from;
+                let node = span.node as usize;
+                if cells.len() <= node {
+                    cells.resize_with(node + 1, Vec::new);
+                }
+                if let Some(list) = cells.get_mut(node) {
+                    match list.iter_mut().find(|c| c.0 == span.category) {
+                        Some(c) => c.1 += ticks,
+                        None => list.push((span.category, ticks)),
+                    }
+                }
+                for &l in span.lines {
+                    if let Some(t) = line_ticks.get_mut(l as usize) {
+                        *t += ticks;
+                    }
+                }
+            })?;
+            Some(ThreadOut {
+                walk,
+                cells,
+                line_ticks,
+            })
+        })
+        .collect();
+    if cancelled() {
+        return Err(Cancelled);
+    }
+    let threads = store.threads().len();
+    let mut scope_index: BTreeMap<ScopeKey, usize> = BTreeMap::new();
+    let mut keys: Vec<ScopeKey> = Vec::new();
+    let mut block_index: HashMap<Vec<usize>, usize> = HashMap::from([(Vec::new(), 0)]);
+    let mut blocks = vec![Block { path: Vec::new() }];
+    let mut cells = Vec::new();
+    let mut entries: BTreeMap<ScopeKey, u64> = BTreeMap::new();
+    let mut line_heat: BTreeMap<SourceLoc, u64> = BTreeMap::new();
+    let mut report = ScopeReport::default();
+    for (row, out) in outs.into_iter().enumerate() {
+        let Some(out) = out else {
+            return Err(Cancelled);
+        };
+        report.add(&out.walk.report);
+        for (k, n) in &out.walk.entries {
+            *entries.entry(*k).or_insert(0) += n;
+        }
+        // Local call-tree nodes to global blocks (parents come before their children).
+        let mut global = Vec::with_capacity(out.walk.nodes.len());
+        for (i, node) in out.walk.nodes.iter().enumerate() {
+            let block = if i == 0 {
+                0
+            } else {
+                let parent = global.get(node.parent as usize).copied().unwrap_or(0);
+                let scope = *scope_index.entry(node.key).or_insert_with(|| {
+                    keys.push(node.key);
+                    keys.len() - 1
+                });
+                let mut path = blocks
+                    .get(parent)
+                    .map(|b| b.path.clone())
+                    .unwrap_or_default();
+                path.push(scope);
+                *block_index.entry(path.clone()).or_insert_with(|| {
+                    blocks.push(Block { path });
+                    blocks.len() - 1
+                })
+            };
+            global.push(block);
+        }
+        for (node, list) in out.cells.into_iter().enumerate() {
+            for (category, ticks) in list {
+                cells.push(Cell {
+                    block: global.get(node).copied().unwrap_or(0),
+                    thread: row as u32,
+                    category,
+                    ticks,
+                });
+            }
+        }
+        for (line, ticks) in out.line_ticks.into_iter().enumerate() {
+            if ticks > 0
+                && let Some(loc) = ctx.lines.get(line)
+            {
+                *line_heat.entry(loc.clone()).or_insert(0) += ticks;
+            }
+        }
+    }
+    for k in entries.keys() {
+        scope_index.entry(*k).or_insert_with(|| {
+            keys.push(*k);
+            keys.len() - 1
+        });
+    }
+    cells.sort_by_key(|c| (c.block, c.thread, c.category));
+    let mut scopes: Vec<ScopeStats> = keys
+        .iter()
+        .map(|&key| ScopeStats {
+            key,
+            name: ctx.scope_name(key),
+            location: ctx.scope_location(key),
+            entries: entries.get(&key).copied().unwrap_or(0),
+            inclusive: 0,
+            exclusive: 0,
+            inclusive_per_thread: vec![0; threads],
+            exclusive_per_thread: vec![0; threads],
+            inclusive_per_category: BTreeMap::new(),
+            exclusive_per_category: BTreeMap::new(),
+        })
+        .collect();
+    let mut distinct: Vec<usize> = Vec::new();
+    for c in &cells {
+        let Some(block) = blocks.get(c.block) else {
+            continue;
+        };
+        let thread = c.thread as usize;
+        if let Some(s) = block.path.last().and_then(|&top| scopes.get_mut(top)) {
+            s.exclusive += c.ticks;
+            if let Some(t) = s.exclusive_per_thread.get_mut(thread) {
+                *t += c.ticks;
+            }
+            *s.exclusive_per_category.entry(c.category).or_insert(0) += c.ticks;
+        }
+        // Once per scope however many times it is on the stack.
+        distinct.clear();
+        distinct.extend(&block.path);
+        distinct.sort_unstable();
+        distinct.dedup();
+        for &i in &distinct {
+            if let Some(s) = scopes.get_mut(i) {
+                s.inclusive += c.ticks;
+                if let Some(t) = s.inclusive_per_thread.get_mut(thread) {
+                    *t += c.ticks;
+                }
+                *s.inclusive_per_category.entry(c.category).or_insert(0) += c.ticks;
+            }
+        }
+    }
+    // Sort scopes by inclusive time and renumber the block paths to match.
+    let mut order: Vec<usize> = (0..scopes.len()).collect();
+    order.sort_by(|&a, &b| {
+        scopes[b]
+            .inclusive
+            .cmp(&scopes[a].inclusive)
+            .then_with(|| scopes[a].key.cmp(&scopes[b].key))
+    });
+    let mut new_index = vec![0; scopes.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_index[old] = new;
+    }
+    for b in &mut blocks {
+        for s in &mut b.path {
+            *s = new_index.get(*s).copied().unwrap_or(*s);
+        }
+    }
+    let mut slots: Vec<Option<ScopeStats>> = scopes.into_iter().map(Some).collect();
+    let scopes = order
+        .iter()
+        .filter_map(|&old| slots.get_mut(old).and_then(Option::take))
+        .collect();
+    Ok(ScopeAnalysis {
+        t0,
+        t1,
+        threads,
+        loaded_threads: store.loaded_rows().len(),
+        types: query.types.clone(),
+        scopes,
+        blocks,
+        cells,
+        line_heat,
+        report,
+    })
+}
+
+/// The intervals of `[t0, t1)` during which `key` is open on each thread (on any level of
+/// the stack), adjacent ones merged: what the timeline highlights for a selected scope.
+pub fn scope_intervals(
+    store: &TraceStore,
+    ctx: &ScopeContext,
+    types: &[ScopeType],
+    key: ScopeKey,
+    t0: u64,
+    t1: u64,
+    cancel: Option<&AtomicBool>,
+) -> Result<Vec<Vec<(u64, u64)>>, Cancelled> {
+    let out: Vec<Option<Vec<(u64, u64)>>> = store
+        .threads()
+        .par_iter()
+        .map(|thread| {
+            let mut spans: Vec<(u64, u64)> = Vec::new();
+            let walk = walk_thread(thread, ctx, types, t0, t1.max(t0), cancel, |span| {
+                if span.path_holds(key) {
+                    match spans.last_mut() {
+                        Some(last) if last.1 == span.from => last.1 = span.to,
+                        _ => spans.push((span.from, span.to)),
+                    }
+                }
+            });
+            walk.map(|_| spans)
+        })
+        .collect();
+    out.into_iter().map(|o| o.ok_or(Cancelled)).collect()
+}
+struct ThreadOut {
+    walk: Walk,
+    /// Per node: ticks per category.
+    cells: Vec<Vec<(Category, u64)>>,
+    /// Per line id of the context.
+    line_ticks: Vec<u64>,
+}

@@ -1,0 +1,222 @@
+//! Scope analysis, after Carnival (Nunes et al.): where the time goes in the source code.
+//!
+//! Some event types are "bursts": a non-null value enters a region (a function, an MPI call,
+//! an OpenMP outlined function) and a null value leaves it. Each thread keeps one stack of
+//! open scopes across the chosen types. A **block** is a distinct stack; time is accumulated
+//! per (block, thread, category), the category being the thread's state at that time. From
+//! the blocks:
+//! - exclusive (non-cumulative) time of a scope = the blocks whose top is that scope;
+//! - inclusive (cumulative) time = the blocks whose stack holds it, counted once however many
+//!   times it is on the stack (recursion);
+//! - entries = how many times it was entered inside the window.
+//!
+//! Types nest in one of two ways ([`Nesting`]): Extrae's function and MPI types push a
+//! frame per value and pop one per null (`Stack`); sampled functions and state-like types
+//! (ovni's subsystem or task type of the running thread) replace their own frame with each
+//! new value (`Replace`). A null with no open frame of its type, and frames left open above
+//! a frame that is closed, are counted in the [`ScopeReport`], never a failure.
+//!
+//! Per-line heat comes from line events when the trace has them: sampled lines (30000100..)
+//! hold until the next sample of their depth, and caller lines (80000001.., written with an
+//! MPI call) hold while the scope entered with them is open; every level's line gets that
+//! time. Otherwise a scope's exclusive time heats its first line ([`ScopeAnalysis::heat`]).
+//!
+//! Any window `[t0, t1)` can be analysed: the stacks at `t0` are rebuilt by replaying the
+//! events before it (for `Replace` types only the last value at `t0` is read), then time is
+//! accumulated to `t1`. Threads are analysed in parallel and the work can be cancelled.
+
+use std::collections::BTreeMap;
+
+use crate::source::SourceLoc;
+
+mod merge;
+mod naming;
+#[cfg(test)]
+mod tests;
+mod types;
+mod walk;
+
+pub use merge::{analyze, scope_intervals};
+pub use naming::ScopeContext;
+pub use types::{Nesting, ScopeType, auto_types};
+
+/// The deepest stack kept: deeper entries are counted in [`ScopeReport::too_deep`] and
+/// skipped, so a type that never leaves (a counter chosen as scopes) cannot make the analysis
+/// quadratic.
+pub const MAX_DEPTH: usize = 256;
+
+pub use prvscope_format::catalog::{
+    TYPE_MPI_FIRST, TYPE_MPI_LAST, TYPE_OMP_FUNCTION, TYPE_OMP_TASK_FUNCTION,
+    TYPE_SAMPLED_FUNCTION, TYPE_USER_FUNCTION, line_type_of,
+};
+/// A scope: an event type and one of its values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ScopeKey {
+    pub ty: u32,
+    pub value: u64,
+}
+
+/// What a thread was doing: its state, or no state record at that time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Category {
+    State(u64),
+    NoState,
+}
+
+/// What to analyse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopeQuery {
+    pub types: Vec<ScopeType>,
+    /// Window start, in ticks.
+    pub t0: u64,
+    /// Window end (exclusive), in ticks.
+    pub t1: u64,
+}
+
+/// Irregularities met while building the stacks (inside the window).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScopeReport {
+    /// Nulls of a type that had no open frame.
+    pub exits_without_entry: u64,
+    /// Frames closed because a frame below them was closed or replaced.
+    pub unclosed_inner: u64,
+    /// Frames still open at the window's end.
+    pub open_at_end: u64,
+    /// Values not entered because the stack was already [`MAX_DEPTH`] deep (a type whose
+    /// values are not bursts, such as a counter, read as scopes).
+    pub too_deep: u64,
+}
+
+impl ScopeReport {
+    pub(super) fn add(&mut self, o: &ScopeReport) {
+        self.exits_without_entry += o.exits_without_entry;
+        self.unclosed_inner += o.unclosed_inner;
+        self.open_at_end += o.open_at_end;
+        self.too_deep += o.too_deep;
+    }
+}
+
+/// Statistics of one scope over the window.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopeStats {
+    pub key: ScopeKey,
+    pub name: String,
+    pub location: Option<SourceLoc>,
+    /// Times entered inside the window.
+    pub entries: u64,
+    /// Ticks, summed over threads.
+    pub inclusive: u64,
+    pub exclusive: u64,
+    /// Per thread (store row).
+    pub inclusive_per_thread: Vec<u64>,
+    pub exclusive_per_thread: Vec<u64>,
+    /// Per category, summed over threads.
+    pub inclusive_per_category: BTreeMap<Category, u64>,
+    pub exclusive_per_category: BTreeMap<Category, u64>,
+}
+
+/// A distinct stack of scopes (indices into [`ScopeAnalysis::scopes`], outermost first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    pub path: Vec<usize>,
+}
+
+/// Time of one block on one thread in one category.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cell {
+    pub block: usize,
+    pub thread: u32,
+    pub category: Category,
+    pub ticks: u64,
+}
+
+/// Where line heat comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeatSource {
+    /// Sampled or caller line events.
+    LineEvents,
+    /// Exclusive time of the scopes, on their first lines.
+    ScopeFirstLines,
+}
+
+/// The result of [`analyze`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopeAnalysis {
+    pub t0: u64,
+    pub t1: u64,
+    pub threads: usize,
+    /// The threads whose records the store holds (all of them unless only some were loaded).
+    pub loaded_threads: usize,
+    pub types: Vec<ScopeType>,
+    /// Every scope with time or entries in the window, by inclusive time (largest first).
+    pub scopes: Vec<ScopeStats>,
+    /// The block database; block 0 is the empty stack (time outside every scope).
+    pub blocks: Vec<Block>,
+    pub cells: Vec<Cell>,
+    /// Ticks per source line from line events.
+    pub line_heat: BTreeMap<SourceLoc, u64>,
+    pub report: ScopeReport,
+}
+
+impl ScopeAnalysis {
+    /// Window length in ticks (the time of each thread).
+    pub fn span(&self) -> u64 {
+        self.t1 - self.t0
+    }
+
+    /// The time of the loaded threads over the window (at least 1): what shares of the
+    /// threads' time are shares of. A partial load makes [`Self::loaded_threads`] fewer than
+    /// [`Self::threads`].
+    pub fn threads_ticks(&self) -> f64 {
+        (self.span() as f64 * self.loaded_threads.max(1) as f64).max(1.0)
+    }
+
+    /// The index of a scope.
+    pub fn find(&self, key: ScopeKey) -> Option<usize> {
+        self.scopes.iter().position(|s| s.key == key)
+    }
+
+    /// Heat per line of the file named `file_name`: from line events when any reach that
+    /// file, else each scope's exclusive time on its first line.
+    pub fn heat(&self, file_name: &str) -> (BTreeMap<u32, u64>, HeatSource) {
+        let from_lines: BTreeMap<u32, u64> = self
+            .line_heat
+            .iter()
+            .filter(|(loc, _)| loc.file_name() == file_name)
+            .map(|(loc, &t)| (loc.line, t))
+            .collect();
+        if !from_lines.is_empty() {
+            return (from_lines, HeatSource::LineEvents);
+        }
+        let mut heat = BTreeMap::new();
+        for s in &self.scopes {
+            if let Some(loc) = &s.location
+                && loc.file_name() == file_name
+                && s.exclusive > 0
+            {
+                *heat.entry(loc.line).or_insert(0) += s.exclusive;
+            }
+        }
+        (heat, HeatSource::ScopeFirstLines)
+    }
+
+    /// The source files the scopes and line events point at, most heated first.
+    pub fn files(&self) -> Vec<String> {
+        let mut time: BTreeMap<String, u64> = BTreeMap::new();
+        for s in &self.scopes {
+            if let Some(loc) = &s.location {
+                *time.entry(loc.file_name().to_owned()).or_insert(0) += s.inclusive;
+            }
+        }
+        for (loc, &t) in &self.line_heat {
+            *time.entry(loc.file_name().to_owned()).or_insert(0) += t;
+        }
+        let mut files: Vec<(String, u64)> = time.into_iter().collect();
+        files.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        files.into_iter().map(|f| f.0).collect()
+    }
+}
+
+/// The analysis was cancelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cancelled;

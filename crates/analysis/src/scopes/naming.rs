@@ -1,0 +1,90 @@
+//! Naming: the names, source locations and type labels of scopes, and the source lines of
+//! line events, read once from the `.pcf`.
+
+use std::collections::HashMap;
+
+use crate::source::{SourceLoc, function_name, parse_location};
+use prvscope_format::Pcf;
+use prvscope_store::{NullPolicy, TraceStore};
+
+use super::ScopeKey;
+use super::line_type_of;
+use super::types::line_kind;
+
+/// Names, locations and line labels read once from the `.pcf`.
+#[derive(Debug, Clone, Default)]
+pub struct ScopeContext {
+    pub(super) pcf: Option<Pcf>,
+    /// Line events: (line type, value) -> index into `lines`.
+    pub(super) line_of: HashMap<(u32, u64), u32>,
+    pub(super) lines: Vec<SourceLoc>,
+    pub(super) policy: NullPolicy,
+}
+
+impl ScopeContext {
+    /// Reads the labels of every line type of `pcf` present in `store`.
+    pub fn new(pcf: Option<&Pcf>, store: &TraceStore) -> Self {
+        let mut ctx = ScopeContext {
+            pcf: pcf.cloned(),
+            line_of: HashMap::new(),
+            lines: Vec::new(),
+            policy: store.null_policy(),
+        };
+        let mut ids: HashMap<SourceLoc, u32> = HashMap::new();
+        if let Some(pcf) = pcf {
+            for ty in store.event_types() {
+                if line_kind(ty).is_none() {
+                    continue;
+                }
+                let Some(info) = pcf.event_types.get(&ty) else {
+                    continue;
+                };
+                for (&value, label) in &info.values {
+                    if let Some(loc) = parse_location(label) {
+                        let next = ctx.lines.len() as u32;
+                        let id = *ids.entry(loc.clone()).or_insert_with(|| {
+                            ctx.lines.push(loc);
+                            next
+                        });
+                        ctx.line_of.insert((ty, value), id);
+                    }
+                }
+            }
+        }
+        ctx
+    }
+
+    /// The name a scope is shown with.
+    pub fn scope_name(&self, key: ScopeKey) -> String {
+        match self
+            .pcf
+            .as_ref()
+            .and_then(|p| p.value_label(key.ty, key.value))
+        {
+            Some(label) => function_name(label).to_owned(),
+            None => {
+                format!("{} {}", self.type_label(key.ty), key.value)
+            }
+        }
+    }
+
+    /// The label of a scope's type.
+    pub fn type_label(&self, ty: u32) -> String {
+        prvscope_format::label::type_label(self.pcf.as_ref(), ty)
+    }
+
+    /// Where a scope starts in the source: its line type's label for the same value, or a
+    /// location in its own label.
+    pub fn scope_location(&self, key: ScopeKey) -> Option<SourceLoc> {
+        let pcf = self.pcf.as_ref()?;
+        line_type_of(key.ty)
+            .and_then(|lt| pcf.value_label(lt, key.value))
+            .and_then(parse_location)
+            .or_else(|| pcf.value_label(key.ty, key.value).and_then(parse_location))
+    }
+
+    /// True when `value` leaves a scope.
+    pub(super) fn is_null(&self, value: u64) -> bool {
+        self.policy.is_null(value)
+    }
+}

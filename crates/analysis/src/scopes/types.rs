@@ -1,0 +1,92 @@
+//! The scope types: how a type's values nest, which types a trace is analysed with by
+//! default, and which types are line events.
+
+use prvscope_format::Pcf;
+
+use super::{TYPE_OMP_FUNCTION, TYPE_OMP_TASK_FUNCTION, TYPE_SAMPLED_FUNCTION, TYPE_USER_FUNCTION};
+
+/// How a type's values nest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Nesting {
+    /// A value pushes a frame, a null pops the topmost frame of the type.
+    Stack,
+    /// A value replaces the type's frame (and closes what was above it); a null closes it.
+    Replace,
+}
+
+/// An event type read as scopes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ScopeType {
+    pub ty: u32,
+    pub nesting: Nesting,
+}
+
+impl ScopeType {
+    /// The type with the nesting its numbers imply (sampled functions replace, the rest stack).
+    pub fn new(ty: u32) -> Self {
+        let nesting = if (TYPE_SAMPLED_FUNCTION..TYPE_SAMPLED_FUNCTION + 100).contains(&ty) {
+            Nesting::Replace
+        } else {
+            Nesting::Stack
+        };
+        ScopeType { ty, nesting }
+    }
+}
+
+/// The scope types to use for a trace whose event types are `present`: Extrae's function,
+/// OpenMP, MPI and sampled-function types, and types labelled as user regions; when there is
+/// none of those (ovni traces), the state-like "subsystem" and "task type" types, which
+/// replace their value.
+pub fn auto_types(pcf: Option<&Pcf>, present: &[u32]) -> Vec<ScopeType> {
+    let label = |ty: u32| {
+        pcf.and_then(|p| p.event_label(ty))
+            .unwrap_or("")
+            .to_ascii_lowercase()
+    };
+    let known = |ty: u32| {
+        matches!(
+            ty,
+            TYPE_USER_FUNCTION | TYPE_OMP_FUNCTION | TYPE_OMP_TASK_FUNCTION | TYPE_SAMPLED_FUNCTION
+        ) || prvscope_format::catalog::is_mpi_call(ty)
+    };
+    let mut out: Vec<ScopeType> = present
+        .iter()
+        .filter(|&&ty| {
+            known(ty) || {
+                let l = label(ty);
+                l.contains("user region") || (l.contains("user function") && !l.contains("line"))
+            }
+        })
+        .map(|&ty| ScopeType::new(ty))
+        .collect();
+    if out.is_empty() {
+        out = present
+            .iter()
+            .filter(|&&ty| {
+                let l = label(ty);
+                l.contains("subsystem") || l.contains("task type")
+            })
+            .map(|&ty| ScopeType {
+                ty,
+                nesting: Nesting::Replace,
+            })
+            .collect();
+    }
+    out
+}
+/// How a line type's events heat lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum LineKind {
+    /// Sampled lines: a sample's line holds until the next sample of the same type.
+    Sampled,
+    /// Caller lines: the line holds while the scope entered with it is open.
+    Caller,
+}
+
+pub(super) fn line_kind(ty: u32) -> Option<LineKind> {
+    match ty {
+        30_000_100..=30_000_199 => Some(LineKind::Sampled),
+        80_000_001..=80_000_099 => Some(LineKind::Caller),
+        _ => None,
+    }
+}

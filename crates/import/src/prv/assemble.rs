@@ -1,0 +1,223 @@
+//! Assembly: the parsed chunks joined per thread in file order, sorted by time and encoded
+//! into the store's columns.
+
+use rayon::prelude::*;
+
+use prvscope_format::error::LoadReport;
+use prvscope_store::{Comm, EventColumn, StateColumns, ThreadData, TimeColumn, ValueColumn};
+
+use super::chunk::{ChunkOut, EventPiece, RawState, StatePiece};
+
+/// Everything [`assemble`] produces.
+pub struct Assembled {
+    pub threads: Vec<ThreadData>,
+    pub comms: Vec<Comm>,
+    pub null_values: u64,
+    pub communicator_lines: u64,
+    pub report: LoadReport,
+}
+
+/// Joins parsed chunks (in file order) into sorted, encoded per-thread columns.
+/// `first_line` is the file line number of the first chunk's first line.
+pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u64) -> Assembled {
+    let mut report = LoadReport::default();
+    let mut null_values = 0;
+    let mut communicator_lines = 0;
+    let mut comm_pieces = Vec::with_capacity(chunks.len());
+    // Transpose: per row, the pieces of every chunk in file order.
+    let mut states: Vec<Vec<StatePiece>> = (0..rows).map(|_| Vec::new()).collect();
+    let mut events: Vec<Vec<EventPiece>> = (0..rows).map(|_| Vec::new()).collect();
+    let mut line_base = first_line.saturating_sub(1);
+    // Of the events before a partial load's range, the last per (row, type) holds when the
+    // range starts: it goes first, as a piece of its own.
+    let mut befores = std::collections::BTreeMap::<(u32, u32), (u64, u64)>::new();
+    for b in chunks.iter().flat_map(|c| &c.befores) {
+        let slot = befores
+            .entry((b.row, b.e.ty))
+            .or_insert((b.e.time, b.e.value));
+        if b.e.time >= slot.0 {
+            *slot = (b.e.time, b.e.value);
+        }
+    }
+    for ((row, ty), pair) in befores {
+        null_values += u64::from(pair.1 == sentinel);
+        if let Some(r) = events.get_mut(row as usize) {
+            r.push(EventPiece {
+                row,
+                ty,
+                sorted: true,
+                time: TimeColumn::from_sorted_slice_by(&[pair], |p| p.0),
+                value: ValueColumn::from_slice_with_max(
+                    &[pair],
+                    sentinel,
+                    if pair.1 == sentinel { 0 } else { pair.1 },
+                    |p| p.1,
+                ),
+            });
+        }
+    }
+    for mut chunk in chunks {
+        for issue in chunk.report.examples_mut().iter_mut() {
+            if issue.line > 0 {
+                issue.line += line_base;
+            }
+        }
+        line_base += chunk.lines;
+        report.merge(chunk.report);
+        null_values += chunk.null_values;
+        communicator_lines += chunk.communicator_lines;
+        comm_pieces.push(std::mem::take(&mut chunk.comms));
+        for piece in chunk.state_pieces {
+            if let Some(r) = states.get_mut(piece.row as usize) {
+                r.push(piece);
+            }
+        }
+        for buf in chunk.pieces {
+            if let Some(r) = events.get_mut(buf.row as usize) {
+                r.push(buf);
+            }
+        }
+    }
+    // The pieces become the store's segments (moved, not copied) when they are in order;
+    // meanwhile the communications are joined and sorted.
+    let (threads, comms) = rayon::join(
+        || {
+            states
+                .into_par_iter()
+                .zip(events.into_par_iter())
+                .map(|(s, e)| build_thread(s, e, sentinel))
+                .collect()
+        },
+        || {
+            let mut comms = comm_pieces.concat();
+            if !comms.is_sorted_by_key(|c| c.lsend) {
+                comms.par_sort_by_key(|c| c.lsend); // stable: equal times keep file order
+            }
+            comms
+        },
+    );
+    Assembled {
+        threads,
+        comms,
+        null_values,
+        communicator_lines,
+        report,
+    }
+}
+
+/// Are pieces in order when put one after the other? `first`/`last` give a piece's first and
+/// last time; every piece must be sorted itself.
+fn in_order<P>(
+    pieces: &[P],
+    sorted: impl Fn(&P) -> bool,
+    first: impl Fn(&P) -> Option<u64>,
+    last: impl Fn(&P) -> Option<u64>,
+) -> bool {
+    pieces.iter().all(&sorted)
+        && pieces.windows(2).all(|w| match w {
+            [x, y] => match (last(x), first(y)) {
+                (Some(a), Some(b)) => a <= b,
+                _ => true,
+            },
+            _ => true,
+        })
+}
+
+fn build_thread(states: Vec<StatePiece>, mut events: Vec<EventPiece>, sentinel: u64) -> ThreadData {
+    let begins_in_order = in_order(
+        &states,
+        |p| p.begins_sorted,
+        |p| p.begin.first(),
+        |p| p.begin.last(),
+    );
+    let state_cols = if begins_in_order {
+        let ends_sorted = in_order(
+            &states,
+            |p| p.ends_sorted,
+            |p| p.end.first(),
+            |p| p.end.last(),
+        );
+        let mut begins = Vec::with_capacity(states.len());
+        let mut ends = Vec::with_capacity(states.len());
+        let mut values = Vec::with_capacity(states.len());
+        for p in states {
+            begins.push(p.begin);
+            ends.push(p.end);
+            values.push(p.value);
+        }
+        StateColumns {
+            begin: TimeColumn::join_sorted(begins),
+            end: if ends_sorted {
+                TimeColumn::join_sorted(ends)
+            } else {
+                let refs: Vec<&TimeColumn> = ends.iter().collect();
+                let all: Vec<u64> = refs.iter().flat_map(|c| c.iter()).collect();
+                TimeColumn::from_times(&all)
+            },
+            value: ValueColumn::join(values, sentinel),
+            ends_sorted,
+        }
+    } else {
+        let mut all: Vec<RawState> = states
+            .iter()
+            .flat_map(|p| {
+                p.begin
+                    .iter()
+                    .zip(p.end.iter())
+                    .zip(p.value.iter())
+                    .map(|((begin, end), value)| RawState { begin, end, value })
+            })
+            .collect();
+        all.sort_by_key(|s| s.begin); // stable: equal begins keep file order
+        StateColumns {
+            ends_sorted: all.is_sorted_by_key(|s| s.end),
+            begin: TimeColumn::from_slice_by(&all, |s| s.begin),
+            end: TimeColumn::from_slice_by(&all, |s| s.end),
+            value: ValueColumn::from_slice_by(&all, sentinel, |s| s.value),
+        }
+    };
+
+    // Pieces of one type, in file order (the sort is stable).
+    events.sort_by_key(|b| b.ty);
+    let mut columns = Vec::new();
+    let mut group: Vec<EventPiece> = Vec::new();
+    let mut pieces = events.into_iter().peekable();
+    while let Some(piece) = pieces.next() {
+        let ty = piece.ty;
+        group.push(piece);
+        if pieces.peek().is_some_and(|p| p.ty == ty) {
+            continue;
+        }
+        let sorted = in_order(&group, |p| p.sorted, |p| p.time.first(), |p| p.time.last());
+        let column = if sorted {
+            let mut times = Vec::with_capacity(group.len());
+            let mut values = Vec::with_capacity(group.len());
+            for p in group.drain(..) {
+                times.push(p.time);
+                values.push(p.value);
+            }
+            EventColumn {
+                ty,
+                time: TimeColumn::join_sorted(times),
+                value: ValueColumn::join(values, sentinel),
+            }
+        } else {
+            let mut pairs: Vec<(u64, u64)> = group
+                .iter()
+                .flat_map(|b| b.time.iter().zip(b.value.iter()))
+                .collect();
+            group.clear();
+            pairs.sort_by_key(|p| p.0); // stable: equal times keep file order
+            EventColumn {
+                ty,
+                time: TimeColumn::from_slice_by(&pairs, |p| p.0),
+                value: ValueColumn::from_slice_by(&pairs, sentinel, |p| p.1),
+            }
+        };
+        columns.push(column);
+    }
+    ThreadData {
+        states: state_cols,
+        events: columns,
+    }
+}

@@ -1,0 +1,154 @@
+//! The `.prv` body: records 1 (state), 2 (event), 3 (communication), comments and
+//! communicator lines, parsed in parallel.
+//!
+//! The body is cut into newline-aligned chunks ([`split_chunks`] for text in memory,
+//! [`PlainFile::read_lines`](crate::source::PlainFile::read_lines) for files); each chunk is parsed on its
+//! own ([`parse_chunk`]) into per-thread raw vectors, with line numbers local to the chunk.
+//! [`assemble`] then concatenates the chunks per thread in file order, sorts each thread
+//! stably by time (files are not always sorted: Extrae writes communications at their
+//! physical send time and cutters shuffle lines) and encodes the columns of the store.
+//!
+//! Bad lines never stop the parse: each is counted in the chunk's [`LoadReport`] with its line
+//! and column, and skipped. In an event line, the pairs before the first bad field are kept.
+//!
+//! [`LoadReport`]: prvscope_format::error::LoadReport
+
+mod assemble;
+mod careful;
+mod chunk;
+mod fast;
+mod index;
+
+use std::path::Path;
+
+use prvscope_format::RowMap;
+use prvscope_format::subset::Filter;
+use prvscope_store::Comm;
+
+pub use assemble::{Assembled, assemble};
+pub use chunk::{ChunkOut, EventBuf, EventPiece, RawEvent, RawEventOf, RawState, StatePiece};
+
+use careful::parse_line;
+use fast::fast_line;
+
+/// What the parser needs to know besides the bytes.
+#[derive(Debug, Clone)]
+pub struct ParseContext<'a> {
+    pub rows: &'a RowMap,
+    /// What `N` is stored as; literal values equal to it are counted as collisions.
+    pub sentinel: u64,
+    /// The file, for messages.
+    pub path: &'a Path,
+    /// What part of the trace is loaded (inactive: all of it).
+    pub filter: Filter,
+    /// Unique per context: worker threads keep their scratch buffers while it stays the same.
+    id: u64,
+}
+
+impl<'a> ParseContext<'a> {
+    pub fn new(rows: &'a RowMap, sentinel: u64, path: &'a Path) -> Self {
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        ParseContext {
+            rows,
+            sentinel,
+            path,
+            filter: Filter::default(),
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+}
+
+thread_local! {
+    /// Per worker thread: the id of the context its scratch belongs to, and the scratch.
+    static SCRATCH: std::cell::RefCell<(u64, ChunkOut)> = std::cell::RefCell::new((0, ChunkOut::default()));
+}
+
+/// Splits `body` into chunks of about `target` bytes that end just after a newline (the last
+/// one ends where the body ends).
+pub fn split_chunks(body: &[u8], target: usize) -> Vec<std::ops::Range<usize>> {
+    let target = target.max(1);
+    let mut out = Vec::with_capacity(body.len() / target + 1);
+    let mut start = 0;
+    while start < body.len() {
+        let want = start.saturating_add(target);
+        let end = if want >= body.len() {
+            body.len()
+        } else {
+            match memchr::memchr(b'\n', body.get(want..).unwrap_or(&[])) {
+                Some(p) => want + p + 1,
+                None => body.len(),
+            }
+        };
+        out.push(start..end);
+        start = end;
+    }
+    out
+}
+
+/// Frees the scratch buffers of every rayon worker (after a load).
+pub fn release_scratch() {
+    rayon::broadcast(|_| {
+        SCRATCH.with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                *s = (0, ChunkOut::default());
+            }
+        });
+    });
+}
+
+/// Parses one chunk of body lines.
+pub fn parse_chunk(ctx: &ParseContext<'_>, bytes: &[u8]) -> ChunkOut {
+    SCRATCH.with(|scratch| {
+        if let Ok(mut scratch) = scratch.try_borrow_mut() {
+            if scratch.0 != ctx.id {
+                *scratch = (ctx.id, ChunkOut::new(ctx.rows.rows()));
+            }
+            parse_into(ctx, bytes, &mut scratch.1);
+            scratch.1.take_output(ctx.sentinel)
+        } else {
+            // Re-entered on this thread (a nested rayon job): parse without the scratch.
+            let mut out = ChunkOut::new(ctx.rows.rows());
+            parse_into(ctx, bytes, &mut out);
+            out.take_output(ctx.sentinel)
+        }
+    })
+}
+
+fn parse_into(ctx: &ParseContext<'_>, bytes: &[u8], out: &mut ChunkOut) {
+    let mut line_no = 0u64;
+    let mut start = 0usize;
+    while start < bytes.len() {
+        if let Some(next) = fast_line(ctx, bytes, start, out) {
+            line_no += 1;
+            start = next;
+            continue;
+        }
+        let rest = bytes.get(start..).unwrap_or(&[]);
+        let (line, next) = match memchr::memchr(b'\n', rest) {
+            Some(p) => (rest.get(..p).unwrap_or(&[]), start + p + 1),
+            None => (rest, bytes.len()),
+        };
+        line_no += 1;
+        start = next;
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        parse_line(ctx, line, rest, line_no, out);
+    }
+    out.lines = line_no;
+}
+
+/// A communication from its (cpu, row) ends and `[lsend, psend, lrecv, precv, size, tag]`.
+pub(crate) fn comm(send: (u64, u32), recv: (u64, u32), f: [u64; 6]) -> Comm {
+    let [lsend, psend, lrecv, precv, size, tag] = f;
+    Comm {
+        send_row: send.1,
+        recv_row: recv.1,
+        send_cpu: u32::try_from(send.0).unwrap_or(u32::MAX),
+        recv_cpu: u32::try_from(recv.0).unwrap_or(u32::MAX),
+        lsend,
+        psend,
+        lrecv,
+        precv,
+        size,
+        tag,
+    }
+}

@@ -1,0 +1,195 @@
+//! Round trips, segment joins, bounds and widths of the columns.
+
+use super::*;
+use crate::null;
+
+#[test]
+fn times_round_trip_with_escapes_and_unsorted_values() {
+    let mut times: Vec<u64> = (0..1000).map(|i| i * 1_000_000).collect();
+    times.push(u64::MAX - 1);
+    times.push(5);
+    times.extend((0..600).map(|i| 10_000_000_000 + i));
+    let col = TimeSeg::from_times(&times);
+    let back: Vec<u64> = col.iter().collect();
+    assert_eq!(back, times);
+    assert!(!col.escapes.is_empty());
+}
+
+#[test]
+fn reads_cross_segments_and_escapes() {
+    // Segments of 1500 and 2100 records (moved, not copied), escapes in both, values of
+    // two widths with nulls.
+    let times: Vec<u64> = (0..3600u64)
+        .map(|i| i * 3 + if i > 700 { 1 << 40 } else { 0 } + if i > 2000 { 1 << 50 } else { 0 })
+        .collect();
+    let s = u64::MAX;
+    let values: Vec<u64> = (0..3600u64)
+        .map(|i| match i % 9 {
+            0 => s,
+            _ if i > 1500 => i * 1000,
+            _ => i % 200,
+        })
+        .collect();
+    let time = TimeColumn::join_sorted(vec![
+        TimeColumn::from_times(&times[..1500]),
+        TimeColumn::from_times(&times[1500..]),
+    ]);
+    let value = ValueColumn::join(
+        vec![
+            ValueColumn::from_values(&values[..1500], s),
+            ValueColumn::from_values(&values[1500..], s),
+        ],
+        s,
+    );
+    assert_eq!(time.segment_count(), 2);
+    for (start, want) in [
+        (0, 10),
+        (250, 300),
+        (1490, 40),
+        (3590, 64),
+        (3600, 5),
+        (0, 3600),
+    ] {
+        let mut t = vec![0; want];
+        let mut v = vec![0; want];
+        let got = time.read(start, &mut t);
+        assert_eq!(got, want.min(3600 - start), "times from {start}");
+        assert_eq!(value.read(start, &mut v), got, "values from {start}");
+        assert_eq!(t[..got], times[start..start + got], "times from {start}");
+        assert_eq!(v[..got], values[start..start + got], "values from {start}");
+        if got > 0 {
+            let best = values[start..start + got]
+                .iter()
+                .copied()
+                .filter(|&x| x != s)
+                .max();
+            assert_eq!(value.max_in(start, start + got), best.unwrap_or(s));
+            assert_eq!(null::max_non_null(&v[..got], s), best.unwrap_or(s));
+        }
+    }
+    // A real u64::MAX when the sentinel is another number.
+    assert_eq!(null::max_non_null(&[3, u64::MAX, 7], 7), u64::MAX);
+    assert_eq!(null::max_non_null(&[7, 7], 7), 7);
+}
+
+#[test]
+fn concatenated_pieces_equal_one_column() {
+    // Gaps beyond 32 bits inside and between pieces force escapes.
+    let times: Vec<u64> = (0..1000u64)
+        .map(|i| {
+            i * i * 1000 + if i > 500 { 1 << 40 } else { 0 } + if i > 900 { 1 << 50 } else { 0 }
+        })
+        .collect();
+    let pieces: Vec<TimeColumn> = times.chunks(77).map(TimeColumn::from_times).collect();
+    let refs: Vec<&TimeColumn> = pieces.iter().collect();
+    assert_eq!(
+        TimeColumn::concat_sorted(&refs),
+        TimeColumn::from_times(&times)
+    );
+    let s = u64::MAX;
+    let values: Vec<u64> = (0..1000u64)
+        .map(|i| if i % 7 == 0 { s } else { i * i })
+        .collect();
+    let pieces: Vec<ValueColumn> = values
+        .chunks(300)
+        .map(|c| ValueColumn::from_values(c, s))
+        .collect();
+    let refs: Vec<&ValueColumn> = pieces.iter().collect();
+    assert_eq!(
+        ValueColumn::concat(&refs, s),
+        ValueColumn::from_values(&values, s)
+    );
+}
+
+#[test]
+fn bounds_on_sorted_column() {
+    let times: Vec<u64> = (0..2000u64)
+        .map(|i| (i / 3) * 7 + (i % 3) * (1 << 33))
+        .collect();
+    let mut times = times;
+    times.sort_unstable();
+    let col = TimeColumn::from_times(&times);
+    check_bounds(
+        &col,
+        &times,
+        &[0, 1, 7, 8, 100, 4666, 1 << 33, (1 << 34) + 5, u64::MAX],
+    );
+}
+
+/// Binary searches of `col` agree with those of the plain `times`.
+fn check_bounds(col: &TimeColumn, times: &[u64], probes: &[u64]) {
+    for &t in probes {
+        let lower = times.partition_point(|&x| x < t);
+        let upper = times.partition_point(|&x| x <= t);
+        assert_eq!(col.lower_bound(t), lower, "t={t}");
+        assert_eq!(col.upper_bound(t), upper, "t={t}");
+    }
+}
+
+#[test]
+fn joined_columns_move_long_pieces_and_copy_short_ones() {
+    let s = u64::MAX;
+    let times: Vec<u64> = (0..10_000u64)
+        .map(|i| i * 3 + (i / 4000) * (1 << 33))
+        .collect();
+    let values: Vec<u64> = (0..10_000u64)
+        .map(|i| if i % 5 == 0 { s } else { i % 300 })
+        .collect();
+    // Pieces of 3000, 10, 10, 2980, 4000 records.
+    let cuts = [0, 3000, 3010, 3020, 6000, 10_000];
+    let tp: Vec<TimeColumn> = cuts
+        .windows(2)
+        .map(|w| TimeColumn::from_times(&times[w[0]..w[1]]))
+        .collect();
+    let vp: Vec<ValueColumn> = cuts
+        .windows(2)
+        .map(|w| ValueColumn::from_values(&values[w[0]..w[1]], s))
+        .collect();
+    let t = TimeColumn::join_sorted(tp);
+    let v = ValueColumn::join(vp, s);
+    assert_eq!(
+        t.segment_count(),
+        3,
+        "the two short pieces join the first segment"
+    );
+    assert_eq!(t.iter().collect::<Vec<_>>(), times);
+    assert_eq!(v.iter().collect::<Vec<_>>(), values);
+    for i in [0, 2999, 3000, 3015, 3020, 5999, 6000, 9999] {
+        assert_eq!(t.get(i), times[i]);
+        assert_eq!(v.get(i), values[i]);
+    }
+    let probes = [
+        0,
+        1,
+        8999,
+        9000,
+        9001,
+        1 << 33,
+        (1 << 33) + 12_000,
+        u64::MAX,
+    ];
+    check_bounds(&t, &times, &probes);
+    assert_eq!(t, TimeColumn::from_times(&times));
+    assert_eq!(v, ValueColumn::from_values(&values, s));
+}
+
+#[test]
+fn values_pick_narrow_width_and_keep_null() {
+    let s = u64::MAX;
+    let col = ValueColumn::from_values(&[0, 3, s, 254], s);
+    assert_eq!(col.width(), 1);
+    assert_eq!(
+        (0..4).map(|i| col.get(i)).collect::<Vec<_>>(),
+        vec![0, 3, s, 254]
+    );
+    let col = ValueColumn::from_values(&[255, s], s);
+    assert_eq!(col.width(), 2);
+    assert_eq!(col.get(0), 255);
+    assert_eq!(col.get(1), s);
+    let col = ValueColumn::from_values(&[u64::from(u32::MAX), 1], s);
+    assert_eq!(col.width(), 8);
+    // A custom sentinel: the all-ones narrow value maps back to it.
+    let col = ValueColumn::from_values(&[42, 1, 0], 42);
+    assert_eq!(col.get(0), 42);
+    assert_eq!(col.get(2), 0);
+}

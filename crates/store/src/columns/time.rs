@@ -1,0 +1,387 @@
+//! Times: [`TimeSeg`], a run of times as block bases and 32-bit deltas, and [`TimeColumn`],
+//! a list of them.
+
+use super::Segments;
+
+/// Records per time block.
+pub const BLOCK: usize = 256;
+/// Delta marking an escaped time.
+pub const ESCAPE: u32 = u32::MAX;
+
+/// One segment of a [`TimeColumn`]: a run of `u64` times, stored compactly.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TimeSeg {
+    /// Base time of each block of [`BLOCK`] records: the first record's time, or the smallest
+    /// time of the block when the column is not sorted.
+    bases: Vec<u64>,
+    /// Per record: time minus its block's base, or [`ESCAPE`].
+    deltas: Vec<u32>,
+    /// (record index, full time) of escaped records, sorted by index.
+    pub(super) escapes: Vec<(u32, u64)>,
+}
+
+impl TimeSeg {
+    /// Builds a column from times (any order; sorted columns are the common case).
+    pub fn from_times(times: &[u64]) -> Self {
+        Self::from_slice_by(times, |&t| t)
+    }
+
+    /// Builds a column from the times `time` gives for the items of `items`.
+    pub fn from_slice_by<T>(items: &[T], time: impl Fn(&T) -> u64) -> Self {
+        let mut col = TimeSeg {
+            bases: Vec::with_capacity(items.len().div_ceil(BLOCK)),
+            deltas: Vec::with_capacity(items.len()),
+            escapes: Vec::new(),
+        };
+        for (b, block) in items.chunks(BLOCK).enumerate() {
+            let base = block.iter().map(&time).min().unwrap_or(0);
+            col.bases.push(base);
+            for (j, item) in block.iter().enumerate() {
+                let t = time(item);
+                let delta = t - base;
+                if delta >= u64::from(ESCAPE) {
+                    col.deltas.push(ESCAPE);
+                    col.escapes.push(((b * BLOCK + j) as u32, t));
+                } else {
+                    col.deltas.push(delta as u32);
+                }
+            }
+        }
+        col
+    }
+
+    /// Builds a column from times that come in sorted order, without collecting them first.
+    pub fn from_sorted_iter(times: impl IntoIterator<Item = u64>, len_hint: usize) -> Self {
+        let mut col = TimeSeg {
+            bases: Vec::with_capacity(len_hint.div_ceil(BLOCK)),
+            deltas: Vec::with_capacity(len_hint),
+            escapes: Vec::new(),
+        };
+        let mut base = 0u64;
+        for t in times {
+            let i = col.deltas.len();
+            if i.is_multiple_of(BLOCK) {
+                base = t;
+                col.bases.push(t);
+            }
+            let delta = t.wrapping_sub(base);
+            if t < base || delta >= u64::from(ESCAPE) {
+                col.deltas.push(ESCAPE);
+                col.escapes.push((i as u32, t));
+            } else {
+                col.deltas.push(delta as u32);
+            }
+        }
+        col
+    }
+
+    /// Concatenates segments whose concatenation is sorted. Works a block at a time
+    /// (decode into a buffer, encode from it) so that both loops vectorise.
+    pub fn concat_sorted(pieces: &[&TimeSeg]) -> Self {
+        let n: usize = pieces.iter().map(|p| p.len()).sum();
+        let mut col = TimeSeg {
+            bases: Vec::with_capacity(n.div_ceil(BLOCK)),
+            deltas: Vec::with_capacity(n),
+            escapes: Vec::new(),
+        };
+        for p in pieces {
+            col.append_seg(p);
+        }
+        col
+    }
+
+    /// Appends a segment whose times keep this one sorted.
+    fn append_seg(&mut self, other: &TimeSeg) {
+        let mut buf = [0u64; BLOCK];
+        for (b, deltas) in other.deltas.chunks(BLOCK).enumerate() {
+            let base = other.bases.get(b).copied().unwrap_or(0);
+            let out = buf.get_mut(..deltas.len()).unwrap_or(&mut []);
+            for (o, &d) in out.iter_mut().zip(deltas) {
+                *o = base + u64::from(d);
+            }
+            if deltas.contains(&ESCAPE) {
+                for (j, o) in out.iter_mut().enumerate() {
+                    if deltas.get(j) == Some(&ESCAPE) {
+                        *o = other.get(b * BLOCK + j);
+                    }
+                }
+            }
+            self.extend_sorted(out);
+        }
+    }
+
+    /// Appends times that keep the column sorted.
+    pub fn extend_sorted(&mut self, mut times: &[u64]) {
+        while !times.is_empty() {
+            let i = self.deltas.len();
+            let room = BLOCK - i % BLOCK;
+            let (now, rest) = times.split_at(room.min(times.len()));
+            times = rest;
+            if i.is_multiple_of(BLOCK) {
+                self.bases.push(now.first().copied().unwrap_or(0));
+            }
+            let base = self.bases.last().copied().unwrap_or(0);
+            let fits = now
+                .iter()
+                .all(|&t| t >= base && t - base < u64::from(ESCAPE));
+            if fits {
+                self.deltas.extend(now.iter().map(|&t| (t - base) as u32));
+            } else {
+                for (j, &t) in now.iter().enumerate() {
+                    if t >= base && t - base < u64::from(ESCAPE) {
+                        self.deltas.push((t - base) as u32);
+                    } else {
+                        self.deltas.push(ESCAPE);
+                        self.escapes.push(((i + j) as u32, t));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The first time (for sorted columns, the smallest).
+    pub fn first(&self) -> Option<u64> {
+        (!self.is_empty()).then(|| self.get(0))
+    }
+
+    /// The last time (for sorted columns, the largest).
+    pub fn last(&self) -> Option<u64> {
+        self.len().checked_sub(1).map(|i| self.get(i))
+    }
+
+    /// Number of records.
+    pub fn len(&self) -> usize {
+        self.deltas.len()
+    }
+
+    /// True when the column holds no record.
+    pub fn is_empty(&self) -> bool {
+        self.deltas.is_empty()
+    }
+
+    /// The time of record `i`.
+    ///
+    /// # Panics
+    /// When `i >= self.len()`.
+    #[inline]
+    pub fn get(&self, i: usize) -> u64 {
+        let d = self.deltas[i];
+        if d == ESCAPE {
+            self.escaped(i)
+        } else {
+            self.bases[i / BLOCK] + u64::from(d)
+        }
+    }
+
+    #[cold]
+    fn escaped(&self, i: usize) -> u64 {
+        match self.escapes.binary_search_by_key(&(i as u32), |e| e.0) {
+            Ok(k) => self.escapes[k].1,
+            Err(_) => unreachable!("escaped delta without an escape entry"),
+        }
+    }
+
+    /// The first index whose time is not less than `t`, for a column sorted by time.
+    pub fn lower_bound(&self, t: u64) -> usize {
+        self.partition_point(|x| x < t)
+    }
+
+    /// The first index whose time is greater than `t`, for a column sorted by time.
+    pub fn upper_bound(&self, t: u64) -> usize {
+        self.partition_point(|x| x <= t)
+    }
+
+    /// The first index for which `pred` is false, assuming it is true then false along the
+    /// column. Searches the block bases first, then inside one block.
+    pub fn partition_point(&self, pred: impl Fn(u64) -> bool) -> usize {
+        // Bases are the first times of their blocks when the column is sorted.
+        let block = self.bases.partition_point(|&b| pred(b));
+        let lo = block.saturating_sub(1) * BLOCK;
+        let hi = (block * BLOCK).min(self.len());
+        let (mut lo, mut hi) = (lo, hi.max(lo));
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if pred(self.get(mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// Iterates over all times.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// Decodes the times of records `start..` into `out`, as many as fit and exist; returns
+    /// how many. Sequential decoding, for scans that would otherwise call [`Self::get`] per
+    /// record.
+    pub fn read(&self, start: usize, out: &mut [u64]) -> usize {
+        let deltas = self.deltas.get(start..).unwrap_or_default();
+        let n = deltas.len().min(out.len());
+        let mut done = 0;
+        while done < n {
+            let i = start + done;
+            let base = self.bases.get(i / BLOCK).copied().unwrap_or(0);
+            let run = (BLOCK - i % BLOCK).min(n - done);
+            let (Some(d), Some(o)) = (deltas.get(done..done + run), out.get_mut(done..done + run))
+            else {
+                break;
+            };
+            for (o, &d) in o.iter_mut().zip(d) {
+                *o = base + u64::from(d);
+            }
+            if d.contains(&ESCAPE) {
+                for (j, o) in o.iter_mut().enumerate() {
+                    if d.get(j) == Some(&ESCAPE) {
+                        *o = self.escaped(i + j);
+                    }
+                }
+            }
+            done += run;
+        }
+        done
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.bases.capacity() * 8 + self.deltas.capacity() * 4 + self.escapes.capacity() * 16
+    }
+}
+
+/// A column of `u64` times: segments of compact times (see the module docs).
+#[derive(Debug, Clone, Default)]
+pub struct TimeColumn {
+    segs: Segments<TimeSeg>,
+}
+
+impl TimeColumn {
+    fn single(seg: TimeSeg) -> Self {
+        TimeColumn {
+            segs: Segments::single(seg),
+        }
+    }
+
+    /// Builds a column from times (any order; sorted columns are the common case).
+    pub fn from_times(times: &[u64]) -> Self {
+        Self::single(TimeSeg::from_times(times))
+    }
+
+    /// Builds a column from the times `time` gives for the items of `items`.
+    pub fn from_slice_by<T>(items: &[T], time: impl Fn(&T) -> u64) -> Self {
+        Self::single(TimeSeg::from_slice_by(items, time))
+    }
+
+    /// Builds a column from times that come in sorted order.
+    pub fn from_sorted_iter(times: impl IntoIterator<Item = u64>, len_hint: usize) -> Self {
+        Self::single(TimeSeg::from_sorted_iter(times, len_hint))
+    }
+
+    /// Builds a column from items whose times are sorted (one pass: block bases are the
+    /// blocks' first times).
+    pub fn from_sorted_slice_by<T>(items: &[T], time: impl Fn(&T) -> u64) -> Self {
+        Self::single(TimeSeg::from_sorted_iter(
+            items.iter().map(time),
+            items.len(),
+        ))
+    }
+
+    /// Joins columns whose concatenation is sorted, moving long pieces' segments and copying
+    /// short pieces onto the previous segment.
+    pub fn join_sorted(pieces: Vec<TimeColumn>) -> Self {
+        let pieces = pieces.into_iter().map(|p| p.segs).collect();
+        TimeColumn {
+            segs: Segments::join(pieces, |_, _| true, TimeSeg::append_seg),
+        }
+    }
+
+    /// Concatenates columns whose concatenation is sorted into one segment (a copy).
+    pub fn concat_sorted(pieces: &[&TimeColumn]) -> Self {
+        let segs: Vec<&TimeSeg> = pieces.iter().flat_map(|p| &p.segs.segs).collect();
+        Self::single(TimeSeg::concat_sorted(&segs))
+    }
+
+    /// The first time (for sorted columns, the smallest).
+    pub fn first(&self) -> Option<u64> {
+        self.segs.segs.first().and_then(TimeSeg::first)
+    }
+
+    /// The last time (for sorted columns, the largest).
+    pub fn last(&self) -> Option<u64> {
+        self.segs.segs.last().and_then(TimeSeg::last)
+    }
+
+    /// Number of records.
+    pub fn len(&self) -> usize {
+        self.segs.len
+    }
+
+    /// True when the column holds no record.
+    pub fn is_empty(&self) -> bool {
+        self.segs.len == 0
+    }
+
+    /// Number of segments.
+    pub fn segment_count(&self) -> usize {
+        self.segs.segs.len()
+    }
+
+    /// The time of record `i`.
+    ///
+    /// # Panics
+    /// When `i >= self.len()`.
+    #[inline]
+    pub fn get(&self, i: usize) -> u64 {
+        let (k, j) = self.segs.locate(i);
+        self.segs.segs[k].get(j)
+    }
+
+    /// The first index whose time is not less than `t`, for a column sorted by time.
+    pub fn lower_bound(&self, t: u64) -> usize {
+        self.partition_point(|x| x < t)
+    }
+
+    /// The first index whose time is greater than `t`, for a column sorted by time.
+    pub fn upper_bound(&self, t: u64) -> usize {
+        self.partition_point(|x| x <= t)
+    }
+
+    /// The first index for which `pred` is false, assuming it is true then false along the
+    /// column: finds the segment by its first time, then searches inside it.
+    pub fn partition_point(&self, pred: impl Fn(u64) -> bool) -> usize {
+        let segs = &self.segs.segs;
+        let k = segs.partition_point(|s| s.first().is_some_and(&pred));
+        let Some(seg) = k.checked_sub(1) else {
+            return 0;
+        };
+        let start = self.segs.starts.get(seg).copied().unwrap_or(0);
+        start + segs.get(seg).map_or(0, |s| s.partition_point(&pred))
+    }
+
+    /// Iterates over all times.
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        self.segs.segs.iter().flat_map(TimeSeg::iter)
+    }
+
+    /// Decodes the times of records `start..` into `out`, as many as fit and exist; returns
+    /// how many.
+    pub fn read(&self, start: usize, out: &mut [u64]) -> usize {
+        self.segs.read(start, out, TimeSeg::read)
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.segs.heap_bytes()
+    }
+}
+
+impl PartialEq for TimeColumn {
+    /// Columns are equal when they hold the same times, however they are segmented.
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for TimeColumn {}
