@@ -2,11 +2,11 @@
 //! load progress bar, the load report, recent files, drag-and-drop and exports.
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 
 use egui::{Color32, RichText, Ui};
 
+use super::jobs::Job;
 use super::loader::{LoadOutcome, LoadRequest, LoadSource, Loading};
 use super::part_dialog::{PartChoice, PartDialog};
 use super::recent::{RecentFiles, config_dir};
@@ -47,14 +47,14 @@ pub struct App {
     pub recent: RecentFiles,
     null: NullOverride,
     /// The file dialog, and whether the file picked opens the "part" dialog.
-    open_dialog: Option<(Receiver<Option<PathBuf>>, bool)>,
+    open_dialog: Option<(Job<Option<PathBuf>>, bool)>,
     /// "Open part of a trace", when shown.
     pub part_dialog: Option<PartDialog>,
     /// Load without estimating the memory first (`--skip-memory-check`).
     pub skip_memory_check: bool,
     /// The memory to count on instead of what the machine has (tests).
     pub available_override: Option<u64>,
-    save_dialog: Option<(Export, Receiver<Option<PathBuf>>)>,
+    save_dialog: Option<(Export, Job<Option<PathBuf>>)>,
     /// A PNG export waiting for its screenshot: path and the timeline's rect in points.
     png_pending: Option<(PathBuf, bool)>,
     screenshot: Arc<Mutex<Option<Arc<egui::ColorImage>>>>,
@@ -72,6 +72,8 @@ pub struct App {
     pub show_scopes: bool,
     /// Where settings are kept (none: nothing is saved).
     config: Option<PathBuf>,
+    /// The context the app draws in: background work repaints it when done.
+    ctx: egui::Context,
 }
 
 impl App {
@@ -115,6 +117,7 @@ impl App {
             show_timings: true,
             show_scopes: true,
             config: config.map(Path::to_path_buf),
+            ctx: ctx.clone(),
         };
         app.open_request(ctx, source, request);
         app
@@ -146,16 +149,17 @@ impl App {
         if let Some(old) = self.loading.take() {
             old.cancel();
         }
-        let ctx = ctx.clone();
         self.error = None;
-        self.loading = Some(Loading::start(source, self.null, request, move || {
-            ctx.request_repaint();
-        }));
+        self.loading = Some(Loading::start(ctx, source, self.null, request));
     }
 
     /// Shows "Open part of a trace" for `path` (File > Open part of a trace…).
     pub fn ask_part(&mut self, path: PathBuf) {
-        self.part_dialog = Some(PartDialog::estimating(path, self.available_override));
+        self.part_dialog = Some(PartDialog::estimating(
+            &self.ctx,
+            path,
+            self.available_override,
+        ));
     }
 
     fn part_dialog_ui(&mut self, ctx: &egui::Context) {
@@ -183,7 +187,7 @@ impl App {
     }
 
     fn poll_loading(&mut self, ctx: &egui::Context) {
-        let Some(result) = self.loading.as_ref().and_then(Loading::poll) else {
+        let Some(result) = self.loading.as_mut().and_then(Loading::poll) else {
             return;
         };
         let source = self.loading.take().map(|l| l.source);
@@ -233,7 +237,7 @@ impl App {
             let mut config = ViewConfig::new(&l.trace, spec);
             config.comms = l.timeline.config.comms;
             config.flags = l.timeline.config.flags;
-            l.timeline.set_view(&l.trace, config);
+            l.timeline.set_view(&self.ctx, &l.trace, config);
         }
     }
 
@@ -290,38 +294,34 @@ impl App {
         };
     }
 
-    fn ask_open(&mut self, part: bool) {
-        let (tx, rx) = mpsc::channel();
+    fn ask_open(&mut self, ctx: &egui::Context, part: bool) {
         // The dialog blocks its thread; the UI keeps drawing.
-        std::thread::spawn(move || {
-            let picked = rfd::FileDialog::new()
+        let job = Job::spawn_outside_pool(ctx, "open-dialog", |_| {
+            rfd::FileDialog::new()
                 .add_filter("Paraver trace", &["prv", "xz", "gz"])
                 .add_filter("All files", &["*"])
-                .pick_file();
-            let _ = tx.send(picked);
+                .pick_file()
         });
-        self.open_dialog = Some((rx, part));
+        self.open_dialog = Some((job, part));
     }
 
-    fn ask_save(&mut self, kind: Export) {
-        let (tx, rx) = mpsc::channel();
+    fn ask_save(&mut self, ctx: &egui::Context, kind: Export) {
         let (name, ext) = match kind {
             Export::Png => ("timeline.png", "png"),
             Export::Csv => ("time_per_value.csv", "csv"),
         };
-        std::thread::spawn(move || {
-            let picked = rfd::FileDialog::new()
+        let job = Job::spawn_outside_pool(ctx, "save-dialog", move |_| {
+            rfd::FileDialog::new()
                 .set_file_name(name)
                 .add_filter(ext, &[ext])
-                .save_file();
-            let _ = tx.send(picked);
+                .save_file()
         });
-        self.save_dialog = Some((kind, rx));
+        self.save_dialog = Some((kind, job));
     }
 
     fn poll_dialogs(&mut self, ctx: &egui::Context) {
-        if let Some((rx, part)) = &self.open_dialog
-            && let Ok(picked) = rx.try_recv()
+        if let Some((job, part)) = &mut self.open_dialog
+            && let Some(picked) = job.poll()
         {
             let part = *part;
             self.open_dialog = None;
@@ -331,8 +331,8 @@ impl App {
                 None => {}
             }
         }
-        if let Some((kind, rx)) = &self.save_dialog
-            && let Ok(picked) = rx.try_recv()
+        if let Some((kind, job)) = &mut self.save_dialog
+            && let Some(picked) = job.poll()
         {
             let kind = *kind;
             self.save_dialog = None;
@@ -383,7 +383,7 @@ impl App {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
                 if ui.button("Open…").clicked() {
-                    self.ask_open(false);
+                    self.ask_open(&ctx, false);
                 }
                 if ui
                     .button("Open part of a trace…")
@@ -392,7 +392,7 @@ impl App {
                     )
                     .clicked()
                 {
-                    self.ask_open(true);
+                    self.ask_open(&ctx, true);
                 }
                 if ui.button("Open the demo trace").clicked() {
                     self.open(&ctx, LoadSource::Demo);
@@ -417,13 +417,13 @@ impl App {
                     .add_enabled(loaded, egui::Button::new("Export timeline as PNG…"))
                     .clicked()
                 {
-                    self.ask_save(Export::Png);
+                    self.ask_save(&ctx, Export::Png);
                 }
                 if ui
                     .add_enabled(loaded, egui::Button::new("Export time per value as CSV…"))
                     .clicked()
                 {
-                    self.ask_save(Export::Csv);
+                    self.ask_save(&ctx, Export::Csv);
                 }
                 ui.separator();
                 if ui.button("Quit").clicked() {
@@ -731,9 +731,7 @@ impl eframe::App for App {
         }
 
         if let Some(l) = &mut self.loaded {
-            let repaint_ctx = ctx.clone();
-            l.scopes
-                .update(l.timeline.window, &move || repaint_ctx.request_repaint());
+            l.scopes.update(&ctx, l.timeline.window);
             l.timeline.highlight = l.scopes.highlight();
         }
         egui::Panel::top("menu").show(ui, |ui| {

@@ -8,12 +8,12 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver};
+use std::sync::atomic::AtomicBool;
 
 use egui::{Color32, FontId, Rect, RichText, Sense, Ui, WidgetInfo, pos2, vec2};
 
 use super::frame::{TimeWindow, format_ticks};
+use super::jobs::Job;
 use super::recent::RecentFiles;
 use super::theme;
 use prvscope_analysis::scopes::{
@@ -25,32 +25,28 @@ use prvscope_store::Trace;
 use prvscope_store::TraceStore;
 
 /// A computation on a worker thread for the window `[t0, t1)`.
-struct Job<T> {
+struct WindowJob<T> {
     t0: u64,
     t1: u64,
-    cancel: Arc<AtomicBool>,
-    rx: Receiver<Result<T, Cancelled>>,
+    job: Job<Result<T, Cancelled>>,
 }
 
-impl<T: Send + 'static> Job<T> {
+impl<T: Send + 'static> WindowJob<T> {
     fn start(
-        t0: u64,
-        t1: u64,
-        repaint: impl Fn() + Send + 'static,
+        ctx: &egui::Context,
+        name: &str,
+        (t0, t1): (u64, u64),
         work: impl FnOnce(&AtomicBool) -> Result<T, Cancelled> + Send + 'static,
     ) -> Self {
-        let cancel = Arc::new(AtomicBool::new(false));
-        let (tx, rx) = mpsc::channel();
-        let flag = Arc::clone(&cancel);
-        std::thread::spawn(move || {
-            let _ = tx.send(super::loader::in_background(|| work(&flag)));
-            repaint();
-        });
-        Job { t0, t1, cancel, rx }
+        WindowJob {
+            t0,
+            t1,
+            job: Job::spawn(ctx, name, work),
+        }
     }
 
     fn cancel(&self) {
-        self.cancel.store(true, Ordering::Relaxed);
+        self.job.cancel();
     }
 }
 
@@ -77,7 +73,7 @@ pub enum SortBy {
 pub type Intervals = Arc<Vec<Vec<(u64, u64)>>>;
 
 /// The computation of a scope's intervals.
-type IntervalJob = Job<Vec<Vec<(u64, u64)>>>;
+type IntervalJob = WindowJob<Vec<Vec<(u64, u64)>>>;
 
 /// The panel's state.
 pub struct ScopePanel {
@@ -89,7 +85,7 @@ pub struct ScopePanel {
     pub whole_trace: bool,
     end_time: u64,
     analysis: Option<Arc<ScopeAnalysis>>,
-    job: Option<Job<ScopeAnalysis>>,
+    job: Option<WindowJob<ScopeAnalysis>>,
     /// The selected scope.
     pub selected: Option<ScopeKey>,
     highlight: Option<(ScopeKey, Intervals)>,
@@ -105,7 +101,7 @@ pub struct ScopePanel {
     finder: SourceFinder,
     /// Folders the user added to the source search (remembered).
     pub folders: RecentFiles,
-    folder_dialog: Option<Receiver<Option<PathBuf>>>,
+    folder_dialog: Option<Job<Option<PathBuf>>>,
     /// The open popup.
     pub popup: Option<Popup>,
     scroll_to_line: Option<u32>,
@@ -209,8 +205,8 @@ impl ScopePanel {
     }
 
     /// Starts, keeps or replaces the analysis so that it covers the visible `window`; takes
-    /// finished results.
-    pub fn update(&mut self, window: TimeWindow, repaint: &(impl Fn() + Clone + Send + 'static)) {
+    /// finished results; `ctx` is repainted when a computation finishes.
+    pub fn update(&mut self, ctx: &egui::Context, window: TimeWindow) {
         self.poll();
         if self.types.is_empty() {
             return;
@@ -235,15 +231,24 @@ impl ScopePanel {
             if let Some(old) = self.job.take() {
                 old.cancel();
             }
-            let (store, ctx, types) = (
+            let (store, scope_ctx, types) = (
                 Arc::clone(&self.store),
                 Arc::clone(&self.ctx),
                 self.types.clone(),
             );
-            let r = repaint.clone();
-            self.job = Some(Job::start(t0, t1, r, move |cancel| {
-                scopes::analyze(&store, &ctx, &ScopeQuery { types, t0, t1 }, Some(cancel))
-            }));
+            self.job = Some(WindowJob::start(
+                ctx,
+                "scope-analysis",
+                (t0, t1),
+                move |cancel| {
+                    scopes::analyze(
+                        &store,
+                        &scope_ctx,
+                        &ScopeQuery { types, t0, t1 },
+                        Some(cancel),
+                    )
+                },
+            ));
         }
         if let Some(key) = self.selected
             && self.highlight.as_ref().is_none_or(|h| h.0 != key)
@@ -252,25 +257,24 @@ impl ScopePanel {
             if let Some((_, old)) = self.highlight_job.take() {
                 old.cancel();
             }
-            let (store, ctx, types) = (
+            let (store, scope_ctx, types) = (
                 Arc::clone(&self.store),
                 Arc::clone(&self.ctx),
                 self.types.clone(),
             );
             let end = self.end_time;
-            let r = repaint.clone();
             self.highlight_job = Some((
                 key,
-                Job::start(0, end, r, move |cancel| {
-                    scopes::scope_intervals(&store, &ctx, &types, key, 0, end, Some(cancel))
+                WindowJob::start(ctx, "scope-intervals", (0, end), move |cancel| {
+                    scopes::scope_intervals(&store, &scope_ctx, &types, key, 0, end, Some(cancel))
                 }),
             ));
         }
     }
 
     fn poll(&mut self) {
-        if let Some(job) = &self.job
-            && let Ok(result) = job.rx.try_recv()
+        if let Some(job) = &mut self.job
+            && let Some(result) = job.job.poll()
         {
             self.job = None;
             if let Ok(a) = result {
@@ -280,8 +284,8 @@ impl ScopePanel {
                 self.analysis = Some(Arc::new(a));
             }
         }
-        if let Some((key, job)) = &self.highlight_job
-            && let Ok(result) = job.rx.try_recv()
+        if let Some((key, job)) = &mut self.highlight_job
+            && let Some(result) = job.job.poll()
         {
             let key = *key;
             self.highlight_job = None;
@@ -289,8 +293,8 @@ impl ScopePanel {
                 self.highlight = Some((key, Arc::new(iv)));
             }
         }
-        if let Some(rx) = &self.folder_dialog
-            && let Ok(choice) = rx.try_recv()
+        if let Some(job) = &mut self.folder_dialog
+            && let Some(choice) = job.poll()
         {
             self.folder_dialog = None;
             if let Some(dir) = choice {
@@ -498,13 +502,10 @@ impl ScopePanel {
                 .clicked()
                 && self.folder_dialog.is_none()
             {
-                let (tx, rx) = mpsc::channel();
-                let ctx = ui.ctx().clone();
-                std::thread::spawn(move || {
-                    let _ = tx.send(rfd::FileDialog::new().pick_folder());
-                    ctx.request_repaint();
-                });
-                self.folder_dialog = Some(rx);
+                self.folder_dialog =
+                    Some(Job::spawn_outside_pool(ui.ctx(), "folder-dialog", |_| {
+                        rfd::FileDialog::new().pick_folder()
+                    }));
             }
         });
         let table_height = (ui.available_height() * 0.35).clamp(80.0, 320.0);

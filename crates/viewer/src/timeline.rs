@@ -6,7 +6,6 @@
 //! the view change, so hovering and idle repaints cost nothing.
 
 use std::sync::Arc;
-use std::sync::mpsc::{self, Receiver};
 use std::time::Instant;
 
 use egui::{
@@ -15,6 +14,7 @@ use egui::{
 };
 
 use super::frame::{self, Frame, FrameRequest, TimeWindow};
+use super::jobs::Job;
 use super::rows::{Grouping, Level, RowItem, RowKind, drawn_row_of_thread};
 use super::theme;
 use super::view::{Coloring, ViewConfig, value_label};
@@ -70,7 +70,7 @@ pub struct Timeline {
     pub config: ViewConfig,
     signals: Arc<ViewSignals>,
     coloring: Coloring,
-    pending: Option<(ViewConfig, Receiver<Arc<ViewSignals>>)>,
+    pending: Option<(ViewConfig, Job<Arc<ViewSignals>>)>,
     view_generation: u64,
     pub window: TimeWindow,
     undo: Vec<TimeWindow>,
@@ -174,8 +174,9 @@ impl Timeline {
         self.end_time
     }
 
-    /// Switches to another view; its rows are built now for small traces, else on a worker.
-    pub fn set_view(&mut self, trace: &Trace, config: ViewConfig) {
+    /// Switches to another view; its rows are built now for small traces, else on a worker
+    /// (`ctx` is repainted when they are ready).
+    pub fn set_view(&mut self, ctx: &egui::Context, trace: &Trace, config: ViewConfig) {
         if config.spec == self.config.spec {
             self.apply_config(trace, config);
             return;
@@ -188,13 +189,12 @@ impl Timeline {
             self.signals = signals;
             self.apply_config(trace, config);
         } else {
-            let (tx, rx) = mpsc::channel();
             let store = Arc::clone(&trace.store);
             let spec = config.spec.clone();
-            std::thread::spawn(move || {
-                let _ = tx.send(Arc::new(ViewSignals::build(store, spec)));
+            let job = Job::spawn_outside_pool(ctx, "view-builder", move |_| {
+                Arc::new(ViewSignals::build(store, spec))
             });
-            self.pending = Some((config, rx));
+            self.pending = Some((config, job));
         }
     }
 
@@ -206,7 +206,7 @@ impl Timeline {
     }
 
     fn poll_pending(&mut self, trace: &Trace) {
-        let ready = self.pending.as_ref().and_then(|(_, rx)| rx.try_recv().ok());
+        let ready = self.pending.as_mut().and_then(|(_, job)| job.poll());
         if let Some(signals) = ready
             && let Some((config, _)) = self.pending.take()
         {
