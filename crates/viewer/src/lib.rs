@@ -6,6 +6,7 @@
 //! - [`view`]: what a view reads and how its values become colours and labels;
 //! - [`rows`]: rows grouped by application and task, collapsible;
 //! - [`scope_panel`]: the Carnival-like source and scope panel beside the timeline;
+//! - [`jobs`]: background work on its own thread, which wakes the UI when it is done;
 //! - [`loader`]: loading off the UI thread (after a memory check), the embedded demo trace;
 //! - [`part_dialog`]: "Open part of a trace" (a time range, some threads) with memory estimates;
 //! - [`recent`]: the recent-files list;
@@ -13,6 +14,7 @@
 
 pub mod app;
 pub mod frame;
+pub mod jobs;
 pub mod loader;
 pub mod part_dialog;
 pub mod recent;

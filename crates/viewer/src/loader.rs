@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{self, Receiver};
 use std::time::Instant;
 
+use super::jobs::Job;
 use super::timeline::Timeline;
 use prvscope_analysis::source::SourceFinder;
 use prvscope_format::Pcf;
@@ -69,53 +69,41 @@ pub struct Loading {
     pub source: LoadSource,
     pub progress: Arc<LoadProgress>,
     started: Instant,
-    rx: Receiver<LoadOutcome>,
+    job: Job<LoadOutcome>,
 }
 
 impl Loading {
-    /// Starts loading; `wake` is called when the result is ready (the app repaints then).
+    /// Starts loading; `ctx` is repainted when the result is ready.
     pub fn start(
+        ctx: &egui::Context,
         source: LoadSource,
         null: NullOverride,
         request: LoadRequest,
-        wake: impl Fn() + Send + 'static,
     ) -> Self {
         let progress = Arc::new(LoadProgress::default());
-        let (tx, rx) = mpsc::channel();
         let job_progress = Arc::clone(&progress);
         let job_source = source.clone();
-        let spawned = std::thread::Builder::new()
-            .name("trace-loader".to_owned())
-            .spawn(move || {
-                let outcome = load_job(&job_source, null, request, job_progress);
-                // The receiver is gone only when the app dropped this load.
-                let _ = tx.send(outcome);
-                wake();
-            });
-        if let Err(e) = spawned {
-            let (tx, rx2) = mpsc::channel();
-            let _ = tx.send(LoadOutcome::Failed(LoadError::Io {
+        // The memory check runs on the loader's thread, the load on the background pool.
+        let job = Job::try_spawn_outside_pool(ctx, "trace-loader", move |_| {
+            load_job(&job_source, null, request, job_progress)
+        })
+        .unwrap_or_else(|e| {
+            Job::ready(LoadOutcome::Failed(LoadError::Io {
                 path: PathBuf::from(source.display_name()),
                 reason: e,
-            }));
-            return Loading {
-                source,
-                progress,
-                started: Instant::now(),
-                rx: rx2,
-            };
-        }
+            }))
+        });
         Loading {
             source,
             progress,
             started: Instant::now(),
-            rx,
+            job,
         }
     }
 
     /// How the load ended, once it has.
-    pub fn poll(&self) -> Option<LoadOutcome> {
-        self.rx.try_recv().ok()
+    pub fn poll(&mut self) -> Option<LoadOutcome> {
+        self.job.poll()
     }
 
     /// Asks the loader to stop; [`Self::poll`] then returns [`LoadError::Cancelled`].

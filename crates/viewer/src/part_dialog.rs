@@ -3,10 +3,10 @@
 //! File > Open part of a trace….
 
 use std::path::PathBuf;
-use std::sync::mpsc::{self, Receiver};
 
 use egui::{RichText, Ui};
 
+use super::jobs::Job;
 use super::theme;
 use prvscope_format::units::human_bytes;
 use prvscope_format::{Subset, ThreadSpec};
@@ -24,7 +24,7 @@ pub enum PartChoice {
 pub struct PartDialog {
     pub path: PathBuf,
     pub estimate: Option<MemoryEstimate>,
-    pending: Option<Receiver<std::io::Result<MemoryEstimate>>>,
+    pending: Option<Job<std::io::Result<MemoryEstimate>>>,
     /// Why the estimate failed.
     estimate_error: Option<String>,
     pub from: String,
@@ -62,23 +62,22 @@ impl PartDialog {
     }
 
     /// The dialog for a trace the user picked: the estimate is made on another thread (it
-    /// may decode a sample of a compressed file).
-    pub fn estimating(path: PathBuf, available_override: Option<u64>) -> Self {
-        let (tx, rx) = mpsc::channel();
+    /// may decode a sample of a compressed file); `ctx` is repainted when it is done.
+    pub fn estimating(ctx: &egui::Context, path: PathBuf, available_override: Option<u64>) -> Self {
         let job = path.clone();
-        std::thread::spawn(move || {
-            let e = prvscope_import::estimate::estimate(&job).map(|mut e| {
+        // Read alone, not queued behind the pool's work.
+        let pending = Job::spawn_outside_pool(ctx, "memory-estimate", move |_| {
+            prvscope_import::estimate::estimate(&job).map(|mut e| {
                 if available_override.is_some() {
                     e.available_bytes = available_override;
                 }
                 e
-            });
-            let _ = tx.send(e);
+            })
         });
         PartDialog {
             path,
             estimate: None,
-            pending: Some(rx),
+            pending: Some(pending),
             estimate_error: None,
             from: String::new(),
             to: String::new(),
@@ -126,20 +125,20 @@ impl PartDialog {
 
     /// Draws the dialog; returns what the user chose, once they have.
     pub fn show(&mut self, ctx: &egui::Context) -> Option<PartChoice> {
-        if let Some(rx) = &self.pending {
-            match rx.try_recv() {
-                Ok(Ok(e)) => {
+        if let Some(job) = &mut self.pending {
+            match job.poll() {
+                Some(Ok(e)) => {
                     self.estimate = Some(e);
                     self.pending = None;
                 }
-                Ok(Err(e)) => {
+                Some(Err(e)) => {
                     self.estimate_error = Some(e.to_string());
                     self.pending = None;
                 }
-                Err(mpsc::TryRecvError::Empty) => {
+                None if job.is_running() => {
                     ctx.request_repaint_after(std::time::Duration::from_millis(50));
                 }
-                Err(mpsc::TryRecvError::Disconnected) => self.pending = None,
+                None => self.pending = None,
             }
         }
         let mut choice = None;

@@ -4,17 +4,24 @@
 //!
 //! Frames are cached: the summaries are only rebuilt when the window, the size, the rows or
 //! the view change, so hovering and idle repaints cost nothing.
+//!
+//! - `input`: the wheel, drags, clicks and keys;
+//! - `paint`: the overlays (selection, scope highlight, pin), the ruler and the row labels;
+//! - `widgets`: the details of a point and the legend's swatches, for the side panels.
+
+mod input;
+mod paint;
+mod widgets;
+
+pub use widgets::{details_ui, swatch};
 
 use std::sync::Arc;
-use std::sync::mpsc::{self, Receiver};
 use std::time::Instant;
 
-use egui::{
-    Align2, Color32, CursorIcon, FontId, Key, Modifiers, MouseWheelUnit, PointerButton, Rect,
-    Sense, Shape, Stroke, Ui, pos2, vec2,
-};
+use egui::{Rect, Sense, Shape, Stroke, Ui, pos2, vec2};
 
 use super::frame::{self, Frame, FrameRequest, TimeWindow};
+use super::jobs::Job;
 use super::rows::{Grouping, Level, RowItem, RowKind, drawn_row_of_thread};
 use super::theme;
 use super::view::{Coloring, ViewConfig, value_label};
@@ -70,7 +77,7 @@ pub struct Timeline {
     pub config: ViewConfig,
     signals: Arc<ViewSignals>,
     coloring: Coloring,
-    pending: Option<(ViewConfig, Receiver<Arc<ViewSignals>>)>,
+    pending: Option<(ViewConfig, Job<Arc<ViewSignals>>)>,
     view_generation: u64,
     pub window: TimeWindow,
     undo: Vec<TimeWindow>,
@@ -174,8 +181,9 @@ impl Timeline {
         self.end_time
     }
 
-    /// Switches to another view; its rows are built now for small traces, else on a worker.
-    pub fn set_view(&mut self, trace: &Trace, config: ViewConfig) {
+    /// Switches to another view; its rows are built now for small traces, else on a worker
+    /// (`ctx` is repainted when they are ready).
+    pub fn set_view(&mut self, ctx: &egui::Context, trace: &Trace, config: ViewConfig) {
         if config.spec == self.config.spec {
             self.apply_config(trace, config);
             return;
@@ -188,13 +196,12 @@ impl Timeline {
             self.signals = signals;
             self.apply_config(trace, config);
         } else {
-            let (tx, rx) = mpsc::channel();
             let store = Arc::clone(&trace.store);
             let spec = config.spec.clone();
-            std::thread::spawn(move || {
-                let _ = tx.send(Arc::new(ViewSignals::build(store, spec)));
+            let job = Job::spawn_outside_pool(ctx, "view-builder", move |_| {
+                Arc::new(ViewSignals::build(store, spec))
             });
-            self.pending = Some((config, rx));
+            self.pending = Some((config, job));
         }
     }
 
@@ -206,7 +213,7 @@ impl Timeline {
     }
 
     fn poll_pending(&mut self, trace: &Trace) {
-        let ready = self.pending.as_ref().and_then(|(_, rx)| rx.try_recv().ok());
+        let ready = self.pending.as_mut().and_then(|(_, job)| job.poll());
         if let Some(signals) = ready
             && let Some((config, _)) = self.pending.take()
         {
@@ -435,350 +442,6 @@ impl Timeline {
             }
         }
     }
-
-    fn row_at(
-        &self,
-        y: f32,
-        area: Rect,
-        row_height: f32,
-        visible: &std::ops::Range<usize>,
-    ) -> Option<usize> {
-        if y < area.top() {
-            return None;
-        }
-        let r = self.first_row + ((y - area.top()) / row_height) as usize;
-        visible.contains(&r).then_some(r)
-    }
-
-    fn handle_input(
-        &mut self,
-        ui: &Ui,
-        response: &egui::Response,
-        label_response: &egui::Response,
-        area: Rect,
-        row_height: f32,
-        per_page: usize,
-    ) {
-        let limit = self.end_time;
-        // Wheel: zoom at the pointer over the rows, scroll rows over the labels.
-        let (wheel, horizontal) = ui.input(|i| {
-            let mut lines = 0.0_f32;
-            let mut horizontal = 0.0_f32;
-            for e in &i.events {
-                if let egui::Event::MouseWheel { unit, delta, .. } = e {
-                    let scale = match unit {
-                        MouseWheelUnit::Point => 1.0 / 50.0,
-                        MouseWheelUnit::Line => 1.0,
-                        MouseWheelUnit::Page => 10.0,
-                    };
-                    lines += delta.y * scale;
-                    horizontal += delta.x * scale;
-                }
-            }
-            (lines, horizontal)
-        });
-        if let Some(pos) = response.hover_pos() {
-            if wheel != 0.0 {
-                let anchor = self.window.time_from_x(pos.x, area);
-                let factor = 0.8_f64.powf(f64::from(wheel));
-                let next = self.window.zoomed(factor, anchor, limit);
-                self.zoom_to(next);
-            }
-            if horizontal != 0.0 {
-                let dt = -f64::from(horizontal) * 0.1 * self.window.span as f64;
-                self.window = self.window.panned(dt, limit);
-            }
-        } else if label_response.hovered() && wheel != 0.0 {
-            let rows = (-wheel * 3.0).round() as isize;
-            self.first_row = self.first_row.saturating_add_signed(rows);
-        }
-
-        if response.clicked() || response.drag_started() {
-            // Keyboard shortcuts go to the timeline again, not to a text field.
-            ui.ctx().memory_mut(egui::Memory::stop_text_input);
-        }
-        // Drags: pan with the primary button, select with shift or the secondary button.
-        let shift = ui.input(|i| i.modifiers.shift);
-        if response.drag_started_by(PointerButton::Secondary)
-            || (response.drag_started_by(PointerButton::Primary) && shift)
-        {
-            // From where the button went down, not where the drag was recognised.
-            if let Some(p) = ui
-                .input(|i| i.pointer.press_origin())
-                .or(response.interact_pointer_pos())
-            {
-                self.selecting = Some(self.window.time_from_x(p.x, area));
-            }
-        } else if response.dragged_by(PointerButton::Primary) && self.selecting.is_none() {
-            let dx = response.drag_delta().x;
-            if dx != 0.0 {
-                let dt = -f64::from(dx) * self.window.span as f64 / f64::from(area.width());
-                self.window = self.window.panned(dt, limit);
-            }
-            ui.ctx().set_cursor_icon(CursorIcon::Grabbing);
-        }
-        if response.drag_stopped()
-            && let Some(start) = self.selecting.take()
-            && let Some(p) = response.interact_pointer_pos()
-        {
-            let end = self
-                .window
-                .time_from_x(p.x.clamp(area.left(), area.right()), area);
-            let px =
-                (self.window.x_from_time(end, area) - self.window.x_from_time(start, area)).abs();
-            if px >= 3.0 {
-                self.zoom_to(TimeWindow::between(start, end, limit));
-            }
-        }
-        if response.clicked()
-            && let Some(p) = response.interact_pointer_pos()
-        {
-            let row = self.first_row + ((p.y - area.top()) / row_height) as usize;
-            if row < self.rows.len() {
-                let t = self.window.time_from_x(p.x, area).max(0.0) as u64;
-                self.pinned = Some(Pinned { row, time: t });
-            }
-        }
-
-        // Keyboard (not while typing in a text field).
-        if ui.ctx().text_edit_focused() {
-            return;
-        }
-        let (redo, undo, fit, left, right, zoom_in, zoom_out, up, down, page_up, page_down) = ui
-            .input_mut(|i| {
-                let redo = i.consume_key(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z)
-                    || i.consume_key(Modifiers::COMMAND, Key::R);
-                let undo = i.consume_key(Modifiers::COMMAND, Key::Z)
-                    || i.consume_key(Modifiers::COMMAND, Key::U);
-                (
-                    redo,
-                    undo,
-                    i.consume_key(Modifiers::NONE, Key::Home),
-                    i.consume_key(Modifiers::NONE, Key::ArrowLeft),
-                    i.consume_key(Modifiers::NONE, Key::ArrowRight),
-                    i.consume_key(Modifiers::NONE, Key::Plus)
-                        || i.consume_key(Modifiers::NONE, Key::Equals),
-                    i.consume_key(Modifiers::NONE, Key::Minus),
-                    i.consume_key(Modifiers::NONE, Key::ArrowUp),
-                    i.consume_key(Modifiers::NONE, Key::ArrowDown),
-                    i.consume_key(Modifiers::NONE, Key::PageUp),
-                    i.consume_key(Modifiers::NONE, Key::PageDown),
-                )
-            });
-        if redo {
-            self.redo_zoom();
-        } else if undo {
-            self.undo_zoom();
-        }
-        if fit {
-            self.fit();
-        }
-        let step = self.window.span as f64 * 0.1;
-        if left {
-            self.window = self.window.panned(-step, limit);
-        }
-        if right {
-            self.window = self.window.panned(step, limit);
-        }
-        let center = self.window.start as f64 + self.window.span as f64 / 2.0;
-        if zoom_in {
-            let w = self.window.zoomed(0.5, center, limit);
-            self.zoom_to(w);
-        }
-        if zoom_out {
-            let w = self.window.zoomed(2.0, center, limit);
-            self.zoom_to(w);
-        }
-        if up {
-            self.first_row = self.first_row.saturating_sub(1);
-        }
-        if down {
-            self.first_row += 1;
-        }
-        if page_up {
-            self.first_row = self.first_row.saturating_sub(per_page);
-        }
-        if page_down {
-            self.first_row += per_page;
-        }
-    }
-
-    fn paint_overlays(
-        &self,
-        ui: &Ui,
-        area: Rect,
-        row_height: f32,
-        visible: &std::ops::Range<usize>,
-    ) {
-        let painter = ui.painter_at(area);
-        if let Some(start) = self.selecting
-            && let Some(p) = ui.input(|i| i.pointer.interact_pos())
-        {
-            let x0 = self.window.x_from_time(start, area);
-            let r = Rect::from_x_y_ranges(x0.min(p.x)..=x0.max(p.x), area.y_range());
-            painter.rect_filled(r, 0.0, theme::SELECTION);
-            painter.rect_stroke(
-                r,
-                0.0,
-                Stroke::new(1.0, theme::SELECTION_EDGE),
-                egui::StrokeKind::Inside,
-            );
-        }
-        if let Some(highlight) = &self.highlight {
-            self.paint_highlight(&painter, highlight, area, row_height, visible);
-        }
-        if let Some(pin) = self.pinned
-            && visible.contains(&pin.row)
-        {
-            let x = self.window.x_from_time(pin.time as f64, area);
-            let y = area.top() + (pin.row - self.first_row) as f32 * row_height;
-            painter.line_segment(
-                [pos2(x, area.top()), pos2(x, area.bottom())],
-                Stroke::new(1.0, theme::PINNED),
-            );
-            painter.rect_stroke(
-                Rect::from_min_size(pos2(area.left(), y), vec2(area.width(), row_height)),
-                0.0,
-                Stroke::new(1.0, theme::PINNED),
-                egui::StrokeKind::Inside,
-            );
-        }
-    }
-
-    /// Outlines the highlighted intervals of the visible rows (a collapsed row shows those
-    /// of all its threads); intervals narrower than a pixel are merged.
-    fn paint_highlight(
-        &self,
-        painter: &egui::Painter,
-        intervals: &[Vec<(u64, u64)>],
-        area: Rect,
-        row_height: f32,
-        visible: &std::ops::Range<usize>,
-    ) {
-        let (w0, w1) = (self.window.start, self.window.end());
-        let fill = theme::SCOPE_SELECTED.gamma_multiply(0.25);
-        for (i, r) in visible.clone().enumerate() {
-            let Some(item) = self.rows.get(r) else {
-                continue;
-            };
-            let y = area.top() + i as f32 * row_height;
-            let mut runs: Vec<(f32, f32)> = Vec::new();
-            for thread in item.threads.clone() {
-                let Some(of_thread) = intervals.get(thread) else {
-                    continue;
-                };
-                // Each step draws an interval, then jumps to the first one that ends after the
-                // pixel it ended in: a row costs O(pixels x log n), however many intervals the
-                // window holds (those jumped over end inside a pixel the run already covers).
-                let mut i = of_thread.partition_point(|iv| iv.1 <= w0);
-                while let Some(&(b, e)) = of_thread.get(i) {
-                    if b >= w1 {
-                        break;
-                    }
-                    let x0 = self.window.x_from_time(b.max(w0) as f64, area);
-                    let x1 = self
-                        .window
-                        .x_from_time(e.min(w1) as f64, area)
-                        .max(x0 + 1.0);
-                    match runs.last_mut() {
-                        Some(last) if x0 <= last.1 + 1.0 => last.1 = last.1.max(x1),
-                        _ => runs.push((x0, x1)),
-                    }
-                    let pixel_end = self.window.time_from_x(x1.ceil(), area).max(0.0) as u64;
-                    let rest = of_thread.get(i + 1..).unwrap_or_default();
-                    i += 1 + rest.partition_point(|iv| iv.1 <= pixel_end);
-                }
-            }
-            runs.sort_by(|a, b| a.0.total_cmp(&b.0));
-            for (x0, x1) in runs {
-                let rect = Rect::from_x_y_ranges(x0..=x1, y..=y + row_height - 1.0);
-                painter.rect_filled(rect, 0.0, fill);
-                painter.rect_stroke(
-                    rect,
-                    0.0,
-                    Stroke::new(1.0, theme::SCOPE_SELECTED),
-                    egui::StrokeKind::Inside,
-                );
-            }
-        }
-    }
-
-    fn paint_ruler(&self, ui: &Ui, ruler: Rect, area: Rect) {
-        let painter = ui.painter_at(ruler.expand2(vec2(LABEL_WIDTH, 0.0)));
-        painter.line_segment(
-            [ruler.left_top(), ruler.right_top()],
-            Stroke::new(1.0, theme::AXIS),
-        );
-        painter.line_segment(
-            [area.left_top(), area.left_bottom()],
-            Stroke::new(1.0, theme::AXIS),
-        );
-        let font = FontId::proportional(11.0);
-        for (t, label) in frame::ruler_ticks(self.window, self.ns_per_tick, area.width(), 110.0) {
-            let x = self.window.x_from_time(t, area);
-            painter.line_segment(
-                [pos2(x, ruler.top()), pos2(x, ruler.top() + 4.0)],
-                Stroke::new(1.0, theme::AXIS),
-            );
-            painter.text(
-                pos2(x, ruler.top() + 5.0),
-                Align2::CENTER_TOP,
-                label,
-                font.clone(),
-                theme::FOREGROUND,
-            );
-        }
-    }
-
-    fn paint_labels(
-        &mut self,
-        ui: &mut Ui,
-        trace: &Trace,
-        labels: Rect,
-        row_height: f32,
-        visible: &std::ops::Range<usize>,
-    ) {
-        let font = FontId::monospace((row_height - 3.0).clamp(8.0, 12.0));
-        let mut toggle = None;
-        for (i, r) in visible.clone().enumerate() {
-            let Some(item) = self.rows.get(r) else {
-                continue;
-            };
-            let top = labels.top() + i as f32 * row_height;
-            let rect =
-                Rect::from_min_size(pos2(labels.left(), top), vec2(labels.width(), row_height));
-            if r % 2 == 1 {
-                ui.painter().rect_filled(rect, 0.0, theme::LABEL_STRIPE);
-            }
-            let collapsed = !matches!(item.kind, RowKind::Thread(_));
-            let text = if collapsed {
-                format!("+ {}", item.label)
-            } else {
-                item.label.clone()
-            };
-            let color = if collapsed {
-                theme::GROUP_TEXT
-            } else {
-                theme::FOREGROUND
-            };
-            let label = egui::Label::new(egui::RichText::new(text).font(font.clone()).color(color))
-                .truncate()
-                .sense(Sense::click());
-            let resp = ui
-                .put(rect.shrink2(vec2(4.0, 0.0)), label)
-                .on_hover_text(if collapsed {
-                    "Click to expand"
-                } else {
-                    "Click to collapse its task"
-                });
-            if resp.clicked() {
-                toggle = Some(r);
-            }
-        }
-        if let Some(r) = toggle {
-            self.toggle_row(trace, r);
-        }
-    }
 }
 
 /// Moves `window` to the top of `from`, remembering it on `to` (undo and redo).
@@ -795,32 +458,4 @@ fn step_history(
         }
         None => false,
     }
-}
-
-/// The details of a point: used by the tooltip and the pinned panel.
-pub fn details_ui(ui: &mut Ui, d: &Details, ns_per_tick: u64) {
-    ui.label(egui::RichText::new(&d.row_label).strong());
-    ui.label(format!("time {}", frame::format_ticks(d.time, ns_per_tick)));
-    match d.value {
-        Some(v) => ui.label(format!("value {v}: {}", d.label)),
-        None => ui.label("no value (null)"),
-    };
-    if let (Some(b), Some(e)) = (d.begin, d.end) {
-        ui.label(format!(
-            "from {} to {} ({})",
-            frame::format_ticks(b, ns_per_tick),
-            frame::format_ticks(e, ns_per_tick),
-            frame::format_ticks(e.saturating_sub(b), ns_per_tick)
-        ));
-    }
-}
-
-/// A colour swatch followed by a label, for legends.
-pub fn swatch(ui: &mut Ui, color: Color32, text: &str) -> egui::Response {
-    ui.horizontal(|ui| {
-        let (r, _) = ui.allocate_exact_size(vec2(14.0, 12.0), Sense::hover());
-        ui.painter().rect_filled(r, 2.0, color);
-        ui.label(text)
-    })
-    .inner
 }

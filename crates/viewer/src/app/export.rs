@@ -1,0 +1,96 @@
+//! Exports: the timeline's part of the window as PNG, the visible window's time per value
+//! per thread as CSV.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{App, Loaded};
+use crate::view::value_label;
+use prvscope_analysis::stats::{self, Column, Semantic};
+use prvscope_store::signal::SignalSpec;
+
+/// What the user asked to save.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Export {
+    Png,
+    Csv,
+}
+
+impl App {
+    /// Writes the visible window's time per value per row as CSV.
+    pub fn export_csv(&self, path: &Path) -> std::io::Result<()> {
+        let Some(l) = &self.loaded else {
+            return Err(std::io::Error::other("no trace is open"));
+        };
+        std::fs::write(path, visible_csv(l))
+    }
+
+    /// Saves the timeline's part of the next frame to `path` (PNG): the frame is captured
+    /// with a screenshot request, and written when it arrives a frame or two later.
+    pub fn export_png(&mut self, path: PathBuf) {
+        self.png_pending = Some((path, false));
+    }
+
+    pub(super) fn finish_png(&mut self, ctx: &egui::Context) {
+        if let Some((_, requested @ false)) = &mut self.png_pending {
+            *requested = true;
+            let slot = Arc::clone(&self.screenshot);
+            let wake = ctx.clone();
+            ctx.request_screenshot(move |image| {
+                if let Ok(mut s) = slot.lock() {
+                    *s = Some(image);
+                }
+                wake.request_repaint();
+            });
+            return;
+        }
+        let image = self.screenshot.lock().ok().and_then(|mut s| s.take());
+        let (Some(image), Some((path, _))) = (image, self.png_pending.take()) else {
+            return;
+        };
+        let ppp = ctx.pixels_per_point();
+        let r = self.timeline_rect;
+        let [w, h] = image.size;
+        let x0 = ((r.left() * ppp).round().max(0.0) as usize).min(w);
+        let y0 = ((r.top() * ppp).round().max(0.0) as usize).min(h);
+        let x1 = ((r.right() * ppp).round().max(0.0) as usize).clamp(x0, w);
+        let y1 = ((r.bottom() * ppp).round().max(0.0) as usize).clamp(y0, h);
+        let mut rgba = Vec::with_capacity((x1 - x0) * (y1 - y0) * 4);
+        for y in y0..y1 {
+            for x in x0..x1 {
+                rgba.extend_from_slice(&image.pixels[y * w + x].to_array());
+            }
+        }
+        let saved = image::RgbaImage::from_raw((x1 - x0) as u32, (y1 - y0) as u32, rgba)
+            .ok_or_else(|| "empty image".to_owned())
+            .and_then(|img| img.save(&path).map_err(|e| e.to_string()));
+        self.status = match saved {
+            Ok(()) => format!("saved {}", path.display()),
+            Err(e) => format!("could not save {}: {e}", path.display()),
+        };
+    }
+}
+
+/// The visible window's time per value per thread, as CSV.
+fn visible_csv(l: &Loaded) -> String {
+    let t = &l.timeline;
+    let (t0, t1) = (
+        t.window.start,
+        t.window.end().min(t.end_time().max(t.window.start)),
+    );
+    let spec = t.config.spec.clone();
+    let table = match &spec {
+        SignalSpec::States => stats::time_per_value(&l.trace.store, Semantic::StateAsIs, t0, t1),
+        SignalSpec::Events(types) if types.len() == 1 => {
+            stats::time_per_value(&l.trace.store, Semantic::LastEventValue(types[0]), t0, t1)
+        }
+        SignalSpec::Events(_) => {
+            stats::time_per_value_of_view(t.signals(), t.config.zero_is_null, t0, t1)
+        }
+    };
+    let label = |c: Column| match c {
+        Column::Value(v) => value_label(&l.trace, &spec, v, false),
+        Column::Null => "null".to_owned(),
+    };
+    prvscope_analysis::table::table_text(&l.trace, &table, true, &label)
+}

@@ -1,0 +1,153 @@
+//! The menu bar (File, View) and the toolbar (undo, redo, fit, colours and switches).
+
+use egui::{RichText, Ui};
+
+use super::App;
+use super::export::Export;
+use crate::loader::LoadSource;
+use crate::rows::Level;
+use crate::view::ColorMode;
+
+impl App {
+    pub(super) fn menu_ui(&mut self, ui: &mut Ui) {
+        let ctx = ui.ctx().clone();
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.button("Open…").clicked() {
+                    self.ask_open(&ctx, false);
+                }
+                if ui
+                    .button("Open part of a trace…")
+                    .on_hover_text(
+                        "A time range or some threads of a trace too large to load whole",
+                    )
+                    .clicked()
+                {
+                    self.ask_open(&ctx, true);
+                }
+                if ui.button("Open the demo trace").clicked() {
+                    self.open(&ctx, LoadSource::Demo);
+                }
+                ui.menu_button("Recent files", |ui| {
+                    if self.recent.paths.is_empty() {
+                        ui.label("(none yet)");
+                    }
+                    let mut chosen = None;
+                    for p in &self.recent.paths {
+                        if ui.button(p.display().to_string()).clicked() {
+                            chosen = Some(p.clone());
+                        }
+                    }
+                    if let Some(p) = chosen {
+                        self.open(&ctx, LoadSource::File(p));
+                    }
+                });
+                ui.separator();
+                let loaded = self.loaded.is_some();
+                if ui
+                    .add_enabled(loaded, egui::Button::new("Export timeline as PNG…"))
+                    .clicked()
+                {
+                    self.ask_save(&ctx, Export::Png);
+                }
+                if ui
+                    .add_enabled(loaded, egui::Button::new("Export time per value as CSV…"))
+                    .clicked()
+                {
+                    self.ask_save(&ctx, Export::Csv);
+                }
+                ui.separator();
+                if ui.button("Quit").clicked() {
+                    ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+                }
+            });
+            if let Some(l) = &mut self.loaded {
+                ui.menu_button("View", |ui| {
+                    if ui.button("Fit (Home)").clicked() {
+                        l.timeline.fit();
+                    }
+                    if ui.button("Undo zoom (Ctrl+U, Ctrl+Z)").clicked() {
+                        l.timeline.undo_zoom();
+                    }
+                    if ui.button("Redo zoom (Ctrl+R, Ctrl+Shift+Z)").clicked() {
+                        l.timeline.redo_zoom();
+                    }
+                    ui.separator();
+                    for (level, name) in [
+                        (Level::Thread, "Rows: threads"),
+                        (Level::Task, "Rows: tasks"),
+                        (Level::Application, "Rows: applications"),
+                    ] {
+                        if ui.button(name).clicked() {
+                            l.timeline.set_level(&l.trace, level);
+                        }
+                    }
+                    ui.separator();
+                    ui.checkbox(&mut self.show_scopes, "Scope panel");
+                    if ui.button("Load report").clicked() {
+                        self.show_report = true;
+                    }
+                });
+            }
+        });
+    }
+
+    pub(super) fn toolbar_ui(&mut self, ui: &mut Ui) {
+        let Some(l) = &mut self.loaded else {
+            return;
+        };
+        let t = &mut l.timeline;
+        ui.horizontal(|ui| {
+            ui.label(RichText::new(self.title.clone()).strong().size(15.0));
+            ui.separator();
+            let npt = l.trace.header.time_unit.ns_per_tick();
+            ui.label(format!(
+                "window {} – {}",
+                crate::frame::format_ticks(t.window.start, npt),
+                crate::frame::format_ticks(t.window.end(), npt)
+            ));
+            if ui
+                .button("Undo")
+                .on_hover_text("Undo zoom (Ctrl+U, Ctrl+Z)")
+                .clicked()
+            {
+                t.undo_zoom();
+            }
+            if ui
+                .button("Redo")
+                .on_hover_text("Redo zoom (Ctrl+R, Ctrl+Shift+Z)")
+                .clicked()
+            {
+                t.redo_zoom();
+            }
+            if ui
+                .button("Fit")
+                .on_hover_text("Whole trace (Home)")
+                .clicked()
+            {
+                t.fit();
+            }
+            ui.separator();
+            let mut config = t.config.clone();
+            egui::ComboBox::from_label("Colours")
+                .selected_text(match config.color {
+                    ColorMode::Code => "Code",
+                    ColorMode::Gradient => "Gradient",
+                })
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut config.color, ColorMode::Code, "Code");
+                    ui.selectable_value(&mut config.color, ColorMode::Gradient, "Gradient");
+                });
+            ui.checkbox(&mut config.zero_is_null, "Zero is null");
+            ui.checkbox(&mut config.comms, "Communications");
+            ui.checkbox(&mut config.flags, "Event flags");
+            if config != t.config {
+                t.apply_config(&l.trace, config);
+            }
+            if t.is_building() {
+                ui.spinner();
+                ui.label("building view…");
+            }
+        });
+    }
+}

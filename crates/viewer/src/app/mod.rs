@@ -1,0 +1,334 @@
+//! The application: menus, the view list, the timeline, the legend and details panels, the
+//! load progress bar, the load report, recent files, drag-and-drop and exports.
+//!
+//! - `menus`: the menu bar and the toolbar;
+//! - `panels`: the view list, the legend and details, the load report, the status bar;
+//! - `dialogs`: the file dialogs and dropped files;
+//! - `export`: the timeline as PNG, the time per value as CSV.
+
+mod dialogs;
+mod export;
+mod menus;
+mod panels;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use egui::{RichText, Ui};
+
+use super::jobs::Job;
+use super::loader::{LoadOutcome, LoadRequest, LoadSource, Loading};
+use super::part_dialog::{PartChoice, PartDialog};
+use super::recent::{RecentFiles, config_dir};
+use super::scope_panel::ScopePanel;
+use super::theme;
+use super::timeline::Timeline;
+use super::view::ViewConfig;
+use export::Export;
+use prvscope_format::LoadError;
+use prvscope_store::signal::SignalSpec;
+use prvscope_store::{NullOverride, Trace};
+
+/// A loaded trace and its timeline.
+pub struct Loaded {
+    pub trace: Trace,
+    pub timeline: Timeline,
+    /// The event types present, for the view list (found once, not every frame).
+    pub types: Vec<u32>,
+    /// The scope panel beside the timeline.
+    pub scopes: ScopePanel,
+}
+
+/// The viewer.
+#[allow(clippy::struct_excessive_bools)] // independent switches of the window
+pub struct App {
+    pub loaded: Option<Loaded>,
+    pub loading: Option<Loading>,
+    /// The last load error, shown in the window.
+    pub error: Option<String>,
+    pub recent: RecentFiles,
+    null: NullOverride,
+    /// The file dialog, and whether the file picked opens the "part" dialog.
+    open_dialog: Option<(Job<Option<PathBuf>>, bool)>,
+    /// "Open part of a trace", when shown.
+    pub part_dialog: Option<PartDialog>,
+    /// Load without estimating the memory first (`--skip-memory-check`).
+    pub skip_memory_check: bool,
+    /// The memory to count on instead of what the machine has (tests).
+    pub available_override: Option<u64>,
+    save_dialog: Option<(Export, Job<Option<PathBuf>>)>,
+    /// A PNG export waiting for its screenshot: path and the timeline's rect in points.
+    png_pending: Option<(PathBuf, bool)>,
+    screenshot: Arc<Mutex<Option<Arc<egui::ColorImage>>>>,
+    /// The last status message (saved files, export errors).
+    pub status: String,
+    type_filter: String,
+    show_report: bool,
+    timeline_rect: egui::Rect,
+    title: String,
+    /// The view to show once the trace is loaded (the State view otherwise).
+    pub start_view: Option<SignalSpec>,
+    /// Show load and frame times (off for snapshot images, which must not vary).
+    pub show_timings: bool,
+    /// Show the scope panel.
+    pub show_scopes: bool,
+    /// Where settings are kept (none: nothing is saved).
+    config: Option<PathBuf>,
+    /// The context the app draws in: background work repaints it when done.
+    ctx: egui::Context,
+}
+
+impl App {
+    /// An app that starts loading `source`; recent files are kept in `config` (none: not kept).
+    pub fn new(
+        ctx: &egui::Context,
+        source: LoadSource,
+        null: NullOverride,
+        config: Option<&Path>,
+    ) -> Self {
+        App::with_request(ctx, source, null, config, LoadRequest::default())
+    }
+
+    /// An app that starts loading `request`'s part of `source` (with its memory check).
+    pub fn with_request(
+        ctx: &egui::Context,
+        source: LoadSource,
+        null: NullOverride,
+        config: Option<&Path>,
+        request: LoadRequest,
+    ) -> Self {
+        let mut app = App {
+            loaded: None,
+            loading: None,
+            error: None,
+            recent: RecentFiles::load(config),
+            null,
+            open_dialog: None,
+            part_dialog: None,
+            skip_memory_check: request.skip_memory_check,
+            available_override: request.available_override,
+            save_dialog: None,
+            png_pending: None,
+            screenshot: Arc::default(),
+            status: String::new(),
+            type_filter: String::new(),
+            show_report: false,
+            timeline_rect: egui::Rect::NOTHING,
+            title: String::new(),
+            start_view: None,
+            show_timings: true,
+            show_scopes: true,
+            config: config.map(Path::to_path_buf),
+            ctx: ctx.clone(),
+        };
+        app.open_request(ctx, source, request);
+        app
+    }
+
+    /// An app reading its recent files from the user's configuration folder.
+    pub fn with_user_config(
+        ctx: &egui::Context,
+        source: LoadSource,
+        null: NullOverride,
+        request: LoadRequest,
+    ) -> Self {
+        App::with_request(ctx, source, null, config_dir().as_deref(), request)
+    }
+
+    /// Starts loading a trace in the background (the current one stays until it is ready).
+    /// A trace too large for the memory available opens the "part" dialog instead.
+    pub fn open(&mut self, ctx: &egui::Context, source: LoadSource) {
+        let request = LoadRequest {
+            subset: prvscope_format::Subset::default(),
+            skip_memory_check: self.skip_memory_check,
+            available_override: self.available_override,
+        };
+        self.open_request(ctx, source, request);
+    }
+
+    /// Starts loading `request`'s part of a trace in the background.
+    pub fn open_request(&mut self, ctx: &egui::Context, source: LoadSource, request: LoadRequest) {
+        if let Some(old) = self.loading.take() {
+            old.cancel();
+        }
+        self.error = None;
+        self.loading = Some(Loading::start(ctx, source, self.null, request));
+    }
+
+    /// Shows "Open part of a trace" for `path` (File > Open part of a trace…).
+    pub fn ask_part(&mut self, path: PathBuf) {
+        self.part_dialog = Some(PartDialog::estimating(
+            &self.ctx,
+            path,
+            self.available_override,
+        ));
+    }
+
+    fn part_dialog_ui(&mut self, ctx: &egui::Context) {
+        let Some(choice) = self.part_dialog.as_mut().and_then(|d| d.show(ctx)) else {
+            return;
+        };
+        self.part_dialog = None;
+        self.status.clear();
+        if let PartChoice::Load(path, subset) = choice {
+            let request = LoadRequest {
+                subset,
+                skip_memory_check: true,
+                available_override: self.available_override,
+            };
+            self.open_request(ctx, LoadSource::File(path), request);
+        }
+    }
+
+    /// Blocks until the current load has finished (for tests and the command line).
+    pub fn wait_for_load(&mut self, ctx: &egui::Context) {
+        while self.loading.is_some() {
+            self.poll_loading(ctx);
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
+    fn poll_loading(&mut self, ctx: &egui::Context) {
+        let Some(result) = self.loading.as_mut().and_then(Loading::poll) else {
+            return;
+        };
+        let source = self.loading.take().map(|l| l.source);
+        match result {
+            LoadOutcome::Loaded(loaded) => {
+                let (trace, timeline) = *loaded;
+                if let Some(LoadSource::File(path)) = &source
+                    && let Err(e) = self.recent.add(path)
+                {
+                    self.status = format!("could not save the recent-files list: {e}");
+                }
+                self.show_report = !trace.report.is_empty();
+                let types = trace.store.event_types();
+                let scopes = ScopePanel::new(&trace, self.config.as_deref());
+                self.loaded = Some(Loaded {
+                    trace,
+                    timeline,
+                    types,
+                    scopes,
+                });
+                if let Some(spec) = self.start_view.clone() {
+                    self.set_view(spec);
+                }
+            }
+            LoadOutcome::Failed(LoadError::Cancelled { path }) => {
+                self.status = format!("loading {} was cancelled", path.display());
+            }
+            LoadOutcome::Failed(e) => self.error = Some(e.to_string()),
+            LoadOutcome::TooLarge(path, estimate) => {
+                self.status = format!(
+                    "{} needs about {} to load, more than the memory available: choose a part of it",
+                    path.file_name().map_or_else(
+                        || path.display().to_string(),
+                        |n| n.to_string_lossy().into_owned()
+                    ),
+                    prvscope_format::units::human_bytes(estimate.whole_bytes)
+                );
+                self.part_dialog = Some(PartDialog::with_estimate(path, *estimate));
+            }
+        }
+        ctx.request_repaint();
+    }
+
+    /// Switches the timeline to a view.
+    pub fn set_view(&mut self, spec: SignalSpec) {
+        if let Some(l) = &mut self.loaded {
+            let mut config = ViewConfig::new(&l.trace, spec);
+            config.comms = l.timeline.config.comms;
+            config.flags = l.timeline.config.flags;
+            l.timeline.set_view(&self.ctx, &l.trace, config);
+        }
+    }
+
+    /// The window title: "<view> @ <trace>".
+    pub fn title(&self) -> String {
+        match &self.loaded {
+            Some(l) => format!(
+                "{} @ {}",
+                l.timeline.config.name(&l.trace),
+                trace_file_name(&l.trace)
+            ),
+            None => "prvscope".to_owned(),
+        }
+    }
+}
+
+impl eframe::App for App {
+    fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
+        let ctx = ui.ctx().clone();
+        self.poll_loading(&ctx);
+        self.poll_dialogs(&ctx);
+        self.handle_drops(&ctx);
+        self.finish_png(&ctx);
+        if self.loading.is_some() {
+            // Keep the progress bar moving, five times a second: a frame drawn by a software
+            // renderer costs tens of milliseconds of a core the load could use.
+            ctx.request_repaint_after(std::time::Duration::from_millis(200));
+        }
+        let title = self.title();
+        if title != self.title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = title;
+        }
+
+        if let Some(l) = &mut self.loaded {
+            l.scopes.update(&ctx, l.timeline.window);
+            l.timeline.highlight = l.scopes.highlight();
+        }
+        egui::Panel::top("menu").show(ui, |ui| {
+            self.menu_ui(ui);
+            self.toolbar_ui(ui);
+        });
+        egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
+        if self.loaded.is_some() {
+            egui::Panel::left("views")
+                .default_size(220.0)
+                .resizable(true)
+                .show(ui, |ui| self.views_ui(ui));
+            egui::Panel::right("side")
+                .default_size(240.0)
+                .resizable(true)
+                .show(ui, |ui| self.side_ui(ui));
+        }
+        if self.show_scopes
+            && let Some(l) = &mut self.loaded
+        {
+            egui::Panel::right("scopes")
+                .default_size(560.0)
+                .resizable(true)
+                .show(ui, |ui| l.scopes.ui(ui));
+        }
+        egui::CentralPanel::default().show(ui, |ui| {
+            if let Some(e) = &self.error {
+                ui.label(RichText::new(format!("Could not open the trace: {e}")).color(theme::ERROR));
+            }
+            match &mut self.loaded {
+                Some(l) => {
+                    self.timeline_rect = ui.available_rect_before_wrap();
+                    l.timeline.ui(ui, &l.trace);
+                }
+                None if self.loading.is_some() => {
+                    ui.centered_and_justified(|ui| ui.label("Loading…"));
+                }
+                None => {
+                    ui.centered_and_justified(|ui| {
+                        ui.label("Open a trace with File > Open, or drop a .prv, .prv.xz or .prv.gz here.")
+                    });
+                }
+            }
+        });
+        self.report_window(&ctx);
+        self.part_dialog_ui(&ctx);
+    }
+}
+
+/// The file name of a trace.
+pub fn trace_file_name(trace: &Trace) -> String {
+    trace.path.file_name().map_or_else(
+        || trace.path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}

@@ -1,0 +1,203 @@
+//! The panels around the timeline: the view list, the legend with the details of the pinned
+//! point and the trace's summary, the load report and the status bar.
+
+use egui::{Color32, RichText, Ui};
+
+use super::App;
+use crate::theme;
+use crate::timeline;
+use crate::view::{ColorMode, MPI_CALL_TYPES, type_label, value_label};
+use prvscope_store::signal::SignalSpec;
+
+impl App {
+    pub(super) fn views_ui(&mut self, ui: &mut Ui) {
+        let Some(l) = &self.loaded else {
+            return;
+        };
+        ui.heading("Views");
+        ui.horizontal(|ui| {
+            let label = ui.label("Filter");
+            ui.add(egui::TextEdit::singleline(&mut self.type_filter).hint_text("event types"))
+                .labelled_by(label.id);
+        });
+        let current = l.timeline.config.spec.clone();
+        let mut chosen: Option<SignalSpec> = None;
+        let types = &l.types;
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            if ui
+                .selectable_label(current == SignalSpec::States, "State")
+                .clicked()
+            {
+                chosen = Some(SignalSpec::States);
+            }
+            let mpi: Vec<u32> = MPI_CALL_TYPES
+                .iter()
+                .copied()
+                .filter(|t| types.contains(t))
+                .collect();
+            if !mpi.is_empty()
+                && ui
+                    .selectable_label(
+                        current == SignalSpec::Events(MPI_CALL_TYPES.to_vec()),
+                        "MPI call",
+                    )
+                    .on_hover_text(
+                        "MPI point-to-point, collective and other calls (50000001-50000003)",
+                    )
+                    .clicked()
+            {
+                chosen = Some(SignalSpec::Events(MPI_CALL_TYPES.to_vec()));
+            }
+            let filter = self.type_filter.to_lowercase();
+            for &ty in types {
+                let label = format!("{} ({ty})", type_label(&l.trace, ty));
+                if !filter.is_empty() && !label.to_lowercase().contains(&filter) {
+                    continue;
+                }
+                let selected = matches!(&current, SignalSpec::Events(v) if v.contains(&ty));
+                let r = ui
+                    .selectable_label(selected, label)
+                    .on_hover_text("Click: this type; Ctrl+click: add it to the view");
+                if r.clicked() {
+                    let add = ui.input(|i| i.modifiers.command);
+                    chosen = Some(match (&current, add) {
+                        (SignalSpec::Events(v), true) if !v.contains(&ty) => {
+                            let mut v = v.clone();
+                            v.push(ty);
+                            v.sort_unstable();
+                            SignalSpec::Events(v)
+                        }
+                        _ => SignalSpec::Events(vec![ty]),
+                    });
+                }
+            }
+        });
+        if let Some(spec) = chosen
+            && spec != current
+        {
+            self.set_view(spec);
+        }
+    }
+
+    pub(super) fn side_ui(&mut self, ui: &mut Ui) {
+        let Some(l) = &self.loaded else {
+            return;
+        };
+        let t = &l.timeline;
+        ui.heading("Legend");
+        let legend = t.legend();
+        let total: u64 = legend.iter().map(|e| u64::from(e.1)).sum();
+        egui::ScrollArea::vertical()
+            .id_salt("legend")
+            .max_height(ui.available_height() * 0.55)
+            .show(ui, |ui| {
+                if legend.is_empty() {
+                    ui.label("nothing drawn in this window");
+                }
+                let mut entries: Vec<(u64, u32)> = legend.to_vec();
+                entries.sort_by_key(|e| std::cmp::Reverse(e.1));
+                for (value, px) in entries.iter().take(200) {
+                    let color = t.coloring().color(*value).unwrap_or(Color32::TRANSPARENT);
+                    let label = value_label(&l.trace, &t.config.spec, *value, false);
+                    let share = 100.0 * f64::from(*px) / total.max(1) as f64;
+                    timeline::swatch(ui, color, &format!("{label} ({value})"))
+                        .on_hover_text(format!("{share:.1}% of the drawn pixels"));
+                }
+                if t.config.color == ColorMode::Gradient {
+                    let (lo, hi) = t.coloring().range();
+                    ui.label(format!("gradient {lo} (green) to {hi} (blue)"));
+                }
+            });
+        ui.separator();
+        ui.heading("Details");
+        let npt = l.trace.header.time_unit.ns_per_tick();
+        match t.pinned.and_then(|p| t.details(&l.trace, p.row, p.time)) {
+            Some(d) => timeline::details_ui(ui, &d, npt),
+            None => {
+                ui.label("click the timeline to pin a point");
+            }
+        }
+        ui.separator();
+        ui.heading("Trace");
+        let c = l.trace.store.counts();
+        ui.label(format!(
+            "{} rows, {} ticks ({})",
+            l.trace.store.threads().len(),
+            l.trace.header.end_time,
+            l.trace.header.time_unit
+        ));
+        ui.label(format!(
+            "{} states, {} events, {} comms",
+            c.states, c.events, c.comms
+        ));
+        if let Some(part) = l.trace.part_description() {
+            ui.label(RichText::new(format!("Part loaded: {part}")).color(theme::WARNING));
+        }
+        if self.show_timings {
+            ui.label(format!("loaded in {:.2} s", l.trace.stats.load_seconds));
+        }
+        if !l.trace.report.is_empty()
+            && ui
+                .link(format!("{} warnings", l.trace.report.skipped().max(1)))
+                .clicked()
+        {
+            self.show_report = true;
+        }
+    }
+
+    pub(super) fn report_window(&mut self, ctx: &egui::Context) {
+        let Some(l) = &self.loaded else {
+            return;
+        };
+        let mut open = self.show_report;
+        egui::Window::new("Load report")
+            .open(&mut open)
+            .default_width(520.0)
+            .show(ctx, |ui| {
+                if l.trace.report.is_empty() {
+                    ui.label("Everything in the trace was read.");
+                }
+                for w in l.trace.report.warnings() {
+                    ui.label(RichText::new(w).color(theme::WARNING));
+                }
+            });
+        self.show_report = open;
+    }
+
+    pub(super) fn status_ui(&mut self, ui: &mut Ui) {
+        ui.horizontal(|ui| {
+            if let Some(loading) = &self.loading {
+                let (done, total) = loading.bytes();
+                ui.label(format!("Loading {}", loading.source.display_name()));
+                ui.add(
+                    egui::ProgressBar::new(loading.progress.fraction() as f32)
+                        .desired_width(240.0)
+                        .show_percentage(),
+                );
+                ui.label(format!(
+                    "{:.0} / {:.0} MB, {:.0} MB/s",
+                    done as f64 / 1e6,
+                    total as f64 / 1e6,
+                    loading.mb_per_s()
+                ));
+                if ui.button("Cancel").clicked() {
+                    loading.cancel();
+                }
+            } else if let Some(l) = &self.loaded {
+                if let Some(part) = &l.trace.part {
+                    ui.label(
+                        RichText::new(format!("part loaded: {}", part.subset))
+                            .color(theme::WARNING),
+                    );
+                }
+                if self.show_timings {
+                    ui.label(format!("frame built in {:.1} ms", l.timeline.last_build_ms));
+                }
+            }
+            if !self.status.is_empty() {
+                ui.separator();
+                ui.label(&self.status);
+            }
+        });
+    }
+}

@@ -1,0 +1,207 @@
+//! Background work: a [`Job`] runs a closure on a named thread and hands its result to the UI
+//! thread, which polls for it once a frame. Every job wakes the UI (requests a repaint) when
+//! its result is ready, so that a finished job does not wait for the next input to be shown.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, TryRecvError};
+
+use super::loader::in_background;
+
+/// Work running on its own thread, and its result once it is ready.
+pub struct Job<T> {
+    cancel: Arc<AtomicBool>,
+    rx: Receiver<T>,
+    /// The result was taken, or the work ended without one (it panicked).
+    finished: bool,
+}
+
+/// Requests a repaint of its context when dropped: after the work's result was sent, or when
+/// the work panicked.
+struct Wake(egui::Context);
+
+impl Drop for Wake {
+    fn drop(&mut self) {
+        self.0.request_repaint();
+    }
+}
+
+impl<T: Send + 'static> Job<T> {
+    /// Starts `work` on a thread named `name`, with its parallel parts on the background pool
+    /// (see [`in_background`]); `ctx` is repainted when the result is ready. `work` is given
+    /// the cancel flag, which [`Self::cancel`] sets. Panics if no thread can be started, as
+    /// `std::thread::spawn` does.
+    pub fn spawn(
+        ctx: &egui::Context,
+        name: &str,
+        work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
+    ) -> Self {
+        match Self::start(ctx, name, true, work) {
+            Ok(job) => job,
+            Err(e) => panic!("could not start the {name} thread: {e}"),
+        }
+    }
+
+    /// [`Self::spawn`] on a thread of its own, outside the background pool: for work that
+    /// waits rather than computes (a file dialog would hold one of the pool's threads for as
+    /// long as it is open), or that must not queue behind the pool's work.
+    pub fn spawn_outside_pool(
+        ctx: &egui::Context,
+        name: &str,
+        work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
+    ) -> Self {
+        match Self::start(ctx, name, false, work) {
+            Ok(job) => job,
+            Err(e) => panic!("could not start the {name} thread: {e}"),
+        }
+    }
+
+    /// [`Self::spawn_outside_pool`], which returns the error when no thread can be started.
+    pub fn try_spawn_outside_pool(
+        ctx: &egui::Context,
+        name: &str,
+        work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
+    ) -> std::io::Result<Self> {
+        Self::start(ctx, name, false, work)
+    }
+
+    fn start(
+        ctx: &egui::Context,
+        name: &str,
+        pooled: bool,
+        work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
+    ) -> std::io::Result<Self> {
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::channel();
+        let flag = Arc::clone(&cancel);
+        let wake = Wake(ctx.clone());
+        std::thread::Builder::new()
+            .name(name.to_owned())
+            .spawn(move || {
+                // Dropped in reverse order: the sender first (the result is in, or the job
+                // reads as ended), then the repaint request.
+                let _wake = wake;
+                let tx = tx;
+                let result = if pooled {
+                    in_background(|| work(&flag))
+                } else {
+                    work(&flag)
+                };
+                // The receiver is gone only when the job was dropped.
+                let _ = tx.send(result);
+            })?;
+        Ok(Job {
+            cancel,
+            rx,
+            finished: false,
+        })
+    }
+}
+
+impl<T> Job<T> {
+    /// A job whose result is already there.
+    pub fn ready(result: T) -> Self {
+        let (tx, rx) = mpsc::channel();
+        let _ = tx.send(result);
+        Job {
+            cancel: Arc::default(),
+            rx,
+            finished: false,
+        }
+    }
+
+    /// The result, once it is ready; it is returned once, then `None`.
+    pub fn poll(&mut self) -> Option<T> {
+        if self.finished {
+            return None;
+        }
+        match self.rx.try_recv() {
+            Ok(result) => {
+                self.finished = true;
+                Some(result)
+            }
+            Err(TryRecvError::Disconnected) => {
+                self.finished = true;
+                None
+            }
+            Err(TryRecvError::Empty) => None,
+        }
+    }
+
+    /// Asks the work to stop: sets the flag it was given.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// True until [`Self::poll`] has returned the result, or found that the work ended
+    /// without one (it panicked).
+    pub fn is_running(&self) -> bool {
+        !self.finished
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    /// Polls `job` until it has its result (or a few seconds passed).
+    fn wait<T>(job: &mut Job<T>) -> Option<T> {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(10) {
+            if let Some(result) = job.poll() {
+                return Some(result);
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        None
+    }
+
+    #[test]
+    fn the_result_arrives_once_and_wakes_the_ui() {
+        let ctx = egui::Context::default();
+        let mut job = Job::spawn(&ctx, "test-job", |_| 6 * 7);
+        assert!(job.is_running());
+        assert_eq!(wait(&mut job), Some(42));
+        assert!(!job.is_running());
+        assert_eq!(job.poll(), None);
+        assert!(ctx.has_requested_repaint());
+    }
+
+    #[test]
+    fn cancel_sets_the_flag_the_work_reads() {
+        let ctx = egui::Context::default();
+        let mut job = Job::spawn_outside_pool(&ctx, "test-cancel", |cancel| {
+            let started = Instant::now();
+            while !cancel.load(Ordering::Relaxed) {
+                if started.elapsed() > Duration::from_secs(10) {
+                    return false;
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            true
+        });
+        assert_eq!(job.poll(), None);
+        job.cancel();
+        assert_eq!(wait(&mut job), Some(true));
+    }
+
+    #[test]
+    fn a_panicking_job_ends_without_a_result() {
+        let ctx = egui::Context::default();
+        let mut job: Job<u32> = Job::spawn_outside_pool(&ctx, "test-panic", |_| panic!("boom"));
+        let started = Instant::now();
+        while job.is_running() && started.elapsed() < Duration::from_secs(10) {
+            assert_eq!(job.poll(), None);
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(!job.is_running());
+    }
+
+    #[test]
+    fn a_ready_job_has_its_result() {
+        let mut job = Job::ready("done");
+        assert_eq!(job.poll(), Some("done"));
+        assert_eq!(job.poll(), None);
+    }
+}

@@ -1,0 +1,525 @@
+//! The scope panel beside the timeline, after Carnival: the source code with its heat, a
+//! vertical bar per scope over its lines (shaded by inclusive time; click: per-thread
+//! percentages), a horizontal bar per scope split by thread state (click: the category
+//! histogram), a condensed profile map of the file (click: scroll there), and a sortable scope
+//! table. The statistics follow the timeline's visible window (or the whole trace), computed
+//! by [`prvscope_analysis::scopes`] on a worker thread that a newer window cancels.
+//!
+//! - `source_view`: the source view with its line heat, scope bars and profile map;
+//! - `table`: the scope table;
+//! - `popup`: the per-thread and per-category popups;
+//! - `model`: what to show, computed without drawing (table order, lines, lanes).
+
+mod model;
+mod popup;
+mod source_view;
+mod table;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use egui::{Color32, Rect, Ui, vec2};
+
+use super::frame::{TimeWindow, format_ticks};
+use super::jobs::Job;
+use super::recent::RecentFiles;
+use super::theme;
+use model::{Prepared, parse_types, types_text};
+use prvscope_analysis::scopes::{
+    self, Cancelled, Category, ScopeAnalysis, ScopeContext, ScopeKey, ScopeQuery, ScopeType,
+};
+use prvscope_analysis::source::{Found, SourceFinder};
+use prvscope_store::Trace;
+use prvscope_store::TraceStore;
+
+/// A computation on a worker thread for the window `[t0, t1)`.
+struct WindowJob<T> {
+    t0: u64,
+    t1: u64,
+    job: Job<Result<T, Cancelled>>,
+}
+
+impl<T: Send + 'static> WindowJob<T> {
+    fn start(
+        ctx: &egui::Context,
+        name: &str,
+        (t0, t1): (u64, u64),
+        work: impl FnOnce(&AtomicBool) -> Result<T, Cancelled> + Send + 'static,
+    ) -> Self {
+        WindowJob {
+            t0,
+            t1,
+            job: Job::spawn(ctx, name, work),
+        }
+    }
+
+    fn cancel(&self) {
+        self.job.cancel();
+    }
+}
+
+/// Which popup is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Popup {
+    /// Per-thread percentages of a scope.
+    Threads(ScopeKey),
+    /// The category histogram of a scope.
+    Categories(ScopeKey),
+}
+
+/// Columns the scope table sorts by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortBy {
+    Name,
+    Location,
+    Inclusive,
+    Exclusive,
+    Entries,
+}
+
+/// Per-thread intervals of the selected scope (what the timeline highlights).
+pub type Intervals = Arc<Vec<Vec<(u64, u64)>>>;
+
+/// The computation of a scope's intervals.
+type IntervalJob = WindowJob<Vec<Vec<(u64, u64)>>>;
+
+/// The panel's state.
+pub struct ScopePanel {
+    store: Arc<TraceStore>,
+    ctx: Arc<ScopeContext>,
+    /// The scope types read.
+    pub types: Vec<ScopeType>,
+    /// Statistics over the whole trace instead of the visible window.
+    pub whole_trace: bool,
+    end_time: u64,
+    analysis: Option<Arc<ScopeAnalysis>>,
+    job: Option<WindowJob<ScopeAnalysis>>,
+    /// The selected scope.
+    pub selected: Option<ScopeKey>,
+    highlight: Option<(ScopeKey, Intervals)>,
+    highlight_job: Option<(ScopeKey, IntervalJob)>,
+    /// The source file shown (its name).
+    pub file: Option<String>,
+    sources: HashMap<String, Arc<Found>>,
+    /// The shown file's text, heat and scope lanes for the current analysis (built when the
+    /// analysis or the file changes, not per frame).
+    prepared: Option<Arc<Prepared>>,
+    /// The table's order for (analysis, sort).
+    table_order: Option<(usize, (SortBy, bool), Vec<usize>)>,
+    finder: SourceFinder,
+    /// Folders the user added to the source search (remembered).
+    pub folders: RecentFiles,
+    folder_dialog: Option<Job<Option<PathBuf>>>,
+    /// The open popup.
+    pub popup: Option<Popup>,
+    scroll_to_line: Option<u32>,
+    /// The first source line in view (1-based), after the last frame.
+    pub first_visible_line: u32,
+    /// Source lines of the file shown.
+    pub line_count: usize,
+    pub sort: (SortBy, bool),
+    state_colors: BTreeMap<u64, Color32>,
+    state_labels: BTreeMap<u64, String>,
+    /// The loaded threads: (row, name).
+    threads: Vec<(usize, String)>,
+    ns_per_tick: u64,
+    trace_path: PathBuf,
+    ships_sources: bool,
+    /// Where the panel was drawn (popups open beside it).
+    panel_rect: Rect,
+    /// The scope types as the user edits them (comma-separated numbers).
+    pub types_text: String,
+    auto_types: Vec<ScopeType>,
+    /// The window whose analysis the user cancelled: not restarted until the window changes.
+    cancelled: Option<(u64, u64)>,
+}
+
+impl ScopePanel {
+    /// The panel of a freshly loaded trace; source folders are remembered in `config`.
+    pub fn new(trace: &Trace, config: Option<&std::path::Path>) -> Self {
+        let store = Arc::clone(&trace.store);
+        let ctx = Arc::new(ScopeContext::new(trace.pcf.as_ref(), &store));
+        let types = scopes::auto_types(trace.pcf.as_ref(), &store.event_types());
+        let types_text = types_text(&types);
+        let auto_types = types.clone();
+        let folders = RecentFiles::load_named(config, "source-folders.txt");
+        let finder = super::loader::source_finder(trace, &folders.paths);
+        let mut state_colors = BTreeMap::new();
+        let mut state_labels = BTreeMap::new();
+        if let Some(pcf) = &trace.pcf {
+            for (&v, &c) in &pcf.state_colors {
+                state_colors.insert(v, theme::rgb(c));
+            }
+            for (&v, l) in &pcf.states {
+                state_labels.insert(v, l.trim().to_owned());
+            }
+        }
+        ScopePanel {
+            store,
+            ctx,
+            types,
+            whole_trace: false,
+            end_time: trace.header.end_time.max(trace.store.end_time()),
+            analysis: None,
+            job: None,
+            selected: None,
+            highlight: None,
+            highlight_job: None,
+            file: None,
+            sources: HashMap::new(),
+            prepared: None,
+            table_order: None,
+            finder,
+            folders,
+            folder_dialog: None,
+            popup: None,
+            scroll_to_line: None,
+            first_visible_line: 1,
+            line_count: 0,
+            sort: (SortBy::Inclusive, true),
+            state_colors,
+            state_labels,
+            threads: trace
+                .loaded_rows()
+                .into_iter()
+                .map(|r| (r, trace.thread_name(r)))
+                .collect(),
+            ns_per_tick: trace.header.time_unit.ns_per_tick(),
+            trace_path: trace.path.clone(),
+            ships_sources: !trace.shipped_sources.is_empty(),
+            panel_rect: Rect::NOTHING,
+            types_text,
+            auto_types,
+            cancelled: None,
+        }
+    }
+
+    /// The latest finished analysis.
+    pub fn analysis(&self) -> Option<&Arc<ScopeAnalysis>> {
+        self.analysis.as_ref()
+    }
+
+    /// True while an analysis runs.
+    pub fn is_busy(&self) -> bool {
+        self.job.is_some() || self.highlight_job.is_some()
+    }
+
+    /// The intervals of the selected scope, once computed.
+    pub fn highlight(&self) -> Option<Intervals> {
+        match (&self.highlight, self.selected) {
+            (Some((k, iv)), Some(s)) if *k == s => Some(Arc::clone(iv)),
+            _ => None,
+        }
+    }
+
+    /// Starts, keeps or replaces the analysis so that it covers the visible `window`; takes
+    /// finished results; `ctx` is repainted when a computation finishes.
+    pub fn update(&mut self, ctx: &egui::Context, window: TimeWindow) {
+        self.poll();
+        if self.types.is_empty() {
+            return;
+        }
+        let (t0, t1) = if self.whole_trace {
+            (0, self.end_time)
+        } else {
+            (
+                window.start,
+                window.end().min(self.end_time).max(window.start),
+            )
+        };
+        let have = self
+            .analysis
+            .as_ref()
+            .is_some_and(|a| a.t0 == t0 && a.t1 == t1);
+        let running = self.job.as_ref().is_some_and(|j| j.t0 == t0 && j.t1 == t1);
+        if self.cancelled.is_some_and(|c| c != (t0, t1)) {
+            self.cancelled = None;
+        }
+        if !have && !running && self.cancelled.is_none() {
+            if let Some(old) = self.job.take() {
+                old.cancel();
+            }
+            let (store, scope_ctx, types) = (
+                Arc::clone(&self.store),
+                Arc::clone(&self.ctx),
+                self.types.clone(),
+            );
+            self.job = Some(WindowJob::start(
+                ctx,
+                "scope-analysis",
+                (t0, t1),
+                move |cancel| {
+                    scopes::analyze(
+                        &store,
+                        &scope_ctx,
+                        &ScopeQuery { types, t0, t1 },
+                        Some(cancel),
+                    )
+                },
+            ));
+        }
+        if let Some(key) = self.selected
+            && self.highlight.as_ref().is_none_or(|h| h.0 != key)
+            && self.highlight_job.as_ref().is_none_or(|j| j.0 != key)
+        {
+            if let Some((_, old)) = self.highlight_job.take() {
+                old.cancel();
+            }
+            let (store, scope_ctx, types) = (
+                Arc::clone(&self.store),
+                Arc::clone(&self.ctx),
+                self.types.clone(),
+            );
+            let end = self.end_time;
+            self.highlight_job = Some((
+                key,
+                WindowJob::start(ctx, "scope-intervals", (0, end), move |cancel| {
+                    scopes::scope_intervals(&store, &scope_ctx, &types, key, 0, end, Some(cancel))
+                }),
+            ));
+        }
+    }
+
+    fn poll(&mut self) {
+        if let Some(job) = &mut self.job
+            && let Some(result) = job.job.poll()
+        {
+            self.job = None;
+            if let Ok(a) = result {
+                if self.file.is_none() {
+                    self.file = a.files().into_iter().next();
+                }
+                self.analysis = Some(Arc::new(a));
+            }
+        }
+        if let Some((key, job)) = &mut self.highlight_job
+            && let Some(result) = job.job.poll()
+        {
+            let key = *key;
+            self.highlight_job = None;
+            if let Ok(iv) = result {
+                self.highlight = Some((key, Arc::new(iv)));
+            }
+        }
+        if let Some(job) = &mut self.folder_dialog
+            && let Some(choice) = job.poll()
+        {
+            self.folder_dialog = None;
+            if let Some(dir) = choice {
+                self.add_folder(&dir);
+            }
+        }
+    }
+
+    /// Blocks until the running computations have finished (tests, command line).
+    pub fn wait(&mut self) {
+        while self.job.is_some() || self.highlight_job.is_some() {
+            self.poll();
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
+    /// Reads the scopes of these types from now on (the automatic choice when empty).
+    pub fn set_types(&mut self, types: Vec<ScopeType>) {
+        let types = if types.is_empty() {
+            self.auto_types.clone()
+        } else {
+            types
+        };
+        self.types_text = types_text(&types);
+        if types == self.types {
+            return;
+        }
+        self.types = types;
+        if let Some(j) = self.job.take() {
+            j.cancel();
+        }
+        if let Some((_, j)) = self.highlight_job.take() {
+            j.cancel();
+        }
+        self.analysis = None;
+        self.selected = None;
+        self.highlight = None;
+        self.popup = None;
+        self.file = None;
+        self.cancelled = None;
+    }
+
+    /// Adds a folder to the source search and remembers it.
+    pub fn add_folder(&mut self, dir: &std::path::Path) {
+        let _ = self.folders.add(dir);
+        self.finder = if self.ships_sources {
+            self.finder.clone()
+        } else {
+            SourceFinder::for_trace(&self.trace_path, &self.folders.paths)
+        };
+        self.sources.clear();
+        self.prepared = None;
+    }
+
+    /// Selects a scope: shows its file at its first line and highlights it on the timeline.
+    pub fn select(&mut self, key: ScopeKey) {
+        self.selected = Some(key);
+        let loc = self
+            .analysis
+            .as_ref()
+            .and_then(|a| a.find(key).and_then(|i| a.scopes.get(i)))
+            .and_then(|s| s.location.clone());
+        if let Some(loc) = loc {
+            self.file = Some(loc.file_name().to_owned());
+            self.scroll_to_line = Some(loc.line.saturating_sub(3).max(1));
+        }
+    }
+
+    fn source(&mut self, file: &str) -> Arc<Found> {
+        let finder = &self.finder;
+        Arc::clone(
+            self.sources
+                .entry(file.to_owned())
+                .or_insert_with(|| Arc::new(finder.find(file))),
+        )
+    }
+
+    /// The prepared view of `file` for `a`, rebuilt only when either changed.
+    fn prepared(&mut self, a: &Arc<ScopeAnalysis>, file: &str) -> Arc<Prepared> {
+        let fresh = self
+            .prepared
+            .as_ref()
+            .is_some_and(|p| Arc::ptr_eq(&p.analysis, a) && p.file == file);
+        if !fresh {
+            let found = self.source(file);
+            let fresh = Arc::new(Prepared::new(a, file, found));
+            self.prepared = Some(Arc::clone(&fresh));
+            return fresh;
+        }
+        self.prepared
+            .clone()
+            .unwrap_or_else(|| Arc::new(Prepared::new(a, file, self.source(file))))
+    }
+
+    fn category_color(&self, c: Category) -> Color32 {
+        match c {
+            Category::State(v) => self
+                .state_colors
+                .get(&v)
+                .copied()
+                .unwrap_or_else(|| theme::palette(v)),
+            Category::NoState => theme::NO_STATE,
+        }
+    }
+
+    fn category_label(&self, c: Category) -> String {
+        match c {
+            Category::State(v) => self
+                .state_labels
+                .get(&v)
+                .cloned()
+                .unwrap_or_else(|| format!("state {v}")),
+            Category::NoState => "no state".to_owned(),
+        }
+    }
+
+    /// The panel.
+    pub fn ui(&mut self, ui: &mut Ui) {
+        self.panel_rect = ui.max_rect();
+        ui.horizontal(|ui| {
+            ui.heading("Scopes");
+            ui.checkbox(&mut self.whole_trace, "Whole trace")
+                .on_hover_text("Statistics of the whole trace instead of the visible window");
+            if let Some(j) = &self.job {
+                ui.spinner();
+                if ui.button("Cancel analysis").clicked() {
+                    j.cancel();
+                    self.cancelled = Some((j.t0, j.t1));
+                    self.job = None;
+                }
+            } else if self.cancelled.is_some() && ui.button("Analyse").clicked() {
+                self.cancelled = None;
+            }
+        });
+        ui.horizontal(|ui| {
+            let label = ui.label("Scope types");
+            let edit = ui
+                .add(
+                    egui::TextEdit::singleline(&mut self.types_text)
+                        .desired_width(220.0)
+                        .hint_text("e.g. 60000019,50000002"),
+                )
+                .labelled_by(label.id)
+                .on_hover_text(
+                    "Event types read as scopes, comma-separated; empty: chosen from the trace",
+                );
+            let apply = ui.button("Apply").clicked()
+                || (edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)));
+            if apply {
+                let parsed = parse_types(&self.types_text);
+                self.set_types(parsed);
+            }
+        });
+        if self.types.is_empty() {
+            ui.label("No scope event types in this trace (user functions, OpenMP, MPI, sampled functions): name some above.");
+            return;
+        }
+        if self.cancelled.is_some() && self.analysis.is_none() {
+            ui.label("The analysis was cancelled.");
+            return;
+        }
+        let Some(a) = self.analysis.clone() else {
+            ui.label("analysing…");
+            return;
+        };
+        ui.label(format!(
+            "{} scopes, window {} – {}",
+            a.scopes.len(),
+            format_ticks(a.t0, self.ns_per_tick),
+            format_ticks(a.t1, self.ns_per_tick)
+        ));
+        let files = match &self.file {
+            Some(f) => {
+                let f = f.clone();
+                self.prepared(&a, &f).files.clone()
+            }
+            None => a.files(),
+        };
+        ui.horizontal(|ui| {
+            let current = self
+                .file
+                .clone()
+                .unwrap_or_else(|| "(no source file)".to_owned());
+            egui::ComboBox::from_label("Source file")
+                .selected_text(current)
+                .show_ui(ui, |ui| {
+                    for f in &files {
+                        if ui
+                            .selectable_label(self.file.as_ref() == Some(f), f)
+                            .clicked()
+                        {
+                            self.file = Some(f.clone());
+                            self.scroll_to_line = Some(1);
+                        }
+                    }
+                });
+            if ui
+                .button("Add source folder…")
+                .on_hover_text("Search this folder for source files too (remembered)")
+                .clicked()
+                && self.folder_dialog.is_none()
+            {
+                self.folder_dialog =
+                    Some(Job::spawn_outside_pool(ui.ctx(), "folder-dialog", |_| {
+                        rfd::FileDialog::new().pick_folder()
+                    }));
+            }
+        });
+        let table_height = (ui.available_height() * 0.35).clamp(80.0, 320.0);
+        let source_height = (ui.available_height() - table_height - 8.0).max(80.0);
+        ui.allocate_ui(vec2(ui.available_width(), source_height), |ui| {
+            self.source_ui(ui, &a);
+        });
+        ui.separator();
+        self.table_ui(ui, &a);
+        self.popup_ui(ui.ctx(), &a);
+    }
+}

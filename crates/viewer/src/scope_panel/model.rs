@@ -1,0 +1,182 @@
+//! What the scope panel shows, computed without drawing: the scope table's order, the source
+//! view's lines, heat and scope lanes, and the scope types as the user edits them.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::SortBy;
+use prvscope_analysis::scopes::{self, ScopeAnalysis, ScopeType};
+use prvscope_analysis::source::{Found, scope_end_line};
+
+/// The scope table's order: indices into `a.scopes`.
+pub(super) fn table_order(a: &ScopeAnalysis, (by, desc): (SortBy, bool)) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..a.scopes.len()).collect();
+    order.sort_by(|&i, &j| {
+        let (x, y) = (&a.scopes[i], &a.scopes[j]);
+        let o = match by {
+            SortBy::Name => x.name.cmp(&y.name),
+            SortBy::Location => x.location.cmp(&y.location),
+            SortBy::Inclusive => x.inclusive.cmp(&y.inclusive),
+            SortBy::Exclusive => x.exclusive.cmp(&y.exclusive),
+            SortBy::Entries => x.entries.cmp(&y.entries),
+        };
+        if desc { o.reverse() } else { o }
+    });
+    order
+}
+
+/// What the source view draws for one analysis and one file.
+pub(super) struct Prepared {
+    pub(super) analysis: Arc<ScopeAnalysis>,
+    pub(super) file: String,
+    pub(super) found: Arc<Found>,
+    /// Byte ranges of the text's lines.
+    pub(super) lines: Vec<std::ops::Range<usize>>,
+    pub(super) heat: BTreeMap<u32, u64>,
+    pub(super) source: scopes::HeatSource,
+    /// Heated lines, hottest first.
+    pub(super) hot: Vec<(u32, u64)>,
+    /// (scope index, first line, last line, lane) of the file's scopes.
+    pub(super) placed: Vec<(usize, u32, u32, usize)>,
+    pub(super) lanes: usize,
+    /// Source files of the analysis, most heated first.
+    pub(super) files: Vec<String>,
+}
+
+impl Prepared {
+    pub(super) fn new(a: &Arc<ScopeAnalysis>, file: &str, found: Arc<Found>) -> Self {
+        let (heat, source) = a.heat(file);
+        let mut hot: Vec<(u32, u64)> = heat.iter().map(|(&l, &t)| (l, t)).collect();
+        hot.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+        let text = found.text().unwrap_or_default();
+        let lines = line_ranges(text);
+        // Scopes of this file with their line ranges, in lanes that do not overlap.
+        let in_file: Vec<(usize, u32, u32)> = if found.text().is_some() {
+            a.scopes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| {
+                    let loc = s.location.as_ref()?;
+                    (loc.file_name() == file).then(|| {
+                        let last = scope_end_line(text, loc.line)
+                            .unwrap_or(loc.line)
+                            .max(loc.line);
+                        (i, loc.line, last)
+                    })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let (placed, lane_count) = place_in_lanes(in_file);
+        Prepared {
+            analysis: Arc::clone(a),
+            file: file.to_owned(),
+            found,
+            lines,
+            heat,
+            source,
+            hot,
+            placed,
+            lanes: lane_count,
+            files: a.files(),
+        }
+    }
+}
+
+/// Byte ranges of the lines of `text`, without their line ends (`\n` or `\r\n`).
+fn line_ranges(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for l in text.split_inclusive('\n') {
+        let body = l.strip_suffix('\n').unwrap_or(l);
+        let body = body.strip_suffix('\r').unwrap_or(body);
+        lines.push(start..start + body.len());
+        start += l.len();
+    }
+    lines
+}
+
+/// Places scopes given as (scope index, first line, last line) in lanes where they do not
+/// overlap, outer scopes first: (scope index, first line, last line, lane), and the number of
+/// lanes.
+fn place_in_lanes(mut in_file: Vec<(usize, u32, u32)>) -> (Vec<(usize, u32, u32, usize)>, usize) {
+    in_file.sort_by_key(|s| (s.1, std::cmp::Reverse(s.2)));
+    let mut placed = Vec::new();
+    let mut lane_ends: Vec<u32> = Vec::new();
+    for (i, first, last) in in_file {
+        let lane = lane_ends
+            .iter()
+            .position(|&e| e < first)
+            .unwrap_or(lane_ends.len());
+        if lane == lane_ends.len() {
+            lane_ends.push(last);
+        } else if let Some(e) = lane_ends.get_mut(lane) {
+            *e = last;
+        }
+        placed.push((i, first, last, lane));
+    }
+    (placed, lane_ends.len())
+}
+
+/// Scope types as the user edits them.
+pub(super) fn types_text(types: &[ScopeType]) -> String {
+    types
+        .iter()
+        .map(|t| t.ty.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The scope types the user typed (numbers separated by commas or spaces; the rest is
+/// ignored).
+pub(super) fn parse_types(text: &str) -> Vec<ScopeType> {
+    text.split([',', ' '])
+        .filter_map(|t| t.trim().parse::<u32>().ok())
+        .map(ScopeType::new)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_end_before_their_line_ends() {
+        let text = "int a;\r\nb\n\nlast";
+        let lines = line_ranges(text);
+        let bodies: Vec<&str> = lines.iter().filter_map(|r| text.get(r.clone())).collect();
+        assert_eq!(bodies, ["int a;", "b", "", "last"]);
+        assert!(line_ranges("").is_empty());
+    }
+
+    #[test]
+    fn nested_scopes_take_further_lanes_and_later_ones_reuse_them() {
+        // main 1-20 holds f 2-5 and g 7-9; h 22-30 comes after main.
+        let (placed, lanes) = place_in_lanes(vec![(3, 22, 30), (1, 2, 5), (0, 1, 20), (2, 7, 9)]);
+        assert_eq!(lanes, 2);
+        assert_eq!(
+            placed,
+            [(0, 1, 20, 0), (1, 2, 5, 1), (2, 7, 9, 1), (3, 22, 30, 0)]
+        );
+        // A scope starting on the line another ends on does not share its lane.
+        let (placed, lanes) = place_in_lanes(vec![(0, 1, 5), (1, 5, 8)]);
+        assert_eq!((placed, lanes), (vec![(0, 1, 5, 0), (1, 5, 8, 1)], 2));
+    }
+
+    #[test]
+    fn scope_types_read_back_as_written() {
+        let types = parse_types("60000019, 50000002 x,,7");
+        assert_eq!(
+            types,
+            [
+                ScopeType::new(60_000_019),
+                ScopeType::new(50_000_002),
+                ScopeType::new(7)
+            ]
+        );
+        assert_eq!(types_text(&types), "60000019,50000002,7");
+        assert_eq!(parse_types(&types_text(&types)), types);
+        assert!(parse_types("none").is_empty());
+    }
+}

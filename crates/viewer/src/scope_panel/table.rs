@@ -1,0 +1,90 @@
+//! The scope table: every scope of the analysis with its location, times and entries,
+//! sortable by each column (click: select the scope).
+
+use std::sync::Arc;
+
+use egui::Ui;
+
+use super::model::table_order;
+use super::{ScopePanel, SortBy};
+use crate::frame::format_ticks;
+use prvscope_analysis::scopes::{ScopeAnalysis, ScopeStats};
+
+impl ScopePanel {
+    pub(super) fn table_ui(&mut self, ui: &mut Ui, a: &Arc<ScopeAnalysis>) {
+        let total = a.threads_ticks();
+        let id = Arc::as_ptr(a) as usize;
+        if self
+            .table_order
+            .as_ref()
+            .is_none_or(|t| t.0 != id || t.1 != self.sort)
+        {
+            self.table_order = Some((id, self.sort, table_order(a, self.sort)));
+        }
+        let order: Vec<&ScopeStats> = self
+            .table_order
+            .as_ref()
+            .map(|t| {
+                t.2.iter()
+                    .take(500)
+                    .filter_map(|&i| a.scopes.get(i))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut chosen = None;
+        egui::ScrollArea::vertical()
+            .id_salt("scope-table")
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                egui::Grid::new("scope-table-grid")
+                    .striped(true)
+                    .num_columns(6)
+                    .show(ui, |ui| {
+                        for (col, name) in [
+                            (SortBy::Name, "Scope"),
+                            (SortBy::Location, "Location"),
+                            (SortBy::Inclusive, "Inclusive"),
+                            (SortBy::Exclusive, "Exclusive"),
+                            (SortBy::Inclusive, "%"),
+                            (SortBy::Entries, "Entries"),
+                        ] {
+                            let arrow = if self.sort.0 == col && name != "%" {
+                                if self.sort.1 { " v" } else { " ^" }
+                            } else {
+                                ""
+                            };
+                            if ui.button(format!("{name}{arrow}")).clicked() {
+                                self.sort = (
+                                    col,
+                                    if self.sort.0 == col {
+                                        !self.sort.1
+                                    } else {
+                                        true
+                                    },
+                                );
+                            }
+                        }
+                        ui.end_row();
+                        for s in &order {
+                            let selected = self.selected == Some(s.key);
+                            if ui.selectable_label(selected, &s.name).clicked() {
+                                chosen = Some(s.key);
+                            }
+                            ui.label(
+                                s.location
+                                    .as_ref()
+                                    .map_or_else(String::new, ToString::to_string),
+                            );
+                            ui.label(format_ticks(s.inclusive, self.ns_per_tick));
+                            ui.label(format_ticks(s.exclusive, self.ns_per_tick));
+                            ui.label(format!("{:.2}", 100.0 * s.inclusive as f64 / total));
+                            ui.label(s.entries.to_string());
+                            ui.end_row();
+                        }
+                    });
+            });
+        if let Some(k) = chosen {
+            self.select(k);
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! The timeline's input: the wheel (zoom at the pointer over the rows, scroll over the
+//! labels), drags (pan; shift-drag or right-drag selects a range), clicks (pin a point) and
+//! keys (undo, redo, fit, pan, zoom, scroll).
+
+use egui::{CursorIcon, Key, Modifiers, MouseWheelUnit, PointerButton, Rect, Ui};
+
+use super::{Pinned, Timeline};
+use crate::frame::TimeWindow;
+
+impl Timeline {
+    pub(super) fn row_at(
+        &self,
+        y: f32,
+        area: Rect,
+        row_height: f32,
+        visible: &std::ops::Range<usize>,
+    ) -> Option<usize> {
+        if y < area.top() {
+            return None;
+        }
+        let r = self.first_row + ((y - area.top()) / row_height) as usize;
+        visible.contains(&r).then_some(r)
+    }
+
+    pub(super) fn handle_input(
+        &mut self,
+        ui: &Ui,
+        response: &egui::Response,
+        label_response: &egui::Response,
+        area: Rect,
+        row_height: f32,
+        per_page: usize,
+    ) {
+        let limit = self.end_time;
+        // Wheel: zoom at the pointer over the rows, scroll rows over the labels.
+        let (wheel, horizontal) = ui.input(|i| {
+            let mut lines = 0.0_f32;
+            let mut horizontal = 0.0_f32;
+            for e in &i.events {
+                if let egui::Event::MouseWheel { unit, delta, .. } = e {
+                    let scale = match unit {
+                        MouseWheelUnit::Point => 1.0 / 50.0,
+                        MouseWheelUnit::Line => 1.0,
+                        MouseWheelUnit::Page => 10.0,
+                    };
+                    lines += delta.y * scale;
+                    horizontal += delta.x * scale;
+                }
+            }
+            (lines, horizontal)
+        });
+        if let Some(pos) = response.hover_pos() {
+            if wheel != 0.0 {
+                let anchor = self.window.time_from_x(pos.x, area);
+                let factor = 0.8_f64.powf(f64::from(wheel));
+                let next = self.window.zoomed(factor, anchor, limit);
+                self.zoom_to(next);
+            }
+            if horizontal != 0.0 {
+                let dt = -f64::from(horizontal) * 0.1 * self.window.span as f64;
+                self.window = self.window.panned(dt, limit);
+            }
+        } else if label_response.hovered() && wheel != 0.0 {
+            let rows = (-wheel * 3.0).round() as isize;
+            self.first_row = self.first_row.saturating_add_signed(rows);
+        }
+
+        if response.clicked() || response.drag_started() {
+            // Keyboard shortcuts go to the timeline again, not to a text field.
+            ui.ctx().memory_mut(egui::Memory::stop_text_input);
+        }
+        // Drags: pan with the primary button, select with shift or the secondary button.
+        let shift = ui.input(|i| i.modifiers.shift);
+        if response.drag_started_by(PointerButton::Secondary)
+            || (response.drag_started_by(PointerButton::Primary) && shift)
+        {
+            // From where the button went down, not where the drag was recognised.
+            if let Some(p) = ui
+                .input(|i| i.pointer.press_origin())
+                .or(response.interact_pointer_pos())
+            {
+                self.selecting = Some(self.window.time_from_x(p.x, area));
+            }
+        } else if response.dragged_by(PointerButton::Primary) && self.selecting.is_none() {
+            let dx = response.drag_delta().x;
+            if dx != 0.0 {
+                let dt = -f64::from(dx) * self.window.span as f64 / f64::from(area.width());
+                self.window = self.window.panned(dt, limit);
+            }
+            ui.ctx().set_cursor_icon(CursorIcon::Grabbing);
+        }
+        if response.drag_stopped()
+            && let Some(start) = self.selecting.take()
+            && let Some(p) = response.interact_pointer_pos()
+        {
+            let end = self
+                .window
+                .time_from_x(p.x.clamp(area.left(), area.right()), area);
+            let px =
+                (self.window.x_from_time(end, area) - self.window.x_from_time(start, area)).abs();
+            if px >= 3.0 {
+                self.zoom_to(TimeWindow::between(start, end, limit));
+            }
+        }
+        if response.clicked()
+            && let Some(p) = response.interact_pointer_pos()
+        {
+            let row = self.first_row + ((p.y - area.top()) / row_height) as usize;
+            if row < self.rows.len() {
+                let t = self.window.time_from_x(p.x, area).max(0.0) as u64;
+                self.pinned = Some(Pinned { row, time: t });
+            }
+        }
+
+        // Keyboard (not while typing in a text field).
+        if ui.ctx().text_edit_focused() {
+            return;
+        }
+        let (redo, undo, fit, left, right, zoom_in, zoom_out, up, down, page_up, page_down) = ui
+            .input_mut(|i| {
+                let redo = i.consume_key(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z)
+                    || i.consume_key(Modifiers::COMMAND, Key::R);
+                let undo = i.consume_key(Modifiers::COMMAND, Key::Z)
+                    || i.consume_key(Modifiers::COMMAND, Key::U);
+                (
+                    redo,
+                    undo,
+                    i.consume_key(Modifiers::NONE, Key::Home),
+                    i.consume_key(Modifiers::NONE, Key::ArrowLeft),
+                    i.consume_key(Modifiers::NONE, Key::ArrowRight),
+                    i.consume_key(Modifiers::NONE, Key::Plus)
+                        || i.consume_key(Modifiers::NONE, Key::Equals),
+                    i.consume_key(Modifiers::NONE, Key::Minus),
+                    i.consume_key(Modifiers::NONE, Key::ArrowUp),
+                    i.consume_key(Modifiers::NONE, Key::ArrowDown),
+                    i.consume_key(Modifiers::NONE, Key::PageUp),
+                    i.consume_key(Modifiers::NONE, Key::PageDown),
+                )
+            });
+        if redo {
+            self.redo_zoom();
+        } else if undo {
+            self.undo_zoom();
+        }
+        if fit {
+            self.fit();
+        }
+        let step = self.window.span as f64 * 0.1;
+        if left {
+            self.window = self.window.panned(-step, limit);
+        }
+        if right {
+            self.window = self.window.panned(step, limit);
+        }
+        let center = self.window.start as f64 + self.window.span as f64 / 2.0;
+        if zoom_in {
+            let w = self.window.zoomed(0.5, center, limit);
+            self.zoom_to(w);
+        }
+        if zoom_out {
+            let w = self.window.zoomed(2.0, center, limit);
+            self.zoom_to(w);
+        }
+        if up {
+            self.first_row = self.first_row.saturating_sub(1);
+        }
+        if down {
+            self.first_row += 1;
+        }
+        if page_up {
+            self.first_row = self.first_row.saturating_sub(per_page);
+        }
+        if page_down {
+            self.first_row += per_page;
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! Painting the timeline around its rows: the overlays (range selection, the selected scope's
+//! intervals, the pinned point), the time ruler and the row labels.
+
+use egui::{Align2, FontId, Rect, Sense, Stroke, Ui, pos2, vec2};
+
+use super::{LABEL_WIDTH, Timeline};
+use crate::frame;
+use crate::rows::RowKind;
+use crate::theme;
+use prvscope_store::Trace;
+
+impl Timeline {
+    pub(super) fn paint_overlays(
+        &self,
+        ui: &Ui,
+        area: Rect,
+        row_height: f32,
+        visible: &std::ops::Range<usize>,
+    ) {
+        let painter = ui.painter_at(area);
+        if let Some(start) = self.selecting
+            && let Some(p) = ui.input(|i| i.pointer.interact_pos())
+        {
+            let x0 = self.window.x_from_time(start, area);
+            let r = Rect::from_x_y_ranges(x0.min(p.x)..=x0.max(p.x), area.y_range());
+            painter.rect_filled(r, 0.0, theme::SELECTION);
+            painter.rect_stroke(
+                r,
+                0.0,
+                Stroke::new(1.0, theme::SELECTION_EDGE),
+                egui::StrokeKind::Inside,
+            );
+        }
+        if let Some(highlight) = &self.highlight {
+            self.paint_highlight(&painter, highlight, area, row_height, visible);
+        }
+        if let Some(pin) = self.pinned
+            && visible.contains(&pin.row)
+        {
+            let x = self.window.x_from_time(pin.time as f64, area);
+            let y = area.top() + (pin.row - self.first_row) as f32 * row_height;
+            painter.line_segment(
+                [pos2(x, area.top()), pos2(x, area.bottom())],
+                Stroke::new(1.0, theme::PINNED),
+            );
+            painter.rect_stroke(
+                Rect::from_min_size(pos2(area.left(), y), vec2(area.width(), row_height)),
+                0.0,
+                Stroke::new(1.0, theme::PINNED),
+                egui::StrokeKind::Inside,
+            );
+        }
+    }
+
+    /// Outlines the highlighted intervals of the visible rows (a collapsed row shows those
+    /// of all its threads); intervals narrower than a pixel are merged.
+    fn paint_highlight(
+        &self,
+        painter: &egui::Painter,
+        intervals: &[Vec<(u64, u64)>],
+        area: Rect,
+        row_height: f32,
+        visible: &std::ops::Range<usize>,
+    ) {
+        let (w0, w1) = (self.window.start, self.window.end());
+        let fill = theme::SCOPE_SELECTED.gamma_multiply(0.25);
+        for (i, r) in visible.clone().enumerate() {
+            let Some(item) = self.rows.get(r) else {
+                continue;
+            };
+            let y = area.top() + i as f32 * row_height;
+            let mut runs: Vec<(f32, f32)> = Vec::new();
+            for thread in item.threads.clone() {
+                let Some(of_thread) = intervals.get(thread) else {
+                    continue;
+                };
+                // Each step draws an interval, then jumps to the first one that ends after the
+                // pixel it ended in: a row costs O(pixels x log n), however many intervals the
+                // window holds (those jumped over end inside a pixel the run already covers).
+                let mut i = of_thread.partition_point(|iv| iv.1 <= w0);
+                while let Some(&(b, e)) = of_thread.get(i) {
+                    if b >= w1 {
+                        break;
+                    }
+                    let x0 = self.window.x_from_time(b.max(w0) as f64, area);
+                    let x1 = self
+                        .window
+                        .x_from_time(e.min(w1) as f64, area)
+                        .max(x0 + 1.0);
+                    match runs.last_mut() {
+                        Some(last) if x0 <= last.1 + 1.0 => last.1 = last.1.max(x1),
+                        _ => runs.push((x0, x1)),
+                    }
+                    let pixel_end = self.window.time_from_x(x1.ceil(), area).max(0.0) as u64;
+                    let rest = of_thread.get(i + 1..).unwrap_or_default();
+                    i += 1 + rest.partition_point(|iv| iv.1 <= pixel_end);
+                }
+            }
+            runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+            for (x0, x1) in runs {
+                let rect = Rect::from_x_y_ranges(x0..=x1, y..=y + row_height - 1.0);
+                painter.rect_filled(rect, 0.0, fill);
+                painter.rect_stroke(
+                    rect,
+                    0.0,
+                    Stroke::new(1.0, theme::SCOPE_SELECTED),
+                    egui::StrokeKind::Inside,
+                );
+            }
+        }
+    }
+
+    pub(super) fn paint_ruler(&self, ui: &Ui, ruler: Rect, area: Rect) {
+        let painter = ui.painter_at(ruler.expand2(vec2(LABEL_WIDTH, 0.0)));
+        painter.line_segment(
+            [ruler.left_top(), ruler.right_top()],
+            Stroke::new(1.0, theme::AXIS),
+        );
+        painter.line_segment(
+            [area.left_top(), area.left_bottom()],
+            Stroke::new(1.0, theme::AXIS),
+        );
+        let font = FontId::proportional(11.0);
+        for (t, label) in frame::ruler_ticks(self.window, self.ns_per_tick, area.width(), 110.0) {
+            let x = self.window.x_from_time(t, area);
+            painter.line_segment(
+                [pos2(x, ruler.top()), pos2(x, ruler.top() + 4.0)],
+                Stroke::new(1.0, theme::AXIS),
+            );
+            painter.text(
+                pos2(x, ruler.top() + 5.0),
+                Align2::CENTER_TOP,
+                label,
+                font.clone(),
+                theme::FOREGROUND,
+            );
+        }
+    }
+
+    pub(super) fn paint_labels(
+        &mut self,
+        ui: &mut Ui,
+        trace: &Trace,
+        labels: Rect,
+        row_height: f32,
+        visible: &std::ops::Range<usize>,
+    ) {
+        let font = FontId::monospace((row_height - 3.0).clamp(8.0, 12.0));
+        let mut toggle = None;
+        for (i, r) in visible.clone().enumerate() {
+            let Some(item) = self.rows.get(r) else {
+                continue;
+            };
+            let top = labels.top() + i as f32 * row_height;
+            let rect =
+                Rect::from_min_size(pos2(labels.left(), top), vec2(labels.width(), row_height));
+            if r % 2 == 1 {
+                ui.painter().rect_filled(rect, 0.0, theme::LABEL_STRIPE);
+            }
+            let collapsed = !matches!(item.kind, RowKind::Thread(_));
+            let text = if collapsed {
+                format!("+ {}", item.label)
+            } else {
+                item.label.clone()
+            };
+            let color = if collapsed {
+                theme::GROUP_TEXT
+            } else {
+                theme::FOREGROUND
+            };
+            let label = egui::Label::new(egui::RichText::new(text).font(font.clone()).color(color))
+                .truncate()
+                .sense(Sense::click());
+            let resp = ui
+                .put(rect.shrink2(vec2(4.0, 0.0)), label)
+                .on_hover_text(if collapsed {
+                    "Click to expand"
+                } else {
+                    "Click to collapse its task"
+                });
+            if resp.clicked() {
+                toggle = Some(r);
+            }
+        }
+        if let Some(r) = toggle {
+            self.toggle_row(trace, r);
+        }
+    }
+}
