@@ -1,7 +1,8 @@
 //! Analyses over a loaded store, independent of the UI: statistics (Paraver's 2D analyzer)
 //! and scopes (Carnival's blocks, inclusive and exclusive time, line heat) with their source
-//! locations.
+//! locations; the scope panel's layout model.
 
+pub mod panel;
 pub mod scopes;
 pub mod source;
 pub mod stats;

@@ -32,7 +32,7 @@ use crate::source::SourceLoc;
 mod merge;
 mod naming;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod types;
 mod walk;
 

@@ -7,7 +7,7 @@ use prvscope_import::{self as trace, LoadOptions, Trace};
 
 /// A one-application trace of `threads` threads from body lines, in the NULL mode
 /// (`N` leaves a scope) with labels for the user functions and their lines.
-fn trace_of(threads: u32, end: u64, body: &str) -> Trace {
+pub(crate) fn trace_of(threads: u32, end: u64, body: &str) -> Trace {
     let header = format!("#Paraver (01/01/2026 at 00:00):{end}_ns:1({threads}):1:1({threads}:1)\n");
     let text = format!("{header}{body}");
     let pcf = "DEFAULT_OPTIONS\n\nNULL_VALUE N\n\nSTATES\n0 Idle\n1 Running\n5 Synchronization\n\n\
@@ -29,7 +29,7 @@ EVENT_TYPE\n9 50000002 MPI Collective Comm\nVALUES\n10 MPI_Allreduce\n\n";
     trace::load(&prv, &LoadOptions::default(), None).unwrap()
 }
 
-fn run(trace: &Trace, t0: u64, t1: u64) -> ScopeAnalysis {
+pub(crate) fn run(trace: &Trace, t0: u64, t1: u64) -> ScopeAnalysis {
     let ctx = ScopeContext::new(trace.pcf.as_ref(), &trace.store);
     let types = auto_types(trace.pcf.as_ref(), &trace.store.event_types());
     analyze(&trace.store, &ctx, &ScopeQuery { types, t0, t1 }, None).unwrap()

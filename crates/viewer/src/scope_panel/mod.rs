@@ -10,7 +10,6 @@
 //! - `popup`: the per-thread and per-category popups;
 //! - `model`: what to show, computed without drawing (table order, lines, lanes).
 
-mod model;
 mod popup;
 mod source_view;
 mod table;
@@ -26,7 +25,8 @@ use super::frame::{TimeWindow, format_ticks};
 use super::jobs::Job;
 use super::recent::RecentFiles;
 use super::theme;
-use model::{Prepared, parse_types, types_text};
+pub use prvscope_analysis::panel::SortBy;
+use prvscope_analysis::panel::{Prepared, parse_types, types_text};
 use prvscope_analysis::scopes::{
     self, Cancelled, Category, ScopeAnalysis, ScopeContext, ScopeKey, ScopeQuery, ScopeType,
 };
@@ -67,16 +67,6 @@ pub enum Popup {
     Threads(ScopeKey),
     /// The category histogram of a scope.
     Categories(ScopeKey),
-}
-
-/// Columns the scope table sorts by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SortBy {
-    Name,
-    Location,
-    Inclusive,
-    Exclusive,
-    Entries,
 }
 
 /// Per-thread intervals of the selected scope (what the timeline highlights).

@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use egui::{FontId, Painter, Rect, RichText, Sense, Ui, WidgetInfo, pos2, vec2};
 
-use super::model::Prepared;
 use super::{Popup, ScopePanel};
 use crate::frame::format_ticks;
 use crate::theme;
+use prvscope_analysis::panel::Prepared;
 use prvscope_analysis::scopes::{self, ScopeAnalysis};
 use prvscope_analysis::source::Found;
 

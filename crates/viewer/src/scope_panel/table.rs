@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use egui::Ui;
 
-use super::model::table_order;
 use super::{ScopePanel, SortBy};
 use crate::frame::format_ticks;
+use prvscope_analysis::panel::table_order;
 use prvscope_analysis::scopes::{ScopeAnalysis, ScopeStats};
 
 impl ScopePanel {

@@ -1,15 +1,25 @@
-//! What the scope panel shows, computed without drawing: the scope table's order, the source
-//! view's lines, heat and scope lanes, and the scope types as the user edits them.
+//! The scope panel's layout model: what the panel shows, computed without drawing (the scope
+//! table's order, the source view's lines, heat and scope lanes, the scope types as the user
+//! edits them). The viewer draws it; the tests here check it without pixels.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::SortBy;
-use prvscope_analysis::scopes::{self, ScopeAnalysis, ScopeType};
-use prvscope_analysis::source::{Found, scope_end_line};
+use crate::scopes::{self, ScopeAnalysis, ScopeType};
+use crate::source::{Found, scope_end_line};
+
+/// Columns the scope table sorts by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortBy {
+    Name,
+    Location,
+    Inclusive,
+    Exclusive,
+    Entries,
+}
 
 /// The scope table's order: indices into `a.scopes`.
-pub(super) fn table_order(a: &ScopeAnalysis, (by, desc): (SortBy, bool)) -> Vec<usize> {
+pub fn table_order(a: &ScopeAnalysis, (by, desc): (SortBy, bool)) -> Vec<usize> {
     let mut order: Vec<usize> = (0..a.scopes.len()).collect();
     order.sort_by(|&i, &j| {
         let (x, y) = (&a.scopes[i], &a.scopes[j]);
@@ -26,25 +36,25 @@ pub(super) fn table_order(a: &ScopeAnalysis, (by, desc): (SortBy, bool)) -> Vec<
 }
 
 /// What the source view draws for one analysis and one file.
-pub(super) struct Prepared {
-    pub(super) analysis: Arc<ScopeAnalysis>,
-    pub(super) file: String,
-    pub(super) found: Arc<Found>,
+pub struct Prepared {
+    pub analysis: Arc<ScopeAnalysis>,
+    pub file: String,
+    pub found: Arc<Found>,
     /// Byte ranges of the text's lines.
-    pub(super) lines: Vec<std::ops::Range<usize>>,
-    pub(super) heat: BTreeMap<u32, u64>,
-    pub(super) source: scopes::HeatSource,
+    pub lines: Vec<std::ops::Range<usize>>,
+    pub heat: BTreeMap<u32, u64>,
+    pub source: scopes::HeatSource,
     /// Heated lines, hottest first.
-    pub(super) hot: Vec<(u32, u64)>,
+    pub hot: Vec<(u32, u64)>,
     /// (scope index, first line, last line, lane) of the file's scopes.
-    pub(super) placed: Vec<(usize, u32, u32, usize)>,
-    pub(super) lanes: usize,
+    pub placed: Vec<(usize, u32, u32, usize)>,
+    pub lanes: usize,
     /// Source files of the analysis, most heated first.
-    pub(super) files: Vec<String>,
+    pub files: Vec<String>,
 }
 
 impl Prepared {
-    pub(super) fn new(a: &Arc<ScopeAnalysis>, file: &str, found: Arc<Found>) -> Self {
+    pub fn new(a: &Arc<ScopeAnalysis>, file: &str, found: Arc<Found>) -> Self {
         let (heat, source) = a.heat(file);
         let mut hot: Vec<(u32, u64)> = heat.iter().map(|(&l, &t)| (l, t)).collect();
         hot.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
@@ -120,7 +130,7 @@ fn place_in_lanes(mut in_file: Vec<(usize, u32, u32)>) -> (Vec<(usize, u32, u32,
 }
 
 /// Scope types as the user edits them.
-pub(super) fn types_text(types: &[ScopeType]) -> String {
+pub fn types_text(types: &[ScopeType]) -> String {
     types
         .iter()
         .map(|t| t.ty.to_string())
@@ -130,7 +140,7 @@ pub(super) fn types_text(types: &[ScopeType]) -> String {
 
 /// The scope types the user typed (numbers separated by commas or spaces; the rest is
 /// ignored).
-pub(super) fn parse_types(text: &str) -> Vec<ScopeType> {
+pub fn parse_types(text: &str) -> Vec<ScopeType> {
     text.split([',', ' '])
         .filter_map(|t| t.trim().parse::<u32>().ok())
         .map(ScopeType::new)
@@ -178,5 +188,69 @@ mod tests {
         assert_eq!(types_text(&types), "60000019,50000002,7");
         assert_eq!(parse_types(&types_text(&types)), types);
         assert!(parse_types("none").is_empty());
+    }
+
+    /// main [0,100) > solve [10,60) > MPI_Allreduce [30,50); solve's location comes from its
+    /// user-function line event (line 20 of app.c).
+    fn analysed() -> Arc<ScopeAnalysis> {
+        let t = crate::scopes::tests::trace_of(
+            1,
+            100,
+            "1:1:1:1:1:0:100:1\n\
+2:1:1:1:1:0:60000019:1\n2:1:1:1:1:10:60000019:2:60000119:2\n2:1:1:1:1:30:50000002:10\n\
+2:1:1:1:1:50:50000002:N\n2:1:1:1:1:60:60000019:N:60000119:N\n",
+        );
+        Arc::new(crate::scopes::tests::run(&t, 0, 100))
+    }
+
+    #[test]
+    fn the_table_sorts_by_the_chosen_column_both_ways() {
+        let a = analysed();
+        let names = |by| -> Vec<&str> {
+            table_order(&a, by)
+                .into_iter()
+                .map(|i| a.scopes[i].name.as_str())
+                .collect()
+        };
+        assert_eq!(
+            names((SortBy::Inclusive, true)),
+            ["main", "solve", "MPI_Allreduce"]
+        );
+        assert_eq!(
+            names((SortBy::Inclusive, false)),
+            ["MPI_Allreduce", "solve", "main"]
+        );
+        assert_eq!(
+            names((SortBy::Name, false)),
+            ["MPI_Allreduce", "main", "solve"]
+        );
+        // Exclusive: main 50, solve 30, MPI_Allreduce 20.
+        assert_eq!(
+            names((SortBy::Exclusive, true)),
+            ["main", "solve", "MPI_Allreduce"]
+        );
+    }
+
+    #[test]
+    fn the_source_view_places_the_files_scopes_and_heat() {
+        let a = analysed();
+        let text = "#include <mpi.h>\n\nint main(void)\n{\n  solve();\n  return 0;\n}\n";
+        let p = Prepared::new(&a, "app.c", Arc::new(Found::Embedded { text }));
+        assert_eq!(p.lines.len(), 7);
+        assert_eq!(p.files, ["app.c"]);
+        // main is declared on line 3 of app.c and ends at its closing brace, line 7; solve
+        // takes its location from the line event (line 20, past this text's end: one line).
+        let at = |name| a.scopes.iter().position(|s| s.name == name).unwrap();
+        assert_eq!(p.placed, [(at("main"), 3, 7, 0), (at("solve"), 20, 20, 0)]);
+        assert_eq!(p.lanes, 1);
+        // No sampled lines: each scope's exclusive time heats its first line, hottest first
+        // (main 100 - 50, solve 50 - 20).
+        assert_eq!(p.source, scopes::HeatSource::ScopeFirstLines);
+        assert_eq!(p.hot, [(3, 50), (20, 30)]);
+        // A missing file: no lines, no scope lanes, the heat still listed.
+        let missing = Prepared::new(&a, "app.c", Arc::new(Found::Missing { tried: Vec::new() }));
+        assert!(missing.lines.is_empty() && missing.placed.is_empty());
+        assert_eq!(missing.lanes, 0);
+        assert_eq!(missing.hot, p.hot);
     }
 }
