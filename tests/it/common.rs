@@ -131,3 +131,20 @@ pub fn alone() -> std::sync::RwLockWriteGuard<'static, ()> {
         .write()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
+
+/// eframe's settings storage, in memory (what the window writes on exit).
+#[derive(Default)]
+pub struct MemoryStorage(std::collections::HashMap<String, String>);
+
+impl eframe::Storage for MemoryStorage {
+    fn get_string(&self, key: &str) -> Option<String> {
+        self.0.get(key).cloned()
+    }
+    fn set_string(&mut self, key: &str, value: String) {
+        self.0.insert(key.to_owned(), value);
+    }
+    fn remove_string(&mut self, key: &str) {
+        self.0.remove(key);
+    }
+    fn flush(&mut self) {}
+}

@@ -6,6 +6,7 @@ use egui_kittest::kittest::Queryable;
 use prvscope_import::NullOverride;
 use prvscope_viewer::app::App;
 use prvscope_viewer::loader::{LoadRequest, LoadSource};
+use prvscope_viewer::settings::Settings;
 
 fn harness(path: &std::path::Path, available: Option<u64>) -> Harness<'static, App> {
     let source = LoadSource::File(path.to_path_buf());
@@ -16,8 +17,13 @@ fn harness(path: &std::path::Path, available: Option<u64>) -> Harness<'static, A
                 available_override: available,
                 ..LoadRequest::default()
             };
-            let mut app =
-                App::with_request(&cc.egui_ctx, source, NullOverride::Auto, None, request);
+            let mut app = App::with_request(
+                &cc.egui_ctx,
+                source,
+                NullOverride::Auto,
+                Settings::default(),
+                request,
+            );
             app.show_timings = false;
             app.show_scopes = false;
             app

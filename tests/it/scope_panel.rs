@@ -8,6 +8,7 @@ use egui_kittest::kittest::Queryable;
 use prvscope_analysis::scopes::{self, Category, ScopeAnalysis, ScopeContext, ScopeStats};
 use prvscope_viewer::app::App;
 use prvscope_viewer::loader::LoadSource;
+use prvscope_viewer::settings::Settings;
 
 use crate::viewer::harness_with;
 
@@ -266,12 +267,11 @@ fn an_added_source_folder_shows_the_file_and_is_remembered() {
     let Some(shared) = crate::common::shared_traces() else {
         return;
     };
-    let config = crate::common::temp_dir("panel-config");
     let sources = crate::common::temp_dir("panel-sources");
     let text = "/* a line */\n".repeat(80);
     std::fs::write(sources.join("jacobi-2d-imper_v0.c"), &text).unwrap();
     let trace = shared.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv");
-    let open = |config: std::path::PathBuf| {
+    let open = |settings: Settings| {
         let trace = trace.clone();
         let mut h = Harness::builder()
             .with_size(egui::vec2(1600.0, 900.0))
@@ -280,7 +280,7 @@ fn an_added_source_folder_shows_the_file_and_is_remembered() {
                     &cc.egui_ctx,
                     LoadSource::File(trace),
                     prvscope_import::NullOverride::Auto,
-                    Some(&config),
+                    settings,
                 )
             });
         let ctx = h.ctx.clone();
@@ -288,7 +288,7 @@ fn an_added_source_folder_shows_the_file_and_is_remembered() {
         settle(&mut h);
         h
     };
-    let mut h = open(config.clone());
+    let mut h = open(Settings::default());
     h.get_by_label("Source file jacobi-2d-imper_v0.c not found.");
     h.state_mut()
         .loaded
@@ -302,10 +302,25 @@ fn an_added_source_folder_shows_the_file_and_is_remembered() {
             .is_none()
     );
     assert_eq!(h.state().loaded.as_ref().unwrap().scopes.line_count, 80);
-    // A new window reads the folder list back and finds the file at once.
-    let h = open(config.clone());
+    // eframe saves the settings; a new window reads the folder back and finds the file at once.
+    let mut storage = crate::common::MemoryStorage::default();
+    eframe::App::save(h.state_mut(), &mut storage);
+    let h = open(Settings::load(Some(&storage)));
     let p = &h.state().loaded.as_ref().unwrap().scopes;
-    assert!(p.folders.paths.iter().any(|d| d.ends_with("panel-sources")));
+    assert!(
+        p.folders
+            .paths()
+            .iter()
+            .any(|d| d.ends_with("panel-sources"))
+    );
     assert_eq!(p.line_count, 80);
-    assert!(config.join("source-folders.txt").exists());
+    // And the trace joined the recent files.
+    assert!(
+        h.state()
+            .settings()
+            .recent
+            .paths()
+            .iter()
+            .any(|p| p.ends_with("jacobi-2d-imper_v0.prv"))
+    );
 }

@@ -13,6 +13,7 @@ use prvscope_store::signal::SignalSpec;
 use prvscope_viewer::app::App;
 use prvscope_viewer::frame::TimeWindow;
 use prvscope_viewer::loader::LoadSource;
+use prvscope_viewer::settings::Settings;
 use prvscope_viewer::theme;
 
 use crate::common::{shared_traces, temp_dir};
@@ -36,7 +37,12 @@ pub fn harness_with(
     let mut h = Harness::builder()
         .with_size(egui::vec2(size.0, size.1))
         .build_eframe(move |cc| {
-            let mut app = App::new(&cc.egui_ctx, source, NullOverride::Auto, None);
+            let mut app = App::new(
+                &cc.egui_ctx,
+                source,
+                NullOverride::Auto,
+                Settings::default(),
+            );
             app.start_view = view;
             app.show_timings = false;
             app.show_scopes = scopes;
@@ -385,7 +391,14 @@ fn window_stays_responsive_while_a_big_trace_loads_and_cancel_works() {
     let _alone = crate::common::alone();
     let mut h = Harness::builder()
         .with_size(egui::vec2(1200.0, 600.0))
-        .build_eframe(|cc| App::new(&cc.egui_ctx, LoadSource::Demo, NullOverride::Auto, None));
+        .build_eframe(|cc| {
+            App::new(
+                &cc.egui_ctx,
+                LoadSource::Demo,
+                NullOverride::Auto,
+                Settings::default(),
+            )
+        });
     let ctx = h.ctx.clone();
     h.state_mut().wait_for_load(&ctx);
     h.run_steps(2);
@@ -463,6 +476,6 @@ fn a_file_dropped_on_the_window_opens_and_joins_the_recent_files() {
     h.run_steps(3);
     h.get_by_label("State @ threads_null.prv");
     h.get_by_label("worker 1.1.2");
-    let recent = &h.state().recent.paths;
+    let recent = h.state().settings().recent.paths();
     assert_eq!(recent.first(), Some(&std::fs::canonicalize(&path).unwrap()));
 }

@@ -9,7 +9,7 @@
 //! - [`jobs`]: background work on its own thread, which wakes the UI when it is done;
 //! - [`loader`]: loading off the UI thread (after a memory check), the embedded demo trace;
 //! - [`part_dialog`]: "Open part of a trace" (a time range, some threads) with memory estimates;
-//! - [`recent`]: the recent-files list;
+//! - [`settings`]: what the viewer remembers between runs (through eframe's persistence);
 //! - [`theme`]: every colour.
 
 pub mod app;
@@ -17,9 +17,9 @@ pub mod frame;
 pub mod jobs;
 pub mod loader;
 pub mod part_dialog;
-pub mod recent;
 pub mod rows;
 pub mod scope_panel;
+pub mod settings;
 pub mod theme;
 pub mod timeline;
 pub mod view;
@@ -46,7 +46,8 @@ pub fn run(
         "prvscope",
         options,
         Box::new(move |cc| {
-            let mut app = App::with_user_config(&cc.egui_ctx, source, null, request);
+            let settings = self::settings::Settings::load(cc.storage);
+            let mut app = App::with_request(&cc.egui_ctx, source, null, settings, request);
             app.start_view = view;
             Ok(Box::new(app))
         }),

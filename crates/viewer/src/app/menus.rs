@@ -29,11 +29,11 @@ impl App {
                     self.open(&ctx, LoadSource::Demo);
                 }
                 ui.menu_button("Recent files", |ui| {
-                    if self.recent.paths.is_empty() {
+                    if self.settings.recent.paths().is_empty() {
                         ui.label("(none yet)");
                     }
                     let mut chosen = None;
-                    for p in &self.recent.paths {
+                    for p in self.settings.recent.paths() {
                         if ui.button(p.display().to_string()).clicked() {
                             chosen = Some(p.clone());
                         }

@@ -11,7 +11,7 @@ mod export;
 mod menus;
 mod panels;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use egui::{RichText, Ui};
@@ -19,8 +19,8 @@ use egui::{RichText, Ui};
 use super::jobs::Job;
 use super::loader::{LoadOutcome, LoadRequest, LoadSource, Loading};
 use super::part_dialog::{PartChoice, PartDialog};
-use super::recent::{RecentFiles, config_dir};
 use super::scope_panel::ScopePanel;
+use super::settings::Settings;
 use super::theme;
 use super::timeline::Timeline;
 use super::view::ViewConfig;
@@ -46,7 +46,8 @@ pub struct App {
     pub loading: Option<Loading>,
     /// The last load error, shown in the window.
     pub error: Option<String>,
-    pub recent: RecentFiles,
+    /// Recent files and source folders, kept between runs by eframe.
+    settings: Settings,
     null: NullOverride,
     /// The file dialog, and whether the file picked opens the "part" dialog.
     open_dialog: Option<(Job<Option<PathBuf>>, bool)>,
@@ -72,21 +73,19 @@ pub struct App {
     pub show_timings: bool,
     /// Show the scope panel.
     pub show_scopes: bool,
-    /// Where settings are kept (none: nothing is saved).
-    config: Option<PathBuf>,
     /// The context the app draws in: background work repaints it when done.
     ctx: egui::Context,
 }
 
 impl App {
-    /// An app that starts loading `source`; recent files are kept in `config` (none: not kept).
+    /// An app that starts loading `source`, with `settings` (recent files, source folders).
     pub fn new(
         ctx: &egui::Context,
         source: LoadSource,
         null: NullOverride,
-        config: Option<&Path>,
+        settings: Settings,
     ) -> Self {
-        App::with_request(ctx, source, null, config, LoadRequest::default())
+        App::with_request(ctx, source, null, settings, LoadRequest::default())
     }
 
     /// An app that starts loading `request`'s part of `source` (with its memory check).
@@ -94,14 +93,14 @@ impl App {
         ctx: &egui::Context,
         source: LoadSource,
         null: NullOverride,
-        config: Option<&Path>,
+        settings: Settings,
         request: LoadRequest,
     ) -> Self {
         let mut app = App {
             loaded: None,
             loading: None,
             error: None,
-            recent: RecentFiles::load(config),
+            settings,
             null,
             open_dialog: None,
             part_dialog: None,
@@ -118,21 +117,15 @@ impl App {
             start_view: None,
             show_timings: true,
             show_scopes: true,
-            config: config.map(Path::to_path_buf),
             ctx: ctx.clone(),
         };
         app.open_request(ctx, source, request);
         app
     }
 
-    /// An app reading its recent files from the user's configuration folder.
-    pub fn with_user_config(
-        ctx: &egui::Context,
-        source: LoadSource,
-        null: NullOverride,
-        request: LoadRequest,
-    ) -> Self {
-        App::with_request(ctx, source, null, config_dir().as_deref(), request)
+    /// The settings as they are now (what eframe saves).
+    pub fn settings(&self) -> &Settings {
+        &self.settings
     }
 
     /// Starts loading a trace in the background (the current one stays until it is ready).
@@ -196,14 +189,12 @@ impl App {
         match result {
             LoadOutcome::Loaded(loaded) => {
                 let (trace, timeline) = *loaded;
-                if let Some(LoadSource::File(path)) = &source
-                    && let Err(e) = self.recent.add(path)
-                {
-                    self.status = format!("could not save the recent-files list: {e}");
+                if let Some(LoadSource::File(path)) = &source {
+                    self.settings.recent.add(path);
                 }
                 self.show_report = !trace.report.is_empty();
                 let types = trace.store.event_types();
-                let scopes = ScopePanel::new(&trace, self.config.as_deref());
+                let scopes = ScopePanel::new(&trace, &self.settings.source_folders);
                 self.loaded = Some(Loaded {
                     trace,
                     timeline,
@@ -257,6 +248,10 @@ impl App {
 }
 
 impl eframe::App for App {
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        self.settings.save(storage);
+    }
+
     fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
         self.poll_loading(&ctx);
@@ -277,6 +272,9 @@ impl eframe::App for App {
         if let Some(l) = &mut self.loaded {
             l.scopes.update(&ctx, l.timeline.window);
             l.timeline.highlight = l.scopes.highlight();
+            if l.scopes.folders != self.settings.source_folders {
+                self.settings.source_folders = l.scopes.folders.clone();
+            }
         }
         egui::Panel::top("menu").show(ui, |ui| {
             self.menu_ui(ui);

@@ -23,7 +23,7 @@ use egui::{Color32, Rect, Ui, vec2};
 
 use super::frame::{TimeWindow, format_ticks};
 use super::jobs::Job;
-use super::recent::RecentFiles;
+use super::settings::RecentFiles;
 use super::theme;
 pub use prvscope_analysis::panel::SortBy;
 use prvscope_analysis::panel::{Prepared, parse_types, types_text};
@@ -127,15 +127,15 @@ pub struct ScopePanel {
 }
 
 impl ScopePanel {
-    /// The panel of a freshly loaded trace; source folders are remembered in `config`.
-    pub fn new(trace: &Trace, config: Option<&std::path::Path>) -> Self {
+    /// The panel of a freshly loaded trace, searching sources in `folders` too.
+    pub fn new(trace: &Trace, folders: &RecentFiles) -> Self {
         let store = Arc::clone(&trace.store);
         let ctx = Arc::new(ScopeContext::new(trace.pcf.as_ref(), &store));
         let types = scopes::auto_types(trace.pcf.as_ref(), &store.event_types());
         let types_text = types_text(&types);
         let auto_types = types.clone();
-        let folders = RecentFiles::load_named(config, "source-folders.txt");
-        let finder = super::loader::source_finder(trace, &folders.paths);
+        let folders = folders.clone();
+        let finder = super::loader::source_finder(trace, folders.paths());
         let mut state_colors = BTreeMap::new();
         let mut state_labels = BTreeMap::new();
         if let Some(pcf) = &trace.pcf {
@@ -339,11 +339,11 @@ impl ScopePanel {
 
     /// Adds a folder to the source search and remembers it.
     pub fn add_folder(&mut self, dir: &std::path::Path) {
-        let _ = self.folders.add(dir);
+        self.folders.add(dir);
         self.finder = if self.ships_sources {
             self.finder.clone()
         } else {
-            SourceFinder::for_trace(&self.trace_path, &self.folders.paths)
+            SourceFinder::for_trace(&self.trace_path, self.folders.paths())
         };
         self.sources.clear();
         self.prepared = None;

@@ -1,0 +1,199 @@
+//! What the viewer remembers between runs: the recent files and the source folders the user
+//! added. eframe keeps them (its `persistence`, beside the window's size and place, in
+//! `~/.local/share/prvscope/`): they are read when the window opens and written when eframe
+//! saves (every 30 s and on exit). Lists kept as text files by earlier versions, in
+//! `~/.config/prvscope/`, are read once when eframe has none yet.
+
+use std::path::{Path, PathBuf};
+
+/// How many paths a list remembers.
+pub const MAX_RECENT: usize = 10;
+
+/// eframe's key of the recent files.
+const RECENT_KEY: &str = "prvscope.recent_files";
+/// eframe's key of the source folders.
+const FOLDERS_KEY: &str = "prvscope.source_folders";
+
+/// A list of paths, newest first, without duplicates, at most [`MAX_RECENT`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecentFiles {
+    paths: Vec<PathBuf>,
+}
+
+impl RecentFiles {
+    /// The list of `paths` (the first [`MAX_RECENT`] distinct ones).
+    pub fn from_paths(paths: impl IntoIterator<Item = PathBuf>) -> Self {
+        let mut list = RecentFiles::default();
+        for p in paths {
+            if list.paths.len() == MAX_RECENT {
+                break;
+            }
+            if !list.paths.contains(&p) {
+                list.paths.push(p);
+            }
+        }
+        list
+    }
+
+    /// The paths, newest first.
+    pub fn paths(&self) -> &[PathBuf] {
+        &self.paths
+    }
+
+    /// Puts `path` (made absolute where it exists) first.
+    pub fn add(&mut self, path: &Path) {
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        self.paths.retain(|p| p != &path);
+        self.paths.insert(0, path);
+        self.paths.truncate(MAX_RECENT);
+    }
+}
+
+/// The viewer's settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// Traces opened, newest first (File > Open recent).
+    pub recent: RecentFiles,
+    /// Folders added to the source search (the scope panel).
+    pub source_folders: RecentFiles,
+}
+
+impl Settings {
+    /// The settings eframe kept (`None`: a window without persistence, as in tests, starts
+    /// with none). A list eframe does not have yet is read from the text file an earlier
+    /// version kept in [`legacy_dir`].
+    pub fn load(storage: Option<&dyn eframe::Storage>) -> Self {
+        match storage {
+            Some(storage) => Settings::load_from(storage, legacy_dir().as_deref()),
+            None => Settings::default(),
+        }
+    }
+
+    /// The settings in `storage`, or in the text files of `legacy` for lists it lacks.
+    fn load_from(storage: &dyn eframe::Storage, legacy: Option<&Path>) -> Self {
+        let list = |key: &str, file: &str| match eframe::get_value::<Vec<PathBuf>>(storage, key) {
+            Some(paths) => RecentFiles::from_paths(paths),
+            None => read_list(legacy.map(|d| d.join(file)).as_deref()),
+        };
+        Settings {
+            recent: list(RECENT_KEY, "recent.txt"),
+            source_folders: list(FOLDERS_KEY, "source-folders.txt"),
+        }
+    }
+
+    /// Hands the settings to eframe, which writes them.
+    pub fn save(&self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, RECENT_KEY, &self.recent.paths);
+        eframe::set_value(storage, FOLDERS_KEY, &self.source_folders.paths);
+    }
+}
+
+/// Where earlier versions kept their lists: `$PRVSCOPE_CONFIG_DIR`, else
+/// `$XDG_CONFIG_HOME/prvscope`, else `~/.config/prvscope`.
+pub fn legacy_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("PRVSCOPE_CONFIG_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(dir) = std::env::var_os("XDG_CONFIG_HOME").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir).join("prvscope"));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config").join("prvscope"))
+}
+
+/// A list kept as a text file, one path per line (a missing or unreadable file is an empty
+/// list).
+fn read_list(file: Option<&Path>) -> RecentFiles {
+    let text = file.and_then(|f| std::fs::read_to_string(f).ok());
+    RecentFiles::from_paths(
+        text.iter()
+            .flat_map(|t| t.lines())
+            .filter(|l| !l.trim().is_empty())
+            .map(PathBuf::from),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    /// eframe's storage, in memory.
+    #[derive(Default)]
+    struct Memory(HashMap<String, String>);
+
+    impl eframe::Storage for Memory {
+        fn get_string(&self, key: &str) -> Option<String> {
+            self.0.get(key).cloned()
+        }
+        fn set_string(&mut self, key: &str, value: String) {
+            self.0.insert(key.to_owned(), value);
+        }
+        fn remove_string(&mut self, key: &str) {
+            self.0.remove(key);
+        }
+        fn flush(&mut self) {}
+    }
+
+    #[test]
+    fn recent_files_come_newest_first_without_duplicates_and_at_most_ten() {
+        let mut r = RecentFiles::default();
+        for name in ["a.prv", "b.prv", "a.prv"] {
+            r.add(Path::new(&format!("/nonexistent/{name}")));
+        }
+        assert_eq!(
+            r.paths(),
+            [
+                PathBuf::from("/nonexistent/a.prv"),
+                PathBuf::from("/nonexistent/b.prv")
+            ]
+        );
+        for i in 0..20 {
+            r.add(Path::new(&format!("/nonexistent/{i}.prv")));
+        }
+        assert_eq!(r.paths().len(), MAX_RECENT);
+        assert_eq!(
+            r.paths().first(),
+            Some(&PathBuf::from("/nonexistent/19.prv"))
+        );
+    }
+
+    #[test]
+    fn settings_survive_a_restart_through_eframes_storage() {
+        let mut settings = Settings::default();
+        settings.recent.add(Path::new("/nonexistent/a b.prv"));
+        settings.recent.add(Path::new("/nonexistent/c.prv.xz"));
+        settings.source_folders.add(Path::new("/nonexistent/src"));
+        let mut storage = Memory::default();
+        settings.save(&mut storage);
+        assert_eq!(Settings::load(Some(&storage)), settings);
+        // Without storage (tests, a window without persistence) nothing is read.
+        assert_eq!(Settings::load(None), Settings::default());
+    }
+
+    #[test]
+    fn lists_of_earlier_versions_are_read_when_eframe_has_none() {
+        let dir = std::env::temp_dir().join(format!("prvscope-legacy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("recent.txt"), "/t/a.prv\n\n/t/b.prv\n/t/a.prv\n").unwrap();
+        std::fs::write(dir.join("source-folders.txt"), "/t/old-src\n").unwrap();
+        let mut storage = Memory::default();
+        let read = Settings::load_from(&storage, Some(&dir));
+        assert_eq!(
+            read.recent.paths(),
+            [PathBuf::from("/t/a.prv"), PathBuf::from("/t/b.prv")]
+        );
+        assert_eq!(read.source_folders.paths(), [PathBuf::from("/t/old-src")]);
+        // Once eframe has a list, the old file is no longer read (an emptied list stays empty).
+        Settings::default().save(&mut storage);
+        assert_eq!(
+            Settings::load_from(&storage, Some(&dir)),
+            Settings::default()
+        );
+        assert_eq!(
+            read_list(Some(&dir.join("missing.txt"))),
+            RecentFiles::default()
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
