@@ -190,7 +190,7 @@ mod tests {
         assert!(parse_types("none").is_empty());
     }
 
-    /// main [0,100) > solve [10,60) > MPI_Allreduce [30,50); solve's location comes from its
+    /// main [0,100) > solve [10,60) > `MPI_Allreduce` [30,50); solve's location comes from its
     /// user-function line event (line 20 of app.c).
     fn analysed() -> Arc<ScopeAnalysis> {
         let t = crate::scopes::tests::trace_of(
