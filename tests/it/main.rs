@@ -16,3 +16,4 @@ mod scopes;
 mod soak;
 mod subset;
 mod viewer;
+mod widgets;

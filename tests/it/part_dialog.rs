@@ -24,8 +24,8 @@ fn harness(path: &std::path::Path, available: Option<u64>) -> Harness<'static, A
                 Settings::default(),
                 request,
             );
-            app.show_timings = false;
-            app.show_scopes = false;
+            app.set_show_timings(false);
+            app.set_show_scopes(false);
             app
         });
     let ctx = h.ctx.clone();
@@ -49,19 +49,19 @@ fn a_trace_too_large_opens_the_part_dialog_and_loads_the_threads_chosen() {
     // 20 MB: the whole trace is estimated above it, one task of four threads below.
     let mut h = harness(&path, Some(20_000_000));
     assert!(
-        h.state().loaded.is_none(),
+        h.state().loaded().is_none(),
         "nothing is loaded before the user chooses"
     );
-    assert!(h.state().part_dialog.is_some());
+    assert!(h.state().part_dialog().is_some());
     h.get_by_label_contains("The whole trace needs about");
     h.get_by_label_contains("of text); 20.0 MB available.");
     h.get_by_label_contains("has 16 threads");
     h.get_by_label_contains("g.prv needs about ");
     h.get_by_label_contains("MB to load, more than the memory available");
     // The range is preset to what fits; clear it and choose task 1.3 instead.
-    let preset_to: u64 = h.state().part_dialog.as_ref().unwrap().to.parse().unwrap();
+    let preset_to: u64 = h.state().part_dialog().unwrap().to.parse().unwrap();
     assert!(preset_to > 0);
-    h.state_mut().part_dialog.as_mut().unwrap().to.clear();
+    h.state_mut().part_dialog_mut().unwrap().to.clear();
     h.get_by_label("Threads").focus();
     h.get_by_label("Threads").type_text("1.3");
     h.run_steps(2);
@@ -76,8 +76,8 @@ fn a_trace_too_large_opens_the_part_dialog_and_loads_the_threads_chosen() {
     h.snapshot("part_dialog");
     load_part(&mut h);
     let app = h.state();
-    assert!(app.part_dialog.is_none());
-    let l = app.loaded.as_ref().expect("the part is loaded");
+    assert!(app.part_dialog().is_none());
+    let l = app.loaded().expect("the part is loaded");
     assert_eq!(
         l.trace.part.as_ref().unwrap().subset.to_string(),
         "threads 1.3"
@@ -98,11 +98,11 @@ fn open_part_of_a_trace_loads_a_time_range_and_home_fits_it() {
     let path = crate::common::generated_16_threads("part-dialog-range");
     // Enough memory: the trace loads whole, then File > Open part of a trace… on it.
     let mut h = harness(&path, None);
-    let end = h.state().loaded.as_ref().unwrap().trace.header.end_time;
+    let end = h.state().loaded().unwrap().trace.header.end_time;
     h.state_mut().ask_part(path.clone());
     for _ in 0..200 {
         h.run_steps(1);
-        if h.state().part_dialog.as_ref().unwrap().estimate.is_some() {
+        if h.state().part_dialog().unwrap().estimate.is_some() {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(5));
@@ -120,12 +120,12 @@ fn open_part_of_a_trace_loads_a_time_range_and_home_fits_it() {
     h.get_by_label("Threads").type_text("1.9");
     h.run_steps(2);
     h.get_by_label_contains("task 1.9 is not in the header");
-    h.state_mut().part_dialog.as_mut().unwrap().threads.clear();
+    h.state_mut().part_dialog_mut().unwrap().threads.clear();
     h.run_steps(2);
     load_part(&mut h);
-    let l = h.state().loaded.as_ref().unwrap();
+    let l = h.state().loaded().unwrap();
     assert_eq!(l.trace.loaded_range(), Some((from, to)));
-    let w = l.timeline.window;
+    let w = l.timeline.window();
     assert_eq!(
         (w.start, w.end()),
         (from, to),
@@ -133,15 +133,14 @@ fn open_part_of_a_trace_loads_a_time_range_and_home_fits_it() {
     );
     assert_eq!(l.timeline.rows().len(), 16);
     h.state_mut()
-        .loaded
-        .as_mut()
+        .loaded_mut()
         .unwrap()
         .timeline
         .zoom_to(prvscope_viewer::frame::TimeWindow {
             start: 0,
             span: end,
         });
-    h.state_mut().loaded.as_mut().unwrap().timeline.fit();
-    let w = h.state().loaded.as_ref().unwrap().timeline.window;
+    h.state_mut().loaded_mut().unwrap().timeline.fit();
+    let w = h.state().loaded().unwrap().timeline.window();
     assert_eq!((w.start, w.end()), (from, to), "Home shows the range");
 }

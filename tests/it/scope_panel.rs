@@ -2,6 +2,7 @@
 //! scope table, the per-thread and category popups, the profile map, the link to the
 //! timeline, and a snapshot of the panel beside the timeline.
 
+use egui::accesskit::Role;
 use egui::{Event, Modifiers, PointerButton, pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -21,7 +22,7 @@ fn demo() -> Harness<'static, App> {
 /// Lets the panel's worker threads finish and the frames catch up.
 fn settle(h: &mut Harness<'_, App>) {
     for _ in 0..3 {
-        h.state_mut().loaded.as_mut().unwrap().scopes.wait();
+        h.state_mut().loaded_mut().unwrap().scopes.wait();
         h.run_steps(3);
     }
 }
@@ -38,8 +39,7 @@ fn shared_trace(path: &str) -> Option<(std::path::PathBuf, Harness<'static, App>
 /// The panel's latest analysis.
 fn analysis(h: &Harness<'_, App>) -> std::sync::Arc<ScopeAnalysis> {
     h.state()
-        .loaded
-        .as_ref()
+        .loaded()
         .unwrap()
         .scopes
         .analysis()
@@ -70,13 +70,13 @@ fn the_demo_opens_with_its_source_heat_and_scope_table() {
         h.get_by_label(loc);
     }
     // The statistics cover the visible window, which is the whole trace.
-    let p = &h.state().loaded.as_ref().unwrap().scopes;
+    let p = &h.state().loaded().unwrap().scopes;
     let a = p.analysis().unwrap();
-    let end = h.state().loaded.as_ref().unwrap().timeline.window.end();
+    let end = h.state().loaded().unwrap().timeline.window().end();
     assert_eq!((a.t0, a.t1), (0, end));
-    assert_eq!(p.file.as_deref(), Some("demo.c"));
-    assert_eq!(p.first_visible_line, 1);
-    assert_eq!(p.line_count, 102);
+    assert_eq!(p.file(), Some("demo.c"));
+    assert_eq!(p.first_visible_line(), 1);
+    assert_eq!(p.line_count(), 102);
 }
 
 #[test]
@@ -86,7 +86,7 @@ fn clicking_a_scope_bar_shows_its_time_per_thread_and_its_category_histogram() {
     // Choosing reduce_residual (demo.c:77) in the table scrolls the source to it.
     h.get_by_label("reduce_residual").click();
     settle(&mut h);
-    assert!(h.state().loaded.as_ref().unwrap().scopes.first_visible_line >= 60);
+    assert!(h.state().loaded().unwrap().scopes.first_visible_line() >= 60);
     let s = scope(&h, "reduce_residual");
     let span = {
         let a = analysis(&h);
@@ -134,10 +134,7 @@ fn clicking_a_scope_bar_shows_its_time_per_thread_and_its_category_histogram() {
 fn clicking_the_profile_map_scrolls_the_source() {
     let _shared = crate::common::shared();
     let mut h = demo();
-    assert_eq!(
-        h.state().loaded.as_ref().unwrap().scopes.first_visible_line,
-        1
-    );
+    assert_eq!(h.state().loaded().unwrap().scopes.first_visible_line(), 1);
     let map = h.get_by_label("profile map").rect();
     let target = pos2(map.center().x, map.top() + 0.7 * map.height());
     for (pressed, pos) in [(true, target), (false, target)] {
@@ -151,9 +148,9 @@ fn clicking_the_profile_map_scrolls_the_source() {
         h.step();
     }
     h.run_steps(3);
-    let p = &h.state().loaded.as_ref().unwrap().scopes;
+    let p = &h.state().loaded().unwrap().scopes;
     // 70% down the map is line ~72 of 102; the view starts there or as far as it can go.
-    let first = p.first_visible_line;
+    let first = p.first_visible_line();
     assert!((50..=75).contains(&first), "first visible line {first}");
     // write_checkpoint (line 93) came into view: its bar is there to click.
     h.get_by_label("scope bar write_checkpoint");
@@ -166,19 +163,19 @@ fn a_selected_scope_is_highlighted_on_the_timeline_and_the_panel_follows_zoom() 
     h.get_by_label("exchange_halo").click();
     settle(&mut h);
     let (store, key, types) = {
-        let l = h.state().loaded.as_ref().unwrap();
-        let key = l.scopes.selected.unwrap();
+        let l = h.state().loaded().unwrap();
+        let key = l.scopes.selected().unwrap();
         (
             std::sync::Arc::clone(&l.trace.store),
             key,
-            l.scopes.types.clone(),
+            l.scopes.types().to_vec(),
         )
     };
-    let l = h.state().loaded.as_ref().unwrap();
+    let l = h.state().loaded().unwrap();
     let shown = l
         .timeline
-        .highlight
-        .clone()
+        .highlight()
+        .cloned()
         .expect("intervals on the timeline");
     let ctx = ScopeContext::new(l.trace.pcf.as_ref(), &store);
     let want =
@@ -191,12 +188,7 @@ fn a_selected_scope_is_highlighted_on_the_timeline_and_the_panel_follows_zoom() 
         start: 0,
         span: end / 10,
     };
-    h.state_mut()
-        .loaded
-        .as_mut()
-        .unwrap()
-        .timeline
-        .zoom_to(window);
+    h.state_mut().loaded_mut().unwrap().timeline.zoom_to(window);
     h.run_steps(2);
     settle(&mut h);
     let a = analysis(&h);
@@ -248,17 +240,29 @@ fn the_scope_types_can_be_chosen() {
     h.get_by_label("MPI_Init");
     h.get_by_label("MPI_Reduce");
     h.get_by_label("Scope types");
-    // Only the collectives.
-    h.state_mut().loaded.as_mut().unwrap().scopes.types_text = "50000002".to_owned();
+    // Only the collectives: type them over the field's text, as the user would.
+    h.get_by_role_and_label(Role::TextInput, "Scope types")
+        .focus();
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, egui::Key::A);
+    h.get_by_role_and_label(Role::TextInput, "Scope types")
+        .type_text("50000002");
+    h.run();
+    assert_eq!(
+        h.get_by_role_and_label(Role::TextInput, "Scope types")
+            .value()
+            .as_deref(),
+        Some("50000002")
+    );
     h.get_by_label("Apply").click();
     h.run_steps(2);
     settle(&mut h);
     h.get_by_label("MPI_Reduce");
     h.get_by_label("MPI_Bcast");
     assert!(h.query_by_label("MPI_Init").is_none());
-    let p = &h.state().loaded.as_ref().unwrap().scopes;
-    assert_eq!(p.types, vec![scopes::ScopeType::new(50_000_002)]);
-    assert_eq!(p.analysis().unwrap().types, p.types);
+    let p = &h.state().loaded().unwrap().scopes;
+    assert_eq!(p.types(), vec![scopes::ScopeType::new(50_000_002)]);
+    assert_eq!(p.analysis().unwrap().types, p.types());
 }
 
 #[test]
@@ -291,8 +295,7 @@ fn an_added_source_folder_shows_the_file_and_is_remembered() {
     let mut h = open(Settings::default());
     h.get_by_label("Source file jacobi-2d-imper_v0.c not found.");
     h.state_mut()
-        .loaded
-        .as_mut()
+        .loaded_mut()
         .unwrap()
         .scopes
         .add_folder(&sources);
@@ -301,19 +304,19 @@ fn an_added_source_folder_shows_the_file_and_is_remembered() {
         h.query_by_label("Source file jacobi-2d-imper_v0.c not found.")
             .is_none()
     );
-    assert_eq!(h.state().loaded.as_ref().unwrap().scopes.line_count, 80);
+    assert_eq!(h.state().loaded().unwrap().scopes.line_count(), 80);
     // eframe saves the settings; a new window reads the folder back and finds the file at once.
     let mut storage = crate::common::MemoryStorage::default();
     eframe::App::save(h.state_mut(), &mut storage);
     let h = open(Settings::load(Some(&storage)));
-    let p = &h.state().loaded.as_ref().unwrap().scopes;
+    let p = &h.state().loaded().unwrap().scopes;
     assert!(
-        p.folders
+        p.folders()
             .paths()
             .iter()
             .any(|d| d.ends_with("panel-sources"))
     );
-    assert_eq!(p.line_count, 80);
+    assert_eq!(p.line_count(), 80);
     // And the trace joined the recent files.
     assert!(
         h.state()

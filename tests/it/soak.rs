@@ -23,9 +23,9 @@ fn steps() -> usize {
 
 /// The shown window lies inside the trace and is at least `MIN_SPAN` wide.
 fn check(h: &Harness<'_, App>, op: &str) {
-    let l = h.state().loaded.as_ref().expect("a trace stays open");
+    let l = h.state().loaded().expect("a trace stays open");
     let t = &l.timeline;
-    let w = t.window;
+    let w = t.window();
     let end = t.end_time().max(MIN_SPAN);
     assert!(w.span >= MIN_SPAN.min(end), "after {op}: span {}", w.span);
     assert!(
@@ -33,9 +33,9 @@ fn check(h: &Harness<'_, App>, op: &str) {
         "after {op}: {w:?} beyond {end}"
     );
     assert!(
-        t.first_row < t.rows().len().max(1),
+        t.first_row() < t.rows().len().max(1),
         "after {op}: first row {}",
-        t.first_row
+        t.first_row()
     );
 }
 
@@ -56,10 +56,10 @@ fn soak(source: &LoadSource, seed: u64) {
     let (mut moved, mut switched) = (0usize, 0usize);
     for i in 0..steps() {
         let before = {
-            let t = &h.state().loaded.as_ref().unwrap().timeline;
-            (t.window, t.config.spec.clone())
+            let t = &h.state().loaded().unwrap().timeline;
+            (t.window(), t.config().spec.clone())
         };
-        let area = h.state().loaded.as_ref().unwrap().timeline.area;
+        let area = h.state().loaded().unwrap().timeline.area();
         let x = |rng: &mut Rng| area.left() + area.width() * (rng.range(0, 1000) as f32 / 1000.0);
         let y = |rng: &mut Rng| area.top() + area.height() * (rng.range(0, 1000) as f32 / 1000.0);
         let op = rng.range(0, 12);
@@ -104,12 +104,12 @@ fn soak(source: &LoadSource, seed: u64) {
             }
             6 => {
                 // A view from the list, or the State view.
-                let types = h.state().loaded.as_ref().unwrap().types.clone();
+                let types = h.state().loaded().unwrap().types.clone();
                 let label = if rng.chance(30) || types.is_empty() {
                     "State".to_owned()
                 } else {
                     let ty = types[rng.range(0, types.len() as u64) as usize];
-                    let l = h.state().loaded.as_ref().unwrap();
+                    let l = h.state().loaded().unwrap();
                     format!("{} ({ty})", prvscope_viewer::view::type_label(&l.trace, ty))
                 };
                 if let Some(node) = h.query_by_label(&label) {
@@ -120,7 +120,7 @@ fn soak(source: &LoadSource, seed: u64) {
             7 => {
                 // Collapse or expand the row under a random label.
                 let names: Vec<String> = {
-                    let l = h.state().loaded.as_ref().unwrap();
+                    let l = h.state().loaded().unwrap();
                     l.timeline.rows().iter().map(|r| r.label.clone()).collect()
                 };
                 let name = &names[rng.range(0, names.len() as u64) as usize];
@@ -154,8 +154,7 @@ fn soak(source: &LoadSource, seed: u64) {
                 // Select a scope in the table.
                 let names: Vec<String> = h
                     .state()
-                    .loaded
-                    .as_ref()
+                    .loaded()
                     .unwrap()
                     .scopes
                     .analysis()
@@ -194,9 +193,9 @@ fn soak(source: &LoadSource, seed: u64) {
             }
         }
         check(&h, &format!("operation {i} (kind {op})"));
-        let t = &h.state().loaded.as_ref().unwrap().timeline;
-        moved += usize::from(t.window != before.0);
-        switched += usize::from(t.config.spec != before.1);
+        let t = &h.state().loaded().unwrap().timeline;
+        moved += usize::from(t.window() != before.0);
+        switched += usize::from(t.config().spec != before.1);
     }
     assert!(
         moved > steps() / 5,
@@ -208,7 +207,7 @@ fn soak(source: &LoadSource, seed: u64) {
         "{} operations: {moved} moved the window, {switched} switched views",
         steps()
     );
-    h.state_mut().loaded.as_mut().unwrap().scopes.wait();
+    h.state_mut().loaded_mut().unwrap().scopes.wait();
     h.run_steps(2);
     check(&h, "the end");
 }

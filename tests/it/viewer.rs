@@ -43,9 +43,9 @@ pub fn harness_with(
                 NullOverride::Auto,
                 Settings::default(),
             );
-            app.start_view = view;
-            app.show_timings = false;
-            app.show_scopes = scopes;
+            app.set_start_view(view);
+            app.set_show_timings(false);
+            app.set_show_scopes(scopes);
             app
         });
     let ctx = h.ctx.clone();
@@ -55,15 +55,15 @@ pub fn harness_with(
 }
 
 fn window(h: &Harness<'_, App>) -> TimeWindow {
-    h.state().loaded.as_ref().unwrap().timeline.window
+    h.state().loaded().unwrap().timeline.window()
 }
 
 /// The centre of drawn row `row` at fraction `f` of the timeline's width.
 pub fn at(h: &Harness<'_, App>, row: usize, f: f32) -> Pos2 {
-    let t = &h.state().loaded.as_ref().unwrap().timeline;
+    let t = &h.state().loaded().unwrap().timeline;
     pos2(
-        t.area.left() + f * t.area.width(),
-        t.area.top() + (row as f32 + 0.5) * t.row_height,
+        t.area().left() + f * t.area().width(),
+        t.area().top() + (row as f32 + 0.5) * t.row_height(),
     )
 }
 
@@ -110,7 +110,7 @@ fn viewer_opens_the_demo_switches_views_zooms_undoes_and_selects() {
     h.get_by_label("THREAD 1.2.4");
     h.get_by_label_contains("Running (1)");
     h.get_by_label_contains("Synchronization (5)");
-    let end = h.state().loaded.as_ref().unwrap().timeline.end_time();
+    let end = h.state().loaded().unwrap().timeline.end_time();
     assert_eq!(window(&h), TimeWindow::all(end));
 
     // An event view picked from the list of PCF labels, with its real zero labelled.
@@ -210,7 +210,7 @@ fn viewer_opens_the_demo_switches_views_zooms_undoes_and_selects() {
         modifiers: Modifiers::NONE,
     });
     h.run_steps(2);
-    assert!(h.state().loaded.as_ref().unwrap().timeline.pinned.is_some());
+    assert!(h.state().loaded().unwrap().timeline.pinned().is_some());
     h.get_by_label_contains("time ");
     assert_eq!(
         h.get_all_by_label("THREAD 1.1.4").count(),
@@ -246,7 +246,7 @@ fn csv_export_of_the_visible_window_matches_the_statistics() {
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 8);
     // Every row covers the whole window exactly.
-    let end = h.state().loaded.as_ref().unwrap().timeline.end_time();
+    let end = h.state().loaded().unwrap().timeline.end_time();
     for r in &rows {
         let sum: u64 = r
             .split(',')
@@ -260,7 +260,7 @@ fn csv_export_of_the_visible_window_matches_the_statistics() {
     h.state_mut().export_png(png.clone());
     h.run_steps(4);
     let img = image::open(&png).unwrap().to_rgba8();
-    let area = h.state().loaded.as_ref().unwrap().timeline.area;
+    let area = h.state().loaded().unwrap().timeline.area();
     assert!(
         img.width() as f32 >= area.width() && img.height() as f32 >= area.height(),
         "{:?}",
@@ -274,9 +274,9 @@ fn shared(path: &str) -> Option<PathBuf> {
 
 /// The rendered colour at tick `t` on drawn row `row`.
 fn color_at(h: &mut Harness<'_, App>, img: &image::RgbaImage, row: usize, t: u64) -> [u8; 3] {
-    let tl = &h.state().loaded.as_ref().unwrap().timeline;
-    let x = tl.window.x_from_time(t as f64, tl.area);
-    let y = tl.area.top() + (row as f32 + 0.5) * tl.row_height;
+    let tl = &h.state().loaded().unwrap().timeline;
+    let x = tl.window().x_from_time(t as f64, tl.area());
+    let y = tl.area().top() + (row as f32 + 0.5) * tl.row_height();
     let ppp = h.ctx.pixels_per_point();
     let p = img.get_pixel((x * ppp) as u32, (y * ppp) as u32).0;
     [p[0], p[1], p[2]]
@@ -357,7 +357,7 @@ fn prime16_mpi_call_view_matches_paravers_picture() {
         h.get_by_label_contains(entry);
     }
     let img = h.render().unwrap();
-    let end = h.state().loaded.as_ref().unwrap().timeline.end_time();
+    let end = h.state().loaded().unwrap().timeline.end_time();
     let at = |f: f64| (end as f64 * f) as u64;
     let c = |v: usize| theme::PARAVER_PALETTE[v];
     // As in paraver_mpi_call_prime_v0.png: nothing for the first quarter, thread 1.1.1 ends
@@ -407,15 +407,14 @@ fn window_stays_responsive_while_a_big_trace_loads_and_cancel_works() {
     let mut slowest = Duration::ZERO;
     let started = Instant::now();
     let mut seen_progress = false;
-    while h.state().loading.is_some() {
+    while h.state().loading().is_some() {
         let t = Instant::now();
         h.step();
         slowest = slowest.max(t.elapsed());
         frames += 1;
         let (done, total) = h
             .state()
-            .loading
-            .as_ref()
+            .loading()
             .map_or((0, 1), prvscope_viewer::loader::Loading::bytes);
         if done > 0 && done < total {
             seen_progress = true;

@@ -42,37 +42,37 @@ pub struct Loaded {
 /// The viewer.
 #[allow(clippy::struct_excessive_bools)] // independent switches of the window
 pub struct App {
-    pub loaded: Option<Loaded>,
-    pub loading: Option<Loading>,
+    pub(crate) loaded: Option<Loaded>,
+    pub(crate) loading: Option<Loading>,
     /// The last load error, shown in the window.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
     /// Recent files and source folders, kept between runs by eframe.
     settings: Settings,
     null: NullOverride,
     /// The file dialog, and whether the file picked opens the "part" dialog.
     open_dialog: Option<(Job<Option<PathBuf>>, bool)>,
     /// "Open part of a trace", when shown.
-    pub part_dialog: Option<PartDialog>,
+    pub(crate) part_dialog: Option<PartDialog>,
     /// Load without estimating the memory first (`--skip-memory-check`).
-    pub skip_memory_check: bool,
+    pub(crate) skip_memory_check: bool,
     /// The memory to count on instead of what the machine has (tests).
-    pub available_override: Option<u64>,
+    pub(crate) available_override: Option<u64>,
     save_dialog: Option<(Export, Job<Option<PathBuf>>)>,
     /// A PNG export waiting for its screenshot: path and the timeline's rect in points.
     png_pending: Option<(PathBuf, bool)>,
     screenshot: Arc<Mutex<Option<Arc<egui::ColorImage>>>>,
     /// The last status message (saved files, export errors).
-    pub status: String,
+    pub(crate) status: String,
     type_filter: String,
     show_report: bool,
     timeline_rect: egui::Rect,
     title: String,
     /// The view to show once the trace is loaded (the State view otherwise).
-    pub start_view: Option<SignalSpec>,
+    pub(crate) start_view: Option<SignalSpec>,
     /// Show load and frame times (off for snapshot images, which must not vary).
-    pub show_timings: bool,
+    pub(crate) show_timings: bool,
     /// Show the scope panel.
-    pub show_scopes: bool,
+    pub(crate) show_scopes: bool,
     /// The context the app draws in: background work repaints it when done.
     ctx: egui::Context,
 }
@@ -126,6 +126,56 @@ impl App {
     /// The settings as they are now (what eframe saves).
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+
+    /// The trace shown, once loaded.
+    pub fn loaded(&self) -> Option<&Loaded> {
+        self.loaded.as_ref()
+    }
+
+    /// The trace shown, to act on it as the user would (zoom, select a scope, add a folder).
+    pub fn loaded_mut(&mut self) -> Option<&mut Loaded> {
+        self.loaded.as_mut()
+    }
+
+    /// The load under way, with its progress.
+    pub fn loading(&self) -> Option<&Loading> {
+        self.loading.as_ref()
+    }
+
+    /// The last load error, as the window shows it.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// The status bar's message.
+    pub fn status(&self) -> &str {
+        &self.status
+    }
+
+    /// "Open part of a trace", when shown.
+    pub fn part_dialog(&self) -> Option<&PartDialog> {
+        self.part_dialog.as_ref()
+    }
+
+    /// "Open part of a trace", to fill in as the user would.
+    pub fn part_dialog_mut(&mut self) -> Option<&mut PartDialog> {
+        self.part_dialog.as_mut()
+    }
+
+    /// Shows `spec` instead of the State view once the trace is loaded (`--view`).
+    pub fn set_start_view(&mut self, spec: Option<SignalSpec>) {
+        self.start_view = spec;
+    }
+
+    /// Shows or hides load and frame times (hidden in snapshot images, which must not vary).
+    pub fn set_show_timings(&mut self, show: bool) {
+        self.show_timings = show;
+    }
+
+    /// Shows or hides the scope panel (View > Scope panel).
+    pub fn set_show_scopes(&mut self, show: bool) {
+        self.show_scopes = show;
     }
 
     /// Starts loading a trace in the background (the current one stays until it is ready).

@@ -80,18 +80,18 @@ pub struct ScopePanel {
     store: Arc<TraceStore>,
     ctx: Arc<ScopeContext>,
     /// The scope types read.
-    pub types: Vec<ScopeType>,
+    pub(crate) types: Vec<ScopeType>,
     /// Statistics over the whole trace instead of the visible window.
-    pub whole_trace: bool,
+    pub(crate) whole_trace: bool,
     end_time: u64,
     analysis: Option<Arc<ScopeAnalysis>>,
     job: Option<WindowJob<ScopeAnalysis>>,
     /// The selected scope.
-    pub selected: Option<ScopeKey>,
+    pub(crate) selected: Option<ScopeKey>,
     highlight: Option<(ScopeKey, Intervals)>,
     highlight_job: Option<(ScopeKey, IntervalJob)>,
     /// The source file shown (its name).
-    pub file: Option<String>,
+    pub(crate) file: Option<String>,
     sources: HashMap<String, Arc<Found>>,
     /// The shown file's text, heat and scope lanes for the current analysis (built when the
     /// analysis or the file changes, not per frame).
@@ -100,16 +100,16 @@ pub struct ScopePanel {
     table_order: Option<(usize, (SortBy, bool), Vec<usize>)>,
     finder: SourceFinder,
     /// Folders the user added to the source search (remembered).
-    pub folders: RecentFiles,
+    pub(crate) folders: RecentFiles,
     folder_dialog: Option<Job<Option<PathBuf>>>,
     /// The open popup.
-    pub popup: Option<Popup>,
+    pub(crate) popup: Option<Popup>,
     scroll_to_line: Option<u32>,
     /// The first source line in view (1-based), after the last frame.
-    pub first_visible_line: u32,
+    pub(crate) first_visible_line: u32,
     /// Source lines of the file shown.
-    pub line_count: usize,
-    pub sort: (SortBy, bool),
+    pub(crate) line_count: usize,
+    pub(crate) sort: (SortBy, bool),
     state_colors: BTreeMap<u64, Color32>,
     state_labels: BTreeMap<u64, String>,
     /// The loaded threads: (row, name).
@@ -120,7 +120,7 @@ pub struct ScopePanel {
     /// Where the panel was drawn (popups open beside it).
     panel_rect: Rect,
     /// The scope types as the user edits them (comma-separated numbers).
-    pub types_text: String,
+    pub(crate) types_text: String,
     auto_types: Vec<ScopeType>,
     /// The window whose analysis the user cancelled: not restarted until the window changes.
     cancelled: Option<(u64, u64)>,
@@ -194,6 +194,41 @@ impl ScopePanel {
     /// True while an analysis runs.
     pub fn is_busy(&self) -> bool {
         self.job.is_some() || self.highlight_job.is_some()
+    }
+
+    /// The scope types read.
+    pub fn types(&self) -> &[ScopeType] {
+        &self.types
+    }
+
+    /// The selected scope.
+    pub fn selected(&self) -> Option<ScopeKey> {
+        self.selected
+    }
+
+    /// The source file shown (its name).
+    pub fn file(&self) -> Option<&str> {
+        self.file.as_deref()
+    }
+
+    /// Folders the user added to the source search.
+    pub fn folders(&self) -> &RecentFiles {
+        &self.folders
+    }
+
+    /// The open popup.
+    pub fn popup(&self) -> Option<Popup> {
+        self.popup
+    }
+
+    /// The first source line in view (1-based), after the last frame.
+    pub fn first_visible_line(&self) -> u32 {
+        self.first_visible_line
+    }
+
+    /// Source lines of the file shown.
+    pub fn line_count(&self) -> usize {
+        self.line_count
     }
 
     /// The intervals of the selected scope, once computed.

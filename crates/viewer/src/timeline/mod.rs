@@ -74,35 +74,35 @@ struct FrameKey {
 
 /// The timeline of one trace.
 pub struct Timeline {
-    pub config: ViewConfig,
+    pub(crate) config: ViewConfig,
     signals: Arc<ViewSignals>,
     coloring: Coloring,
     pending: Option<(ViewConfig, Job<Arc<ViewSignals>>)>,
     view_generation: u64,
-    pub window: TimeWindow,
+    pub(crate) window: TimeWindow,
     undo: Vec<TimeWindow>,
     redo: Vec<TimeWindow>,
-    pub grouping: Grouping,
+    pub(crate) grouping: Grouping,
     rows: Vec<RowItem>,
     rows_generation: u64,
     /// First drawn row at the top of the area.
-    pub first_row: usize,
+    pub(crate) first_row: usize,
     cache: Option<(FrameKey, Frame, Vec<Shape>)>,
     /// Tick where a range selection started.
     selecting: Option<f64>,
-    pub pinned: Option<Pinned>,
-    pub hovered: Option<Details>,
+    pub(crate) pinned: Option<Pinned>,
+    pub(crate) hovered: Option<Details>,
     /// Milliseconds the last frame build took.
-    pub last_build_ms: f64,
+    pub(crate) last_build_ms: f64,
     end_time: u64,
     /// What Home shows: the whole trace, or the time range loaded.
     home: TimeWindow,
     ns_per_tick: u64,
     /// Where the rows were drawn in the last frame, and their height.
-    pub area: Rect,
-    pub row_height: f32,
+    pub(crate) area: Rect,
+    pub(crate) row_height: f32,
     /// Intervals to outline per thread (the scope selected in the scope panel).
-    pub highlight: Option<super::scope_panel::Intervals>,
+    pub(crate) highlight: Option<super::scope_panel::Intervals>,
 }
 
 impl Timeline {
@@ -149,6 +149,41 @@ impl Timeline {
             row_height: MIN_ROW_HEIGHT,
             highlight: None,
         }
+    }
+
+    /// The view shown and its settings.
+    pub fn config(&self) -> &ViewConfig {
+        &self.config
+    }
+
+    /// The visible time range.
+    pub fn window(&self) -> TimeWindow {
+        self.window
+    }
+
+    /// The drawn row at the top of the area.
+    pub fn first_row(&self) -> usize {
+        self.first_row
+    }
+
+    /// The point the user pinned, if any.
+    pub fn pinned(&self) -> Option<Pinned> {
+        self.pinned
+    }
+
+    /// Where the rows were drawn in the last frame.
+    pub fn area(&self) -> Rect {
+        self.area
+    }
+
+    /// The height of a row in the last frame.
+    pub fn row_height(&self) -> f32 {
+        self.row_height
+    }
+
+    /// The intervals outlined per thread (the scope selected in the scope panel).
+    pub fn highlight(&self) -> Option<&super::scope_panel::Intervals> {
+        self.highlight.as_ref()
     }
 
     /// The drawn rows.
