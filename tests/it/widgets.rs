@@ -159,8 +159,16 @@ fn a_scope_panel_alone_lists_the_scopes_and_outlines_the_one_clicked() {
     assert_eq!((solve.inclusive, solve.entries), (300, 1));
     assert_eq!(h.state().selected(), None);
     h.get_by_label("solve").click();
-    settle(&mut h);
+    h.run_steps(1);
     assert_eq!(h.state().selected(), Some(solve.key));
+    // The intervals are computed in the background; wait for them (at most 10 s).
+    for _ in 0..2000 {
+        if h.state().highlight().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        h.run_steps(1);
+    }
     let outlined = h.state().highlight().expect("the scope's intervals");
     assert_eq!(*outlined, [vec![(100, 400)], vec![]]);
 }
