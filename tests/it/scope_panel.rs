@@ -306,7 +306,7 @@ fn an_added_source_folder_shows_the_file_and_is_remembered() {
     );
     assert_eq!(h.state().loaded().unwrap().scopes.line_count(), 80);
     // eframe saves the settings; a new window reads the folder back and finds the file at once.
-    let mut storage = crate::common::MemoryStorage::default();
+    let mut storage = prvscope_viewer::settings::MemoryStorage::default();
     eframe::App::save(h.state_mut(), &mut storage);
     let h = open(Settings::load(Some(&storage)));
     let p = &h.state().loaded().unwrap().scopes;

@@ -194,21 +194,7 @@ fn viewer_opens_the_demo_switches_views_zooms_undoes_and_selects() {
 
     // Clicking pins the point's details in the side panel.
     let p = at(&h, 3, 0.5);
-    h.event(Event::PointerMoved(p));
-    h.step();
-    h.event(Event::PointerButton {
-        pos: p,
-        button: PointerButton::Primary,
-        pressed: true,
-        modifiers: Modifiers::NONE,
-    });
-    h.step();
-    h.event(Event::PointerButton {
-        pos: p,
-        button: PointerButton::Primary,
-        pressed: false,
-        modifiers: Modifiers::NONE,
-    });
+    crate::common::click_at(&mut h, p);
     h.run_steps(2);
     assert!(h.state().loaded().unwrap().timeline.pinned().is_some());
     h.get_by_label_contains("time ");

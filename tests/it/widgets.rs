@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use egui::{Event, Modifiers, MouseWheelUnit, PointerButton, TouchPhase, pos2, vec2};
+use egui::{Event, Modifiers, MouseWheelUnit, TouchPhase, pos2, vec2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use prvscope_import::{LoadOptions, LoadReport, Pcf, Trace};
@@ -82,19 +82,7 @@ fn a_timeline_alone_pins_the_point_clicked() {
     assert_eq!(h.state().1.rows().len(), 2);
     assert_eq!(h.state().1.pinned(), None);
     let p = point(&h, 1, 750.0);
-    h.hover_at(p);
-    h.event(Event::PointerButton {
-        pos: p,
-        button: PointerButton::Primary,
-        pressed: true,
-        modifiers: Modifiers::NONE,
-    });
-    h.event(Event::PointerButton {
-        pos: p,
-        button: PointerButton::Primary,
-        pressed: false,
-        modifiers: Modifiers::NONE,
-    });
+    crate::common::click_at(&mut h, p);
     h.run_steps(2);
     let Some(Pinned { row, time }) = h.state().1.pinned() else {
         panic!("no point pinned");

@@ -112,28 +112,27 @@ fn read_list(file: Option<&Path>) -> RecentFiles {
     )
 }
 
+/// An eframe storage kept in memory (nothing reaches the disk): what a window saves, for
+/// tests and for checking settings without touching the user's.
+#[derive(Debug, Default)]
+pub struct MemoryStorage(std::collections::HashMap<String, String>);
+
+impl eframe::Storage for MemoryStorage {
+    fn get_string(&self, key: &str) -> Option<String> {
+        self.0.get(key).cloned()
+    }
+    fn set_string(&mut self, key: &str, value: String) {
+        self.0.insert(key.to_owned(), value);
+    }
+    fn remove_string(&mut self, key: &str) {
+        self.0.remove(key);
+    }
+    fn flush(&mut self) {}
+}
+
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
-
     use super::*;
-
-    /// eframe's storage, in memory.
-    #[derive(Default)]
-    struct Memory(HashMap<String, String>);
-
-    impl eframe::Storage for Memory {
-        fn get_string(&self, key: &str) -> Option<String> {
-            self.0.get(key).cloned()
-        }
-        fn set_string(&mut self, key: &str, value: String) {
-            self.0.insert(key.to_owned(), value);
-        }
-        fn remove_string(&mut self, key: &str) {
-            self.0.remove(key);
-        }
-        fn flush(&mut self) {}
-    }
 
     #[test]
     fn recent_files_come_newest_first_without_duplicates_and_at_most_ten() {
@@ -164,7 +163,7 @@ mod tests {
         settings.recent.add(Path::new("/nonexistent/a b.prv"));
         settings.recent.add(Path::new("/nonexistent/c.prv.xz"));
         settings.source_folders.add(Path::new("/nonexistent/src"));
-        let mut storage = Memory::default();
+        let mut storage = MemoryStorage::default();
         settings.save(&mut storage);
         assert_eq!(Settings::load(Some(&storage)), settings);
         // Without storage (tests, a window without persistence) nothing is read.
@@ -177,7 +176,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("recent.txt"), "/t/a.prv\n\n/t/b.prv\n/t/a.prv\n").unwrap();
         std::fs::write(dir.join("source-folders.txt"), "/t/old-src\n").unwrap();
-        let mut storage = Memory::default();
+        let mut storage = MemoryStorage::default();
         let read = Settings::load_from(&storage, Some(&dir));
         assert_eq!(
             read.recent.paths(),
