@@ -129,6 +129,7 @@ proptest! {
             ..LoadOptions::default()
         };
         let fast = trace::load_bytes(Path::new("p.prv"), text.as_bytes(), None, &opts).unwrap();
+        prop_assert_eq!(fast.store.sanity_check(), Ok(()));
         prop_assert_eq!(&*fast.store, &reference.store);
         let bad = fast.report.count(IssueKind::MalformedRecord) + fast.report.count(IssueKind::UnknownRecordKind);
         prop_assert_eq!(bad, reference.bad_lines);

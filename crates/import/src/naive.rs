@@ -166,13 +166,15 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
         policy.sentinel,
         2,
     );
-    let store = TraceStore::new(
+    let store = TraceStore::try_new(
         assembled.threads,
         assembled.comms,
         policy,
         null_values,
         header.end_time,
-    );
+        Vec::new(),
+    )
+    .ok()?;
     Some(NaiveParse {
         store,
         bad_lines,
