@@ -1,8 +1,8 @@
 //! What the viewer remembers between runs: the recent files and the source folders the user
 //! added. eframe keeps them (its `persistence`, beside the window's size and place, in
 //! `~/.local/share/prvscope/`): they are read when the window opens and written when eframe
-//! saves (every 30 s and on exit). Lists kept as text files by earlier versions, in
-//! `~/.config/prvscope/`, are read once when eframe has none yet.
+//! saves (on exit, and every 30 s while the window repaints). Lists kept as text files by
+//! earlier versions, in `~/.config/prvscope/`, are read once when eframe has none yet.
 
 use std::path::{Path, PathBuf};
 
