@@ -36,12 +36,6 @@ pub enum LoadError {
     /// The load was cancelled through its progress flag.
     #[error("loading {} was cancelled", path.display())]
     Cancelled { path: PathBuf },
-    /// The records read do not make a valid store: a defect of the loader, not of the file.
-    #[error(
-        "{}: the records read do not make a valid store ({message}); this is a bug in prvscope, please report it",
-        path.display()
-    )]
-    InvalidStore { path: PathBuf, message: String },
 }
 
 /// What went wrong with one part of a trace that was skipped.

@@ -117,7 +117,7 @@ pub fn load(
         report,
         from_disk: true,
     };
-    into_trace(
+    Ok(into_trace(
         path,
         body,
         side,
@@ -125,7 +125,7 @@ pub fn load(
         options,
         (compression, bytes_read),
         started,
-    )
+    ))
 }
 
 /// What was read beside the body: the side files and the problems found in them.
@@ -146,7 +146,7 @@ fn into_trace(
     options: &LoadOptions,
     (compression, bytes_read): (Compression, u64),
     started: Instant,
-) -> Result<Trace, LoadError> {
+) -> Trace {
     let SideFiles {
         pcf,
         row,
@@ -157,27 +157,21 @@ fn into_trace(
     prv::release_scratch();
     release_free_memory();
     let part = loaded_part(&options.subset, &body.header);
-    let loaded = part
-        .as_ref()
-        .and_then(|p| p.filter.rows.clone())
-        .unwrap_or_default();
-    let store = TraceStore::try_new(
+    let mut store = TraceStore::new(
         body.threads,
         body.comms,
         policy,
         body.null_values,
         body.header.end_time,
-        loaded,
-    )
-    .map_err(|e| LoadError::InvalidStore {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })?;
+    );
+    if let Some(rows) = part.as_ref().and_then(|p| p.filter.rows.clone()) {
+        store = store.with_loaded_rows(rows);
+    }
     if from_disk {
         check_side_files(path, &store, pcf.as_ref(), row.as_ref(), &mut report);
     }
     report.sort_examples();
-    Ok(Trace {
+    Trace {
         path: path.to_path_buf(),
         part,
         header: body.header,
@@ -192,7 +186,7 @@ fn into_trace(
             load_seconds: started.elapsed().as_secs_f64(),
         },
         shipped_sources: Vec::new(),
-    })
+    }
 }
 
 /// Gives the memory freed by loading (parsed chunks, decode buffers) back to the operating
@@ -238,7 +232,7 @@ pub fn load_bytes(
         report: LoadReport::default(),
         from_disk: false,
     };
-    into_trace(
+    Ok(into_trace(
         name,
         body,
         side,
@@ -246,7 +240,7 @@ pub fn load_bytes(
         options,
         (compression, bytes.len() as u64),
         started,
-    )
+    ))
 }
 
 fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {

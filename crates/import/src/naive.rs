@@ -166,15 +166,13 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
         policy.sentinel,
         2,
     );
-    let store = TraceStore::try_new(
+    let store = TraceStore::new(
         assembled.threads,
         assembled.comms,
         policy,
         null_values,
         header.end_time,
-        Vec::new(),
-    )
-    .ok()?;
+    );
     Some(NaiveParse {
         store,
         bad_lines,

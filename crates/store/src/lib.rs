@@ -14,7 +14,6 @@
 //! Values are kept exactly as written. Null is the [`NullPolicy`]'s sentinel (and 0 when the
 //! policy says zero is null); nothing is rewritten.
 
-pub mod check;
 pub mod columns;
 pub mod null;
 pub mod signal;
@@ -23,7 +22,6 @@ pub mod trace;
 
 use std::ops::Range;
 
-pub use check::StoreError;
 pub use columns::{TimeColumn, ValueColumn};
 pub use null::{DEFAULT_SENTINEL, NullOverride, NullPolicy};
 pub use trace::{LoadStats, LoadedPart, Trace};
@@ -189,37 +187,41 @@ pub struct TraceStore {
 }
 
 impl TraceStore {
-    /// Assembles a store from its parts, checking their structure (see [`check`]):
-    /// `threads` in row order, `comms` sorted by `lsend`, `loaded` marking the rows whose
-    /// records were loaded (empty, or all true: every row).
-    pub fn try_new(
+    /// Assembles a store. `threads` are in row order; `comms` must be sorted by `lsend`.
+    pub fn new(
         threads: Vec<ThreadData>,
         comms: Vec<Comm>,
         policy: NullPolicy,
         null_values: u64,
         end_time: u64,
-        loaded: Vec<bool>,
-    ) -> Result<Self, StoreError> {
-        let loaded = if loaded.iter().all(|&l| l) {
-            Vec::new()
-        } else {
-            loaded
-        };
-        check::structure(&threads, &comms, policy.sentinel, &loaded)?;
+    ) -> Self {
         let counts = RecordCounts {
             states: threads.iter().map(|t| t.states.len() as u64).sum(),
             events: threads.iter().map(|t| t.event_count() as u64).sum(),
             comms: comms.len() as u64,
             null_values,
         };
-        Ok(TraceStore {
+        debug_assert!(comms.windows(2).all(|w| w[0].lsend <= w[1].lsend));
+        TraceStore {
             threads,
             comms,
             policy,
             counts,
             end_time,
-            loaded,
-        })
+            loaded: Vec::new(),
+        }
+    }
+
+    /// The same store, saying that only the rows `loaded` marks hold the records of their
+    /// threads (the others were left out of a partial load, not idle).
+    #[must_use]
+    pub fn with_loaded_rows(mut self, loaded: Vec<bool>) -> Self {
+        self.loaded = if loaded.iter().all(|&l| l) {
+            Vec::new()
+        } else {
+            loaded
+        };
+        self
     }
 
     /// Are row `row`'s records loaded (all rows are, unless only some threads were)?
