@@ -36,10 +36,7 @@ impl<T: Send + 'static> Job<T> {
         name: &str,
         work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
     ) -> Self {
-        match Self::start(ctx, name, true, work) {
-            Ok(job) => job,
-            Err(e) => panic!("could not start the {name} thread: {e}"),
-        }
+        Self::start_or_panic(ctx, name, true, work)
     }
 
     /// [`Self::spawn`] on a thread of its own, outside the background pool: for work that
@@ -50,10 +47,7 @@ impl<T: Send + 'static> Job<T> {
         name: &str,
         work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
     ) -> Self {
-        match Self::start(ctx, name, false, work) {
-            Ok(job) => job,
-            Err(e) => panic!("could not start the {name} thread: {e}"),
-        }
+        Self::start_or_panic(ctx, name, false, work)
     }
 
     /// [`Self::spawn_outside_pool`], which returns the error when no thread can be started.
@@ -63,6 +57,16 @@ impl<T: Send + 'static> Job<T> {
         work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
     ) -> std::io::Result<Self> {
         Self::start(ctx, name, false, work)
+    }
+
+    fn start_or_panic(
+        ctx: &egui::Context,
+        name: &str,
+        pooled: bool,
+        work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
+    ) -> Self {
+        Self::start(ctx, name, pooled, work)
+            .unwrap_or_else(|e| panic!("could not start the {name} thread: {e}"))
     }
 
     fn start(

@@ -48,6 +48,11 @@ pub fn run(
         Box::new(move |cc| {
             let settings = self::settings::Settings::load(cc.storage);
             let mut app = App::with_request(&cc.egui_ctx, source, null, settings, request);
+            if cc.storage.is_none() {
+                // eframe found no folder it can keep settings in (none, or not writable).
+                "settings will not be kept: no writable folder for them (XDG_DATA_HOME, else ~/.local/share)"
+                    .clone_into(&mut app.status);
+            }
             app.start_view = view;
             Ok(Box::new(app))
         }),

@@ -128,6 +128,14 @@ impl App {
         &self.settings
     }
 
+    /// Takes into the settings the source folders the scope panel's user added (before the
+    /// panel is replaced by a new trace's, and when eframe saves).
+    fn take_source_folders(&mut self) {
+        if let Some(l) = &self.loaded {
+            self.settings.source_folders.clone_from(&l.scopes.folders);
+        }
+    }
+
     /// The trace shown, once loaded.
     pub fn loaded(&self) -> Option<&Loaded> {
         self.loaded.as_ref()
@@ -244,6 +252,7 @@ impl App {
                 }
                 self.show_report = !trace.report.is_empty();
                 let types = trace.store.event_types();
+                self.take_source_folders();
                 let scopes = ScopePanel::new(&trace, &self.settings.source_folders);
                 self.loaded = Some(Loaded {
                     trace,
@@ -299,6 +308,7 @@ impl App {
 
 impl eframe::App for App {
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        self.take_source_folders();
         self.settings.save(storage);
     }
 
@@ -322,9 +332,6 @@ impl eframe::App for App {
         if let Some(l) = &mut self.loaded {
             l.scopes.update(&ctx, l.timeline.window);
             l.timeline.highlight = l.scopes.highlight();
-            if l.scopes.folders != self.settings.source_folders {
-                self.settings.source_folders = l.scopes.folders.clone();
-            }
         }
         egui::Panel::top("menu").show(ui, |ui| {
             self.menu_ui(ui);
