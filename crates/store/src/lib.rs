@@ -15,6 +15,7 @@
 //! policy says zero is null); nothing is rewritten.
 
 pub mod columns;
+pub mod comm_index;
 pub mod null;
 pub mod signal;
 pub mod summary;

@@ -13,6 +13,9 @@ pub const MAX_RECENT: usize = 10;
 const RECENT_KEY: &str = "prvscope.recent_files";
 /// eframe's key of the source folders.
 const FOLDERS_KEY: &str = "prvscope.source_folders";
+/// eframe's keys of the panels shown.
+const SIDE_KEY: &str = "prvscope.show_side_panel";
+const SCOPES_KEY: &str = "prvscope.show_scope_panel";
 
 /// A list of paths, newest first, without duplicates, at most [`MAX_RECENT`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -50,12 +53,28 @@ impl RecentFiles {
 }
 
 /// The viewer's settings.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::struct_excessive_bools)] // independent switches
 pub struct Settings {
     /// Traces opened, newest first (File > Open recent).
     pub recent: RecentFiles,
     /// Folders added to the source search (the scope panel).
     pub source_folders: RecentFiles,
+    /// Show the side panel (views, legend, details): View menu, Ctrl+B.
+    pub show_side: bool,
+    /// Show the scope panel on traces with scope types: View menu, Ctrl+J.
+    pub show_scopes: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            recent: RecentFiles::default(),
+            source_folders: RecentFiles::default(),
+            show_side: true,
+            show_scopes: true,
+        }
+    }
 }
 
 impl Settings {
@@ -78,6 +97,8 @@ impl Settings {
         Settings {
             recent: list(RECENT_KEY, "recent.txt"),
             source_folders: list(FOLDERS_KEY, "source-folders.txt"),
+            show_side: eframe::get_value(storage, SIDE_KEY).unwrap_or(true),
+            show_scopes: eframe::get_value(storage, SCOPES_KEY).unwrap_or(true),
         }
     }
 
@@ -85,6 +106,8 @@ impl Settings {
     pub fn save(&self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, RECENT_KEY, &self.recent.paths);
         eframe::set_value(storage, FOLDERS_KEY, &self.source_folders.paths);
+        eframe::set_value(storage, SIDE_KEY, &self.show_side);
+        eframe::set_value(storage, SCOPES_KEY, &self.show_scopes);
     }
 }
 
@@ -163,6 +186,7 @@ mod tests {
         settings.recent.add(Path::new("/nonexistent/a b.prv"));
         settings.recent.add(Path::new("/nonexistent/c.prv.xz"));
         settings.source_folders.add(Path::new("/nonexistent/src"));
+        settings.show_side = false;
         let mut storage = MemoryStorage::default();
         settings.save(&mut storage);
         assert_eq!(Settings::load(Some(&storage)), settings);
@@ -183,6 +207,10 @@ mod tests {
             [PathBuf::from("/t/a.prv"), PathBuf::from("/t/b.prv")]
         );
         assert_eq!(read.source_folders.paths(), [PathBuf::from("/t/old-src")]);
+        assert!(
+            read.show_side && read.show_scopes,
+            "panels shown by default"
+        );
         // Once eframe has a list, the old file is no longer read (an emptied list stays empty).
         Settings::default().save(&mut storage);
         assert_eq!(

@@ -17,6 +17,8 @@ pub const LABEL_STRIPE: Color32 = Color32::from_rgb(24, 24, 24);
 pub const AXIS: Color32 = Color32::from_rgb(200, 200, 200);
 /// Faint vertical grid lines at the ruler's ticks.
 pub const GRID: Color32 = Color32::from_rgba_premultiplied(40, 40, 40, 40);
+/// The line between two applications' rows.
+pub const APP_SEPARATOR: Color32 = Color32::from_rgb(120, 160, 255);
 /// Logical communications (Paraver's default yellow).
 pub const COMM: Color32 = Color32::from_rgb(255, 255, 0);
 /// Event flags.

@@ -61,6 +61,26 @@ impl ViewConfig {
     }
 }
 
+/// The view a trace opens on: "State" when it has state records; otherwise (ovni traces)
+/// the event type that holds the threads' state ("Thread: thread state"), else any type
+/// labelled as a state, else the first event type; "State" when there is none.
+pub fn first_view(trace: &Trace) -> SignalSpec {
+    if trace.store.counts().states > 0 {
+        return SignalSpec::States;
+    }
+    let types = trace.store.event_types();
+    let label = |ty: u32| type_label(trace, ty).to_ascii_lowercase();
+    let pick = types
+        .iter()
+        .find(|&&ty| label(ty).contains("thread state"))
+        .or_else(|| types.iter().find(|&&ty| label(ty).contains("state")))
+        .or_else(|| types.first());
+    match pick {
+        Some(&ty) => SignalSpec::Events(vec![ty]),
+        None => SignalSpec::States,
+    }
+}
+
 /// The name of a view: "State", a type's label, or "MPI call" for 50000001-50000003.
 pub fn view_name(trace: &Trace, spec: &SignalSpec) -> String {
     match spec {

@@ -9,6 +9,24 @@ use crate::rows::Level;
 use crate::view::ColorMode;
 
 impl App {
+    /// Ctrl+B: the side panel; Ctrl+J: the scope panel (both remembered).
+    pub(super) fn panel_keys(&mut self, ctx: &egui::Context) {
+        let (side, scopes) = ctx.input_mut(|i| {
+            (
+                i.consume_key(egui::Modifiers::COMMAND, egui::Key::B),
+                i.consume_key(egui::Modifiers::COMMAND, egui::Key::J),
+            )
+        });
+        if side {
+            self.settings.show_side = !self.settings.show_side;
+        }
+        if scopes {
+            let shown = self.scope_panel_shown();
+            self.settings.show_scopes = !shown;
+            self.scopes_forced = !shown;
+        }
+    }
+
     pub(super) fn menu_ui(&mut self, ui: &mut Ui) {
         let ctx = ui.ctx().clone();
         egui::MenuBar::new().ui(ui, |ui| {
@@ -82,8 +100,30 @@ impl App {
                             l.timeline.set_level(&l.trace, level);
                         }
                     }
+                    if ui
+                        .checkbox(&mut l.timeline.fit_rows, "Fit all rows (F)")
+                        .on_hover_text("Rows as thin as needed to show every row at once")
+                        .changed()
+                    {
+                        ui.close();
+                    }
                     ui.separator();
-                    ui.checkbox(&mut self.show_scopes, "Scope panel");
+                    ui.checkbox(&mut self.settings.show_side, "Side panel (Ctrl+B)")
+                        .on_hover_text("Views, legend and details, left of the timeline");
+                    let has_types = !l.scopes.types().is_empty();
+                    let mut scopes = self.settings.show_scopes && (has_types || self.scopes_forced);
+                    if ui
+                        .checkbox(&mut scopes, "Scope panel (Ctrl+J)")
+                        .on_hover_text(if has_types {
+                            "Source code and scopes, below the timeline"
+                        } else {
+                            "This trace has no scope types; the panel lets you name some"
+                        })
+                        .changed()
+                    {
+                        self.settings.show_scopes = scopes;
+                        self.scopes_forced = scopes && !has_types;
+                    }
                     if ui.button("Load report").clicked() {
                         self.show_report = true;
                     }

@@ -29,6 +29,12 @@ use prvscope_format::LoadError;
 use prvscope_store::signal::SignalSpec;
 use prvscope_store::{NullOverride, Trace};
 
+/// Frames whose times the status bar looks at (the slowest is shown).
+pub const FRAME_HISTORY: usize = 120;
+/// The side panel's width in a fresh window: with the row labels it leaves the rows at
+/// least 65% of the default 1400-pixel window.
+pub const SIDE_WIDTH: f32 = 210.0;
+
 /// A loaded trace and its timeline.
 pub struct Loaded {
     pub trace: Trace,
@@ -71,8 +77,10 @@ pub struct App {
     pub(crate) start_view: Option<SignalSpec>,
     /// Show load and frame times (off for snapshot images, which must not vary).
     pub(crate) show_timings: bool,
-    /// Show the scope panel.
-    pub(crate) show_scopes: bool,
+    /// The scope panel was asked for on a trace without scope types (to name some).
+    pub(crate) scopes_forced: bool,
+    /// The whole-frame times eframe reported for the last frames, in seconds (newest last).
+    frame_times: std::collections::VecDeque<f32>,
     /// The context the app draws in: background work repaints it when done.
     ctx: egui::Context,
 }
@@ -116,7 +124,8 @@ impl App {
             title: String::new(),
             start_view: None,
             show_timings: true,
-            show_scopes: true,
+            frame_times: std::collections::VecDeque::new(),
+            scopes_forced: false,
             ctx: ctx.clone(),
         };
         app.open_request(ctx, source, request);
@@ -181,9 +190,31 @@ impl App {
         self.show_timings = show;
     }
 
-    /// Shows or hides the scope panel (View > Scope panel).
+    /// Shows or hides the scope panel (View > Scope panel, Ctrl+J; remembered).
     pub fn set_show_scopes(&mut self, show: bool) {
-        self.show_scopes = show;
+        self.settings.show_scopes = show;
+    }
+
+    /// Shows or hides the side panel (View > Side panel, Ctrl+B; remembered).
+    pub fn set_show_side(&mut self, show: bool) {
+        self.settings.show_side = show;
+    }
+
+    /// True when the scope panel is drawn: asked for, and the trace has scope types.
+    pub fn scope_panel_shown(&self) -> bool {
+        self.settings.show_scopes
+            && self
+                .loaded
+                .as_ref()
+                .is_some_and(|l| self.scopes_forced || !l.scopes.types().is_empty())
+    }
+
+    /// The slowest whole frame (as eframe reports it: the app's code, tessellation and
+    /// painting) of the last [`FRAME_HISTORY`] frames, and the last one, in milliseconds.
+    pub fn frame_ms(&self) -> Option<(f32, f32)> {
+        let last = *self.frame_times.back()?;
+        let worst = self.frame_times.iter().copied().fold(0.0, f32::max);
+        Some((last * 1e3, worst * 1e3))
     }
 
     /// Starts loading a trace in the background (the current one stays until it is ready).
@@ -251,6 +282,7 @@ impl App {
                     self.settings.recent.add(path);
                 }
                 self.show_report = !trace.report.is_empty();
+                self.scopes_forced = false;
                 let types = trace.store.event_types();
                 self.take_source_folders();
                 let scopes = ScopePanel::new(&trace, &self.settings.source_folders);
@@ -312,7 +344,7 @@ impl eframe::App for App {
         self.settings.save(storage);
     }
 
-    fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
+    fn ui(&mut self, ui: &mut Ui, frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
         self.poll_loading(&ctx);
         self.poll_dialogs(&ctx);
@@ -329,30 +361,41 @@ impl eframe::App for App {
             self.title = title;
         }
 
+        if let Some(t) = frame.info().cpu_usage {
+            self.frame_times.push_back(t);
+            while self.frame_times.len() > FRAME_HISTORY {
+                self.frame_times.pop_front();
+            }
+        }
+        self.panel_keys(&ctx);
+        let scopes_shown = self.scope_panel_shown();
         if let Some(l) = &mut self.loaded {
             l.scopes.update(&ctx, l.timeline.window);
-            l.timeline.highlight = l.scopes.highlight();
+            // The selected scope is outlined only while the panel that selected it is shown.
+            l.timeline.highlight = if scopes_shown {
+                l.scopes.highlight()
+            } else {
+                None
+            };
         }
         egui::Panel::top("menu").show(ui, |ui| {
             self.menu_ui(ui);
             self.toolbar_ui(ui);
         });
         egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
-        if self.loaded.is_some() {
-            egui::Panel::left("views")
-                .default_size(220.0)
-                .resizable(true)
-                .show(ui, |ui| self.views_ui(ui));
-            egui::Panel::right("side")
-                .default_size(240.0)
+        if self.loaded.is_some() && self.settings.show_side {
+            egui::Panel::left("side")
+                .default_size(SIDE_WIDTH)
+                .min_size(120.0)
+                .max_size(480.0)
                 .resizable(true)
                 .show(ui, |ui| self.side_ui(ui));
         }
-        if self.show_scopes
-            && let Some(l) = &mut self.loaded
-        {
-            egui::Panel::right("scopes")
-                .default_size(560.0)
+        if scopes_shown && let Some(l) = &mut self.loaded {
+            let height = ui.available_height();
+            egui::Panel::bottom("scopes")
+                .default_size((height * 0.4).clamp(160.0, 420.0))
+                .min_size(120.0)
                 .resizable(true)
                 .show(ui, |ui| l.scopes.ui(ui));
         }

@@ -10,7 +10,19 @@ use crate::view::{ColorMode, MPI_CALL_TYPES, type_label, value_label};
 use prvscope_store::signal::SignalSpec;
 
 impl App {
-    pub(super) fn views_ui(&mut self, ui: &mut Ui) {
+    /// The side panel: the view list, then the legend, the details and the trace's summary.
+    pub(super) fn side_ui(&mut self, ui: &mut Ui) {
+        let list_height = (ui.available_height() * 0.42).max(80.0);
+        ui.allocate_ui(egui::vec2(ui.available_width(), list_height), |ui| {
+            self.views_ui(ui);
+        });
+        ui.separator();
+        egui::ScrollArea::vertical()
+            .id_salt("side-lower")
+            .show(ui, |ui| self.legend_ui(ui));
+    }
+
+    fn views_ui(&mut self, ui: &mut Ui) {
         let Some(l) = &self.loaded else {
             return;
         };
@@ -23,55 +35,64 @@ impl App {
         let current = l.timeline.config.spec.clone();
         let mut chosen: Option<SignalSpec> = None;
         let types = &l.types;
-        egui::ScrollArea::vertical().show(ui, |ui| {
-            if ui
-                .selectable_label(current == SignalSpec::States, "State")
-                .clicked()
-            {
-                chosen = Some(SignalSpec::States);
-            }
-            let mpi: Vec<u32> = MPI_CALL_TYPES
-                .iter()
-                .copied()
-                .filter(|t| types.contains(t))
-                .collect();
-            if !mpi.is_empty()
-                && ui
-                    .selectable_label(
-                        current == SignalSpec::Events(MPI_CALL_TYPES.to_vec()),
-                        "MPI call",
-                    )
-                    .on_hover_text(
-                        "MPI point-to-point, collective and other calls (50000001-50000003)",
+        egui::ScrollArea::vertical()
+            .id_salt("views")
+            .show(ui, |ui| {
+                if ui
+                    .add(
+                        egui::Button::selectable(current == SignalSpec::States, "State").truncate(),
                     )
                     .clicked()
-            {
-                chosen = Some(SignalSpec::Events(MPI_CALL_TYPES.to_vec()));
-            }
-            let filter = self.type_filter.to_lowercase();
-            for &ty in types {
-                let label = format!("{} ({ty})", type_label(&l.trace, ty));
-                if !filter.is_empty() && !label.to_lowercase().contains(&filter) {
-                    continue;
+                {
+                    chosen = Some(SignalSpec::States);
                 }
-                let selected = matches!(&current, SignalSpec::Events(v) if v.contains(&ty));
-                let r = ui
-                    .selectable_label(selected, label)
-                    .on_hover_text("Click: this type; Ctrl+click: add it to the view");
-                if r.clicked() {
-                    let add = ui.input(|i| i.modifiers.command);
-                    chosen = Some(match (&current, add) {
-                        (SignalSpec::Events(v), true) if !v.contains(&ty) => {
-                            let mut v = v.clone();
-                            v.push(ty);
-                            v.sort_unstable();
-                            SignalSpec::Events(v)
-                        }
-                        _ => SignalSpec::Events(vec![ty]),
-                    });
+                let mpi: Vec<u32> = MPI_CALL_TYPES
+                    .iter()
+                    .copied()
+                    .filter(|t| types.contains(t))
+                    .collect();
+                if !mpi.is_empty()
+                    && ui
+                        .add(
+                            egui::Button::selectable(
+                                current == SignalSpec::Events(MPI_CALL_TYPES.to_vec()),
+                                "MPI call",
+                            )
+                            .truncate(),
+                        )
+                        .on_hover_text(
+                            "MPI point-to-point, collective and other calls (50000001-50000003)",
+                        )
+                        .clicked()
+                {
+                    chosen = Some(SignalSpec::Events(MPI_CALL_TYPES.to_vec()));
                 }
-            }
-        });
+                let filter = self.type_filter.to_lowercase();
+                for &ty in types {
+                    let label = format!("{} ({ty})", type_label(&l.trace, ty));
+                    if !filter.is_empty() && !label.to_lowercase().contains(&filter) {
+                        continue;
+                    }
+                    let selected = matches!(&current, SignalSpec::Events(v) if v.contains(&ty));
+                    let r = ui
+                        .add(egui::Button::selectable(selected, label.as_str()).truncate())
+                        .on_hover_text(format!(
+                            "{label}\nClick: this type; Ctrl+click: add it to the view"
+                        ));
+                    if r.clicked() {
+                        let add = ui.input(|i| i.modifiers.command);
+                        chosen = Some(match (&current, add) {
+                            (SignalSpec::Events(v), true) if !v.contains(&ty) => {
+                                let mut v = v.clone();
+                                v.push(ty);
+                                v.sort_unstable();
+                                SignalSpec::Events(v)
+                            }
+                            _ => SignalSpec::Events(vec![ty]),
+                        });
+                    }
+                }
+            });
         if let Some(spec) = chosen
             && spec != current
         {
@@ -79,7 +100,7 @@ impl App {
         }
     }
 
-    pub(super) fn side_ui(&mut self, ui: &mut Ui) {
+    fn legend_ui(&mut self, ui: &mut Ui) {
         let Some(l) = &self.loaded else {
             return;
         };
@@ -100,22 +121,36 @@ impl App {
                     let color = t.coloring().color(*value).unwrap_or(Color32::TRANSPARENT);
                     let label = value_label(&l.trace, &t.config.spec, *value, false);
                     let share = 100.0 * f64::from(*px) / total.max(1) as f64;
-                    timeline::swatch(ui, color, &format!("{label} ({value})"))
-                        .on_hover_text(format!("{share:.1}% of the drawn pixels"));
+                    let text = format!("{label} ({value})");
+                    timeline::swatch(ui, color, &text)
+                        .on_hover_text(format!("{text}: {share:.1}% of the drawn pixels"));
                 }
                 if t.config.color == ColorMode::Gradient {
                     let (lo, hi) = t.coloring().range();
                     ui.label(format!("gradient {lo} (green) to {hi} (blue)"));
                 }
             });
+        if let Some(c) = t.comms() {
+            ui.add(egui::Label::new(comms_legend(c)).wrap())
+                .on_hover_text(
+                    "Messages sent in the window between the rows shown. When they are more than \
+                     can be drawn one by one, those of a sender-receiver pair sent within a few \
+                     pixel columns are drawn as one line (a bundle) from their mean send time to \
+                     their mean receive time; thicker lines stand for more messages.",
+                );
+        }
         ui.separator();
         ui.heading("Details");
         let npt = l.trace.header.time_unit.ns_per_tick();
         match t.pinned.and_then(|p| t.details(&l.trace, p.row, p.time)) {
             Some(d) => timeline::details_ui(ui, &d, npt),
             None => {
-                ui.label("click the timeline to pin a point");
+                ui.label("click the timeline to pin a point and the messages there");
             }
+        }
+        if let Some(b) = t.pinned_comm() {
+            ui.separator();
+            timeline::comm_ui(ui, &l.trace, t.comm_index(), b, npt);
         }
         ui.separator();
         ui.heading("Trace");
@@ -191,7 +226,19 @@ impl App {
                     );
                 }
                 if self.show_timings {
-                    ui.label(format!("frame built in {:.1} ms", l.timeline.last_build_ms));
+                    let text = match self.frame_ms() {
+                        Some((last, worst)) => format!(
+                            "frame {last:.1} ms, slowest of the last {}: {worst:.1} ms",
+                            super::FRAME_HISTORY
+                        ),
+                        None => "frame time: not reported".to_owned(),
+                    };
+                    ui.label(text).on_hover_text(format!(
+                        "Whole frames as eframe measures them (the app, tessellation and \
+                         painting; not the wait for the screen). Of the last timeline change, \
+                         the rows and lines took {:.1} ms.",
+                        l.timeline.last_build_ms
+                    ));
                 }
             }
             if !self.status.is_empty() {
@@ -200,4 +247,30 @@ impl App {
             }
         });
     }
+}
+
+/// The legend's line about communications: how many messages, drawn as how many lines.
+pub fn comms_legend(c: &prvscope_store::comm_index::Bundles) -> String {
+    use crate::frame::human_count;
+    let messages = human_count(c.messages);
+    let lines = human_count(c.bundles.len() as u64);
+    let mut text = if c.messages == 0 {
+        "Communications: none sent in this window".to_owned()
+    } else if c.is_density() {
+        format!(
+            "Communications: {messages} messages, drawn as {lines} bundles ({} pixel columns each)",
+            c.bucket_columns
+        )
+    } else {
+        format!("Communications: {messages} messages, drawn as {lines} lines")
+    };
+    if c.crossing > 0 {
+        text += ", and ";
+        text += &human_count(c.crossing);
+        text += " sent before the window";
+    }
+    if c.crossing_skipped {
+        text.push_str("; those sent before the window are too many to draw");
+    }
+    text
 }

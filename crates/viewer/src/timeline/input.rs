@@ -116,6 +116,9 @@ impl Timeline {
         if ui.ctx().text_edit_focused() {
             return;
         }
+        if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::F)) {
+            self.fit_rows = !self.fit_rows;
+        }
         let (redo, undo, fit, left, right, zoom_in, zoom_out, up, down, page_up, page_down) = ui
             .input_mut(|i| {
                 let redo = i.consume_key(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z)

@@ -26,21 +26,27 @@ use super::rows::{Grouping, Level, RowItem, RowKind, drawn_row_of_thread};
 use super::theme;
 use super::view::{Coloring, ViewConfig, value_label};
 use prvscope_store::Trace;
-use prvscope_store::signal::{SignalSpec, ViewSignals};
+use prvscope_store::comm_index::{Bundle, Bundles, CommIndex};
+use prvscope_store::signal::ViewSignals;
 
 /// Width of the row label column.
-pub const LABEL_WIDTH: f32 = 150.0;
+pub const LABEL_WIDTH: f32 = 130.0;
 /// Height of the time ruler.
 pub const RULER_HEIGHT: f32 = 22.0;
 /// Rows never get thinner than this; more rows scroll.
 pub const MIN_ROW_HEIGHT: f32 = 12.0;
 /// Nor thicker than this.
 pub const MAX_ROW_HEIGHT: f32 = 80.0;
+/// "Fit all rows" makes rows as thin as this at most.
+pub const MIN_FIT_ROW_HEIGHT: f32 = 2.0;
+/// Rows thinner than this get no label of their own (their applications are named).
+pub const MIN_LABEL_ROW_HEIGHT: f32 = 8.0;
 /// Views of stores with fewer records are built on the UI thread (instantly); bigger ones on
 /// a worker, while the previous view stays on screen.
 const SYNC_BUILD_RECORDS: u64 = 2_000_000;
-/// At most this many communication lines are drawn.
-const MAX_COMM_LINES: usize = 20_000;
+/// At most about this many communication lines are drawn; a window with more messages
+/// draws them as bundles (see [`prvscope_store::comm_index`]).
+pub const MAX_BUNDLES: usize = 6_000;
 
 /// A point the user clicked: row (index into the drawn rows) and tick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +66,12 @@ pub struct Details {
     /// The interval holding the value (thread rows only).
     pub begin: Option<u64>,
     pub end: Option<u64>,
+}
+
+/// The communications drawn in a frame: their lines and the mesh.
+pub struct Comms {
+    pub bundles: Bundles,
+    mesh: Arc<egui::Mesh>,
 }
 
 #[derive(Clone, PartialEq)]
@@ -87,7 +99,14 @@ pub struct Timeline {
     rows_generation: u64,
     /// First drawn row at the top of the area.
     pub(crate) first_row: usize,
-    cache: Option<(FrameKey, Frame, Vec<Shape>)>,
+    /// Make rows as thin as needed (down to [`MIN_FIT_ROW_HEIGHT`]) to show them all.
+    pub(crate) fit_rows: bool,
+    cache: Option<(FrameKey, Frame, Option<Comms>)>,
+    /// The trace's communications by pair (built once, with the timeline).
+    comm_index: Arc<CommIndex>,
+    /// The communication line under the pointer, or clicked.
+    pub(crate) hovered_comm: Option<Bundle>,
+    pub(crate) pinned_comm: Option<Bundle>,
     /// Tick where a range selection started.
     selecting: Option<f64>,
     pub(crate) pinned: Option<Pinned>,
@@ -106,9 +125,10 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    /// The "State" view of a trace over its whole duration.
+    /// The first view with data of a trace ([`super::view::first_view`]) over its whole
+    /// duration.
     pub fn new(trace: &Trace) -> Self {
-        let config = ViewConfig::new(trace, SignalSpec::States);
+        let config = ViewConfig::new(trace, super::view::first_view(trace));
         let signals = Arc::new(ViewSignals::build(
             Arc::clone(&trace.store),
             config.spec.clone(),
@@ -138,7 +158,11 @@ impl Timeline {
             rows,
             rows_generation: 0,
             first_row: 0,
+            fit_rows: false,
             cache: None,
+            comm_index: Arc::new(CommIndex::build(trace.store.comms())),
+            hovered_comm: None,
+            pinned_comm: None,
             selecting: None,
             pinned: None,
             hovered: None,
@@ -164,6 +188,16 @@ impl Timeline {
     /// The drawn row at the top of the area.
     pub fn first_row(&self) -> usize {
         self.first_row
+    }
+
+    /// True when rows are made thin enough to show them all (View > Fit all rows, F).
+    pub fn fits_rows(&self) -> bool {
+        self.fit_rows
+    }
+
+    /// Shows all rows at once (as thin as needed), or rows of a readable height.
+    pub fn set_fit_rows(&mut self, fit: bool) {
+        self.fit_rows = fit;
     }
 
     /// The point the user pinned, if any.
@@ -204,6 +238,29 @@ impl Timeline {
     /// True while a new view is being built.
     pub fn is_building(&self) -> bool {
         self.pending.is_some()
+    }
+
+    /// The communications drawn in the last frame (none when they are switched off).
+    pub fn comms(&self) -> Option<&Bundles> {
+        self.cache
+            .as_ref()
+            .and_then(|c| c.2.as_ref())
+            .map(|c| &c.bundles)
+    }
+
+    /// The trace's communications by pair.
+    pub fn comm_index(&self) -> &CommIndex {
+        &self.comm_index
+    }
+
+    /// The communication line under the pointer in the last frame.
+    pub fn hovered_comm(&self) -> Option<&Bundle> {
+        self.hovered_comm.as_ref()
+    }
+
+    /// The communication line clicked last.
+    pub fn pinned_comm(&self) -> Option<&Bundle> {
+        self.pinned_comm.as_ref()
     }
 
     /// Values drawn in the last frame, with their pixel counts.
@@ -363,7 +420,12 @@ impl Timeline {
             return;
         }
         let n = self.rows.len().max(1);
-        let row_height = (area.height() / n as f32).clamp(MIN_ROW_HEIGHT, MAX_ROW_HEIGHT);
+        let min_height = if self.fit_rows {
+            MIN_FIT_ROW_HEIGHT
+        } else {
+            MIN_ROW_HEIGHT
+        };
+        let row_height = (area.height() / n as f32).clamp(min_height, MAX_ROW_HEIGHT);
         let per_page = ((area.height() / row_height).floor() as usize).max(1);
         let max_first = self.rows.len().saturating_sub(per_page);
 
@@ -416,18 +478,22 @@ impl Timeline {
                 window: self.window,
                 flags: self.config.flags,
             });
-            let comms = if self.config.comms {
+            let comms = self.config.comms.then(|| {
                 let drawn = drawn_row_of_thread(&self.rows, trace.store.threads().len());
-                let first = self.first_row;
-                let center = |thread: usize| {
-                    let r = (*drawn.get(thread)?)? as usize;
-                    (visible.contains(&r))
-                        .then(|| area.top() + (r - first) as f32 * row_height + row_height * 0.5)
+                let row_of = |thread: u32| {
+                    let r = (*drawn.get(thread as usize)?)?;
+                    visible.contains(&(r as usize)).then_some(r)
                 };
-                frame::comm_lines(&trace.store, self.window, area, &center, MAX_COMM_LINES)
-            } else {
-                Vec::new()
-            };
+                let bundles =
+                    frame::comm_bundles(&self.comm_index, self.window, area, &row_of, MAX_BUNDLES);
+                let mesh = frame::comm_mesh(&bundles, self.window, area, &|r| {
+                    row_center(area, r, self.first_row, row_height)
+                });
+                Comms {
+                    bundles,
+                    mesh: Arc::new(mesh),
+                }
+            });
             self.last_build_ms = started.elapsed().as_secs_f64() * 1e3;
             self.cache = Some((key, built, comms));
         }
@@ -439,8 +505,11 @@ impl Timeline {
         if let Some((_, built, comms)) = &self.cache {
             let clipped = ui.painter_at(area);
             clipped.extend(built.meshes.iter().map(|m| Shape::Mesh(Arc::clone(m))));
-            clipped.extend(comms.iter().cloned());
+            if let Some(c) = comms {
+                clipped.add(Shape::Mesh(Arc::clone(&c.mesh)));
+            }
         }
+        self.paint_app_separators(ui, labels, area, row_height, &visible);
         self.paint_overlays(ui, area, row_height, &visible);
         self.paint_ruler(ui, ruler, area);
         self.paint_labels(ui, trace, labels, row_height, &visible);
@@ -459,9 +528,32 @@ impl Timeline {
             );
         }
 
-        // Hover tooltip.
+        // Hover tooltip: a communication line under the pointer, else the row's value.
         self.hovered = None;
+        self.hovered_comm = None;
         if let Some(pos) = response.hover_pos()
+            && self.selecting.is_none()
+            && let Some((_, _, Some(c))) = &self.cache
+        {
+            let first = self.first_row;
+            self.hovered_comm = frame::bundle_at(
+                &c.bundles,
+                self.window,
+                area,
+                &|r| row_center(area, r, first, row_height),
+                pos,
+                3.0,
+            )
+            .copied();
+        }
+        if response.clicked() {
+            self.pinned_comm = self.hovered_comm;
+        }
+        if let Some(b) = self.hovered_comm {
+            let npt = self.ns_per_tick;
+            let index = Arc::clone(&self.comm_index);
+            response.on_hover_ui_at_pointer(|ui| comm_ui(ui, trace, &index, &b, npt));
+        } else if let Some(pos) = response.hover_pos()
             && self.selecting.is_none()
             && let Some(row) = self.row_at(pos.y, area, row_height, &visible)
         {
@@ -475,6 +567,64 @@ impl Timeline {
                 let npt = self.ns_per_tick;
                 response.on_hover_ui_at_pointer(|ui| details_ui(ui, &d, npt));
             }
+        }
+    }
+}
+
+/// The vertical centre of drawn row `r` when `first` is the top row.
+fn row_center(area: Rect, r: u32, first: usize, row_height: f32) -> f32 {
+    area.top() + (r as f32 - first as f32) * row_height + row_height * 0.5
+}
+
+/// At most this many messages of a line are listed one by one.
+const LISTED_MESSAGES: usize = 8;
+
+/// The messages a communication line stands for.
+pub fn comm_ui(ui: &mut Ui, trace: &Trace, index: &CommIndex, b: &Bundle, ns_per_tick: u64) {
+    let comms = trace.store.comms();
+    let ids = index.messages(b.start, b.end);
+    let name = |row: u32| trace.thread_name(row as usize);
+    let t = |ticks: u64| frame::format_ticks(ticks, ns_per_tick);
+    if let (Some(&first), Some(&last)) = (ids.first(), ids.last())
+        && let (Some(c0), Some(c1)) = (comms.get(first as usize), comms.get(last as usize))
+    {
+        if b.count > 1 {
+            ui.label(
+                egui::RichText::new(format!(
+                    "{} messages from {} to {}",
+                    b.count,
+                    name(c0.send_row),
+                    name(c0.recv_row)
+                ))
+                .strong(),
+            );
+            ui.label(format!("sent from {} to {}", t(c0.lsend), t(c1.lsend)));
+            let bytes: u64 = ids
+                .iter()
+                .filter_map(|&i| comms.get(i as usize))
+                .map(|c| c.size)
+                .sum();
+            ui.label(format!("{bytes} bytes in all"));
+            ui.separator();
+        }
+        for &i in ids.iter().take(LISTED_MESSAGES) {
+            let Some(c) = comms.get(i as usize) else {
+                continue;
+            };
+            ui.label(format!(
+                "{} to {}: sent {} (physical {}), received {} (physical {}), {} bytes, tag {}",
+                name(c.send_row),
+                name(c.recv_row),
+                t(c.lsend),
+                t(c.psend),
+                t(c.lrecv),
+                t(c.precv),
+                c.size,
+                c.tag
+            ));
+        }
+        if ids.len() > LISTED_MESSAGES {
+            ui.label(format!("… and {} more", ids.len() - LISTED_MESSAGES));
         }
     }
 }

@@ -53,7 +53,8 @@ impl Timeline {
     }
 
     /// Outlines the highlighted intervals of the visible rows (a collapsed row shows those
-    /// of all its threads); intervals narrower than a pixel are merged.
+    /// of all its threads); intervals narrower than a pixel are merged. Only an outline: the
+    /// values' colours inside stay those of the legend.
     fn paint_highlight(
         &self,
         painter: &egui::Painter,
@@ -63,7 +64,6 @@ impl Timeline {
         visible: &std::ops::Range<usize>,
     ) {
         let (w0, w1) = (self.window.start, self.window.end());
-        let fill = theme::SCOPE_SELECTED.gamma_multiply(0.25);
         for (i, r) in visible.clone().enumerate() {
             let Some(item) = self.rows.get(r) else {
                 continue;
@@ -99,12 +99,36 @@ impl Timeline {
             runs.sort_by(|a, b| a.0.total_cmp(&b.0));
             for (x0, x1) in runs {
                 let rect = Rect::from_x_y_ranges(x0..=x1, y..=y + row_height - 1.0);
-                painter.rect_filled(rect, 0.0, fill);
                 painter.rect_stroke(
                     rect,
                     0.0,
                     Stroke::new(1.0, theme::SCOPE_SELECTED),
                     egui::StrokeKind::Inside,
+                );
+            }
+        }
+    }
+
+    /// A line across labels and rows where one application's rows end and the next one's
+    /// begin.
+    pub(super) fn paint_app_separators(
+        &self,
+        ui: &Ui,
+        labels: Rect,
+        area: Rect,
+        row_height: f32,
+        visible: &std::ops::Range<usize>,
+    ) {
+        let painter = ui.painter_at(labels.union(area));
+        for (i, r) in visible.clone().enumerate().skip(1) {
+            let (Some(prev), Some(item)) = (self.rows.get(r - 1), self.rows.get(r)) else {
+                continue;
+            };
+            if prev.appl != item.appl {
+                let y = area.top() + i as f32 * row_height;
+                painter.line_segment(
+                    [pos2(labels.left(), y), pos2(area.right(), y)],
+                    Stroke::new(2.0, theme::APP_SEPARATOR),
                 );
             }
         }
@@ -145,6 +169,43 @@ impl Timeline {
         row_height: f32,
         visible: &std::ops::Range<usize>,
     ) {
+        if row_height < super::MIN_LABEL_ROW_HEIGHT {
+            // Too thin to label each row: name each application (and task, when there is
+            // room) at its first visible row, and tell how many rows are shown.
+            let font = FontId::proportional(11.0);
+            let mut last_y = f32::NEG_INFINITY;
+            for (i, r) in visible.clone().enumerate() {
+                let Some(item) = self.rows.get(r) else {
+                    continue;
+                };
+                let starts = i == 0 || self.rows.get(r - 1).is_none_or(|p| p.appl != item.appl);
+                let y = labels.top() + i as f32 * row_height;
+                if starts && y >= last_y + 13.0 {
+                    let name = trace
+                        .row
+                        .as_ref()
+                        .and_then(|n| n.level("APPL"))
+                        .and_then(|n| n.get(item.appl).cloned())
+                        .unwrap_or_else(|| format!("APPL {}", item.appl + 1));
+                    ui.painter().text(
+                        pos2(labels.left() + 4.0, y),
+                        Align2::LEFT_TOP,
+                        name,
+                        font.clone(),
+                        theme::FOREGROUND,
+                    );
+                    last_y = y;
+                }
+            }
+            ui.painter().text(
+                pos2(labels.left() + 4.0, labels.bottom() - 2.0),
+                Align2::LEFT_BOTTOM,
+                format!("{} rows", visible.len()),
+                font,
+                theme::GROUP_TEXT,
+            );
+            return;
+        }
         let font = FontId::monospace((row_height - 3.0).clamp(8.0, 12.0));
         let mut toggle = None;
         for (i, r) in visible.clone().enumerate() {

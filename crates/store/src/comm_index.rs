@@ -1,0 +1,449 @@
+//! Communications grouped by (sender, receiver) pair, so that a window of any size is drawn
+//! in bounded time: the messages of a window are counted with two binary searches per pair,
+//! and drawn either one line per distinct (sender row, receiver row, send column, receive
+//! column) when there are few of them, or as **bundles**: per pair, the messages sent within
+//! a bucket of `g` pixel columns become one line from their mean send time to their mean
+//! receive time, `g` chosen so that at most a given number of bundles are made. Nothing is
+//! dropped: every message sent in the window is in exactly one bundle, and the counts say how
+//! many messages each line stands for.
+
+use crate::Comm;
+
+/// One (sender, receiver) pair and where its messages are in the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Pair {
+    send: u32,
+    recv: u32,
+    /// Positions `[start, end)` in the index's arrays.
+    start: usize,
+    end: usize,
+    /// The largest `lrecv - lsend` of the pair (0 when every receive is at or before its send).
+    max_latency: u64,
+}
+
+/// The store's communications grouped by pair, each group sorted by logical send time.
+#[derive(Debug, Clone, Default)]
+pub struct CommIndex {
+    pairs: Vec<Pair>,
+    /// Index into the store's communications of each position.
+    order: Vec<u32>,
+    /// Logical send and receive times of each position.
+    lsend: Vec<u64>,
+    lrecv: Vec<u64>,
+    /// Prefix sums (within the pair, from its start) of `lsend - base` and `lrecv - base`,
+    /// `base` being the pair's first send: bundles' mean times in O(1).
+    sum_send: Vec<f64>,
+    sum_recv: Vec<f64>,
+}
+
+/// One drawn line: one message, or the messages of a pair sent in one bucket of columns.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bundle {
+    /// Drawn rows of the sender and receiver (as the caller's `row_of` maps them).
+    pub from_row: u32,
+    pub to_row: u32,
+    /// Mean logical send and receive times of its messages, in ticks.
+    pub send: f64,
+    pub recv: f64,
+    /// Messages it stands for.
+    pub count: u32,
+    /// Its messages: positions `[start, end)` of the index (see [`CommIndex::messages`]),
+    /// `end - start == count`.
+    pub start: usize,
+    pub end: usize,
+}
+
+/// What a window's communications are drawn as.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Bundles {
+    pub bundles: Vec<Bundle>,
+    /// Messages sent in the window between drawn rows (all of them are in some bundle).
+    pub messages: u64,
+    /// Messages sent before the window and received in it, also drawn (exact lines only).
+    pub crossing: u64,
+    /// Pixel columns per bucket: 1 means one line per distinct pixel pair (exact).
+    pub bucket_columns: u32,
+    /// True when messages sent before the window and received in it were too many to look
+    /// at, and are not drawn.
+    pub crossing_skipped: bool,
+}
+
+impl Bundles {
+    /// True when lines stand for several messages each (the window holds more messages
+    /// than can be drawn one by one).
+    pub fn is_density(&self) -> bool {
+        self.bucket_columns > 1
+    }
+}
+
+/// What to draw.
+pub struct BundleQuery<'a> {
+    /// The window `[t0, t0 + span)` in ticks, drawn over `width` pixel columns.
+    pub t0: u64,
+    pub span: u64,
+    pub width: u32,
+    /// The drawn row of a store row, `None` when it is not visible.
+    pub row_of: &'a dyn Fn(u32) -> Option<u32>,
+    /// At most about this many lines.
+    pub max_bundles: usize,
+}
+
+impl CommIndex {
+    /// Groups `comms` (the store's, sorted by logical send time) by pair.
+    #[allow(clippy::many_single_char_names)] // positions and times
+    pub fn build(comms: &[Comm]) -> Self {
+        let mut keyed: Vec<(u32, u32, u32)> = comms
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.send_row, c.recv_row, u32::try_from(i).unwrap_or(u32::MAX)))
+            .collect();
+        // Stable: within a pair the store's send-time order is kept.
+        keyed.sort_by_key(|k| (k.0, k.1));
+        let n = keyed.len();
+        let mut index = CommIndex {
+            pairs: Vec::new(),
+            order: Vec::with_capacity(n),
+            lsend: Vec::with_capacity(n),
+            lrecv: Vec::with_capacity(n),
+            sum_send: Vec::with_capacity(n + 1),
+            sum_recv: Vec::with_capacity(n + 1),
+        };
+        let mut i = 0;
+        while i < n {
+            let (s, r, _) = keyed[i];
+            let mut j = i;
+            let base = comms.get(keyed[i].2 as usize).map_or(0, |c| c.lsend);
+            let mut max_latency = 0;
+            let (mut acc_s, mut acc_r) = (0.0_f64, 0.0_f64);
+            while j < n && keyed[j].0 == s && keyed[j].1 == r {
+                let c = comms.get(keyed[j].2 as usize).copied().unwrap_or(Comm {
+                    send_row: s,
+                    recv_row: r,
+                    send_cpu: 0,
+                    recv_cpu: 0,
+                    lsend: base,
+                    psend: base,
+                    lrecv: base,
+                    precv: base,
+                    size: 0,
+                    tag: 0,
+                });
+                index.order.push(keyed[j].2);
+                index.lsend.push(c.lsend);
+                index.lrecv.push(c.lrecv);
+                index.sum_send.push(acc_s);
+                index.sum_recv.push(acc_r);
+                acc_s += (c.lsend - base) as f64;
+                acc_r += c.lrecv as f64 - base as f64;
+                max_latency = max_latency.max(c.lrecv.saturating_sub(c.lsend));
+                j += 1;
+            }
+            // One more prefix entry per pair would shift positions; instead the pair's
+            // total is recomputed from its last element when needed (see `mean`).
+            index.pairs.push(Pair {
+                send: s,
+                recv: r,
+                start: i,
+                end: j,
+                max_latency,
+            });
+            i = j;
+        }
+        index
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.pairs.capacity() * std::mem::size_of::<Pair>()
+            + self.order.capacity() * 4
+            + (self.lsend.capacity() + self.lrecv.capacity()) * 8
+            + (self.sum_send.capacity() + self.sum_recv.capacity()) * 8
+    }
+
+    /// Messages indexed.
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// True when there is no message.
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// The store's communication indices of positions `[start, end)`.
+    pub fn messages(&self, start: usize, end: usize) -> &[u32] {
+        self.order.get(start..end).unwrap_or_default()
+    }
+
+    /// Mean (send, receive) time of the positions `[a, b)` of `pair` (`a < b`).
+    #[allow(clippy::many_single_char_names)] // positions and times
+    fn mean(&self, pair: &Pair, a: usize, b: usize) -> (f64, f64) {
+        let base = self.lsend.get(pair.start).copied().unwrap_or(0) as f64;
+        let prefix = |sums: &[f64], times: &[u64], k: usize| -> f64 {
+            // The sum of positions [start, k): the prefix stored at k, or (k == end) the
+            // last prefix plus the last element.
+            if k < pair.end {
+                sums.get(k).copied().unwrap_or(0.0)
+            } else {
+                let last = pair.end - 1;
+                sums.get(last).copied().unwrap_or(0.0)
+                    + (times.get(last).copied().unwrap_or(0) as f64 - base)
+            }
+        };
+        let n = (b - a) as f64;
+        let s =
+            (prefix(&self.sum_send, &self.lsend, b) - prefix(&self.sum_send, &self.lsend, a)) / n;
+        let r =
+            (prefix(&self.sum_recv, &self.lrecv, b) - prefix(&self.sum_recv, &self.lrecv, a)) / n;
+        (base + s, base + r)
+    }
+
+    /// The first position of `pair` at or after `from` whose send time is `>= t`.
+    fn lower_bound(&self, pair: &Pair, from: usize, t: u64) -> usize {
+        let slice = self.lsend.get(from..pair.end).unwrap_or_default();
+        from + slice.partition_point(|&s| s < t)
+    }
+
+    /// The lines to draw for a window: see the module's documentation.
+    #[allow(clippy::many_single_char_names)] // positions and times
+    pub fn bundles(&self, q: &BundleQuery<'_>) -> Bundles {
+        let t1 = q.t0.saturating_add(q.span);
+        let width = u64::from(q.width.max(1));
+        let span = q.span.max(1);
+        // Visible pairs with their messages sent in the window.
+        let mut active: Vec<(&Pair, u32, u32, usize, usize)> = Vec::new();
+        let mut messages = 0u64;
+        for p in &self.pairs {
+            let (Some(from), Some(to)) = ((q.row_of)(p.send), (q.row_of)(p.recv)) else {
+                continue;
+            };
+            let lo = self.lower_bound(p, p.start, q.t0);
+            let hi = self.lower_bound(p, lo, t1);
+            messages += (hi - lo) as u64;
+            active.push((p, from, to, lo, hi));
+        }
+        let column =
+            |t: f64| -> i64 { ((t - q.t0 as f64) * width as f64 / span as f64).floor() as i64 };
+        let max = q.max_bundles.max(1);
+        let mut out = Bundles {
+            messages,
+            bucket_columns: 1,
+            ..Bundles::default()
+        };
+        if messages <= max as u64 {
+            // Exact: one line per run of a pair's messages on the same pixels, messages
+            // received in the window but sent before it included when they are few enough
+            // to look at.
+            let crossing_candidates: usize = active
+                .iter()
+                .map(|(p, _, _, lo, _)| {
+                    lo - self.lower_bound(p, p.start, q.t0.saturating_sub(p.max_latency))
+                })
+                .sum();
+            let with_crossing = crossing_candidates <= 4 * max;
+            out.crossing_skipped = !with_crossing;
+            for &(p, from, to, lo, hi) in &active {
+                let first = if with_crossing {
+                    self.lower_bound(p, p.start, q.t0.saturating_sub(p.max_latency))
+                } else {
+                    lo
+                };
+                // The pair's messages in send order: consecutive ones on the same pixels
+                // share a line.
+                let mut last_key = None;
+                for k in first..hi {
+                    let (s, r) = (self.lsend[k], self.lrecv[k]);
+                    if k < lo {
+                        if r < q.t0 {
+                            continue;
+                        }
+                        out.crossing += 1;
+                    }
+                    let key = (column(s as f64), column(r as f64));
+                    if last_key == Some(key)
+                        && let Some(b) = out.bundles.last_mut()
+                        && b.end == k
+                    {
+                        let n = f64::from(b.count);
+                        b.send = (b.send * n + s as f64) / (n + 1.0);
+                        b.recv = (b.recv * n + r as f64) / (n + 1.0);
+                        b.count += 1;
+                        b.end = k + 1;
+                    } else {
+                        out.bundles.push(Bundle {
+                            from_row: from,
+                            to_row: to,
+                            send: s as f64,
+                            recv: r as f64,
+                            count: 1,
+                            start: k,
+                            end: k + 1,
+                        });
+                    }
+                    last_key = Some(key);
+                }
+            }
+            return out;
+        }
+        // Density: buckets of g columns per pair.
+        let busy = active.iter().filter(|a| a.4 > a.3).count().max(1) as u64;
+        let g = (busy * width).div_ceil(max as u64).clamp(1, width);
+        out.bucket_columns = u32::try_from(g).unwrap_or(u32::MAX);
+        // The first tick of column c: the smallest t with column(t) >= c.
+        let edge = |c: u64| -> u64 {
+            let e = u128::from(c) * u128::from(span);
+            q.t0 + u64::try_from(e.div_ceil(u128::from(width))).unwrap_or(u64::MAX)
+        };
+        for &(p, from, to, lo, hi) in &active {
+            let mut k = lo;
+            while k < hi {
+                let c = column(self.lsend[k] as f64).max(0) as u64;
+                let bucket_end = edge((c / g + 1) * g);
+                let next = self.lower_bound(p, k + 1, bucket_end).min(hi).max(k + 1);
+                let (s, r) = self.mean(p, k, next);
+                out.bundles.push(Bundle {
+                    from_row: from,
+                    to_row: to,
+                    send: s,
+                    recv: r,
+                    count: u32::try_from(next - k).unwrap_or(u32::MAX),
+                    start: k,
+                    end: next,
+                });
+                k = next;
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn comm(send_row: u32, recv_row: u32, lsend: u64, lrecv: u64) -> Comm {
+        Comm {
+            send_row,
+            recv_row,
+            send_cpu: 0,
+            recv_cpu: 0,
+            lsend,
+            psend: lsend,
+            lrecv,
+            precv: lrecv,
+            size: 8,
+            tag: 1,
+        }
+    }
+
+    fn sorted(mut v: Vec<Comm>) -> Vec<Comm> {
+        v.sort_by_key(|c| c.lsend);
+        v
+    }
+
+    const ALL_ROWS: &dyn Fn(u32) -> Option<u32> = &Some;
+
+    #[test]
+    fn few_messages_are_drawn_one_line_per_pixel_pair() {
+        let comms = sorted(vec![
+            comm(0, 1, 10, 20),
+            comm(0, 1, 11, 21), // same pixels as the first at 10 columns over 100 ticks
+            comm(1, 0, 50, 60),
+            comm(0, 1, 95, 130), // received after the window: still drawn
+            comm(2, 0, 5, 40),   // row 2 not visible
+        ]);
+        let index = CommIndex::build(&comms);
+        let row_of = |r: u32| (r < 2).then_some(r);
+        let b = index.bundles(&BundleQuery {
+            t0: 0,
+            span: 100,
+            width: 10,
+            row_of: &row_of,
+            max_bundles: 100,
+        });
+        assert_eq!(b.messages, 4);
+        assert_eq!(b.bucket_columns, 1);
+        assert!(!b.is_density());
+        assert_eq!(b.bundles.len(), 3);
+        let counts: u32 = b.bundles.iter().map(|x| x.count).sum();
+        assert_eq!(counts, 4);
+        let pair = b.bundles.iter().find(|x| x.count == 2).unwrap();
+        assert!((pair.send - 10.5).abs() < 1e-9 && (pair.recv - 20.5).abs() < 1e-9);
+        let ids: Vec<u32> = index.messages(pair.start, pair.end).to_vec();
+        assert_eq!(ids, [1, 2]);
+    }
+
+    #[test]
+    fn messages_sent_before_the_window_and_received_in_it_are_drawn() {
+        let comms = sorted(vec![
+            comm(0, 1, 10, 200),
+            comm(0, 1, 20, 30),
+            comm(0, 1, 150, 160),
+        ]);
+        let index = CommIndex::build(&comms);
+        let b = index.bundles(&BundleQuery {
+            t0: 100,
+            span: 100,
+            width: 100,
+            row_of: ALL_ROWS,
+            max_bundles: 100,
+        });
+        assert_eq!(b.messages, 1);
+        assert_eq!(b.crossing, 1);
+        assert_eq!(b.bundles.len(), 2);
+    }
+
+    #[test]
+    fn many_messages_become_bundles_that_count_every_message() {
+        // 3 pairs x 100,000 messages over 1,000,000 ticks.
+        let mut v = Vec::new();
+        for i in 0..100_000u64 {
+            v.push(comm(0, 1, i * 10, i * 10 + 3));
+            v.push(comm(1, 2, i * 10 + 1, i * 10 + 9));
+            v.push(comm(2, 0, i * 10 + 2, i * 10 + 500));
+        }
+        let comms = sorted(v);
+        let index = CommIndex::build(&comms);
+        let b = index.bundles(&BundleQuery {
+            t0: 0,
+            span: 1_000_000,
+            width: 1000,
+            row_of: ALL_ROWS,
+            max_bundles: 600,
+        });
+        assert_eq!(b.messages, 300_000);
+        assert!(b.is_density());
+        assert_eq!(b.bucket_columns, 5);
+        assert!(b.bundles.len() <= 600 + 3, "{}", b.bundles.len());
+        let total: u64 = b.bundles.iter().map(|x| u64::from(x.count)).sum();
+        assert_eq!(total, 300_000);
+        // Bundles are spread over the whole window, and their mean times are inside it.
+        let last = b.bundles.iter().map(|x| x.send).fold(0.0, f64::max);
+        assert!(last > 990_000.0, "{last}");
+        for x in &b.bundles {
+            assert!(x.send >= 0.0 && x.send < 1_000_000.0);
+            assert_eq!(x.end - x.start, x.count as usize);
+            let ids = index.messages(x.start, x.end);
+            let mean = ids
+                .iter()
+                .map(|&i| comms[i as usize].lsend as f64)
+                .sum::<f64>()
+                / ids.len() as f64;
+            assert!(
+                (mean - x.send).abs() < 1e-3 * 1_000_000.0 / 1000.0,
+                "{mean} {}",
+                x.send
+            );
+        }
+        // A narrow window of the same trace is exact again.
+        let z = index.bundles(&BundleQuery {
+            t0: 500_000,
+            span: 1_000,
+            width: 1000,
+            row_of: ALL_ROWS,
+            max_bundles: 600,
+        });
+        assert_eq!(z.messages, 300);
+        assert!(!z.is_density());
+    }
+}
