@@ -4,8 +4,13 @@
 //! value; a null point where a state ends before the next one begins). An "Event value" view
 //! of one type uses the store's own event column; a view of several types (Paraver's "MPI call"
 //! view reads 50000001-50000003 together) merges them by time, so the last event of any of
-//! them gives the value ("last event value"). Values stay raw: whether 0 is null is decided
-//! when drawing, so a view can switch "zero is null" without rebuilding.
+//! them gives the value ("last event value"). Values stay raw, except that a view built with
+//! "zero is null" turns 0 into the null sentinel while it builds its points (an owned copy
+//! where it would otherwise borrow the store's column), so the summaries only ever know the
+//! sentinel; switching "zero is null" rebuilds the view.
+//!
+//! Every row's [`Pyramid`] is built with the view, for all draw modes at once, so a frame in
+//! any mode only reads.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -13,7 +18,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::columns::{TimeColumn, ValueColumn};
-use super::summary::{Pixel, Pyramid, Steps, summarize};
+use super::summary::{self, DrawMode, Pixel, Pyramid, Steps, summarize};
 use super::{ThreadData, TraceStore};
 use prvscope_format::catalog::MPI_CALL_TYPES;
 
@@ -86,19 +91,24 @@ pub struct ViewSignals {
     rows: Vec<RowSignal>,
     /// Every distinct non-null value of the view, sorted (for legends and gradients).
     values: BTreeSet<u64>,
+    /// Was 0 turned into null?
+    zero_is_null: bool,
 }
 
 impl ViewSignals {
-    /// Builds the rows of a view (in parallel over threads).
-    pub fn build(store: Arc<TraceStore>, spec: SignalSpec) -> Self {
+    /// Builds the rows of a view (in parallel over threads), with their pyramids. With
+    /// `zero_is_null`, value 0 becomes the null sentinel.
+    pub fn build(store: Arc<TraceStore>, spec: SignalSpec, zero_is_null: bool) -> Self {
         let sentinel = store.null_policy().sentinel;
         let built: Vec<(RowSignal, BTreeSet<u64>)> = store
             .threads()
             .par_iter()
             .map(|thread| {
                 let source = match &spec {
-                    SignalSpec::States => state_points(thread, sentinel),
-                    SignalSpec::Events(types) => event_points(thread, types, sentinel),
+                    SignalSpec::States => state_points(thread, sentinel, zero_is_null),
+                    SignalSpec::Events(types) => {
+                        event_points(thread, types, sentinel, zero_is_null)
+                    }
                 };
                 let row = RowSignal {
                     source,
@@ -124,7 +134,13 @@ impl ViewSignals {
             spec,
             rows,
             values,
+            zero_is_null,
         }
+    }
+
+    /// True when the view reads 0 as null (its points hold the sentinel instead).
+    pub fn zero_is_null(&self) -> bool {
+        self.zero_is_null
     }
 
     /// What this view reads.
@@ -142,7 +158,7 @@ impl ViewSignals {
         self.store.null_policy().sentinel
     }
 
-    /// Every distinct non-null value the view holds, sorted.
+    /// Every distinct non-null value the view holds, sorted (without 0 when 0 is null).
     pub fn values(&self) -> &BTreeSet<u64> {
         &self.values
     }
@@ -165,24 +181,40 @@ impl ViewSignals {
         }
     }
 
-    /// Summarises `row` over the columns of `edges` into `out`.
-    pub fn summarize_row(&self, row: usize, edges: &[u64], out: &mut Vec<Pixel>) {
+    /// Summarises `row` over the columns of `edges` into `out`, in `mode`.
+    pub fn summarize_row(&self, row: usize, edges: &[u64], mode: DrawMode, out: &mut Vec<Pixel>) {
         let steps = self.steps(row);
         match self.rows.get(row) {
-            Some(r) => summarize(&steps, &r.pyramid, edges, out),
+            Some(r) => summarize(&steps, &r.pyramid, edges, mode, out),
             None => out.clear(),
         }
     }
 
     /// Summarises many rows in parallel: one pixel vector per row of `rows`.
-    pub fn summarize_rows(&self, rows: &[usize], edges: &[u64]) -> Vec<Vec<Pixel>> {
+    pub fn summarize_rows(&self, rows: &[usize], edges: &[u64], mode: DrawMode) -> Vec<Vec<Pixel>> {
         rows.par_iter()
             .map(|&row| {
                 let mut out = Vec::with_capacity(edges.len());
-                self.summarize_row(row, edges, &mut out);
+                self.summarize_row(row, edges, mode, &mut out);
                 out
             })
             .collect()
+    }
+
+    /// Summarises the rows `threads` as one (a collapsed task or application) into `out`, in
+    /// `mode` (see [`crate::summary`] for what a group's pixel shows). Rows out of range are
+    /// left out; no row at all gives no pixel.
+    pub fn summarize_group(
+        &self,
+        threads: std::ops::Range<usize>,
+        edges: &[u64],
+        mode: DrawMode,
+        out: &mut Vec<Pixel>,
+    ) {
+        let rows: Vec<(Steps<'_>, &Pyramid)> = threads
+            .filter_map(|t| Some((self.steps(t), &self.rows.get(t)?.pyramid)))
+            .collect();
+        summary::summarize_group(&rows, edges, mode, out);
     }
 
     /// The interval of `row` holding tick `t`, if some point is at or before it.
@@ -237,7 +269,13 @@ fn steps_of<'a>(row: &'a RowSignal, thread: &'a ThreadData, sentinel: u64) -> St
     }
 }
 
-fn state_points(thread: &ThreadData, sentinel: u64) -> Source {
+/// The value a view stores for `v`: the sentinel for 0 when 0 is null.
+#[inline]
+fn view_value(v: u64, sentinel: u64, zero_is_null: bool) -> u64 {
+    if zero_is_null && v == 0 { sentinel } else { v }
+}
+
+fn state_points(thread: &ThreadData, sentinel: u64, zero_is_null: bool) -> Source {
     let s = &thread.states;
     if s.is_empty() {
         return Source::Empty;
@@ -248,7 +286,7 @@ fn state_points(thread: &ThreadData, sentinel: u64) -> Source {
     let ends: Vec<u64> = s.end.iter().collect();
     for (i, (&b, &e)) in begins.iter().zip(&ends).enumerate() {
         times.push(b);
-        values.push(s.value.get(i));
+        values.push(view_value(s.value.get(i), sentinel, zero_is_null));
         let next = begins.get(i + 1).copied();
         if next.is_none_or(|n| e < n) {
             times.push(e);
@@ -261,7 +299,7 @@ fn state_points(thread: &ThreadData, sentinel: u64) -> Source {
     }
 }
 
-fn event_points(thread: &ThreadData, types: &[u32], sentinel: u64) -> Source {
+fn event_points(thread: &ThreadData, types: &[u32], sentinel: u64, zero_is_null: bool) -> Source {
     let columns: Vec<usize> = types
         .iter()
         .filter_map(|&ty| thread.events.binary_search_by_key(&ty, |c| c.ty).ok())
@@ -270,19 +308,36 @@ fn event_points(thread: &ThreadData, types: &[u32], sentinel: u64) -> Source {
         [] => Source::Empty,
         // The store's column is used as it is unless it is split into many segments (one per
         // parsed chunk), which makes each point read look its segment up: then a one-segment
-        // copy is faster to summarise.
+        // copy is faster to summarise. A copy is also made when 0 must read as null and the
+        // column holds a 0.
         [one] => match thread.events.get(*one) {
-            Some(c) if c.time.segment_count() > 1 => Source::Owned {
-                time: TimeColumn::from_times(&c.time.iter().collect::<Vec<u64>>()),
-                value: ValueColumn::from_values(&c.value.iter().collect::<Vec<u64>>(), sentinel),
-            },
+            Some(c)
+                if c.time.segment_count() > 1
+                    || (zero_is_null && sentinel != 0 && c.value.iter().any(|v| v == 0)) =>
+            {
+                let values: Vec<u64> = c
+                    .value
+                    .iter()
+                    .map(|v| view_value(v, sentinel, zero_is_null))
+                    .collect();
+                Source::Owned {
+                    time: TimeColumn::from_times(&c.time.iter().collect::<Vec<u64>>()),
+                    value: ValueColumn::from_values(&values, sentinel),
+                }
+            }
             _ => Source::Event(*one),
         },
         many => {
             let mut points: Vec<(u64, u64)> = Vec::new();
             for &i in many {
                 if let Some(c) = thread.events.get(i) {
-                    points.extend(c.time.iter().zip(c.value.iter()));
+                    points.extend(
+                        c.time.iter().zip(
+                            c.value
+                                .iter()
+                                .map(|v| view_value(v, sentinel, zero_is_null)),
+                        ),
+                    );
                 }
             }
             // Stable: at equal times the types keep their order.
@@ -291,6 +346,187 @@ fn event_points(thread: &ThreadData, types: &[u32], sentinel: u64) -> Source {
                 time: TimeColumn::from_slice_by(&points, |p| p.0),
                 value: ValueColumn::from_slice_by(&points, sentinel, |p| p.1),
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::summary::{summarize_group_naive, summarize_naive};
+    use crate::{EventColumn, NullPolicy, StateColumns};
+
+    const NULL: u64 = u64::MAX;
+
+    fn states(records: &[(u64, u64, u64)]) -> StateColumns {
+        let col = |f: fn(&(u64, u64, u64)) -> u64| records.iter().map(f).collect::<Vec<u64>>();
+        StateColumns {
+            begin: TimeColumn::from_times(&col(|r| r.0)),
+            end: TimeColumn::from_times(&col(|r| r.1)),
+            value: ValueColumn::from_values(&col(|r| r.2), NULL),
+            ends_sorted: true,
+        }
+    }
+
+    fn events(ty: u32, points: &[(u64, u64)]) -> EventColumn {
+        EventColumn {
+            ty,
+            time: TimeColumn::from_times(&points.iter().map(|p| p.0).collect::<Vec<u64>>()),
+            value: ValueColumn::from_values(
+                &points.iter().map(|p| p.1).collect::<Vec<u64>>(),
+                NULL,
+            ),
+        }
+    }
+
+    /// Two threads: states with 0 (idle) between 1 and 2, and a counter of type 7 with zeros.
+    fn store() -> Arc<TraceStore> {
+        let threads = vec![
+            ThreadData {
+                states: states(&[(0, 60, 0), (60, 70, 1), (70, 100, 0), (100, 130, 2)]),
+                events: vec![events(7, &[(0, 0), (10, 5), (20, 0), (90, 3)])],
+            },
+            ThreadData {
+                states: states(&[(0, 30, 2), (30, 40, 0), (50, 100, 1)]),
+                events: vec![
+                    events(7, &[(5, 0), (50, 8)]),
+                    events(8, &[(40, 0), (45, 9)]),
+                ],
+            },
+        ];
+        Arc::new(TraceStore::new(
+            threads,
+            Vec::new(),
+            NullPolicy::sentinel(NULL),
+            0,
+            130,
+        ))
+    }
+
+    fn shown(view: &ViewSignals, row: usize, edges: &[u64], mode: DrawMode) -> Vec<u64> {
+        let mut px = Vec::new();
+        view.summarize_row(row, edges, mode, &mut px);
+        px.iter().map(|p| p.value).collect()
+    }
+
+    #[test]
+    fn zero_is_null_turns_zero_into_the_sentinel_before_summaries() {
+        let store = store();
+        let edges = [0, 100, 130];
+        let raw = ViewSignals::build(Arc::clone(&store), SignalSpec::States, false);
+        let zero = ViewSignals::build(Arc::clone(&store), SignalSpec::States, true);
+        assert!(!raw.zero_is_null() && zero.zero_is_null());
+        assert_eq!(raw.values().iter().copied().collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(zero.values().iter().copied().collect::<Vec<_>>(), [1, 2]);
+        // Thread 0 over [0, 100): 0 for 90 ticks, 1 for 10.
+        assert_eq!(shown(&raw, 0, &edges, DrawMode::Dominant), [0, 2]);
+        assert_eq!(shown(&zero, 0, &edges, DrawMode::Dominant), [NULL, 2]);
+        assert_eq!(shown(&zero, 0, &edges, DrawMode::Average), [1, 2]);
+        assert_eq!(shown(&raw, 0, &edges, DrawMode::Minimum), [0, 2]);
+        assert_eq!(shown(&zero, 0, &edges, DrawMode::Minimum), [1, 2]);
+        // The state gap [40, 50) of thread 1 is null either way.
+        assert_eq!(shown(&zero, 1, &[40, 50], DrawMode::Last), [NULL]);
+        assert_eq!(zero.interval_at(0, 5).map(|i| i.value), Some(NULL));
+
+        // One event type: the store's column is borrowed unless it holds a 0 to hide.
+        let spec = SignalSpec::Events(vec![8]);
+        let raw = ViewSignals::build(Arc::clone(&store), spec.clone(), false);
+        let zero = ViewSignals::build(Arc::clone(&store), spec, true);
+        assert_eq!(
+            raw.heap_bytes()
+                - raw
+                    .rows
+                    .iter()
+                    .map(|r| r.pyramid.heap_bytes())
+                    .sum::<usize>(),
+            0
+        );
+        assert_eq!(shown(&raw, 1, &[40, 44, 50], DrawMode::Maximum), [0, 9]);
+        assert_eq!(shown(&zero, 1, &[40, 44, 50], DrawMode::Maximum), [NULL, 9]);
+        // Several types merge, with zeros hidden too.
+        let both = ViewSignals::build(store, SignalSpec::Events(vec![7, 8]), true);
+        assert_eq!(
+            shown(&both, 1, &[0, 42, 48, 60], DrawMode::Last),
+            [NULL, 9, 8]
+        );
+        assert_eq!(
+            both.values().iter().copied().collect::<Vec<_>>(),
+            [3, 5, 8, 9]
+        );
+    }
+
+    #[test]
+    fn rows_and_groups_equal_the_naive_summaries() {
+        let store = store();
+        let edges: Vec<u64> = (0..=27).map(|k| k * 5).collect();
+        for (spec, zero) in [
+            (SignalSpec::States, false),
+            (SignalSpec::States, true),
+            (SignalSpec::Events(vec![7, 8]), true),
+        ] {
+            let view = ViewSignals::build(Arc::clone(&store), spec, zero);
+            for mode in DrawMode::ALL {
+                let rows = view.summarize_rows(&[0, 1, 5], &edges, mode);
+                assert_eq!(rows[0], summarize_naive(&view.steps(0), &edges, mode));
+                assert_eq!(rows[1], summarize_naive(&view.steps(1), &edges, mode));
+                assert!(rows[2].is_empty());
+                let mut group = Vec::new();
+                view.summarize_group(0..2, &edges, mode, &mut group);
+                let steps = [view.steps(0), view.steps(1)];
+                assert_eq!(group, summarize_group_naive(&steps, &edges, mode), "{mode}");
+                // Rows past the end are left out.
+                let mut one = Vec::new();
+                view.summarize_group(1..9, &edges, mode, &mut one);
+                assert_eq!(one, rows[1], "{mode}");
+            }
+        }
+    }
+
+    /// Heap bytes per point of a view's own points and index, on a state-like row (1 M
+    /// contiguous states of 5 values) and a counter-like one (1 M events, all values
+    /// distinct). Run with `--ignored --nocapture`.
+    #[test]
+    #[ignore = "a measurement, not a check"]
+    fn memory_per_point() {
+        let n = 1_000_000u64;
+        let mut seed = 1u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            seed >> 33
+        };
+        let mut t = 0;
+        let records: Vec<(u64, u64, u64)> = (0..n)
+            .map(|_| {
+                let begin = t;
+                t += 1 + next() % 5000;
+                (begin, t, next() % 5)
+            })
+            .collect();
+        let points: Vec<(u64, u64)> = records.iter().map(|r| (r.0, next() >> 4)).collect();
+        let store = Arc::new(TraceStore::new(
+            vec![ThreadData {
+                states: states(&records),
+                events: vec![events(42_000_000, &points)],
+            }],
+            Vec::new(),
+            NullPolicy::sentinel(NULL),
+            0,
+            t,
+        ));
+        for (name, spec) in [
+            ("state-like", SignalSpec::States),
+            ("counter-like", SignalSpec::Events(vec![42_000_000])),
+        ] {
+            let view = ViewSignals::build(Arc::clone(&store), spec, false);
+            let points = view.steps(0).len() as f64;
+            let index: usize = view.rows.iter().map(|r| r.pyramid.heap_bytes()).sum();
+            println!(
+                "{name}: {points} points, view {:.2} B/point, of which index {:.2} B/point",
+                view.heap_bytes() as f64 / points,
+                index as f64 / points
+            );
         }
     }
 }

@@ -385,6 +385,50 @@ impl ValueColumn {
         acc.unwrap_or(sentinel)
     }
 
+    /// The smallest value of `[i, j)` that is not null, or the sentinel when there is none:
+    /// each segment is located once and scanned as a plain slice.
+    pub fn min_in(&self, i: usize, j: usize) -> u64 {
+        let sentinel = self.sentinel;
+        // A narrow width keeps its all-ones value for null and holds values below it, so a
+        // plain minimum skips null unless nothing else is there.
+        macro_rules! scan {
+            ($v:expr, $null:expr, $acc:expr) => {{
+                let low = $v.iter().fold($null, |best, &value| best.min(value));
+                if low == $null {
+                    $acc
+                } else {
+                    let found = u64::from(low);
+                    Some($acc.map_or(found, |prev: u64| prev.min(found)))
+                }
+            }};
+        }
+        let mut acc: Option<u64> = None;
+        let mut pos = i;
+        while pos < j {
+            let (k, start) = self.segs.locate(pos);
+            let Some(seg) = self.segs.segs.get(k) else {
+                break;
+            };
+            let end = (start + (j - pos)).min(seg.len());
+            acc = match seg {
+                ValueSeg::U8(v) => scan!(&v[start..end], u8::MAX, acc),
+                ValueSeg::U16(v) => scan!(&v[start..end], u16::MAX, acc),
+                ValueSeg::U32(v) => scan!(&v[start..end], u32::MAX, acc),
+                ValueSeg::U64(v) => v[start..end]
+                    .iter()
+                    .copied()
+                    .filter(|&x| x != sentinel)
+                    .min()
+                    .map_or(acc, |low| Some(acc.map_or(low, |prev| prev.min(low)))),
+            };
+            pos += end - start;
+            if end == start {
+                break;
+            }
+        }
+        acc.unwrap_or(sentinel)
+    }
+
     /// Decodes values `start..` into `out` (null as the sentinel), as many as fit and exist;
     /// returns how many.
     pub fn read(&self, start: usize, out: &mut [u64]) -> usize {

@@ -1,0 +1,672 @@
+//! [`Pyramid`]: the per-row index every draw mode reads (see the parent module's docs).
+
+use super::heavy::{Heavy, Tally};
+use super::{Column, Steps, min_of};
+use crate::null;
+
+/// Points per block of the first pyramid level.
+pub(super) const BLOCK: usize = 16;
+/// Blocks per block of the next level.
+pub(super) const FANOUT: usize = 4;
+/// Rows with at most this many distinct non-null values keep the ticks of each value per
+/// block, so that Dominant is exact; the others keep heavy-hitter summaries.
+pub(super) const DICT_MAX: usize = 8;
+/// Ranges of at most this many points are weighed point by point rather than through the
+/// prefix sums (which read up to `BLOCK / 2` points at each end).
+const DIRECT: usize = BLOCK;
+/// Points decoded at a time by the small scans.
+const SMALL: usize = 32;
+/// Points decoded at a time while building.
+const CHUNK: usize = 64 * BLOCK;
+
+/// The index of one row: what a column of any draw mode reads in O(log n).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pyramid {
+    /// `max[0][b]` is the largest non-null value of points `[16b, 16b + 16)`; each next level
+    /// takes the maximum of 4 entries of the level below. The sentinel means "none".
+    max: Vec<Vec<u64>>,
+    /// The same with the smallest non-null values.
+    min: Vec<Vec<u64>>,
+    /// The time of point `16b` for each block `b`: searches by time go through these (one
+    /// cache line holds 8 blocks) and then read at most 16 points, instead of probing the
+    /// compressed times of a row of millions of points.
+    block_times: Vec<u64>,
+    /// `non_null[b]`: the number of non-null points before point `min(16b, n)`, for
+    /// `b = 0..=blocks` (rows have fewer than 2^32 points, as time columns assume).
+    non_null: Vec<u32>,
+    /// The ticks of the values before each block.
+    weighing: Weighing,
+}
+
+/// Per-block prefix sums of the ticks the values hold. A point holds from its time to the
+/// next point's; the row's last point holds for no tick here (a column clips it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+enum Weighing {
+    /// A row without points.
+    #[default]
+    Empty,
+    /// At most [`DICT_MAX`] distinct non-null values, sorted: `ticks[b * D + d]` is the ticks
+    /// value `d` holds over the points `[0, 16b)`, `D` being the number of values.
+    Dict { values: Vec<u64>, ticks: Vec<u64> },
+    /// More values: the non-null ticks and the weighted sum `sum(v * ticks)` over the points
+    /// `[0, 16b)`, and the heavy hitters for Dominant.
+    Sums {
+        ticks: Vec<u64>,
+        sums: Vec<u128>,
+        heavy: Heavy,
+    },
+}
+
+/// The non-null ticks and weighted sum of part of a column.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Weights {
+    pub ticks: u64,
+    pub sum: u128,
+}
+
+impl Weights {
+    #[inline]
+    fn add(&mut self, value: u64, ticks: u64, none: u64) {
+        if value != none {
+            self.ticks += ticks;
+            self.sum += u128::from(value) * u128::from(ticks);
+        }
+    }
+}
+
+impl Pyramid {
+    /// Builds the index of a row: one pass over its points.
+    pub fn build(steps: &Steps<'_>) -> Self {
+        let none = steps.sentinel;
+        let n = steps.len();
+        let blocks = n.div_ceil(BLOCK);
+        let dict = if n == 0 {
+            None
+        } else {
+            distinct_up_to(steps, DICT_MAX)
+        };
+        let mut max0 = Vec::with_capacity(blocks);
+        let mut min0 = Vec::with_capacity(blocks);
+        let mut block_times = Vec::with_capacity(blocks);
+        let mut non_null = Vec::with_capacity(blocks + 1);
+        let width = dict.as_ref().map_or(0, Vec::len);
+        let mut dict_ticks: Vec<u64> = Vec::with_capacity(blocks * width);
+        let (mut sum_ticks, mut sum_sums) = if dict.is_some() {
+            (Vec::new(), Vec::new())
+        } else {
+            (Vec::with_capacity(blocks), Vec::with_capacity(blocks))
+        };
+        let mut heavy = Heavy::with_leaves(if dict.is_some() { 0 } else { blocks });
+        // Running totals over the points seen.
+        let mut count = 0u32;
+        let mut per_value = [0u64; DICT_MAX];
+        let mut total = Weights::default();
+        let mut leaf: Vec<(u64, u64)> = Vec::with_capacity(BLOCK);
+        let mut times = vec![0u64; CHUNK + 1];
+        let mut values = vec![0u64; CHUNK];
+        let mut pos = 0;
+        while pos < n {
+            let len = CHUNK.min(n - pos);
+            // One more time than values: the next point's, when there is one.
+            let (Some(tbuf), Some(vbuf)) = (
+                times.get_mut(..(len + 1).min(n - pos)),
+                values.get_mut(..len),
+            ) else {
+                break;
+            };
+            steps.time.read(pos, tbuf);
+            steps.value.read(pos, vbuf);
+            for (chunk, block) in vbuf.chunks(BLOCK).enumerate() {
+                let base = chunk * BLOCK;
+                non_null.push(count);
+                block_times.push(tbuf.get(base).copied().unwrap_or(0));
+                if dict.is_some() {
+                    dict_ticks.extend_from_slice(per_value.get(..width).unwrap_or_default());
+                } else {
+                    sum_ticks.push(total.ticks);
+                    sum_sums.push(total.sum);
+                }
+                let (mut high, mut low) = (none, none);
+                leaf.clear();
+                for (at, &v) in (base..).zip(block) {
+                    // The row's last point holds for no tick here.
+                    let ticks = match (tbuf.get(at), tbuf.get(at + 1)) {
+                        (Some(&from), Some(&to)) => to.saturating_sub(from),
+                        _ => 0,
+                    };
+                    if v == none {
+                        continue;
+                    }
+                    count += 1;
+                    high = null::max_of(high, v, none);
+                    low = min_of(low, v, none);
+                    if let Some(values) = &dict {
+                        if let Some(slot) = values
+                            .iter()
+                            .position(|&x| x == v)
+                            .and_then(|id| per_value.get_mut(id))
+                        {
+                            *slot += ticks;
+                        }
+                    } else {
+                        total.add(v, ticks, none);
+                        if ticks > 0 {
+                            leaf.push((v, ticks));
+                        }
+                    }
+                }
+                max0.push(high);
+                min0.push(low);
+                if dict.is_none() {
+                    heavy.push_leaf(&mut leaf);
+                }
+            }
+            pos += len;
+        }
+        non_null.push(count);
+        let weighing = match dict {
+            _ if n == 0 => Weighing::Empty,
+            Some(values) => Weighing::Dict {
+                values,
+                ticks: dict_ticks,
+            },
+            None => {
+                heavy.finish();
+                Weighing::Sums {
+                    ticks: sum_ticks,
+                    sums: sum_sums,
+                    heavy,
+                }
+            }
+        };
+        Pyramid {
+            max: levels(max0, |a, b| null::max_of(a, b, none)),
+            min: levels(min0, |a, b| min_of(a, b, none)),
+            block_times,
+            non_null,
+            weighing,
+        }
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        let levels = |l: &Vec<Vec<u64>>| l.iter().map(|v| v.capacity() * 8).sum::<usize>();
+        levels(&self.max)
+            + levels(&self.min)
+            + self.block_times.capacity() * 8
+            + self.non_null.capacity() * 4
+            + match &self.weighing {
+                Weighing::Empty => 0,
+                Weighing::Dict { values, ticks } => values.capacity() * 8 + ticks.capacity() * 8,
+                Weighing::Sums { ticks, sums, heavy } => {
+                    ticks.capacity() * 8 + sums.capacity() * 16 + heavy.heap_bytes()
+                }
+            }
+    }
+
+    /// True when Dominant is exact for every column of the row: at most [`DICT_MAX`] distinct
+    /// non-null values.
+    pub fn dominant_is_exact(&self) -> bool {
+        !matches!(self.weighing, Weighing::Sums { .. })
+    }
+
+    /// The first index `>= from` whose time is `>= t`: a galloping search over the blocks'
+    /// first times from `from`'s block, then a scan of at most two blocks.
+    pub(super) fn lower_bound_from(&self, steps: &Steps<'_>, from: usize, t: u64) -> usize {
+        let n = steps.len();
+        let b0 = from / BLOCK;
+        // The first block after b0 whose first time is >= t (or the number of blocks).
+        let blocks = self.block_times.len();
+        let mut lo = b0 + 1;
+        let mut hi = lo;
+        let mut step = 1;
+        while hi < blocks && self.block_times.get(hi).is_some_and(|&bt| bt < t) {
+            lo = hi + 1;
+            hi = b0 + 1 + step;
+            step *= 2;
+        }
+        let mut hi = hi.min(blocks);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.block_times.get(mid).is_some_and(|&bt| bt < t) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        // Points of blocks before lo - 1 are < t; the answer is in block lo - 1 or is the
+        // first point of block lo.
+        let start = from.max((lo - 1) * BLOCK);
+        let end = (lo * BLOCK).min(n);
+        (start..end).find(|&i| steps.t(i) >= t).unwrap_or(end)
+    }
+
+    /// The largest non-null value of points `[i, j)`, or the sentinel when there is none.
+    pub fn range_max(&self, steps: &Steps<'_>, i: usize, j: usize) -> u64 {
+        let none = steps.sentinel;
+        range_fold(
+            &self.max,
+            i,
+            j,
+            none,
+            |from, to| steps.value.max_in(from, to),
+            |a, b| null::max_of(a, b, none),
+        )
+    }
+
+    /// The smallest non-null value of points `[i, j)`, or the sentinel when there is none.
+    pub fn range_min(&self, steps: &Steps<'_>, i: usize, j: usize) -> u64 {
+        let none = steps.sentinel;
+        range_fold(
+            &self.min,
+            i,
+            j,
+            none,
+            |from, to| steps.value.min_in(from, to),
+            |a, b| min_of(a, b, none),
+        )
+    }
+
+    /// The non-null ticks and weighted sum of the column `c` (an empty column weighs its
+    /// value at `a` as one tick).
+    pub(super) fn weights(&self, steps: &Steps<'_>, c: &Column) -> Weights {
+        let none = steps.sentinel;
+        let mut w = Weights::default();
+        if c.e == c.u {
+            w.add(c.start, (c.b - c.a).max(1), none);
+            return w;
+        }
+        let (first, last) = (steps.t(c.u), steps.t(c.e - 1));
+        match &self.weighing {
+            Weighing::Empty => {}
+            Weighing::Dict { values, ticks } => {
+                let mut acc = [0u64; DICT_MAX];
+                weigh_range(&DictWeigh { values, ticks }, steps, c.u, c.e - 1, &mut acc);
+                for (&v, &t) in values.iter().zip(&acc) {
+                    w.add(v, t, none);
+                }
+            }
+            Weighing::Sums { ticks, sums, .. } => {
+                let mut acc = (0u64, 0u128);
+                let weigh = SumWeigh { ticks, sums, none };
+                weigh_range(&weigh, steps, c.u, c.e - 1, &mut acc);
+                (w.ticks, w.sum) = acc;
+            }
+        }
+        w.add(c.start, first - c.a, none);
+        w.add(steps.v(c.e - 1), c.b - last, none);
+        w
+    }
+
+    /// Adds the ticks each value holds in the column `c` to `tally`, null exactly, the others
+    /// exactly or (rows with many values) as heavy-hitter estimates (an empty column weighs
+    /// its value at `a` as one tick).
+    pub(super) fn tally(&self, steps: &Steps<'_>, c: &Column, tally: &mut Tally) {
+        let none = steps.sentinel;
+        let add = |tally: &mut Tally, v: u64, t: u64| {
+            if v == none {
+                tally.add_null(t);
+            } else {
+                tally.add(v, t);
+            }
+        };
+        if c.e == c.u {
+            add(tally, c.start, (c.b - c.a).max(1));
+            return;
+        }
+        let (first, last) = (steps.t(c.u), steps.t(c.e - 1));
+        let end_value = steps.v(c.e - 1);
+        // Non-null ticks of the column, for null's.
+        let mut held = 0u64;
+        match &self.weighing {
+            Weighing::Empty => {}
+            Weighing::Dict { values, ticks } => {
+                let mut acc = [0u64; DICT_MAX];
+                weigh_range(&DictWeigh { values, ticks }, steps, c.u, c.e - 1, &mut acc);
+                for (&v, &t) in values.iter().zip(&acc) {
+                    tally.add(v, t);
+                    held += t;
+                }
+            }
+            Weighing::Sums {
+                ticks, sums, heavy, ..
+            } => {
+                let mut acc = (0u64, 0u128);
+                let weigh = SumWeigh { ticks, sums, none };
+                weigh_range(&weigh, steps, c.u, c.e - 1, &mut acc);
+                held = acc.0;
+                heavy.tally(steps, c.u, c.e - 1, tally);
+            }
+        }
+        for (v, t) in [(c.start, first - c.a), (end_value, c.b - last)] {
+            if v != none {
+                tally.add(v, t);
+                held += t;
+            }
+        }
+        tally.add_null((c.b - c.a) - held);
+    }
+
+    /// The number of non-null points in `[i, j)`.
+    pub(super) fn non_null_count(&self, steps: &Steps<'_>, i: usize, j: usize) -> u64 {
+        if j <= i {
+            0
+        } else if j - i <= DIRECT {
+            count_non_null(steps, i, j)
+        } else {
+            self.non_null_before(steps, j) - self.non_null_before(steps, i)
+        }
+    }
+
+    /// The number of non-null points before point `x` (`x <= n`).
+    fn non_null_before(&self, steps: &Steps<'_>, x: usize) -> u64 {
+        let n = steps.len();
+        let (k, r) = (x / BLOCK, x % BLOCK);
+        let at = |k: usize| u64::from(self.non_null.get(k).copied().unwrap_or(0));
+        if r == 0 {
+            at(k)
+        } else if r <= BLOCK / 2 || (k + 1) * BLOCK > n {
+            at(k) + count_non_null(steps, k * BLOCK, x)
+        } else {
+            at(k + 1) - count_non_null(steps, x, (k + 1) * BLOCK)
+        }
+    }
+
+    /// The value of the `k`-th (from 0) non-null point of `[i, j)`; the sentinel if there are
+    /// not that many.
+    pub(super) fn nth_non_null(&self, steps: &Steps<'_>, i: usize, j: usize, k: u64) -> u64 {
+        if j <= i {
+            return steps.sentinel;
+        }
+        if j - i <= 2 * BLOCK {
+            return nth_in(steps, i, j, k);
+        }
+        // The global rank of the point, and the block holding it.
+        let rank = self.non_null_before(steps, i) + k;
+        let b = self
+            .non_null
+            .partition_point(|&c| u64::from(c) <= rank)
+            .saturating_sub(1);
+        let before = u64::from(self.non_null.get(b).copied().unwrap_or(0));
+        let from = b * BLOCK;
+        nth_in(steps, from, (from + BLOCK).min(j), rank - before)
+    }
+}
+
+/// The pyramid levels above a first level: each entry combines `FANOUT` of the level below,
+/// up to a level of at most `FANOUT` entries.
+fn levels(first: Vec<u64>, combine: impl Fn(u64, u64) -> u64) -> Vec<Vec<u64>> {
+    let mut levels = vec![first];
+    while let Some(last) = levels.last()
+        && last.len() > FANOUT
+    {
+        let next = last
+            .chunks(FANOUT)
+            .map(|c| c.iter().copied().reduce(&combine).unwrap_or_default())
+            .collect();
+        levels.push(next);
+    }
+    levels
+}
+
+/// Folds the entries of `levels` covering points `[i, j)` with `combine`, reading the points
+/// at the ends with `scan` (at most 30).
+fn range_fold(
+    levels: &[Vec<u64>],
+    i: usize,
+    j: usize,
+    none: u64,
+    scan: impl Fn(usize, usize) -> u64,
+    combine: impl Fn(u64, u64) -> u64,
+) -> u64 {
+    let scan = |from: usize, to: usize, acc: u64| {
+        if from >= to {
+            acc
+        } else {
+            combine(acc, scan(from, to))
+        }
+    };
+    if j <= i {
+        return none;
+    }
+    if j - i < 2 * BLOCK {
+        return scan(i, j, none);
+    }
+    let (lo, hi) = (i.div_ceil(BLOCK), j / BLOCK);
+    let mut acc = scan(i, lo * BLOCK, none);
+    acc = scan(hi * BLOCK, j, acc);
+    let (mut lo, mut hi) = (lo, hi);
+    for (k, level) in levels.iter().enumerate() {
+        let fold = |from: usize, to: usize, acc: u64| {
+            level
+                .get(from..to)
+                .unwrap_or_default()
+                .iter()
+                .fold(acc, |a, &v| combine(a, v))
+        };
+        if hi - lo <= 2 * FANOUT || k + 1 == levels.len() {
+            return fold(lo, hi, acc);
+        }
+        let (lo2, hi2) = (lo.div_ceil(FANOUT), hi / FANOUT);
+        acc = fold(lo, lo2 * FANOUT, acc);
+        acc = fold(hi2 * FANOUT, hi, acc);
+        (lo, hi) = (lo2, hi2);
+    }
+    acc
+}
+
+/// The distinct non-null values of a row, sorted, if there are at most `limit`.
+fn distinct_up_to(steps: &Steps<'_>, limit: usize) -> Option<Vec<u64>> {
+    let none = steps.sentinel;
+    let mut found: Vec<u64> = Vec::with_capacity(limit + 1);
+    let mut buf = vec![0u64; CHUNK];
+    let mut s = 0;
+    while s < steps.len() {
+        let got = steps.value.read(s, &mut buf);
+        if got == 0 {
+            break;
+        }
+        for &v in buf.get(..got).unwrap_or_default() {
+            if v != none && !found.contains(&v) {
+                found.push(v);
+                if found.len() > limit {
+                    return None;
+                }
+            }
+        }
+        s += got;
+    }
+    found.sort_unstable();
+    found.shrink_to_fit();
+    Some(found)
+}
+
+/// Calls `each(value, ticks)` for the points `[from, to)`, `to < n` (each with its next
+/// point).
+#[inline]
+pub(super) fn for_durations(
+    steps: &Steps<'_>,
+    from: usize,
+    to: usize,
+    mut each: impl FnMut(u64, u64),
+) {
+    let mut times = [0u64; SMALL + 1];
+    let mut values = [0u64; SMALL];
+    let mut pos = from;
+    while pos < to {
+        let len = (to - pos).min(SMALL);
+        let (Some(tbuf), Some(vbuf)) = (times.get_mut(..=len), values.get_mut(..len)) else {
+            break;
+        };
+        steps.time.read(pos, tbuf);
+        steps.value.read(pos, vbuf);
+        for (pair, &value) in tbuf.windows(2).zip(vbuf.iter()) {
+            each(value, pair[1].saturating_sub(pair[0]));
+        }
+        pos += len;
+    }
+}
+
+/// Calls `each(index, value)` for the points `[from, to)` until it says stop.
+#[inline]
+fn for_values(
+    steps: &Steps<'_>,
+    from: usize,
+    to: usize,
+    mut each: impl FnMut(usize, u64) -> std::ops::ControlFlow<()>,
+) {
+    let mut values = [0u64; SMALL];
+    let mut pos = from;
+    while pos < to {
+        let len = (to - pos).min(SMALL);
+        let Some(vbuf) = values.get_mut(..len) else {
+            break;
+        };
+        steps.value.read(pos, vbuf);
+        for (at, &value) in (pos..).zip(vbuf.iter()) {
+            if each(at, value).is_break() {
+                return;
+            }
+        }
+        pos += len;
+    }
+}
+
+/// The number of non-null points of `[from, to)`, by reading them.
+fn count_non_null(steps: &Steps<'_>, from: usize, to: usize) -> u64 {
+    let none = steps.sentinel;
+    let mut count = 0;
+    for_values(steps, from, to, |_, value| {
+        count += u64::from(value != none);
+        std::ops::ControlFlow::Continue(())
+    });
+    count
+}
+
+/// Reads `[from, to)` for its `rank`-th (from 0) non-null point: its value, or the sentinel.
+fn nth_in(steps: &Steps<'_>, from: usize, to: usize, mut rank: u64) -> u64 {
+    let none = steps.sentinel;
+    let mut found = none;
+    for_values(steps, from, to, |_, value| {
+        if value == none {
+            return std::ops::ControlFlow::Continue(());
+        }
+        if rank == 0 {
+            found = value;
+            return std::ops::ControlFlow::Break(());
+        }
+        rank -= 1;
+        std::ops::ControlFlow::Continue(())
+    });
+    found
+}
+
+/// Prefix sums over blocks of points: what [`weigh_range`] adds and subtracts. Arithmetic
+/// wraps: the partial results may leave the range, the final difference is exact.
+trait Weigh {
+    type Acc;
+    /// Adds (or subtracts) the prefix of block `k`: the weights of points `[0, 16k)`.
+    fn entry(&self, k: usize, add: bool, acc: &mut Self::Acc);
+    /// Adds (or subtracts) one point.
+    fn point(&self, value: u64, ticks: u64, add: bool, acc: &mut Self::Acc);
+}
+
+struct DictWeigh<'p> {
+    values: &'p [u64],
+    ticks: &'p [u64],
+}
+
+impl Weigh for DictWeigh<'_> {
+    type Acc = [u64; DICT_MAX];
+
+    #[inline]
+    fn entry(&self, k: usize, add: bool, acc: &mut Self::Acc) {
+        let d = self.values.len();
+        let row = self.ticks.get(k * d..(k + 1) * d).unwrap_or_default();
+        for (a, &t) in acc.iter_mut().zip(row) {
+            *a = if add {
+                a.wrapping_add(t)
+            } else {
+                a.wrapping_sub(t)
+            };
+        }
+    }
+
+    #[inline]
+    fn point(&self, value: u64, ticks: u64, add: bool, acc: &mut Self::Acc) {
+        if let Some(a) = self
+            .values
+            .iter()
+            .position(|&x| x == value)
+            .and_then(|id| acc.get_mut(id))
+        {
+            *a = if add {
+                a.wrapping_add(ticks)
+            } else {
+                a.wrapping_sub(ticks)
+            };
+        }
+    }
+}
+
+struct SumWeigh<'p> {
+    ticks: &'p [u64],
+    sums: &'p [u128],
+    none: u64,
+}
+
+impl Weigh for SumWeigh<'_> {
+    type Acc = (u64, u128);
+
+    #[inline]
+    fn entry(&self, k: usize, add: bool, acc: &mut Self::Acc) {
+        let t = self.ticks.get(k).copied().unwrap_or(0);
+        let s = self.sums.get(k).copied().unwrap_or(0);
+        *acc = if add {
+            (acc.0.wrapping_add(t), acc.1.wrapping_add(s))
+        } else {
+            (acc.0.wrapping_sub(t), acc.1.wrapping_sub(s))
+        };
+    }
+
+    #[inline]
+    fn point(&self, value: u64, ticks: u64, add: bool, acc: &mut Self::Acc) {
+        if value == self.none {
+            return;
+        }
+        let s = u128::from(value) * u128::from(ticks);
+        *acc = if add {
+            (acc.0.wrapping_add(ticks), acc.1.wrapping_add(s))
+        } else {
+            (acc.0.wrapping_sub(ticks), acc.1.wrapping_sub(s))
+        };
+    }
+}
+
+/// Adds the weights of points `[i, j)` (`j < n`) to `acc`: point by point when the range is
+/// short, otherwise as the difference of two prefixes, each a block's entry corrected by at
+/// most `BLOCK / 2` points.
+fn weigh_range<W: Weigh>(w: &W, steps: &Steps<'_>, i: usize, j: usize, acc: &mut W::Acc) {
+    if j <= i {
+        return;
+    }
+    if j - i <= DIRECT {
+        for_durations(steps, i, j, |v, t| w.point(v, t, true, acc));
+        return;
+    }
+    weigh_prefix(w, steps, j, true, acc);
+    weigh_prefix(w, steps, i, false, acc);
+}
+
+/// Adds (or subtracts) the weights of points `[0, x)` (`x < n`).
+fn weigh_prefix<W: Weigh>(w: &W, steps: &Steps<'_>, x: usize, add: bool, acc: &mut W::Acc) {
+    let blocks = steps.len().div_ceil(BLOCK);
+    let (k, r) = (x / BLOCK, x % BLOCK);
+    if r <= BLOCK / 2 || k + 1 >= blocks {
+        w.entry(k, add, acc);
+        for_durations(steps, k * BLOCK, x, |v, t| w.point(v, t, add, acc));
+    } else {
+        w.entry(k + 1, add, acc);
+        for_durations(steps, x, (k + 1) * BLOCK, |v, t| w.point(v, t, !add, acc));
+    }
+}
