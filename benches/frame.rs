@@ -6,6 +6,14 @@
 //! Beside them, the same run times decoding every point of the view once on one thread: the
 //! least a frame that visited every record would cost.
 //!
+//! `frame_end_to_end` times whole frames of the viewer (layout, tessellation, painting) on a
+//! generated 1 GB trace with communications in the default window; `cargo bench --bench
+//! frame -- end_to_end` runs only those.
+//!
+//! `frame_end_to_end` times whole frames of the viewer (layout, tessellation, painting) on a
+//! generated 1 GB trace with communications in the default window; `cargo bench --bench
+//! frame -- end_to_end` runs only those.
+//!
 //! Run with `cargo bench --bench frame`. The trace is written once to `target/bench-data/`.
 //! Each frame is checked to have drawn something, so the bench cannot measure nothing.
 
@@ -19,6 +27,7 @@ use egui::{Rect, pos2};
 use prvscope_import::synth::{self, GenOptions, TYPE_USER_FUNCTION};
 use prvscope_import::{self as trace, LoadOptions, Trace};
 use prvscope_store::signal::{SignalSpec, ViewSignals};
+use prvscope_store::summary::DrawMode;
 use prvscope_viewer::frame::{self, FrameRequest, TimeWindow};
 use prvscope_viewer::rows::Grouping;
 use prvscope_viewer::view::{Coloring, ViewConfig};
@@ -46,8 +55,8 @@ fn generated_20m() -> PathBuf {
 }
 
 fn bench_view(c: &mut Criterion, trace: &Trace, name: &str, spec: SignalSpec) {
-    let signals = ViewSignals::build(Arc::clone(&trace.store), spec.clone());
-    let config = ViewConfig::new(trace, spec);
+    let config = ViewConfig::new(trace, spec.clone());
+    let signals = ViewSignals::build(Arc::clone(&trace.store), spec, config.zero_is_null);
     let coloring = Coloring::new(trace, &config, signals.values());
     let rows = Grouping::default().layout(trace);
     assert_eq!(rows.len(), ROWS as usize);
@@ -78,20 +87,35 @@ fn bench_view(c: &mut Criterion, trace: &Trace, name: &str, spec: SignalSpec) {
     let mut g = c.benchmark_group(format!("frame_{name}"));
     g.sample_size(30).measurement_time(Duration::from_secs(6));
     for (label, window) in windows {
-        let req = FrameRequest {
-            view: &signals,
-            coloring: &coloring,
-            rows: &rows,
-            visible: 0..rows.len(),
-            rect,
-            row_height: ROW_HEIGHT,
-            window,
-            flags: false,
+        // The view's default draw mode in every window; every mode at full zoom-out, where
+        // the most values share a pixel.
+        let modes: Vec<DrawMode> = if label == "full" {
+            DrawMode::ALL.to_vec()
+        } else {
+            vec![config.mode]
         };
-        let built = frame::build(&req);
-        assert!(built.quads > 0, "{name} {label}: nothing drawn");
-        eprintln!("{name} {label}: {} quads", built.quads);
-        g.bench_function(label, |b| b.iter(|| frame::build(&req).quads));
+        for mode in modes {
+            let req = FrameRequest {
+                view: &signals,
+                coloring: &coloring,
+                rows: &rows,
+                visible: 0..rows.len(),
+                rect,
+                row_height: ROW_HEIGHT,
+                window,
+                flags: false,
+                mode,
+            };
+            let built = frame::build(&req);
+            assert!(built.quads > 0, "{name} {label} {mode}: nothing drawn");
+            let id = if mode == config.mode {
+                label.to_owned()
+            } else {
+                format!("{label}_{mode}")
+            };
+            eprintln!("{name} {id}: {} quads", built.quads);
+            g.bench_function(id, |b| b.iter(|| frame::build(&req).quads));
+        }
     }
     // Beyond the target's shape: the same rows 100 px wide at full zoom-out, some 300 points
     // per pixel column, the density a 200 M-record trace has at 2000 px. This is the pyramid's
@@ -106,6 +130,7 @@ fn bench_view(c: &mut Criterion, trace: &Trace, name: &str, spec: SignalSpec) {
         row_height: ROW_HEIGHT,
         window: TimeWindow::all(end),
         flags: false,
+        mode: config.mode,
     };
     assert!(frame::build(&dense).quads > 0);
     g.bench_function("full_100px_dense", |b| {
@@ -152,5 +177,87 @@ fn frames(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, frames);
+/// The generated 1 GB trace of 64 threads with communications (the replay test's).
+fn generated_1g_64() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    let path = dir.join("gen_1g_64.prv");
+    if !path.exists() {
+        std::fs::create_dir_all(&dir).expect("bench data folder");
+        let opts = GenOptions {
+            threads: 64,
+            threads_per_task: 8,
+            target_bytes: 1 << 30,
+            seed: 11,
+            legacy: false,
+            xz: false,
+        };
+        synth::generate(&path, &opts).expect("generating the bench trace");
+    }
+    path
+}
+
+/// Whole frames of the viewer, end to end (the app's code and egui's layout, then
+/// tessellation and painting by the software renderer), in the default 1400x800 window on
+/// the generated 1 GB trace with communications on: each measured frame follows a wheel step
+/// (in, then out again at the same place), so its rows and lines are built anew.
+fn end_to_end(c: &mut Criterion) {
+    use egui::{Event, Modifiers, MouseWheelSource, MouseWheelUnit, TouchPhase};
+    use egui_kittest::Harness;
+    use prvscope_viewer::app::App;
+    use prvscope_viewer::loader::{LoadRequest, LoadSource};
+    use prvscope_viewer::settings::Settings;
+
+    let path = generated_1g_64();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 800.0))
+        .build_eframe(move |cc| {
+            App::with_request(
+                &cc.egui_ctx,
+                LoadSource::File(path),
+                prvscope_store::NullOverride::Auto,
+                Settings::default(),
+                LoadRequest {
+                    skip_memory_check: true,
+                    ..LoadRequest::default()
+                },
+            )
+        });
+    let ctx = h.ctx.clone();
+    h.state_mut().wait_for_load(&ctx);
+    for _ in 0..3 {
+        h.step();
+        h.render().expect("rendering");
+    }
+    let area = h.state().loaded().expect("loaded").timeline.area();
+    let p = pos2(area.left() + area.width() / 3.0, area.center().y);
+    h.event(Event::PointerMoved(p));
+    h.step();
+    let mut sign = 1.0;
+    let mut g = c.benchmark_group("frame_end_to_end");
+    g.sample_size(20).measurement_time(Duration::from_secs(10));
+    g.bench_function("wheel_step_1400x800_1gb_comms", |b| {
+        b.iter(|| {
+            h.event(Event::MouseWheel {
+                unit: MouseWheelUnit::Line,
+                delta: egui::vec2(0.0, sign),
+                phase: TouchPhase::Move,
+                source: MouseWheelSource::Unknown,
+                modifiers: Modifiers::NONE,
+            });
+            sign = -sign;
+            h.step();
+            h.render().expect("rendering").width()
+        });
+    });
+    // The same frame without anything new to build (hover, idle repaint).
+    g.bench_function("idle_1400x800_1gb_comms", |b| {
+        b.iter(|| {
+            h.step();
+            h.render().expect("rendering").width()
+        });
+    });
+    g.finish();
+}
+
+criterion_group!(benches, frames, end_to_end);
 criterion_main!(benches);

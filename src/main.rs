@@ -28,6 +28,11 @@ struct Args {
     /// The view to open: `state`, `mpi` (MPI call) or event types, e.g. 60000019.
     #[arg(long)]
     view: Option<SignalSpec>,
+    /// What a pixel shows when several values share it: dominant, average, maximum,
+    /// minimum, last or random (default: dominant for states and categories, average for
+    /// counters).
+    #[arg(long)]
+    draw_mode: Option<prvscope_store::summary::DrawMode>,
     #[command(flatten)]
     part: PartArgs,
 }
@@ -37,6 +42,7 @@ enum Command {
     Info(cli::info::Args),
     Stats(cli::stats::Args),
     Scopes(cli::scopes::Args),
+    Render(cli::render::Args),
     Gen(cli::generate::Args),
 }
 
@@ -55,6 +61,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         Some(Command::Info(a)) => cli::info::run(&a),
         Some(Command::Stats(a)) => cli::stats::run(&a),
         Some(Command::Scopes(a)) => cli::scopes::run(&a),
+        Some(Command::Render(a)) => cli::render::run(&a),
         Some(Command::Gen(a)) => cli::generate::run(&a),
         None => {
             let source = args.trace.map_or(LoadSource::Demo, LoadSource::File);
@@ -64,7 +71,7 @@ fn run(args: Args) -> anyhow::Result<()> {
                 skip_memory_check: args.part.skip_memory_check,
                 available_override: args.part.memory_budget,
             };
-            prvscope_viewer::run(source, args.null, args.view, request)
+            prvscope_viewer::run(source, args.null, args.view, args.draw_mode, request)
         }
     }
 }

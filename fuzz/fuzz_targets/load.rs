@@ -33,10 +33,15 @@ fuzz_target!(|data: &[u8]| {
         if matches!(&spec, SignalSpec::Events(v) if v.is_empty()) {
             continue;
         }
-        let view = ViewSignals::build(Arc::clone(&t.store), spec);
-        let mut out = Vec::new();
-        for row in 0..view.row_count() {
-            view.summarize_row(row, &edges, &mut out);
+        for zero_is_null in [false, true] {
+            let view = ViewSignals::build(Arc::clone(&t.store), spec.clone(), zero_is_null);
+            let mut out = Vec::new();
+            for mode in prvscope_store::summary::DrawMode::ALL {
+                for row in 0..view.row_count() {
+                    view.summarize_row(row, &edges, mode, &mut out);
+                }
+                view.summarize_group(0..view.row_count(), &edges, mode, &mut out);
+            }
         }
     }
     let ctx = ScopeContext::new(None, &t.store);

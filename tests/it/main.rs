@@ -11,6 +11,8 @@ mod hostile;
 mod parallel_vs_naive;
 mod part_dialog;
 mod real_traces;
+mod render;
+mod replay;
 mod scope_panel;
 mod scopes;
 mod soak;

@@ -15,7 +15,7 @@ use super::theme;
 use super::view::Coloring;
 use prvscope_store::comm_index::{Bundle, BundleQuery, Bundles, CommIndex};
 use prvscope_store::signal::ViewSignals;
-use prvscope_store::summary::{Grid, Pixel};
+use prvscope_store::summary::{DrawMode, Grid, Pixel};
 
 /// The visible time range `[start, start + span)`, in ticks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +104,8 @@ pub struct FrameRequest<'a> {
     pub row_height: f32,
     pub window: TimeWindow,
     pub flags: bool,
+    /// What a pixel shows when several values share it.
+    pub mode: DrawMode,
 }
 
 /// A built frame.
@@ -137,7 +139,7 @@ pub fn build(req: &FrameRequest<'_>) -> Frame {
         rows.par_iter()
             .enumerate()
             .map(|(i, item)| {
-                let pixels = row_pixels(req.view, item, &edges, sentinel);
+                let pixels = row_pixels(req.view, item, &edges, sentinel, req.mode);
                 let top = req.rect.top() + i as f32 * req.row_height;
                 let y = top..top + (req.row_height - gap).max(1.0);
                 row_mesh(&pixels, &xs, y, req.coloring, req.flags)
@@ -169,27 +171,20 @@ pub fn build(req: &FrameRequest<'_>) -> Frame {
     }
 }
 
-/// The pixels of one drawn row: its thread's, or the maximum over a collapsed group.
-pub fn row_pixels(view: &ViewSignals, item: &RowItem, edges: &[u64], sentinel: u64) -> Vec<Pixel> {
+/// The pixels of one drawn row: its thread's, or a collapsed group's (its threads together,
+/// in the same draw mode).
+pub fn row_pixels(
+    view: &ViewSignals,
+    item: &RowItem,
+    edges: &[u64],
+    _sentinel: u64,
+    mode: DrawMode,
+) -> Vec<Pixel> {
     let mut out = Vec::with_capacity(edges.len());
-    let mut threads = item.threads.clone();
-    let Some(first) = threads.next() else {
-        return out;
-    };
-    view.summarize_row(first, edges, &mut out);
-    let mut other = Vec::with_capacity(edges.len());
-    for t in threads {
-        view.summarize_row(t, edges, &mut other);
-        for (p, q) in out.iter_mut().zip(&other) {
-            p.value = if p.value == sentinel {
-                q.value
-            } else if q.value == sentinel {
-                p.value
-            } else {
-                p.value.max(q.value)
-            };
-            p.changes = p.changes.saturating_add(q.changes);
-        }
+    if item.threads.len() == 1 {
+        view.summarize_row(item.threads.start, edges, mode, &mut out);
+    } else {
+        view.summarize_group(item.threads.clone(), edges, mode, &mut out);
     }
     out
 }
@@ -353,6 +348,31 @@ pub fn human_count(n: u64) -> String {
     } else {
         n.to_string()
     }
+}
+
+/// The legend's line about communications: how many messages, drawn as how many lines.
+pub fn comms_legend(c: &prvscope_store::comm_index::Bundles) -> String {
+    let messages = human_count(c.messages);
+    let lines = human_count(c.bundles.len() as u64);
+    let mut text = if c.messages == 0 {
+        "Communications: none sent in this window".to_owned()
+    } else if c.is_density() {
+        format!(
+            "Communications: {messages} messages, drawn as {lines} bundles ({} pixel columns each)",
+            c.bucket_columns
+        )
+    } else {
+        format!("Communications: {messages} messages, drawn as {lines} lines")
+    };
+    if c.crossing > 0 {
+        text += ", and ";
+        text += &human_count(c.crossing);
+        text += " sent before the window";
+    }
+    if c.crossing_skipped {
+        text.push_str("; those sent before the window are too many to draw");
+    }
+    text
 }
 
 /// Ruler ticks: about one label per `min_px` pixels, at 1, 2 or 5 times a power of ten of

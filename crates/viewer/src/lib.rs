@@ -8,6 +8,7 @@
 //! - [`scope_panel`]: the Carnival-like source and scope panel beside the timeline;
 //! - [`jobs`]: background work on its own thread, which wakes the UI when it is done;
 //! - [`loader`]: loading off the UI thread (after a memory check), the embedded demo trace;
+//! - [`render`]: the timeline drawn headless as PNG and CSV (`prvscope render`);
 //! - [`part_dialog`]: "Open part of a trace" (a time range, some threads) with memory estimates;
 //! - [`settings`]: what the viewer remembers between runs (through eframe's persistence);
 //! - [`theme`]: every colour.
@@ -17,6 +18,7 @@ pub mod frame;
 pub mod jobs;
 pub mod loader;
 pub mod part_dialog;
+pub mod render;
 pub mod rows;
 pub mod scope_panel;
 pub mod settings;
@@ -33,6 +35,7 @@ pub fn run(
     source: LoadSource,
     null: NullOverride,
     view: Option<prvscope_store::signal::SignalSpec>,
+    mode: Option<prvscope_store::summary::DrawMode>,
     request: self::loader::LoadRequest,
 ) -> anyhow::Result<()> {
     let options = eframe::NativeOptions {
@@ -54,6 +57,7 @@ pub fn run(
                     .clone_into(&mut app.status);
             }
             app.start_view = view;
+            app.start_mode = mode;
             Ok(Box::new(app))
         }),
     )

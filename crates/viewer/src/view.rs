@@ -6,6 +6,7 @@ use egui::Color32;
 use super::theme;
 use prvscope_format::label::{self, ValuesOf};
 use prvscope_store::signal::SignalSpec;
+use prvscope_store::summary::DrawMode;
 use prvscope_store::{NullPolicy, Trace};
 
 /// How values are coloured.
@@ -24,13 +25,16 @@ pub struct ViewConfig {
     pub color: ColorMode,
     /// Draw 0 as null in this view (starts from the trace's policy).
     pub zero_is_null: bool,
+    /// What a pixel shows when several values share it.
+    pub mode: DrawMode,
     pub comms: bool,
     pub flags: bool,
 }
 
 impl ViewConfig {
-    /// A view with the trace's defaults: code colours, or the gradient for types the `.pcf`
-    /// marks as gradient (counters).
+    /// A view with the trace's defaults: code colours and the dominant value per pixel, or
+    /// the gradient and the time-weighted average for types the `.pcf` marks as gradient
+    /// (counters).
     pub fn new(trace: &Trace, spec: SignalSpec) -> Self {
         let gradient = match &spec {
             SignalSpec::States => false,
@@ -50,6 +54,11 @@ impl ViewConfig {
                 ColorMode::Code
             },
             zero_is_null: trace.store.null_policy().zero_is_null,
+            mode: if gradient {
+                DrawMode::Average
+            } else {
+                DrawMode::Dominant
+            },
             comms: true,
             flags: false,
         }

@@ -7,6 +7,7 @@ use super::export::Export;
 use crate::loader::LoadSource;
 use crate::rows::Level;
 use crate::view::ColorMode;
+use prvscope_store::summary::DrawMode;
 
 impl App {
     /// Ctrl+B: the side panel; Ctrl+J: the scope panel (both remembered).
@@ -91,6 +92,18 @@ impl App {
                         l.timeline.redo_zoom();
                     }
                     ui.separator();
+                    ui.menu_button("Draw mode", |ui| {
+                        let mut config = l.timeline.config.clone();
+                        for mode in DrawMode::ALL {
+                            ui.radio_value(&mut config.mode, mode, mode.name())
+                                .on_hover_text(mode.description());
+                        }
+                        if config != l.timeline.config {
+                            l.timeline.apply_config(&l.trace, config);
+                            ui.close();
+                        }
+                    });
+                    ui.separator();
                     for (level, name) in [
                         (Level::Thread, "Rows: threads"),
                         (Level::Task, "Rows: tasks"),
@@ -129,6 +142,22 @@ impl App {
                     }
                 });
             }
+            // The view and the window, on the menu bar's free space (the toolbar below keeps
+            // its controls in place whatever their length).
+            if let Some(l) = &self.loaded {
+                ui.separator();
+                ui.add(egui::Label::new(RichText::new(self.title.clone()).strong()).truncate());
+                let npt = l.trace.header.time_unit.ns_per_tick();
+                let w = l.timeline.window;
+                ui.add(
+                    egui::Label::new(format!(
+                        "window {} – {}",
+                        crate::frame::format_ticks(w.start, npt),
+                        crate::frame::format_ticks(w.end(), npt)
+                    ))
+                    .truncate(),
+                );
+            }
         });
     }
 
@@ -138,14 +167,6 @@ impl App {
         };
         let t = &mut l.timeline;
         ui.horizontal(|ui| {
-            ui.label(RichText::new(self.title.clone()).strong().size(15.0));
-            ui.separator();
-            let npt = l.trace.header.time_unit.ns_per_tick();
-            ui.label(format!(
-                "window {} – {}",
-                crate::frame::format_ticks(t.window.start, npt),
-                crate::frame::format_ticks(t.window.end(), npt)
-            ));
             if ui
                 .button("Undo")
                 .on_hover_text("Undo zoom (Ctrl+U, Ctrl+Z)")
@@ -178,11 +199,22 @@ impl App {
                     ui.selectable_value(&mut config.color, ColorMode::Code, "Code");
                     ui.selectable_value(&mut config.color, ColorMode::Gradient, "Gradient");
                 });
+            egui::ComboBox::from_label("Pixel")
+                .selected_text(config.mode.name())
+                .show_ui(ui, |ui| {
+                    for mode in DrawMode::ALL {
+                        ui.selectable_value(&mut config.mode, mode, mode.name())
+                            .on_hover_text(mode.description());
+                    }
+                })
+                .response
+                .on_hover_text("Draw mode: what a pixel shows when several values share it");
             ui.checkbox(&mut config.zero_is_null, "Zero is null");
             ui.checkbox(&mut config.comms, "Communications");
             ui.checkbox(&mut config.flags, "Event flags");
             if config != t.config {
-                t.apply_config(&l.trace, config);
+                let ctx = ui.ctx().clone();
+                t.set_view(&ctx, &l.trace, config);
             }
             if t.is_building() {
                 ui.spinner();

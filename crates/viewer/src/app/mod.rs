@@ -75,6 +75,8 @@ pub struct App {
     title: String,
     /// The view to show once the trace is loaded (the State view otherwise).
     pub(crate) start_view: Option<SignalSpec>,
+    /// The draw mode of the first view (`--draw-mode`), instead of the view's default.
+    pub(crate) start_mode: Option<prvscope_store::summary::DrawMode>,
     /// Show load and frame times (off for snapshot images, which must not vary).
     pub(crate) show_timings: bool,
     /// The scope panel was asked for on a trace without scope types (to name some).
@@ -123,6 +125,7 @@ impl App {
             timeline_rect: egui::Rect::NOTHING,
             title: String::new(),
             start_view: None,
+            start_mode: None,
             show_timings: true,
             frame_times: std::collections::VecDeque::new(),
             scopes_forced: false,
@@ -183,6 +186,11 @@ impl App {
     /// Shows `spec` instead of the State view once the trace is loaded (`--view`).
     pub fn set_start_view(&mut self, spec: Option<SignalSpec>) {
         self.start_view = spec;
+    }
+
+    /// Draws the first view in `mode` instead of its default (`--draw-mode`).
+    pub fn set_start_mode(&mut self, mode: Option<prvscope_store::summary::DrawMode>) {
+        self.start_mode = mode;
     }
 
     /// Shows or hides load and frame times (hidden in snapshot images, which must not vary).
@@ -294,6 +302,13 @@ impl App {
                 });
                 if let Some(spec) = self.start_view.clone() {
                     self.set_view(spec);
+                }
+                if let Some(mode) = self.start_mode
+                    && let Some(l) = &mut self.loaded
+                {
+                    let mut config = l.timeline.config.clone();
+                    config.mode = mode;
+                    l.timeline.set_view(&self.ctx, &l.trace, config);
                 }
             }
             LoadOutcome::Failed(LoadError::Cancelled { path }) => {

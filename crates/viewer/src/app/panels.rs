@@ -131,7 +131,7 @@ impl App {
                 }
             });
         if let Some(c) = t.comms() {
-            ui.add(egui::Label::new(comms_legend(c)).wrap())
+            ui.add(egui::Label::new(crate::frame::comms_legend(c)).wrap())
                 .on_hover_text(
                     "Messages sent in the window between the rows shown. When they are more than \
                      can be drawn one by one, those of a sender-receiver pair sent within a few \
@@ -247,30 +247,4 @@ impl App {
             }
         });
     }
-}
-
-/// The legend's line about communications: how many messages, drawn as how many lines.
-pub fn comms_legend(c: &prvscope_store::comm_index::Bundles) -> String {
-    use crate::frame::human_count;
-    let messages = human_count(c.messages);
-    let lines = human_count(c.bundles.len() as u64);
-    let mut text = if c.messages == 0 {
-        "Communications: none sent in this window".to_owned()
-    } else if c.is_density() {
-        format!(
-            "Communications: {messages} messages, drawn as {lines} bundles ({} pixel columns each)",
-            c.bucket_columns
-        )
-    } else {
-        format!("Communications: {messages} messages, drawn as {lines} lines")
-    };
-    if c.crossing > 0 {
-        text += ", and ";
-        text += &human_count(c.crossing);
-        text += " sent before the window";
-    }
-    if c.crossing_skipped {
-        text.push_str("; those sent before the window are too many to draw");
-    }
-    text
 }

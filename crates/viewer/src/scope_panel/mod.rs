@@ -538,13 +538,31 @@ impl ScopePanel {
                     }));
             }
         });
-        let table_height = (ui.available_height() * 0.35).clamp(80.0, 320.0);
-        let source_height = (ui.available_height() - table_height - 8.0).max(80.0);
-        ui.allocate_ui(vec2(ui.available_width(), source_height), |ui| {
-            self.source_ui(ui, &a);
-        });
-        ui.separator();
-        self.table_ui(ui, &a);
+        // Below the timeline the panel is wide and low: the source on the left, the table
+        // on the right; in a tall, narrow panel the table goes under the source.
+        let size = ui.available_size();
+        if size.x > 2.0 * size.y {
+            let source_width = (size.x * 0.55).max(200.0);
+            ui.horizontal_top(|ui| {
+                ui.allocate_ui(vec2(source_width, size.y), |ui| {
+                    ui.set_min_height(size.y);
+                    self.source_ui(ui, &a);
+                });
+                ui.separator();
+                ui.vertical(|ui| {
+                    ui.set_max_height(size.y);
+                    self.table_ui(ui, &a);
+                });
+            });
+        } else {
+            let table_height = (size.y * 0.35).clamp(80.0, 320.0);
+            let source_height = (size.y - table_height - 8.0).max(80.0);
+            ui.allocate_ui(vec2(size.x, source_height), |ui| {
+                self.source_ui(ui, &a);
+            });
+            ui.separator();
+            self.table_ui(ui, &a);
+        }
         self.popup_ui(ui.ctx(), &a);
     }
 }

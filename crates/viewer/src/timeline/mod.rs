@@ -132,6 +132,7 @@ impl Timeline {
         let signals = Arc::new(ViewSignals::build(
             Arc::clone(&trace.store),
             config.spec.clone(),
+            config.zero_is_null,
         ));
         let coloring = Coloring::new(trace, &config, signals.values());
         let grouping = Grouping::default();
@@ -276,7 +277,10 @@ impl Timeline {
     /// Switches to another view; its rows are built now for small traces, else on a worker
     /// (`ctx` is repainted when they are ready).
     pub fn set_view(&mut self, ctx: &egui::Context, trace: &Trace, config: ViewConfig) {
-        if config.spec == self.config.spec {
+        if config.spec == self.signals.spec().clone()
+            && config.zero_is_null == self.signals.zero_is_null()
+        {
+            self.pending = None;
             self.apply_config(trace, config);
             return;
         }
@@ -284,20 +288,23 @@ impl Timeline {
             let signals = Arc::new(ViewSignals::build(
                 Arc::clone(&trace.store),
                 config.spec.clone(),
+                config.zero_is_null,
             ));
             self.signals = signals;
             self.apply_config(trace, config);
         } else {
             let store = Arc::clone(&trace.store);
             let spec = config.spec.clone();
+            let zero_is_null = config.zero_is_null;
             let job = Job::spawn_outside_pool(ctx, "view-builder", move |_| {
-                Arc::new(ViewSignals::build(store, spec))
+                Arc::new(ViewSignals::build(store, spec, zero_is_null))
             });
             self.pending = Some((config, job));
         }
     }
 
-    /// Changes colour mode, null switch, comms or flags of the current view.
+    /// Changes colour mode, draw mode, comms or flags of the current view (the null switch
+    /// goes through [`Self::set_view`], which rebuilds the view's rows).
     pub fn apply_config(&mut self, trace: &Trace, config: ViewConfig) {
         self.coloring = Coloring::new(trace, &config, self.signals.values());
         self.config = config;
@@ -378,7 +385,7 @@ impl Timeline {
         } else {
             let sentinel = self.signals.sentinel();
             let edges = [t, t.saturating_add(1)];
-            let px = frame::row_pixels(&self.signals, item, &edges, sentinel);
+            let px = frame::row_pixels(&self.signals, item, &edges, sentinel, self.config.mode);
             let value = px.first().map_or(sentinel, |p| p.value);
             let null = self.coloring.is_null(value);
             Some(Details {
@@ -477,6 +484,7 @@ impl Timeline {
                 row_height,
                 window: self.window,
                 flags: self.config.flags,
+                mode: self.config.mode,
             });
             let comms = self.config.comms.then(|| {
                 let drawn = drawn_row_of_thread(&self.rows, trace.store.threads().len());

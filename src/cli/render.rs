@@ -1,0 +1,122 @@
+//! `prvscope render`: the timeline drawn headless as PNG (no window or GPU), and what each
+//! pixel shows as CSV, for scripts, papers and CI.
+
+use std::path::PathBuf;
+
+use prvscope_store::signal::SignalSpec;
+use prvscope_store::summary::DrawMode;
+use prvscope_viewer::render::{self, RenderOptions};
+use prvscope_viewer::rows::Level;
+
+/// The rows drawn.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum LevelArg {
+    Thread,
+    Task,
+    Appl,
+}
+
+/// Draws the timeline as PNG: the rows only, one pixel column per `--width` step of the
+/// window (see `--values-csv` for what each pixel shows).
+#[derive(clap::Args)]
+pub struct Args {
+    /// The trace: x.prv, x.prv.xz or x.prv.gz.
+    pub trace: PathBuf,
+    /// The view: `state`, `mpi` (MPI call) or event types, e.g. 60000019 (default: the view
+    /// the viewer opens on).
+    #[arg(long)]
+    pub view: Option<SignalSpec>,
+    /// What a pixel shows when several values share it: dominant, average, maximum,
+    /// minimum, last or random (default: dominant for states and categories, average for
+    /// counters).
+    #[arg(long)]
+    pub draw_mode: Option<DrawMode>,
+    /// Rows: one per thread, or one per task or application (collapsed).
+    #[arg(long, value_enum, default_value = "thread")]
+    pub level: LevelArg,
+    /// Window start in trace ticks (default: the trace's start).
+    #[arg(long)]
+    pub from: Option<u64>,
+    /// Window end in trace ticks (default: the trace's end).
+    #[arg(long)]
+    pub to: Option<u64>,
+    /// Pixel columns.
+    #[arg(long, default_value_t = 1400)]
+    pub width: u32,
+    /// Pixels for all the rows.
+    #[arg(long, default_value_t = 600)]
+    pub height: u32,
+    /// Draw communications.
+    #[arg(long, default_value = "on", value_parser = on_off)]
+    pub comms: bool,
+    /// The PNG to write.
+    #[arg(short = 'o', long = "output")]
+    pub output: PathBuf,
+    /// Also write every (row, pixel column) as CSV:
+    /// `row,label,column,begin,end,value,value_label`.
+    #[arg(long)]
+    pub values_csv: Option<PathBuf>,
+    /// Draw even when the estimate says the machine lacks the memory to load the trace.
+    #[arg(long)]
+    pub skip_memory_check: bool,
+    /// Memory to count on instead of what the machine has available, e.g. 8GB.
+    #[arg(long, value_parser = prvscope_format::units::parse_size)]
+    pub memory_budget: Option<u64>,
+}
+
+fn on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" | "yes" | "true" => Ok(true),
+        "off" | "no" | "false" => Ok(false),
+        other => Err(format!("expected on or off, got `{other}`")),
+    }
+}
+
+/// Runs `render`.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let subset = prvscope_format::Subset::default();
+    if !args.skip_memory_check {
+        super::check_memory(&args.trace, &subset, args.memory_budget)?;
+    }
+    let t = super::load_for_info(&args.trace, prvscope_store::NullOverride::Auto, &subset)?;
+    let opts = RenderOptions {
+        view: args
+            .view
+            .clone()
+            .unwrap_or_else(|| prvscope_viewer::view::first_view(&t)),
+        mode: args.draw_mode,
+        level: match args.level {
+            LevelArg::Thread => Level::Thread,
+            LevelArg::Task => Level::Task,
+            LevelArg::Appl => Level::Application,
+        },
+        from: args.from,
+        to: args.to,
+        width: args.width,
+        height: args.height,
+        comms: args.comms,
+    };
+    let r = render::render(&t, &opts)?;
+    r.save_png(&args.output)?;
+    if let Some(path) = &args.values_csv {
+        let file = std::fs::File::create(path)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        let mut out = std::io::BufWriter::new(file);
+        r.write_values_csv(&t, &mut out)
+            .and_then(|()| std::io::Write::flush(&mut out))
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    }
+    let comms = r.comms.as_ref().map_or_else(String::new, |c| {
+        format!("; {}", prvscope_viewer::frame::comms_legend(c))
+    });
+    eprintln!(
+        "{}: {} rows x {} columns, {} ({}){comms}",
+        args.output.display(),
+        r.rows.len(),
+        args.width,
+        r.config.name(&t),
+        r.config.mode
+    );
+    super::print_warnings(&t);
+    Ok(())
+}

@@ -1,0 +1,212 @@
+//! `prvscope render`: the picture at full zoom-out tells where each thread spends its time,
+//! every pixel is what the naive per-pixel computation says, and the command line writes the
+//! PNG and the CSV of what each pixel shows.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use prvscope_analysis::stats::{self, Column};
+use prvscope_store::signal::{SignalSpec, ViewSignals};
+use prvscope_store::summary::{self, DrawMode};
+use prvscope_viewer::render::{self, RenderOptions};
+use prvscope_viewer::rows::Level;
+
+use crate::common::{load, shared_traces, temp_dir};
+
+/// Every trace of `../shared/traces` (plain, gzip and xz).
+fn shared_trace_files(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in std::fs::read_dir(root).unwrap() {
+        let dir = dir.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&dir).unwrap() {
+            let f = f.unwrap().path();
+            let name = f.to_string_lossy();
+            if name.ends_with(".prv") || name.ends_with(".prv.gz") || name.ends_with(".prv.xz") {
+                out.push(f);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn options(view: SignalSpec, width: u32, height: u32) -> RenderOptions {
+    RenderOptions {
+        view,
+        mode: None,
+        level: Level::Thread,
+        from: None,
+        to: None,
+        width,
+        height,
+        comms: false,
+    }
+}
+
+/// The check: a thread that spends at least 90% of its time in one value of the view
+/// a trace opens on (its states, or ovni's thread-state type) shows that value in at least
+/// 80% of its pixel columns at full zoom-out, in the view's default draw mode. (With the
+/// dominant value per pixel this always holds: a column where the value holds less than half
+/// the time must be paid for by others where it holds all of it, so at most 20% of columns.)
+#[test]
+fn a_thread_mostly_in_one_state_shows_it_at_full_zoom_out_on_every_shared_trace() {
+    let _shared = crate::common::shared();
+    let Some(root) = shared_traces() else { return };
+    let width = 1400;
+    let (mut checked, mut traces) = (0, 0);
+    let mut omp4_main = None;
+    for path in shared_trace_files(&root) {
+        let t = load(&path);
+        let view = prvscope_viewer::view::first_view(&t);
+        let rows = t.store.threads().len();
+        let r = render::render(&t, &options(view.clone(), width, (rows as u32).max(1) * 2))
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let signals = ViewSignals::build(Arc::clone(&t.store), view, r.config.zero_is_null);
+        let (t0, t1) = (r.edges[0], *r.edges.last().unwrap());
+        let table = stats::time_per_value_of_view(&signals, r.config.zero_is_null, t0, t1);
+        traces += 1;
+        for (i, item) in r.rows.iter().enumerate() {
+            let thread = item.threads.start;
+            let Some((&Column::Value(v), &ticks)) = table.rows[thread].iter().max_by_key(|e| e.1)
+            else {
+                continue;
+            };
+            if r.coloring.is_null(v) {
+                // Mostly nothing (a legacy trace's zeros): nothing to show.
+                continue;
+            }
+            let share = ticks as f64 / (t1 - t0) as f64;
+            let shown =
+                r.pixels[i].iter().filter(|p| p.value == v).count() as f64 / f64::from(width);
+            if path.ends_with("omp4.prv.gz") && thread == 0 {
+                omp4_main = Some((v, share, shown));
+            }
+            if share >= 0.9 {
+                checked += 1;
+                assert!(
+                    shown >= 0.8,
+                    "{} {}: {:.1}% of the time in value {v}, shown in {:.1}% of the columns ({})",
+                    path.display(),
+                    item.label,
+                    share * 100.0,
+                    shown * 100.0,
+                    r.config.mode
+                );
+            }
+        }
+    }
+    assert!(traces >= 18, "{traces} traces");
+    assert!(
+        checked >= 20,
+        "only {checked} threads spend 90% in one value"
+    );
+    // The example: thread 1.1.1 of the ImageMagick run is 98.6% Running (1), drawn
+    // all Synchronization when a pixel showed its largest value.
+    let (v, share, shown) = omp4_main.expect("pypop_imagemagick_omp4 was checked");
+    assert_eq!(v, 1, "Running");
+    assert!((share - 0.986).abs() < 0.005, "{share}");
+    assert!(shown > 0.95, "{shown}");
+}
+
+/// Every pixel of every row, in every draw mode, is what the naive per-pixel computation
+/// (which visits every point) says; collapsed task rows too.
+#[test]
+fn rendered_pixels_equal_the_naive_computation_in_every_draw_mode() {
+    let _shared = crate::common::shared();
+    let Some(root) = shared_traces() else { return };
+    for (file, view) in [
+        (
+            "extrae_omp_jacobi24/jacobi-2d-imper_v0.prv",
+            SignalSpec::States,
+        ),
+        (
+            "extrae_mpi_prime16/prime_v0.prv",
+            SignalSpec::Events(vec![50_000_001, 50_000_002, 50_000_003]),
+        ),
+        ("pypop_imagemagick_omp4/omp4.prv.gz", SignalSpec::States),
+    ] {
+        let t = load(&root.join(file));
+        for mode in DrawMode::ALL {
+            for level in [Level::Thread, Level::Task] {
+                let mut o = options(view.clone(), 333, 200);
+                o.mode = Some(mode);
+                o.level = level;
+                let r = render::render(&t, &o).unwrap();
+                let signals =
+                    ViewSignals::build(Arc::clone(&t.store), view.clone(), r.config.zero_is_null);
+                for (i, item) in r.rows.iter().enumerate() {
+                    let steps: Vec<_> = item.threads.clone().map(|th| signals.steps(th)).collect();
+                    let naive = if steps.len() == 1 {
+                        summary::summarize_naive(&steps[0], &r.edges, mode)
+                    } else {
+                        summary::summarize_group_naive(&steps, &r.edges, mode)
+                    };
+                    assert_eq!(r.pixels[i], naive, "{file} {mode} {level:?} {}", item.label);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn render_writes_the_png_and_what_each_pixel_shows() {
+    let _shared = crate::common::shared();
+    let Some(root) = shared_traces() else { return };
+    let dir = temp_dir("render-cli");
+    let (png, csv) = (dir.join("prime.png"), dir.join("prime.csv"));
+    let out = Command::new(env!("CARGO_BIN_EXE_prvscope"))
+        .arg("render")
+        .arg(root.join("extrae_mpi_prime16/prime_v0.prv"))
+        .args(["--view", "mpi", "--width", "300", "--height", "160", "-o"])
+        .arg(&png)
+        .arg("--values-csv")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("16 rows x 300 columns, MPI call (dominant)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Communications:"), "{stderr}");
+    let img = image::open(&png).unwrap().to_rgba8();
+    assert_eq!(img.dimensions(), (300, 160));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("row,label,column,begin,end,value,value_label")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 16 * 300);
+    assert_eq!(rows[0][..3], ["1", "THREAD 1.1.1", "0"]);
+    assert_eq!(rows[0][3], "0");
+    // Columns tile the trace: each begins where the previous one ends.
+    for w in rows.windows(2).filter(|w| w[0][0] == w[1][0]) {
+        assert_eq!(w[0][4], w[1][3]);
+    }
+    // Thread 1.1.1 ends in a long MPI_Reduce (as Paraver draws it), and empty cells are
+    // where nothing is drawn.
+    let last = rows.iter().rfind(|r| r[0] == "1").unwrap();
+    assert_eq!(last[5..], ["9", "MPI_Reduce"]);
+    assert!(rows.iter().any(|r| r[5].is_empty() && r[6].is_empty()));
+    // A wrong level or an impossible size is refused with a message.
+    let bad = Command::new(env!("CARGO_BIN_EXE_prvscope"))
+        .arg("render")
+        .arg(root.join("extrae_mpi_prime16/prime_v0.prv"))
+        .args(["--height", "8", "-o"])
+        .arg(dir.join("x.png"))
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("16 rows do not fit in 8 pixels"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+}
