@@ -542,18 +542,24 @@ impl ScopePanel {
         // on the right; in a tall, narrow panel the table goes under the source.
         let size = ui.available_size();
         if size.x > 2.0 * size.y {
-            let source_width = (size.x * 0.55).max(200.0);
-            ui.horizontal_top(|ui| {
-                ui.allocate_ui(vec2(source_width, size.y), |ui| {
-                    ui.set_min_height(size.y);
-                    self.source_ui(ui, &a);
-                });
-                ui.separator();
-                ui.vertical(|ui| {
-                    ui.set_max_height(size.y);
-                    self.table_ui(ui, &a);
-                });
+            let full = ui.available_rect_before_wrap();
+            let split = full.left() + (full.width() * 0.55).max(200.0);
+            let left = Rect::from_min_max(full.min, egui::pos2(split - 4.0, full.bottom()));
+            let right = Rect::from_min_max(egui::pos2(split + 4.0, full.top()), full.max);
+            ui.scope_builder(egui::UiBuilder::new().max_rect(left), |ui| {
+                ui.set_clip_rect(left.intersect(ui.clip_rect()));
+                self.source_ui(ui, &a);
             });
+            ui.painter().vline(
+                split,
+                full.y_range(),
+                ui.visuals().widgets.noninteractive.bg_stroke,
+            );
+            ui.scope_builder(egui::UiBuilder::new().max_rect(right), |ui| {
+                ui.set_clip_rect(right.intersect(ui.clip_rect()));
+                self.table_ui(ui, &a);
+            });
+            ui.allocate_rect(full, egui::Sense::hover());
         } else {
             let table_height = (size.y * 0.35).clamp(80.0, 320.0);
             let source_height = (size.y - table_height - 8.0).max(80.0);

@@ -191,6 +191,11 @@ impl Timeline {
         self.first_row
     }
 
+    /// Milliseconds the last rebuild of the rows and communication lines took.
+    pub fn last_build_ms(&self) -> f64 {
+        self.last_build_ms
+    }
+
     /// True when rows are made thin enough to show them all (View > Fit all rows, F).
     pub fn fits_rows(&self) -> bool {
         self.fit_rows
