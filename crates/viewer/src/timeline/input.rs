@@ -1,6 +1,7 @@
 //! The timeline's input: the wheel (zoom at the pointer over the rows, scroll over the
-//! labels), drags (pan; shift-drag or right-drag selects a range), clicks (pin a point) and
-//! keys (undo, redo, fit, pan, zoom, scroll).
+//! labels), drags (pan; shift-drag or right-drag selects a range), clicks (pin a point),
+//! double-clicks (the breakdown of the scope there) and keys (undo, redo, fit, pan, zoom,
+//! scroll, fit rows).
 
 use egui::{CursorIcon, Key, Modifiers, MouseWheelUnit, PointerButton, Rect, Ui};
 
@@ -100,6 +101,15 @@ impl Timeline {
                 (self.window.x_from_time(end, area) - self.window.x_from_time(start, area)).abs();
             if px >= 3.0 {
                 self.zoom_to(TimeWindow::between(start, end, limit));
+            }
+        }
+        if response.double_clicked()
+            && let Some(p) = response.interact_pointer_pos()
+        {
+            let row = self.first_row + ((p.y - area.top()) / row_height) as usize;
+            if let Some(item) = self.rows.get(row) {
+                let t = self.window.time_from_x(p.x, area).max(0.0) as u64;
+                self.breakdown_request = Some((item.threads.start, t));
             }
         }
         if response.clicked()

@@ -104,6 +104,8 @@ pub struct Timeline {
     cache: Option<(FrameKey, Frame, Option<Comms>)>,
     /// The trace's communications by pair (built once, with the timeline).
     comm_index: Arc<CommIndex>,
+    /// A double-click asked for the breakdown of the scope at (thread, tick).
+    pub(crate) breakdown_request: Option<(usize, u64)>,
     /// The communication line under the pointer, or clicked.
     pub(crate) hovered_comm: Option<Bundle>,
     pub(crate) pinned_comm: Option<Bundle>,
@@ -164,6 +166,7 @@ impl Timeline {
             comm_index: Arc::new(CommIndex::build(trace.store.comms())),
             hovered_comm: None,
             pinned_comm: None,
+            breakdown_request: None,
             selecting: None,
             pinned: None,
             hovered: None,
@@ -189,6 +192,11 @@ impl Timeline {
     /// The drawn row at the top of the area.
     pub fn first_row(&self) -> usize {
         self.first_row
+    }
+
+    /// The (thread, tick) a double-click asked the scope breakdown of, once.
+    pub fn take_breakdown_request(&mut self) -> Option<(usize, u64)> {
+        self.breakdown_request.take()
     }
 
     /// Milliseconds the last rebuild of the rows and communication lines took.
