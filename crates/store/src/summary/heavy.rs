@@ -1,5 +1,5 @@
-//! Dominant for rows with many distinct values: weighted Misra-Gries summaries per pyramid
-//! node, and the tally a column adds them into.
+//! Dominant for rows with many distinct values: weighted Misra-Gries summaries over nodes of
+//! 64 points, 256 and so on, and the tally a column adds them into.
 //!
 //! A summary of a node keeps at most [`HEAVY_ENTRIES`] = K values with counts `c(v)` such
 //! that, with `T(v)` the ticks `v` truly holds in the node, `N` the node's non-null ticks and
@@ -8,16 +8,33 @@
 //! values. Summaries merge by adding counts and then, when more than K values remain,
 //! subtracting the (K+1)-th largest count from all and dropping those left at zero: each
 //! subtraction of `d` removes at least `(K + 1) d` from `S`, so the bound holds for the merge
-//! (Agarwal et al., "Mergeable summaries", 2012). The [`Tally`] of a column merges the same
-//! way with room for 32 values, which keeps the bound with K.
+//! (Agarwal et al., "Mergeable summaries", 2012). A leaf knows its values' true ticks, so it
+//! can also keep only its largest values as long as every value left out holds at most
+//! `1 / (K + 1)` of the ticks left out, which is the same bound with fewer entries: a leaf of
+//! values spread flat (a counter's) keeps none, and neither do the nodes above it.
+//!
+//! A column reads the points between its ends and the first and last node boundaries exactly
+//! (at most 63 on each side) and the summaries of the nodes between. Its [`Tally`] adds
+//! counts exactly (a hash table once it holds more than a few values), so the column's counts
+//! are short by at most the sum of the nodes' shortfalls: `N / (K + 1)` for the column's `N`.
+//! Only past [`TALLY_CAP`] values (groups of many threads) does the tally subtract the same
+//! way, which keeps the bound.
+//!
+//! The smallest nodes are 64 points rather than 16 because a summary of 16 distinct values
+//! (counters) would keep half of them: reading 16 points costs about what merging 8 entries
+//! does, and 64-point nodes take a quarter of the memory.
 
 use super::Steps;
 use super::pyramid::{BLOCK, FANOUT, for_durations};
 
 /// Values kept per node summary (K).
 pub const HEAVY_ENTRIES: usize = 8;
-/// Values a column's [`Tally`] keeps before it subtracts.
-const TALLY_CAP: usize = 32;
+/// Points per node of the first summary level.
+pub(super) const HEAVY_LEAF: usize = BLOCK * FANOUT;
+/// Values a [`Tally`] keeps before it subtracts (down to half as many).
+const TALLY_CAP: usize = 4096;
+/// Values a [`Tally`] searches linearly before it builds its hash table.
+const TALLY_LINEAR: usize = 12;
 
 /// The summaries of one level: node `k` holds `entries[ends[k - 1]..ends[k]]`, as
 /// (value, ticks) sorted by value.
@@ -44,9 +61,10 @@ impl Level {
         self.entries.get(start..end).unwrap_or_default()
     }
 
-    /// Appends a node made of `items` (any order, repeated values allowed).
-    fn push(&mut self, items: &mut Vec<(u64, u64)>, scratch: &mut Vec<u64>) {
-        condense(items, HEAVY_ENTRIES, scratch);
+    /// Appends a node made of `items` (any order, repeated values allowed): a leaf's exact
+    /// ticks, or its children's summaries.
+    fn push(&mut self, items: &mut Vec<(u64, u64)>, leaf: bool, scratch: &mut Vec<u64>) {
+        condense(items, HEAVY_ENTRIES, leaf, scratch);
         self.entries.extend_from_slice(items);
         self.ends
             .push(u32::try_from(self.entries.len()).unwrap_or(u32::MAX));
@@ -57,7 +75,7 @@ impl Level {
     }
 }
 
-/// Heavy-hitter summaries over the pyramid's blocks: leaves of 16 points, then nodes of 4.
+/// Heavy-hitter summaries: leaves of [`HEAVY_LEAF`] points, then nodes of `FANOUT`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct Heavy {
     levels: Vec<Level>,
@@ -76,7 +94,7 @@ impl Heavy {
     /// Appends the next leaf: the (value, ticks) of its non-null points.
     pub fn push_leaf(&mut self, items: &mut Vec<(u64, u64)>) {
         if let Some(level) = self.levels.first_mut() {
-            level.push(items, &mut self.scratch);
+            level.push(items, true, &mut self.scratch);
         }
     }
 
@@ -93,7 +111,7 @@ impl Heavy {
                 for child in k * FANOUT..((k + 1) * FANOUT).min(last.ends.len()) {
                     items.extend_from_slice(last.node(child));
                 }
-                next.push(&mut items, &mut self.scratch);
+                next.push(&mut items, false, &mut self.scratch);
             }
             self.levels.push(next);
         }
@@ -110,7 +128,7 @@ impl Heavy {
     }
 
     /// Adds the non-null ticks of points `[i, j)` (`j < n`) to `tally`: the points of partial
-    /// blocks at the ends exactly (at most 30), the nodes between as their summaries.
+    /// leaves at the ends exactly (at most 126), the nodes between as their summaries.
     pub fn tally(&self, steps: &Steps<'_>, i: usize, j: usize, tally: &mut Tally) {
         let none = steps.sentinel;
         let exact = |from: usize, to: usize, tally: &mut Tally| {
@@ -123,13 +141,13 @@ impl Heavy {
         if j <= i {
             return;
         }
-        if j - i < 2 * BLOCK {
+        if j - i < 2 * HEAVY_LEAF {
             exact(i, j, tally);
             return;
         }
-        let (lo, hi) = (i.div_ceil(BLOCK), j / BLOCK);
-        exact(i, lo * BLOCK, tally);
-        exact(hi * BLOCK, j, tally);
+        let (lo, hi) = (i.div_ceil(HEAVY_LEAF), j / HEAVY_LEAF);
+        exact(i, lo * HEAVY_LEAF, tally);
+        exact(hi * HEAVY_LEAF, j, tally);
         let (mut lo, mut hi) = (lo, hi);
         for (k, level) in self.levels.iter().enumerate() {
             let add = |from: usize, to: usize, tally: &mut Tally| {
@@ -152,9 +170,13 @@ impl Heavy {
 }
 
 /// Sums the ticks of equal values of `items` (sorting them by value), then keeps at most `k`
-/// of them: when more remain, the (k+1)-th largest count is subtracted from all and those at
-/// zero go.
-fn condense(items: &mut Vec<(u64, u64)>, k: usize, scratch: &mut Vec<u64>) {
+/// of them. When `exact` says the sums are the true ticks (a leaf), the fewest largest values
+/// are kept such that every value left out holds at most `1 / (k + 1)` of the ticks left out
+/// (none go while at most `k` values remain, and a flat spread of many values, as counters
+/// have, leaves nothing). Otherwise, or when no such cut keeps at most `k`, the (k+1)-th
+/// largest count is subtracted from all and those at zero go. Both keep the bound of the
+/// module docs.
+fn condense(items: &mut Vec<(u64, u64)>, k: usize, exact: bool, scratch: &mut Vec<u64>) {
     items.sort_unstable_by_key(|e| e.0);
     items.dedup_by(|next, kept| {
         if next.0 == kept.0 {
@@ -164,15 +186,40 @@ fn condense(items: &mut Vec<(u64, u64)>, k: usize, scratch: &mut Vec<u64>) {
             false
         }
     });
-    if items.len() > k {
-        scratch.clear();
-        scratch.extend(items.iter().map(|e| e.1));
-        let (_, &mut cut, _) = scratch.select_nth_unstable_by(k, |x, y| y.cmp(x));
-        items.retain_mut(|e| {
-            e.1 = e.1.saturating_sub(cut);
-            e.1 > 0
-        });
+    if items.len() <= k {
+        return;
     }
+    scratch.clear();
+    scratch.extend(items.iter().map(|e| e.1));
+    if exact {
+        scratch.sort_unstable_by(|x, y| y.cmp(x));
+        // left[m]: the ticks of the values from the (m+1)-th largest on.
+        let mut left: u128 = scratch.iter().map(|&t| u128::from(t)).sum();
+        for (m, &t) in scratch.iter().enumerate().take(k + 1) {
+            if u128::from(t) * (k as u128 + 1) <= left {
+                // Keep the m largest: those above t, and as many equal to t as make m.
+                let above = scratch.iter().take_while(|&&x| x > t).count();
+                let mut ties = m - above;
+                items.retain(|e| {
+                    if e.1 > t {
+                        true
+                    } else if e.1 == t && ties > 0 {
+                        ties -= 1;
+                        true
+                    } else {
+                        false
+                    }
+                });
+                return;
+            }
+            left -= u128::from(t);
+        }
+    }
+    let (_, &mut cut, _) = scratch.select_nth_unstable_by(k, |x, y| y.cmp(x));
+    items.retain_mut(|e| {
+        e.1 = e.1.saturating_sub(cut);
+        e.1 > 0
+    });
 }
 
 /// Dominant's order: more ticks first, then a non-null value over null, then the smaller
@@ -182,18 +229,79 @@ pub(super) fn beats(v: u64, t: u64, w: u64, u: u64, none: u64) -> bool {
     t > u || (t == u && v != none && (w == none || v < w))
 }
 
-/// The ticks each value holds in a column (or a group's column): null exactly, the others
-/// exactly up to 32 values, then as a weighted Misra-Gries summary.
+/// The ticks each value holds in a column (or a group's column): null apart, the others
+/// summed exactly up to [`TALLY_CAP`] values, then as a weighted Misra-Gries summary.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Tally {
+    /// (value, ticks) in the order values came.
     entries: Vec<(u64, u64)>,
+    /// Once `entries` outgrows a linear search: an open-addressing table of indexes into it
+    /// (plus one; 0 is a free slot), `1 << bits` slots, at most half full. It stays allocated
+    /// from column to column, with only the slots in use freed.
+    slots: Vec<u32>,
+    /// The slot of each entry while the table is in use.
+    slot_of: Vec<u32>,
+    bits: u32,
     null: u64,
 }
 
 impl Tally {
+    /// Empties the tally.
     pub fn clear(&mut self) {
+        for &s in &self.slot_of {
+            if let Some(slot) = self.slots.get_mut(s as usize) {
+                *slot = 0;
+            }
+        }
+        self.slot_of.clear();
         self.entries.clear();
         self.null = 0;
+    }
+
+    #[inline]
+    fn hash(&self, v: u64) -> usize {
+        (v.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - self.bits)) as usize
+    }
+
+    /// The slot holding `v`, or the free slot where it would go.
+    #[inline]
+    fn find(&self, v: u64) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut slot = self.hash(v);
+        while let Some(&s) = self.slots.get(slot)
+            && s != 0
+            && self.entries.get(s as usize - 1).is_some_and(|e| e.0 != v)
+        {
+            slot = (slot + 1) & mask;
+        }
+        slot
+    }
+
+    /// Puts entry `k` in its free slot.
+    #[inline]
+    fn place(&mut self, k: usize) {
+        let Some(&(v, _)) = self.entries.get(k) else {
+            return;
+        };
+        let slot = self.find(v);
+        if let Some(s) = self.slots.get_mut(slot) {
+            *s = u32::try_from(k + 1).unwrap_or(0);
+        }
+        self.slot_of.push(u32::try_from(slot).unwrap_or(0));
+    }
+
+    /// Indexes all entries in a table of `size` slots (a power of two), reusing a free one
+    /// that is large enough.
+    fn index(&mut self, size: usize) {
+        if self.slots.len() < size || !self.slot_of.is_empty() {
+            self.bits = size.max(self.slots.len()).ilog2();
+            self.slots.clear();
+            self.slots.resize(1 << self.bits, 0);
+        }
+        self.slot_of.clear();
+        for k in 0..self.entries.len() {
+            self.place(k);
+        }
     }
 
     /// Adds ticks of a non-null value.
@@ -202,17 +310,54 @@ impl Tally {
         if ticks == 0 {
             return;
         }
-        if let Some(e) = self.entries.iter_mut().find(|e| e.0 == v) {
-            e.1 = e.1.saturating_add(ticks);
+        if self.entries.len() <= TALLY_LINEAR {
+            if let Some(e) = self.entries.iter_mut().find(|e| e.0 == v) {
+                e.1 = e.1.saturating_add(ticks);
+                return;
+            }
+            self.entries.push((v, ticks));
+            if self.entries.len() > TALLY_LINEAR {
+                self.index(64);
+            }
             return;
         }
-        self.entries.push((v, ticks));
-        if self.entries.len() > TALLY_CAP {
-            let cut = self.entries.iter().map(|e| e.1).min().unwrap_or(0);
-            self.entries.retain_mut(|e| {
-                e.1 -= cut;
-                e.1 > 0
-            });
+        let slot = self.find(v);
+        match self.slots.get(slot).copied() {
+            Some(s) if s != 0 => {
+                if let Some(e) = self.entries.get_mut(s as usize - 1) {
+                    e.1 = e.1.saturating_add(ticks);
+                }
+            }
+            _ => {
+                self.entries.push((v, ticks));
+                if let Some(s) = self.slots.get_mut(slot) {
+                    *s = u32::try_from(self.entries.len()).unwrap_or(0);
+                }
+                self.slot_of.push(u32::try_from(slot).unwrap_or(0));
+                if self.entries.len() > TALLY_CAP {
+                    self.reduce();
+                } else if self.entries.len() * 2 > self.slots.len() {
+                    self.index(self.slots.len() * 2);
+                }
+            }
+        }
+    }
+
+    /// Subtracts the (CAP/2 + 1)-th largest count from all and drops those left at zero.
+    #[cold]
+    fn reduce(&mut self) {
+        let mut counts: Vec<u64> = self.entries.iter().map(|e| e.1).collect();
+        let keep = TALLY_CAP / 2;
+        let (_, &mut cut, _) = counts.select_nth_unstable_by(keep, |x, y| y.cmp(x));
+        self.entries.retain_mut(|e| {
+            e.1 = e.1.saturating_sub(cut);
+            e.1 > 0
+        });
+        // Every slot is freed, then the table is rebuilt unless a linear search will do.
+        self.slots.fill(0);
+        self.slot_of.clear();
+        if self.entries.len() > TALLY_LINEAR {
+            self.index(64);
         }
     }
 
@@ -239,17 +384,21 @@ mod tests {
     use super::*;
     use std::collections::BTreeMap;
 
-    /// The stated bound of a summary against the exact ticks: counts never above the truth,
-    /// and short of it by at most `(N - S) / (K + 1)`.
-    fn check(summary: &[(u64, u64)], exact: &BTreeMap<u64, u64>, k: usize, what: &str) {
+    /// The stated bound of a summary against the exact ticks: at most `room` values, counts
+    /// never above the truth and short of it by at most `(N - S) / (k + 1)`, exact with at
+    /// most `k` values.
+    fn check(
+        summary: &[(u64, u64)],
+        exact: &BTreeMap<u64, u64>,
+        k: usize,
+        room: usize,
+        what: &str,
+    ) {
         let n: u64 = exact.values().sum();
         let s: u64 = summary.iter().map(|e| e.1).sum();
         let kept: BTreeMap<u64, u64> = summary.iter().copied().collect();
         assert_eq!(kept.len(), summary.len(), "{what}: a value twice");
-        assert!(
-            summary.len() <= k.max(exact.len().min(k)),
-            "{what}: too many values"
-        );
+        assert!(summary.len() <= room, "{what}: too many values");
         if exact.len() <= k {
             assert_eq!(&kept, exact, "{what}: should be exact");
         }
@@ -274,6 +423,7 @@ mod tests {
                 .wrapping_add(1_442_695_040_888_963_407);
             (state >> 33) % m
         };
+        let mut tally = Tally::default();
         for case in 0..60 {
             let spread = [3, 9, 30, 1000][case % 4];
             let leaves: Vec<Vec<(u64, u64)>> = (0..=next(300))
@@ -289,6 +439,7 @@ mod tests {
             }
             heavy.finish();
             let mut span = 1;
+            // Leaves here are the items of one node each.
             for (depth, level) in heavy.levels.iter().enumerate() {
                 assert_eq!(level.ends.len(), leaves.len().div_ceil(span));
                 for k in 0..level.ends.len() {
@@ -303,25 +454,62 @@ mod tests {
                         node,
                         &exact,
                         HEAVY_ENTRIES,
+                        HEAVY_ENTRIES,
                         &format!("case {case} level {depth} node {k}"),
                     );
                 }
                 span *= FANOUT;
             }
-            // A tally fed the same points one by one keeps the bound with its own room, and
-            // with K too.
-            let mut tally = Tally::default();
+            // A tally fed the same points one by one (the same tally for every case: its
+            // table is kept from one column to the next).
+            tally.clear();
             let mut exact = BTreeMap::new();
             for &(v, t) in leaves.iter().flatten() {
                 tally.add(v, t);
                 *exact.entry(v).or_default() += t;
             }
+            // Below its cap a tally is exact.
             check(
                 &tally.entries,
                 &exact,
                 TALLY_CAP,
+                TALLY_CAP,
                 &format!("case {case} tally"),
             );
         }
+        // Past its cap, a tally subtracts: 20 000 distinct values around a heavy one.
+        tally.clear();
+        let mut exact = BTreeMap::new();
+        for k in 0..20_000u64 {
+            let (v, t) = if k % 3 == 0 {
+                (1 << 40, 7)
+            } else {
+                ((k * 7919) % 1_000_003, next(20) + 1)
+            };
+            tally.add(v, t);
+            *exact.entry(v).or_default() += t;
+            if k % 997 == 0 {
+                check(
+                    &tally.entries,
+                    &exact,
+                    TALLY_CAP / 2,
+                    TALLY_CAP,
+                    &format!("tally at {k}"),
+                );
+            }
+        }
+        assert!(tally.entries.len() <= TALLY_CAP);
+        check(
+            &tally.entries,
+            &exact,
+            TALLY_CAP / 2,
+            TALLY_CAP,
+            "full tally",
+        );
+        assert_eq!(tally.best(u64::MAX), 1 << 40);
+        tally.clear();
+        tally.add(5, 1);
+        tally.add_null(2);
+        assert_eq!(tally.best(u64::MAX), u64::MAX);
     }
 }

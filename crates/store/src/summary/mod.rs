@@ -57,8 +57,9 @@
 //! range costs O(log n) block reads plus at most 30 point reads at its ends. The modes that
 //! weigh ticks read prefix sums per block (the ticks and the weighted sum of the non-null
 //! values before the block; per value when a row has at most 8 distinct values), so a column
-//! costs two prefix reads and at most 8 point reads at each end; Random counts non-null points
-//! the same way and finds the chosen one by a binary search over the blocks. Column edges are
+//! costs two prefix reads and at most 8 point reads at each end; Dominant on rows of more
+//! values adds O(log n) summaries (below); Random counts non-null points the same way and
+//! finds the chosen one by a binary search over the blocks. Column edges are
 //! found by galloping from the previous edge over the blocks' first times, then reading at
 //! most 32 points. A frame of W columns thus costs O(W log n) per row in every mode, whatever
 //! the number of records. When the window holds only a few points per column, one sequential
@@ -69,21 +70,32 @@
 //! ## Dominant
 //!
 //! A row with at most 8 distinct non-null values (states, most categorical views) keeps the
-//! ticks of each value before each block, and Dominant is exact. A row with more keeps, per
-//! block and per node of 4 blocks, 16 blocks and so on, a weighted Misra-Gries summary of at
-//! most [`HEAVY_ENTRIES`] = K = 8 values: the exact ticks of each value when the node holds at
-//! most K distinct non-null values, otherwise underestimates, each short by at most
-//! `(node's non-null ticks) / (K + 1)`. A column adds the summaries of the nodes it covers to
-//! the exact ticks of its ends (a tally that keeps at most 32 values the same way) and takes
-//! null's ticks exactly from the prefix sums. Hence, with `N = b - a` and `T` the most ticks
-//! any value (null included) holds in the column:
+//! ticks of each value before each block, and Dominant is exact. A row with more keeps
+//! weighted Misra-Gries summaries of nodes of 64 points, 256, and so on: at most
+//! [`HEAVY_ENTRIES`] = K = 8 values per node, each count short of the value's true ticks in
+//! the node by at most `(node's non-null ticks) / (K + 1)`, and exact when the node holds at
+//! most K distinct non-null values (a node whose values are spread flat, as a counter's are,
+//! keeps few or none). A column reads the points between its ends and the first and last node
+//! boundaries exactly (at most 63 on each side), adds the summaries of the nodes between, and
+//! takes null's ticks exactly from the prefix sums. Hence, with `N = b - a` and `T` the most
+//! ticks any value (null included) holds in the column:
 //!
-//! - the result is exact (equal to [`summarize_naive`]) whenever the column holds at most K
-//!   distinct non-null values, or the row at most 8;
+//! - the result is exact (equal to [`summarize_naive`]) whenever every node the column reads
+//!   is exact, in particular whenever the column holds at most K distinct non-null values,
+//!   or the row at most 8;
 //! - otherwise the value drawn holds at least `T - N / (K + 1)` ticks, so a value holding more
 //!   than `(K + 2) / (2K + 2)` (5/9) of the column is always drawn.
 //!
-//! Groups add the threads' tallies the same way, with `N` the sum of the threads' ticks.
+//! Groups add the threads' parts the same way: exact where every thread's part is (up to 4096
+//! distinct values in a column), otherwise the same bound with `N` the sum of the threads'
+//! ticks.
+//!
+//! ## Memory
+//!
+//! The index takes about 4.6 bytes per point for a row of 5 values (block times 0.5, maxima
+//! and minima 1.3, non-null counts 0.25, the ticks of each value 0.5 per value) and 3.7 for a
+//! counter whose values are all distinct (the sums 1.5, the summaries close to nothing); the
+//! maximum alone took 1.2.
 //!
 //! [`Grid`] puts column edges at fixed positions in absolute time (`edge(k) = k * span /
 //! width`), so panning by whole pixels shows exactly the same columns: no shimmer.

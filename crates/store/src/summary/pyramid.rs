@@ -1,6 +1,6 @@
 //! [`Pyramid`]: the per-row index every draw mode reads (see the parent module's docs).
 
-use super::heavy::{Heavy, Tally};
+use super::heavy::{HEAVY_LEAF, Heavy, Tally};
 use super::{Column, Steps, min_of};
 use crate::null;
 
@@ -48,13 +48,10 @@ enum Weighing {
     /// At most [`DICT_MAX`] distinct non-null values, sorted: `ticks[b * D + d]` is the ticks
     /// value `d` holds over the points `[0, 16b)`, `D` being the number of values.
     Dict { values: Vec<u64>, ticks: Vec<u64> },
-    /// More values: the non-null ticks and the weighted sum `sum(v * ticks)` over the points
-    /// `[0, 16b)`, and the heavy hitters for Dominant.
-    Sums {
-        ticks: Vec<u64>,
-        sums: Vec<u128>,
-        heavy: Heavy,
-    },
+    /// More values: `sums[b]` holds the non-null ticks and the weighted sum `sum(v * ticks)`
+    /// (as its low and high 64 bits) over the points `[0, 16b)`, side by side so that a
+    /// column reads one cache line per end; and the heavy hitters for Dominant.
+    Sums { sums: Vec<[u64; 3]>, heavy: Heavy },
 }
 
 /// The non-null ticks and weighted sum of part of a column.
@@ -91,17 +88,17 @@ impl Pyramid {
         let mut non_null = Vec::with_capacity(blocks + 1);
         let width = dict.as_ref().map_or(0, Vec::len);
         let mut dict_ticks: Vec<u64> = Vec::with_capacity(blocks * width);
-        let (mut sum_ticks, mut sum_sums) = if dict.is_some() {
-            (Vec::new(), Vec::new())
+        let mut sums: Vec<[u64; 3]> = Vec::with_capacity(if dict.is_some() { 0 } else { blocks });
+        let mut heavy = Heavy::with_leaves(if dict.is_some() {
+            0
         } else {
-            (Vec::with_capacity(blocks), Vec::with_capacity(blocks))
-        };
-        let mut heavy = Heavy::with_leaves(if dict.is_some() { 0 } else { blocks });
+            n.div_ceil(HEAVY_LEAF)
+        });
         // Running totals over the points seen.
         let mut count = 0u32;
         let mut per_value = [0u64; DICT_MAX];
         let mut total = Weights::default();
-        let mut leaf: Vec<(u64, u64)> = Vec::with_capacity(BLOCK);
+        let mut leaf: Vec<(u64, u64)> = Vec::with_capacity(HEAVY_LEAF);
         let mut times = vec![0u64; CHUNK + 1];
         let mut values = vec![0u64; CHUNK];
         let mut pos = 0;
@@ -123,11 +120,9 @@ impl Pyramid {
                 if dict.is_some() {
                     dict_ticks.extend_from_slice(per_value.get(..width).unwrap_or_default());
                 } else {
-                    sum_ticks.push(total.ticks);
-                    sum_sums.push(total.sum);
+                    sums.push([total.ticks, total.sum as u64, (total.sum >> 64) as u64]);
                 }
                 let (mut high, mut low) = (none, none);
-                leaf.clear();
                 for (at, &v) in (base..).zip(block) {
                     // The row's last point holds for no tick here.
                     let ticks = match (tbuf.get(at), tbuf.get(at + 1)) {
@@ -157,8 +152,11 @@ impl Pyramid {
                 }
                 max0.push(high);
                 min0.push(low);
-                if dict.is_none() {
+                // A heavy leaf ends with every FANOUT-th block, or with the row.
+                let end = pos + base + block.len();
+                if dict.is_none() && (end.is_multiple_of(HEAVY_LEAF) || end == n) {
                     heavy.push_leaf(&mut leaf);
+                    leaf.clear();
                 }
             }
             pos += len;
@@ -172,11 +170,7 @@ impl Pyramid {
             },
             None => {
                 heavy.finish();
-                Weighing::Sums {
-                    ticks: sum_ticks,
-                    sums: sum_sums,
-                    heavy,
-                }
+                Weighing::Sums { sums, heavy }
             }
         };
         Pyramid {
@@ -198,13 +192,11 @@ impl Pyramid {
             + match &self.weighing {
                 Weighing::Empty => 0,
                 Weighing::Dict { values, ticks } => values.capacity() * 8 + ticks.capacity() * 8,
-                Weighing::Sums { ticks, sums, heavy } => {
-                    ticks.capacity() * 8 + sums.capacity() * 16 + heavy.heap_bytes()
-                }
+                Weighing::Sums { sums, heavy } => sums.capacity() * 24 + heavy.heap_bytes(),
             }
     }
 
-    /// True when Dominant is exact for every column of the row: at most [`DICT_MAX`] distinct
+    /// True when Dominant is exact for every column of the row: at most 8 distinct
     /// non-null values.
     pub fn dominant_is_exact(&self) -> bool {
         !matches!(self.weighing, Weighing::Sums { .. })
@@ -276,23 +268,27 @@ impl Pyramid {
             w.add(c.start, (c.b - c.a).max(1), none);
             return w;
         }
-        let (first, last) = (steps.t(c.u), steps.t(c.e - 1));
-        match &self.weighing {
-            Weighing::Empty => {}
+        let bt = &self.block_times;
+        // The times of the first and last inner points come with the range's reads.
+        let (first, last) = match &self.weighing {
+            Weighing::Empty => (steps.t(c.u), steps.t(c.e - 1)),
             Weighing::Dict { values, ticks } => {
                 let mut acc = [0u64; DICT_MAX];
-                weigh_range(&DictWeigh { values, ticks }, steps, c.u, c.e - 1, &mut acc);
+                let weigh = DictWeigh { values, ticks };
+                let ends = weigh_range(&weigh, steps, bt, c.u, c.e - 1, &mut acc);
                 for (&v, &t) in values.iter().zip(&acc) {
                     w.add(v, t, none);
                 }
+                ends
             }
-            Weighing::Sums { ticks, sums, .. } => {
+            Weighing::Sums { sums, .. } => {
                 let mut acc = (0u64, 0u128);
-                let weigh = SumWeigh { ticks, sums, none };
-                weigh_range(&weigh, steps, c.u, c.e - 1, &mut acc);
+                let weigh = SumWeigh { sums, none };
+                let ends = weigh_range(&weigh, steps, bt, c.u, c.e - 1, &mut acc);
                 (w.ticks, w.sum) = acc;
+                ends
             }
-        }
+        };
         w.add(c.start, first - c.a, none);
         w.add(steps.v(c.e - 1), c.b - last, none);
         w
@@ -314,30 +310,32 @@ impl Pyramid {
             add(tally, c.start, (c.b - c.a).max(1));
             return;
         }
-        let (first, last) = (steps.t(c.u), steps.t(c.e - 1));
         let end_value = steps.v(c.e - 1);
+        let bt = &self.block_times;
         // Non-null ticks of the column, for null's.
         let mut held = 0u64;
-        match &self.weighing {
-            Weighing::Empty => {}
+        // The times of the first and last inner points come with the range's reads.
+        let (first, last) = match &self.weighing {
+            Weighing::Empty => (steps.t(c.u), steps.t(c.e - 1)),
             Weighing::Dict { values, ticks } => {
                 let mut acc = [0u64; DICT_MAX];
-                weigh_range(&DictWeigh { values, ticks }, steps, c.u, c.e - 1, &mut acc);
+                let weigh = DictWeigh { values, ticks };
+                let ends = weigh_range(&weigh, steps, bt, c.u, c.e - 1, &mut acc);
                 for (&v, &t) in values.iter().zip(&acc) {
                     tally.add(v, t);
                     held += t;
                 }
+                ends
             }
-            Weighing::Sums {
-                ticks, sums, heavy, ..
-            } => {
+            Weighing::Sums { sums, heavy } => {
                 let mut acc = (0u64, 0u128);
-                let weigh = SumWeigh { ticks, sums, none };
-                weigh_range(&weigh, steps, c.u, c.e - 1, &mut acc);
+                let weigh = SumWeigh { sums, none };
+                let ends = weigh_range(&weigh, steps, bt, c.u, c.e - 1, &mut acc);
                 held = acc.0;
                 heavy.tally(steps, c.u, c.e - 1, tally);
+                ends
             }
-        }
+        };
         for (v, t) in [(c.start, first - c.a), (end_value, c.b - last)] {
             if v != none {
                 tally.add(v, t);
@@ -482,17 +480,19 @@ fn distinct_up_to(steps: &Steps<'_>, limit: usize) -> Option<Vec<u64>> {
 }
 
 /// Calls `each(value, ticks)` for the points `[from, to)`, `to < n` (each with its next
-/// point).
+/// point); returns the times of points `from` and `to` when `from < to`.
 #[inline]
 pub(super) fn for_durations(
     steps: &Steps<'_>,
     from: usize,
     to: usize,
     mut each: impl FnMut(u64, u64),
-) {
+) -> Option<(u64, u64)> {
     let mut times = [0u64; SMALL + 1];
     let mut values = [0u64; SMALL];
     let mut pos = from;
+    let mut first = None;
+    let mut last = 0;
     while pos < to {
         let len = (to - pos).min(SMALL);
         let (Some(tbuf), Some(vbuf)) = (times.get_mut(..=len), values.get_mut(..len)) else {
@@ -503,8 +503,11 @@ pub(super) fn for_durations(
         for (pair, &value) in tbuf.windows(2).zip(vbuf.iter()) {
             each(value, pair[1].saturating_sub(pair[0]));
         }
+        first = first.or(tbuf.first().copied());
+        last = tbuf.last().copied().unwrap_or(last);
         pos += len;
     }
+    first.map(|f| (f, last))
 }
 
 /// Calls `each(index, value)` for the points `[from, to)` until it says stop.
@@ -610,8 +613,7 @@ impl Weigh for DictWeigh<'_> {
 }
 
 struct SumWeigh<'p> {
-    ticks: &'p [u64],
-    sums: &'p [u128],
+    sums: &'p [[u64; 3]],
     none: u64,
 }
 
@@ -620,8 +622,8 @@ impl Weigh for SumWeigh<'_> {
 
     #[inline]
     fn entry(&self, k: usize, add: bool, acc: &mut Self::Acc) {
-        let t = self.ticks.get(k).copied().unwrap_or(0);
-        let s = self.sums.get(k).copied().unwrap_or(0);
+        let [t, lo, hi] = self.sums.get(k).copied().unwrap_or_default();
+        let s = u128::from(hi) << 64 | u128::from(lo);
         *acc = if add {
             (acc.0.wrapping_add(t), acc.1.wrapping_add(s))
         } else {
@@ -645,28 +647,51 @@ impl Weigh for SumWeigh<'_> {
 
 /// Adds the weights of points `[i, j)` (`j < n`) to `acc`: point by point when the range is
 /// short, otherwise as the difference of two prefixes, each a block's entry corrected by at
-/// most `BLOCK / 2` points.
-fn weigh_range<W: Weigh>(w: &W, steps: &Steps<'_>, i: usize, j: usize, acc: &mut W::Acc) {
+/// most `BLOCK / 2` points. Returns the times of points `i` and `j`, which these reads give.
+fn weigh_range<W: Weigh>(
+    w: &W,
+    steps: &Steps<'_>,
+    block_times: &[u64],
+    i: usize,
+    j: usize,
+    acc: &mut W::Acc,
+) -> (u64, u64) {
     if j <= i {
-        return;
+        let t = steps.t(i);
+        return (t, t);
     }
     if j - i <= DIRECT {
-        for_durations(steps, i, j, |v, t| w.point(v, t, true, acc));
-        return;
+        return for_durations(steps, i, j, |v, t| w.point(v, t, true, acc))
+            .unwrap_or_else(|| (steps.t(i), steps.t(j)));
     }
-    weigh_prefix(w, steps, j, true, acc);
-    weigh_prefix(w, steps, i, false, acc);
+    let last = weigh_prefix(w, steps, block_times, j, true, acc);
+    let first = weigh_prefix(w, steps, block_times, i, false, acc);
+    (first, last)
 }
 
-/// Adds (or subtracts) the weights of points `[0, x)` (`x < n`).
-fn weigh_prefix<W: Weigh>(w: &W, steps: &Steps<'_>, x: usize, add: bool, acc: &mut W::Acc) {
-    let blocks = steps.len().div_ceil(BLOCK);
-    let (k, r) = (x / BLOCK, x % BLOCK);
+/// Adds (or subtracts) the weights of points `[0, at)` (`at < n`); returns the time of
+/// point `at`.
+fn weigh_prefix<W: Weigh>(
+    weigh: &W,
+    steps: &Steps<'_>,
+    block_times: &[u64],
+    at: usize,
+    add: bool,
+    acc: &mut W::Acc,
+) -> u64 {
+    let blocks = block_times.len();
+    let (k, r) = (at / BLOCK, at % BLOCK);
     if r <= BLOCK / 2 || k + 1 >= blocks {
-        w.entry(k, add, acc);
-        for_durations(steps, k * BLOCK, x, |v, t| w.point(v, t, add, acc));
+        weigh.entry(k, add, acc);
+        match for_durations(steps, k * BLOCK, at, |v, t| weigh.point(v, t, add, acc)) {
+            Some((_, t)) => t,
+            None => block_times.get(k).copied().unwrap_or_else(|| steps.t(at)),
+        }
     } else {
-        w.entry(k + 1, add, acc);
-        for_durations(steps, x, (k + 1) * BLOCK, |v, t| w.point(v, t, !add, acc));
+        weigh.entry(k + 1, add, acc);
+        for_durations(steps, at, (k + 1) * BLOCK, |v, t| {
+            weigh.point(v, t, !add, acc);
+        })
+        .map_or_else(|| steps.t(at), |(t, _)| t)
     }
 }
