@@ -376,6 +376,9 @@ impl eframe::App for App {
             }
         });
         self.report_window(&ctx);
+        if let Some(l) = &mut self.loaded {
+            l.scopes.breakdowns_ui(&ctx);
+        }
         self.part_dialog_ui(&ctx);
     }
 }
