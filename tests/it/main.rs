@@ -3,6 +3,7 @@
 #![allow(clippy::many_single_char_names, clippy::type_complexity)]
 
 mod bad_input;
+mod breakdown;
 mod common;
 mod consistency;
 mod demo;

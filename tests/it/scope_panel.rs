@@ -1,13 +1,14 @@
 //! The scope panel driven by `egui_kittest` on the demo trace: the source with heat, the
-//! scope table, the per-thread and category popups, the profile map, the link to the
+//! scope table, the breakdown windows its bars open, the profile map, the link to the
 //! timeline, and a snapshot of the panel beside the timeline.
 
 use egui::accesskit::Role;
 use egui::{Event, Modifiers, PointerButton, pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use prvscope_analysis::scopes::{self, Category, ScopeAnalysis, ScopeContext, ScopeStats};
+use prvscope_analysis::scopes::{self, ScopeAnalysis, ScopeContext, ScopeStats};
 use prvscope_viewer::app::App;
+use prvscope_viewer::breakdown::Tab;
 use prvscope_viewer::loader::LoadSource;
 use prvscope_viewer::settings::Settings;
 
@@ -80,53 +81,52 @@ fn the_demo_opens_with_its_source_heat_and_scope_table() {
 }
 
 #[test]
-fn clicking_a_scope_bar_shows_its_time_per_thread_and_its_category_histogram() {
+fn clicking_a_scope_bar_opens_its_breakdown_per_thread_or_per_state() {
     let _shared = crate::common::shared();
     let mut h = demo();
-    // Choosing reduce_residual (demo.c:77) in the table scrolls the source to it.
+    // Choosing reduce_residual (demo.c:77) in the table scrolls the source to it and opens
+    // its breakdown.
     h.get_by_label("reduce_residual").click();
     settle(&mut h);
     assert!(h.state().loaded().unwrap().scopes.first_visible_line() >= 60);
     let s = scope(&h, "reduce_residual");
-    let span = {
-        let a = analysis(&h);
-        a.span() as f64
+    let breakdown_tab = |h: &Harness<'_, App>| {
+        let p = &h.state().loaded().unwrap().scopes;
+        assert_eq!(p.breakdown_count(), 1, "one window per scope");
+        p.breakdowns().get(s.key).unwrap().tab()
     };
-
-    h.get_by_label("scope bar reduce_residual").click();
-    h.run_steps(3);
-    h.get_by_label("Threads: reduce_residual");
-    for (row, name) in [(0, "THREAD 1.1.1"), (7, "THREAD 1.2.4")] {
-        let pct = 100.0 * s.inclusive_per_thread[row] as f64 / span;
-        assert!(pct > 0.0);
-        h.get_by_label(&format!("{name}: {pct:.1}%"));
-    }
-
+    assert_eq!(breakdown_tab(&h), Tab::Threads);
+    h.get_by_label("Breakdown: reduce_residual");
+    // Its category bar shows the same window per state, its scope bar per thread again.
     h.get_by_label("category bar reduce_residual").click();
     h.run_steps(3);
-    h.get_by_label("Categories: reduce_residual");
-    assert!(
-        h.query_by_label("Threads: reduce_residual").is_none(),
-        "one popup at a time"
-    );
-    // It computes, then waits in a collective or for a message: several categories.
-    let total = s.inclusive as f64;
+    assert_eq!(breakdown_tab(&h), Tab::States);
+    h.get_by_label("scope bar reduce_residual").click();
+    h.run_steps(3);
+    assert_eq!(breakdown_tab(&h), Tab::Threads);
+    // It computes, then waits in a collective or for a message: several categories, and the
+    // window's numbers are the scope's.
     assert!(
         s.inclusive_per_category.len() >= 2,
         "{:?}",
         s.inclusive_per_category
     );
-    for (&c, &t) in &s.inclusive_per_category {
-        let label = match c {
-            Category::State(1) => "Running",
-            Category::State(3) => "Waiting a message",
-            Category::State(5) => "Synchronization",
-            Category::State(0) => "Idle",
-            // The end of the trace, where the generator stopped before the last state.
-            Category::NoState => "no state",
-            other @ Category::State(_) => panic!("unexpected category {other:?}"),
-        };
-        h.get_by_label(&format!("{label}: {:.1}%", 100.0 * t as f64 / total));
+    let p = &h.state().loaded().unwrap().scopes;
+    let b = p.breakdowns().get(s.key).unwrap().breakdown().unwrap();
+    assert_eq!(b.per_category, s.inclusive_per_category);
+    let per_thread: Vec<u64> = (0..s.inclusive_per_thread.len())
+        .map(|r| b.thread_total(r))
+        .collect();
+    assert_eq!(per_thread, s.inclusive_per_thread);
+    for &c in s.inclusive_per_category.keys() {
+        let label = p.facts().category_label(c);
+        assert!(
+            matches!(
+                label.as_str(),
+                "Running" | "Waiting a message" | "Synchronization" | "Idle" | "no state"
+            ),
+            "unexpected category {c:?}: {label}"
+        );
     }
 }
 

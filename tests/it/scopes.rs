@@ -151,3 +151,159 @@ fn the_scopes_command_prints_the_table_and_time_per_thread() {
     let per_thread: u64 = cells[7..].iter().map(|c| c.parse::<u64>().unwrap()).sum();
     assert_eq!(per_thread, omp.inclusive);
 }
+
+/// The trace files (`.prv`, `.prv.gz`, `.prv.xz`) of every `ovni_*` folder of the shared
+/// traces, by folder.
+fn ovni_traces(dir: &std::path::Path) -> Vec<(String, Vec<std::path::PathBuf>)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.starts_with("ovni_") || !path.is_dir() {
+            continue;
+        }
+        let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&path)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                let n = p.to_string_lossy();
+                n.ends_with(".prv") || n.ends_with(".prv.gz") || n.ends_with(".prv.xz")
+            })
+            .collect();
+        files.sort();
+        out.push((name, files));
+    }
+    out.sort();
+    out
+}
+
+/// The time the "last event value" view of `ty` shows a value over `[0, end)`, summed over
+/// the rows: each event's value holds until the next event of the type (or `end`); nulls
+/// (and zeros in legacy traces) show nothing. Computed from the store's columns directly.
+fn non_null_time(store: &prvscope_store::TraceStore, ty: u32, end: u64) -> u64 {
+    let policy = store.null_policy();
+    let mut total = 0;
+    for row in 0..store.threads().len() {
+        let events: Vec<(u64, u64)> = store.events_in(row, ty, 0, end).collect();
+        for (i, &(t, v)) in events.iter().enumerate() {
+            let next = events.get(i + 1).map_or(end, |e| e.0);
+            if !policy.is_null(v) {
+                total += next - t;
+            }
+        }
+    }
+    total
+}
+
+#[test]
+fn ovni_task_types_and_subsystems_take_the_time_their_event_views_show() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else { return };
+    let folders = ovni_traces(&dir);
+    assert!(folders.len() >= 5, "{folders:?}");
+    let mut failures = Vec::new();
+    for (folder, files) in &folders {
+        let mut checked = 0;
+        for path in files {
+            let t = load(path);
+            let end = t.header.end_time.max(t.store.end_time());
+            let (ctx, a) = analyze(&t, 0, end);
+            let name = format!("{folder}/{}", path.file_name().unwrap().to_string_lossy());
+            for st in &a.types {
+                let label = ctx.type_label(st.ty).to_ascii_lowercase();
+                if !(label.contains("task type") || label.contains("subsystem")) {
+                    continue;
+                }
+                checked += 1;
+                let inclusive: u64 = a
+                    .scopes
+                    .iter()
+                    .filter(|s| s.key.ty == st.ty)
+                    .map(|s| s.inclusive)
+                    .sum();
+                let view = non_null_time(&t.store, st.ty, end);
+                eprintln!(
+                    "{name}: type {} ({}): inclusive {inclusive}, view {view}, closed by an outer exit {}",
+                    st.ty,
+                    ctx.type_label(st.ty).trim(),
+                    a.report.unclosed_inner
+                );
+                if inclusive != view {
+                    failures.push(format!("{name} type {}: {inclusive} != {view}", st.ty));
+                }
+            }
+            if a.report.unclosed_inner != 0 {
+                failures.push(format!(
+                    "{name}: {} closed by an outer exit",
+                    a.report.unclosed_inner
+                ));
+            }
+        }
+        assert!(
+            checked > 0,
+            "{folder}: no task type or subsystem type in {files:?}"
+        );
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn the_stack_at_a_point_is_what_the_views_and_the_scope_intervals_show() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else { return };
+    // ovni: the stack is the task type's then the subsystem's current value, as their event
+    // views show them, at every time either changes and between.
+    let t = load(&dir.join("ovni_nanos6-task-types/thread.prv"));
+    let (ctx, a) = analyze(&t, 0, t.header.end_time);
+    let types: Vec<u32> = a.types.iter().map(|s| s.ty).collect();
+    assert_eq!(types, [36, 37], "task type, then subsystem");
+    let policy = t.store.null_policy();
+    let mut checked = 0;
+    for row in 0..t.store.threads().len() {
+        let mut times: Vec<u64> = types
+            .iter()
+            .flat_map(|&ty| t.store.events_in(row, ty, 0, u64::MAX).map(|e| e.0))
+            .flat_map(|e| [e, e + 1, e.saturating_sub(1)])
+            .collect();
+        times.sort_unstable();
+        times.dedup();
+        for &at in times.iter().take(400) {
+            let want: Vec<scopes::ScopeKey> = types
+                .iter()
+                .filter_map(|&ty| {
+                    let value = t.store.events_in(row, ty, 0, at + 1).last()?.1;
+                    (!policy.is_null(value)).then_some(scopes::ScopeKey { ty, value })
+                })
+                .collect();
+            assert_eq!(
+                scopes::stack_at(&t.store, &ctx, &a.types, row, at),
+                want,
+                "row {row} at {at}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+    // Extrae MPI calls (stacking): a scope is on the stack exactly inside its intervals.
+    let t = load(&dir.join("extrae_mpi_prime16/prime_v0.prv"));
+    let end = t.header.end_time;
+    let (ctx, a) = analyze(&t, 0, end);
+    for s in a.scopes.iter().take(4) {
+        let iv = scopes::scope_intervals(&t.store, &ctx, &a.types, s.key, 0, end, None).unwrap();
+        for (row, list) in iv.iter().enumerate() {
+            for &(from, to) in list.iter().take(20) {
+                let holds =
+                    |at| scopes::stack_at(&t.store, &ctx, &a.types, row, at).contains(&s.key);
+                assert!(
+                    holds(from) && holds(to - 1),
+                    "{} row {row} [{from}, {to})",
+                    s.name
+                );
+                assert!(!holds(to) || to == end, "{} row {row} after {to}", s.name);
+                if from > 0 {
+                    assert!(!holds(from - 1), "{} row {row} before {from}", s.name);
+                }
+            }
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! A soak of the viewer: thousands of random zooms, pans, range selections, key presses, view
-//! switches, row collapses, scope selections and re-opens, on the demo and on a generated
-//! trace, checking after each that the shown window is valid and nothing panicked.
+//! switches, row collapses, scope selections (with their breakdown windows) and re-opens, on
+//! the demo and on a generated trace, checking after each that the shown window is valid and
+//! nothing panicked.
 //! `PRVSCOPE_SOAK_STEPS` sets the number of operations per trace (default 2000).
 
 use egui::{Event, Key, Modifiers, PointerButton, pos2};
@@ -167,6 +168,16 @@ fn soak(source: &LoadSource, seed: u64) {
                     }
                 }
                 h.run_steps(2);
+                // The click opened the scope's breakdown window over the timeline; close it
+                // most times, as a user would, so that later pointer operations mostly reach
+                // the timeline.
+                if rng.chance(20) {
+                    h.run_steps(1);
+                } else {
+                    let scopes = &mut h.state_mut().loaded_mut().unwrap().scopes;
+                    scopes.breakdowns_mut().close_all();
+                    h.run_steps(1);
+                }
             }
             10 => {
                 // Click to pin a point.

@@ -1,7 +1,9 @@
 //! Analyses over a loaded store, independent of the UI: statistics (Paraver's 2D analyzer)
 //! and scopes (Carnival's blocks, inclusive and exclusive time, line heat) with their source
-//! locations; the scope panel's layout model.
+//! locations; a scope's time per thread and state (its breakdown); the scope panel's layout
+//! model.
 
+pub mod breakdown;
 pub mod panel;
 pub mod scopes;
 pub mod source;

@@ -101,7 +101,7 @@ pub fn table_text(
 }
 
 /// Quotes a CSV field when it needs it.
-fn csv_field(x: &str) -> String {
+pub(crate) fn csv_field(x: &str) -> String {
     if x.contains([',', '"', '\n']) {
         format!("\"{}\"", x.replace('"', "\"\""))
     } else {

@@ -6,6 +6,7 @@
 //! - [`view`]: what a view reads and how its values become colours and labels;
 //! - [`rows`]: rows grouped by application and task, collapsible;
 //! - [`scope_panel`]: the Carnival-like source and scope panel beside the timeline;
+//! - [`breakdown`]: a scope's time per thread and state in windows of their own (bar charts);
 //! - [`jobs`]: background work on its own thread, which wakes the UI when it is done;
 //! - [`loader`]: loading off the UI thread (after a memory check), the embedded demo trace;
 //! - [`render`]: the timeline drawn headless as PNG and CSV (`prvscope render`);
@@ -14,6 +15,7 @@
 //! - [`theme`]: every colour.
 
 pub mod app;
+pub mod breakdown;
 pub mod frame;
 pub mod jobs;
 pub mod loader;

@@ -46,8 +46,6 @@ pub const SOURCE_TEXT: Color32 = Color32::from_rgb(220, 220, 220);
 pub const NO_STATE: Color32 = Color32::from_rgb(90, 90, 90);
 /// Scope panel: the selected scope's outline, and its intervals on the timeline.
 pub const SCOPE_SELECTED: Color32 = Color32::from_rgb(0, 230, 255);
-/// Per-thread and category bars of the scope popups.
-pub const BAR_TRACK: Color32 = Color32::from_rgb(45, 45, 50);
 
 /// A grey for a share in `[0, 1]`: dark for none, light for all (heat on a dark panel).
 pub fn heat_grey(share: f64) -> Color32 {

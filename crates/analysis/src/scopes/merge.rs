@@ -236,6 +236,28 @@ pub fn scope_intervals(
         .collect();
     out.into_iter().map(|o| o.ok_or(Cancelled)).collect()
 }
+/// The scopes open on `thread` (a store row) at tick `t`, outermost first: its events up to
+/// and including `t` replayed with the analysis's rules (`Replace` frames first, by their
+/// type's position in `types`). Empty for a row the store does not have.
+pub fn stack_at(
+    store: &TraceStore,
+    ctx: &ScopeContext,
+    types: &[ScopeType],
+    thread: usize,
+    t: u64,
+) -> Vec<ScopeKey> {
+    let Some(data) = store.thread(thread) else {
+        return Vec::new();
+    };
+    let mut stack: Option<Vec<ScopeKey>> = None;
+    walk_thread(data, ctx, types, t, t.saturating_add(1), None, |span| {
+        if stack.is_none() {
+            stack = Some(span.stack.iter().map(|f| f.key).collect());
+        }
+    });
+    stack.unwrap_or_default()
+}
+
 struct ThreadOut {
     walk: Walk,
     /// Per node: ticks per category.

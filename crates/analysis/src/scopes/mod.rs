@@ -12,9 +12,16 @@
 //!
 //! Types nest in one of two ways ([`Nesting`]): Extrae's function and MPI types push a
 //! frame per value and pop one per null (`Stack`); sampled functions and state-like types
-//! (ovni's subsystem or task type of the running thread) replace their own frame with each
-//! new value (`Replace`). A null with no open frame of its type, and frames left open above
-//! a frame that is closed, are counted in the [`ScopeReport`], never a failure.
+//! (ovni's subsystem or task type of the running thread) hold one value at a time, which
+//! each new value replaces and a null ends (`Replace`). Each `Replace` type has at most one
+//! frame, independent of the other types: its frames sit at the bottom of the stack, ordered
+//! by the type's position in the query (so a block's path does not depend on which type
+//! changed first), and the `Stack` frames above them in the order they were entered. A
+//! `Replace` change re-links the frames above it under the new path and never closes them;
+//! at one time a `Replace` type takes the last of its events there, the value its "last
+//! event value" view shows. A null with no open frame of its type, and `Stack` frames left
+//! open above a `Stack` frame that is closed, are counted in the [`ScopeReport`], never a
+//! failure.
 //!
 //! Per-line heat comes from line events when the trace has them: sampled lines (30000100..)
 //! hold until the next sample of their depth, and caller lines (80000001.., written with an
@@ -36,7 +43,7 @@ pub(crate) mod tests;
 mod types;
 mod walk;
 
-pub use merge::{analyze, scope_intervals};
+pub use merge::{analyze, scope_intervals, stack_at};
 pub use naming::ScopeContext;
 pub use types::{Nesting, ScopeType, auto_types};
 
@@ -78,7 +85,7 @@ pub struct ScopeQuery {
 pub struct ScopeReport {
     /// Nulls of a type that had no open frame.
     pub exits_without_entry: u64,
-    /// Frames closed because a frame below them was closed or replaced.
+    /// `Stack` frames closed because a frame of their type below them was closed.
     pub unclosed_inner: u64,
     /// Frames still open at the window's end.
     pub open_at_end: u64,

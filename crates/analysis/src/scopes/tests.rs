@@ -8,12 +8,17 @@ use prvscope_import::{self as trace, LoadOptions, Trace};
 /// A one-application trace of `threads` threads from body lines, in the NULL mode
 /// (`N` leaves a scope) with labels for the user functions and their lines.
 pub(crate) fn trace_of(threads: u32, end: u64, body: &str) -> Trace {
-    let header = format!("#Paraver (01/01/2026 at 00:00):{end}_ns:1({threads}):1:1({threads}:1)\n");
-    let text = format!("{header}{body}");
     let pcf = "DEFAULT_OPTIONS\n\nNULL_VALUE N\n\nSTATES\n0 Idle\n1 Running\n5 Synchronization\n\n\
 EVENT_TYPE\n0 60000019 User function\nVALUES\n1 main [app.c:3]\n2 solve\n3 fib\n\n\
 EVENT_TYPE\n0 60000119 User function line\nVALUES\n2 20 (app.c, app)\n3 40 (app.c, app)\n\n\
 EVENT_TYPE\n9 50000002 MPI Collective Comm\nVALUES\n10 MPI_Allreduce\n\n";
+    trace_with_pcf(threads, end, body, pcf)
+}
+
+/// A one-application trace of `threads` threads from body lines, with this `.pcf`.
+pub(crate) fn trace_with_pcf(threads: u32, end: u64, body: &str, pcf: &str) -> Trace {
+    let header = format!("#Paraver (01/01/2026 at 00:00):{end}_ns:1({threads}):1:1({threads}:1)\n");
+    let text = format!("{header}{body}");
     let dir = std::env::temp_dir().join(format!(
         "prvscope-scopes-{}-{}",
         std::process::id(),
@@ -216,4 +221,143 @@ EVENT_TYPE\n0 80000001 Caller line at level 1\n0 80000002 Caller line at level 2
     assert_eq!(heat, BTreeMap::from([(101, 20)]));
     assert_eq!(a.heat("main.cc").0, BTreeMap::from([(310, 20)]));
     assert_eq!(a.files(), vec!["comm.cc".to_owned(), "main.cc".to_owned()]);
+}
+
+/// ovni-like labels: a task type and a subsystem, legacy nulls (0 ends a value).
+const OVNI_PCF: &str = "EVENT_TYPE\n0 36 Nanos6 task type of the RUNNING thread\nVALUES\n\
+1 kernel_a\n2 kernel_b\n\nEVENT_TYPE\n0 37 Nanos6 subsystem of the ACTIVE thread\nVALUES\n\
+1 body\n2 submit\n\n";
+
+/// The paths, by scope name, of the blocks that have time.
+fn paths_with_time(a: &ScopeAnalysis) -> Vec<Vec<String>> {
+    let mut paths: Vec<Vec<String>> = a
+        .blocks
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| a.cells.iter().any(|c| c.block == *i && c.ticks > 0))
+        .map(|(_, b)| b.path.iter().map(|&i| a.scopes[i].name.clone()).collect())
+        .collect();
+    paths.sort();
+    paths
+}
+
+#[test]
+fn replace_types_keep_their_own_frames_ordered_by_the_query() {
+    // The subsystem is entered first, then the task type: each type's value changes and
+    // ends without closing the other's; at 50 both change at once; at 70 the task type is
+    // set and ended at the same time, which its view shows as ended.
+    let t = trace_with_pcf(
+        1,
+        100,
+        "2:1:1:1:1:0:37:1\n2:1:1:1:1:10:36:1\n2:1:1:1:1:20:37:2\n2:1:1:1:1:30:37:1\n\
+2:1:1:1:1:40:36:0\n2:1:1:1:1:50:36:2:37:2\n2:1:1:1:1:60:37:0\n2:1:1:1:1:70:36:2\n\
+2:1:1:1:1:70:36:0\n",
+        OVNI_PCF,
+    );
+    let a = run(&t, 0, 100);
+    assert_eq!(
+        a.types
+            .iter()
+            .map(|s| (s.ty, s.nesting))
+            .collect::<Vec<_>>(),
+        [(36, Nesting::Replace), (37, Nesting::Replace)]
+    );
+    let stats = |name| {
+        let s = scope(&a, name);
+        (s.inclusive, s.exclusive, s.entries)
+    };
+    assert_eq!(stats("kernel_a"), (30, 0, 1));
+    assert_eq!(stats("kernel_b"), (20, 10, 1));
+    assert_eq!(stats("body"), (40, 40, 2));
+    assert_eq!(stats("submit"), (20, 20, 2));
+    assert_eq!(a.report.unclosed_inner, 0);
+    assert_eq!(a.report.open_at_end, 0);
+    // The task type is the outer frame although the subsystem was entered first.
+    let want: Vec<Vec<&str>> = vec![
+        vec![],
+        vec!["body"],
+        vec!["kernel_a", "body"],
+        vec!["kernel_a", "submit"],
+        vec!["kernel_b"],
+        vec!["kernel_b", "submit"],
+    ];
+    assert_eq!(paths_with_time(&a), want);
+    // The stacks at single ticks, with the events at that tick applied.
+    let ctx = ScopeContext::new(t.pcf.as_ref(), &t.store);
+    let at = |tick| -> Vec<String> {
+        stack_at(&t.store, &ctx, &a.types, 0, tick)
+            .into_iter()
+            .map(|k| ctx.scope_name(k))
+            .collect()
+    };
+    assert_eq!(at(5), ["body"]);
+    assert_eq!(at(10), ["kernel_a", "body"]);
+    assert_eq!(at(25), ["kernel_a", "submit"]);
+    assert_eq!(at(40), ["body"]);
+    assert_eq!(at(65), ["kernel_b"]);
+    assert_eq!(at(70), Vec::<String>::new());
+    assert!(
+        stack_at(&t.store, &ctx, &a.types, 5, 10).is_empty(),
+        "no such row"
+    );
+    // A window that starts inside both values reads them from their last events.
+    let w = run(&t, 25, 55);
+    assert_eq!(scope(&w, "kernel_a").inclusive, 15);
+    assert_eq!(scope(&w, "kernel_b").inclusive, 5);
+    assert_eq!(scope(&w, "submit").inclusive, 5 + 5);
+    assert_eq!(scope(&w, "body").inclusive, 20);
+}
+
+#[test]
+fn a_stack_type_stays_open_while_a_replace_type_below_it_changes() {
+    // Sampled functions (replacing) under a user function (stacking): a new sample re-links
+    // main under it instead of closing it.
+    let pcf = "DEFAULT_OPTIONS\n\nNULL_VALUE N\n\n\
+EVENT_TYPE\n0 30000000 Sampled functions\nVALUES\n1 f1\n2 f2\n\n\
+EVENT_TYPE\n0 60000019 User function\nVALUES\n1 main\n\n";
+    let t = trace_with_pcf(
+        1,
+        40,
+        "2:1:1:1:1:0:30000000:1\n2:1:1:1:1:10:60000019:1\n2:1:1:1:1:20:30000000:2\n\
+2:1:1:1:1:30:60000019:N\n",
+        pcf,
+    );
+    let a = run(&t, 0, 40);
+    assert_eq!(
+        a.types,
+        [ScopeType::new(30_000_000), ScopeType::new(60_000_019)]
+    );
+    let main = scope(&a, "main");
+    assert_eq!((main.inclusive, main.exclusive, main.entries), (20, 20, 1));
+    assert_eq!(scope(&a, "f1").inclusive, 20);
+    assert_eq!(scope(&a, "f2").inclusive, 20);
+    assert_eq!(
+        a.report,
+        ScopeReport {
+            open_at_end: 1,
+            ..ScopeReport::default()
+        }
+    );
+    let want: Vec<Vec<&str>> = vec![
+        vec!["f1"],
+        vec!["f1", "main"],
+        vec!["f2"],
+        vec!["f2", "main"],
+    ];
+    assert_eq!(paths_with_time(&a), want);
+    let ctx = ScopeContext::new(t.pcf.as_ref(), &t.store);
+    let keys = stack_at(&t.store, &ctx, &a.types, 0, 25);
+    assert_eq!(
+        keys,
+        [
+            ScopeKey {
+                ty: 30_000_000,
+                value: 2
+            },
+            ScopeKey {
+                ty: 60_000_019,
+                value: 1
+            }
+        ]
+    );
 }

@@ -10,7 +10,9 @@ use super::{TYPE_OMP_FUNCTION, TYPE_OMP_TASK_FUNCTION, TYPE_SAMPLED_FUNCTION, TY
 pub enum Nesting {
     /// A value pushes a frame, a null pops the topmost frame of the type.
     Stack,
-    /// A value replaces the type's frame (and closes what was above it); a null closes it.
+    /// The type holds one value at a time: a value replaces the type's own frame (the
+    /// frames of other types stay open), a null closes it. Its frame sits below the `Stack`
+    /// frames, among the other `Replace` frames by the type's position in the query.
     Replace,
 }
 

@@ -1,5 +1,13 @@
 //! The walk of one thread: its scope and line events in time order, the stack of open
 //! scopes they build, and the stretches of constant stack, state and lines between them.
+//!
+//! The stack holds the frames of the `Replace` types first (outermost), at most one per type,
+//! ordered by the type's position in the query, then the frames of the `Stack` types in the
+//! order they were entered. A `Replace` value replaces its own type's frame in place (or
+//! inserts it at its type's place) and a `Replace` null removes only that frame: the frames
+//! of other types stay open, and those above are re-linked under the new path. A `Stack` null
+//! closes the topmost frame of its type and the frames above it. At one time, a `Replace`
+//! type takes the last of its events there (the value its event view shows).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,6 +33,17 @@ pub(super) struct Walk {
     pub(super) report: ScopeReport,
 }
 
+/// An open scope on a thread's stack.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Frame {
+    pub(super) key: ScopeKey,
+    /// The call-tree node of the stack up to this frame.
+    node: u32,
+    /// For a `Replace` type's frame, the type's place in the query (its place in the
+    /// stack); 0 for a `Stack` type's frame.
+    rank: u8,
+}
+
 /// A stretch of time with one stack and one category.
 pub(super) struct Span<'a> {
     pub(super) from: u64,
@@ -34,12 +53,72 @@ pub(super) struct Span<'a> {
     /// Line ids heated during the span (distinct).
     pub(super) lines: &'a [u32],
     /// The open scopes, outermost first.
-    stack: &'a [(ScopeKey, u32)],
+    pub(super) stack: &'a [Frame],
 }
 
 impl Span<'_> {
     pub(super) fn path_holds(&self, key: ScopeKey) -> bool {
-        self.stack.iter().any(|f| f.0 == key)
+        self.stack.iter().any(|f| f.key == key)
+    }
+}
+
+/// The call tree of a thread: node 0 is the empty stack, each other node a scope under its
+/// parent.
+struct Tree {
+    nodes: Vec<Node>,
+    /// Per node: its children (few per node, so a list beats hashing).
+    children: Vec<Vec<(ScopeKey, u32)>>,
+    /// Per node: entries inside the window.
+    entries: Vec<u64>,
+}
+
+impl Tree {
+    fn new() -> Self {
+        Tree {
+            nodes: vec![Node {
+                parent: 0,
+                key: ScopeKey { ty: 0, value: 0 },
+            }],
+            children: vec![Vec::new()],
+            entries: vec![0],
+        }
+    }
+
+    /// The node of `key` under `parent`, made when new.
+    fn child(&mut self, parent: u32, key: ScopeKey) -> u32 {
+        let known = self
+            .children
+            .get(parent as usize)
+            .and_then(|c| c.iter().find(|c| c.0 == key))
+            .map(|c| c.1);
+        known.unwrap_or_else(|| {
+            let next = self.nodes.len() as u32;
+            self.nodes.push(Node { parent, key });
+            self.children.push(Vec::new());
+            self.entries.push(0);
+            if let Some(c) = self.children.get_mut(parent as usize) {
+                c.push((key, next));
+            }
+            next
+        })
+    }
+
+    /// Recomputes the nodes of `stack[from..]` (after a frame below them changed).
+    fn relink(&mut self, stack: &mut [Frame], from: usize) {
+        let mut parent = from
+            .checked_sub(1)
+            .and_then(|i| stack.get(i))
+            .map_or(0, |f| f.node);
+        for f in stack.iter_mut().skip(from) {
+            f.node = self.child(parent, f.key);
+            parent = f.node;
+        }
+    }
+
+    fn enter(&mut self, node: u32, in_window: bool) {
+        if in_window && let Some(n) = self.entries.get_mut(node as usize) {
+            *n += 1;
+        }
     }
 }
 
@@ -52,6 +131,9 @@ struct Ev {
     ty: u32,
     value: u64,
     nesting: Nesting,
+    /// A `Replace` type's place among the query's types (its place in the stack; types past
+    /// the 255th share the last place). Fits in the padding: the event stays 24 bytes.
+    rank: u8,
     line: Option<LineKind>,
 }
 
@@ -81,7 +163,17 @@ pub(super) fn walk_thread(
             if got == 0 {
                 break;
             }
-            for (&time, &value) in buf_t.iter().zip(&buf_v).take(got) {
+            for (k, (&time, &value)) in buf_t.iter().zip(&buf_v).take(got).enumerate() {
+                // A `Replace` type's value at a time is its last event there.
+                if template.nesting == Nesting::Replace && template.line.is_none() {
+                    let next = match buf_t.get(k + 1).filter(|_| k + 1 < got) {
+                        Some(&n) => Some(n),
+                        None => (i + got < stop).then(|| col.time.get(i + got)),
+                    };
+                    if next == Some(time) {
+                        continue;
+                    }
+                }
                 let order = if template.line.is_some() {
                     2
                 } else {
@@ -97,7 +189,11 @@ pub(super) fn walk_thread(
             i += got;
         }
     };
-    for st in types {
+    for (i, st) in types.iter().enumerate() {
+        // A type named twice is read once.
+        if types.iter().take(i).any(|t| t.ty == st.ty) {
+            continue;
+        }
         let Some(col) = thread.event_type(st.ty) else {
             continue;
         };
@@ -112,6 +208,7 @@ pub(super) fn walk_thread(
             ty: st.ty,
             value: 0,
             nesting: st.nesting,
+            rank: i.min(usize::from(u8::MAX)) as u8,
             line: None,
         };
         gather(col, from, template);
@@ -127,20 +224,17 @@ pub(super) fn walk_thread(
             ty: col.ty,
             value: 0,
             nesting: Nesting::Stack,
+            rank: 0,
             line: Some(kind),
         };
         gather(col, from, template);
     }
     evs.sort_by_key(|e| (e.time, e.order));
 
-    let mut nodes = vec![Node {
-        parent: 0,
-        key: ScopeKey { ty: 0, value: 0 },
-    }];
-    // Per node: its children (few per node, so a list beats hashing).
-    let mut children: Vec<Vec<(ScopeKey, u32)>> = vec![Vec::new()];
-    let mut node_entries: Vec<u64> = vec![0];
-    let mut stack: Vec<(ScopeKey, u32)> = Vec::new();
+    let mut tree = Tree::new();
+    let mut stack: Vec<Frame> = Vec::new();
+    // The `Replace` frames at the bottom of `stack`.
+    let mut replaced = 0usize;
     let mut report = ScopeReport::default();
     let mut sampled: Vec<(u32, u32)> = Vec::new();
     let mut callers: Vec<u32> = Vec::new();
@@ -162,7 +256,7 @@ pub(super) fn walk_thread(
             lines.extend(&callers);
             lines.sort_unstable();
             lines.dedup();
-            let node = stack.last().map_or(0, |f| f.1);
+            let node = stack.last().map_or(0, |f| f.node);
             while now < te {
                 while si < sn && states.end.get(si) <= now {
                     si += 1;
@@ -220,8 +314,27 @@ pub(super) fn walk_thread(
                 }
                 continue;
             }
+            let key = ScopeKey {
+                ty: e.ty,
+                value: e.value,
+            };
+            if e.nesting == Nesting::Replace {
+                let null = ctx.is_null(e.value);
+                match replace(&mut tree, &mut stack, &mut replaced, key, e.rank, null) {
+                    Replaced::Entered(node) => tree.enter(node, in_window),
+                    Replaced::NotOpen if in_window => report.exits_without_entry += 1,
+                    Replaced::TooDeep if in_window => report.too_deep += 1,
+                    Replaced::Left | Replaced::NotOpen | Replaced::TooDeep => {}
+                }
+                continue;
+            }
+            // Caller lines hold while the `Stack` scope entered with them is open.
             changed = true;
-            let open = stack.iter().rposition(|f| f.0.ty == e.ty);
+            let open = stack
+                .iter()
+                .skip(replaced)
+                .rposition(|f| f.key.ty == e.ty)
+                .map(|p| p + replaced);
             if ctx.is_null(e.value) {
                 match open {
                     Some(p) => {
@@ -235,43 +348,16 @@ pub(super) fn walk_thread(
                 }
                 continue;
             }
-            if e.nesting == Nesting::Replace
-                && let Some(p) = open
-            {
-                if in_window {
-                    report.unclosed_inner += (stack.len() - p - 1) as u64;
-                }
-                stack.truncate(p);
-            }
-            let key = ScopeKey {
-                ty: e.ty,
-                value: e.value,
-            };
             if stack.len() >= MAX_DEPTH {
                 if in_window {
                     report.too_deep += 1;
                 }
                 continue;
             }
-            let parent = stack.last().map_or(0, |f| f.1);
-            let next = nodes.len() as u32;
-            let known = children
-                .get(parent as usize)
-                .and_then(|c| c.iter().find(|c| c.0 == key))
-                .map(|c| c.1);
-            let node = known.unwrap_or_else(|| {
-                nodes.push(Node { parent, key });
-                children.push(Vec::new());
-                node_entries.push(0);
-                if let Some(c) = children.get_mut(parent as usize) {
-                    c.push((key, next));
-                }
-                next
-            });
-            stack.push((key, node));
-            if in_window && let Some(n) = node_entries.get_mut(node as usize) {
-                *n += 1;
-            }
+            let parent = stack.last().map_or(0, |f| f.node);
+            let node = tree.child(parent, key);
+            stack.push(Frame { key, node, rank: 0 });
+            tree.enter(node, in_window);
         }
         if changed {
             callers.clear();
@@ -279,14 +365,74 @@ pub(super) fn walk_thread(
     }
     report.open_at_end = stack.len() as u64;
     let mut entries: BTreeMap<ScopeKey, u64> = BTreeMap::new();
-    for (node, &n) in nodes.iter().zip(&node_entries).skip(1) {
+    for (node, &n) in tree.nodes.iter().zip(&tree.entries).skip(1) {
         if n > 0 {
             *entries.entry(node.key).or_insert(0) += n;
         }
     }
     Some(Walk {
-        nodes,
+        nodes: tree.nodes,
         entries,
         report,
     })
+}
+
+/// What a `Replace` type's event did.
+enum Replaced {
+    /// Its value is open, on this node.
+    Entered(u32),
+    /// Its frame was closed.
+    Left,
+    /// A null, with no frame of its type open.
+    NotOpen,
+    /// A value not entered: the stack is [`MAX_DEPTH`] deep.
+    TooDeep,
+}
+
+/// A `Replace` type's event (`null` when its value leaves): a value replaces the type's frame
+/// in place, or enters a frame at the type's place among the `Replace` frames (below every
+/// `Stack` frame); a null removes that frame only. The frames above a changed one are
+/// re-linked under the new path.
+fn replace(
+    tree: &mut Tree,
+    stack: &mut Vec<Frame>,
+    replaced: &mut usize,
+    key: ScopeKey,
+    rank: u8,
+    null: bool,
+) -> Replaced {
+    let open = stack
+        .get(..*replaced)
+        .and_then(|r| r.iter().position(|f| f.key.ty == key.ty));
+    let at = match (open, null) {
+        (Some(p), true) => {
+            stack.remove(p);
+            *replaced -= 1;
+            tree.relink(stack, p);
+            return Replaced::Left;
+        }
+        (None, true) => return Replaced::NotOpen,
+        (Some(p), false) => {
+            match stack.get_mut(p) {
+                // The same value again: a new entry of the same scope, on the same node.
+                Some(f) if f.key == key => return Replaced::Entered(f.node),
+                Some(f) => f.key = key,
+                None => {}
+            }
+            p
+        }
+        (None, false) => {
+            if stack.len() >= MAX_DEPTH {
+                return Replaced::TooDeep;
+            }
+            let p = stack
+                .get(..*replaced)
+                .map_or(0, |r| r.partition_point(|f| f.rank < rank));
+            stack.insert(p, Frame { key, node: 0, rank });
+            *replaced += 1;
+            p
+        }
+    };
+    tree.relink(stack, at);
+    Replaced::Entered(stack.get(at).map_or(0, |f| f.node))
 }

@@ -434,6 +434,22 @@ impl eframe::App for App {
             }
         });
         self.report_window(&ctx);
+        if let Some(l) = &mut self.loaded {
+            if let Some((thread, t)) = l.timeline.take_breakdown_request()
+                && l.scopes.open_breakdown_at(thread, t).is_none()
+            {
+                self.status = format!(
+                    "no scope open on {} there (scope types: {})",
+                    l.trace.thread_name(thread),
+                    if l.scopes.types().is_empty() {
+                        "none; name some in the scope panel".to_owned()
+                    } else {
+                        prvscope_analysis::panel::types_text(l.scopes.types())
+                    }
+                );
+            }
+            l.scopes.breakdowns_ui(&ctx);
+        }
         self.part_dialog_ui(&ctx);
     }
 }

@@ -1,30 +1,29 @@
 //! The scope panel beside the timeline, after Carnival: the source code with its heat, a
-//! vertical bar per scope over its lines (shaded by inclusive time; click: per-thread
-//! percentages), a horizontal bar per scope split by thread state (click: the category
-//! histogram), a condensed profile map of the file (click: scroll there), and a sortable scope
-//! table. The statistics follow the timeline's visible window (or the whole trace), computed
-//! by [`prvscope_analysis::scopes`] on a worker thread that a newer window cancels.
+//! vertical bar per scope over its lines (shaded by inclusive time; click: its breakdown per
+//! thread), a horizontal bar per scope split by thread state (click: its breakdown per
+//! state), a condensed profile map of the file (click: scroll there), and a sortable scope
+//! table (click: select the scope and open its breakdown). The statistics follow the
+//! timeline's visible window (or the whole trace), computed by [`prvscope_analysis::scopes`]
+//! on a worker thread that a newer window cancels. The panel owns the breakdown windows
+//! ([`crate::breakdown`]), which the app draws every frame, even while the panel is hidden.
 //!
 //! - `source_view`: the source view with its line heat, scope bars and profile map;
-//! - `table`: the scope table;
-//! - `popup`: the per-thread and per-category popups;
-//! - `model`: what to show, computed without drawing (table order, lines, lanes).
+//! - `table`: the scope table.
 
-mod popup;
 mod source_view;
 mod table;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use egui::{Color32, Rect, Ui, vec2};
+use egui::{Color32, Ui, vec2};
 
+use super::breakdown::{Breakdowns, Facts, Shown, Tab};
 use super::frame::{TimeWindow, format_ticks};
 use super::jobs::Job;
 use super::settings::RecentFiles;
-use super::theme;
 pub use prvscope_analysis::panel::SortBy;
 use prvscope_analysis::panel::{Prepared, parse_types, types_text};
 use prvscope_analysis::scopes::{
@@ -60,15 +59,6 @@ impl<T: Send + 'static> WindowJob<T> {
     }
 }
 
-/// Which popup is open.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Popup {
-    /// Per-thread percentages of a scope.
-    Threads(ScopeKey),
-    /// The category histogram of a scope.
-    Categories(ScopeKey),
-}
-
 /// Per-thread intervals of the selected scope (what the timeline highlights).
 pub type Intervals = Arc<Vec<Vec<(u64, u64)>>>;
 
@@ -102,23 +92,19 @@ pub struct ScopePanel {
     /// Folders the user added to the source search (remembered).
     pub(crate) folders: RecentFiles,
     folder_dialog: Option<Job<Option<PathBuf>>>,
-    /// The open popup.
-    pub(crate) popup: Option<Popup>,
+    /// The breakdown windows.
+    breakdowns: Breakdowns,
     scroll_to_line: Option<u32>,
     /// The first source line in view (1-based), after the last frame.
     pub(crate) first_visible_line: u32,
     /// Source lines of the file shown.
     pub(crate) line_count: usize,
     pub(crate) sort: (SortBy, bool),
-    state_colors: BTreeMap<u64, Color32>,
-    state_labels: BTreeMap<u64, String>,
-    /// The loaded threads: (row, name).
-    threads: Vec<(usize, String)>,
+    /// Thread names and groups, state colours and labels, the time unit.
+    facts: Facts,
     ns_per_tick: u64,
     trace_path: PathBuf,
     ships_sources: bool,
-    /// Where the panel was drawn (popups open beside it).
-    panel_rect: Rect,
     /// The scope types as the user edits them (comma-separated numbers).
     pub(crate) types_text: String,
     auto_types: Vec<ScopeType>,
@@ -136,16 +122,6 @@ impl ScopePanel {
         let auto_types = types.clone();
         let folders = folders.clone();
         let finder = super::loader::source_finder(trace, folders.paths());
-        let mut state_colors = BTreeMap::new();
-        let mut state_labels = BTreeMap::new();
-        if let Some(pcf) = &trace.pcf {
-            for (&v, &c) in &pcf.state_colors {
-                state_colors.insert(v, theme::rgb(c));
-            }
-            for (&v, l) in &pcf.states {
-                state_labels.insert(v, l.trim().to_owned());
-            }
-        }
         ScopePanel {
             store,
             ctx,
@@ -164,22 +140,15 @@ impl ScopePanel {
             finder,
             folders,
             folder_dialog: None,
-            popup: None,
+            breakdowns: Breakdowns::default(),
             scroll_to_line: None,
             first_visible_line: 1,
             line_count: 0,
             sort: (SortBy::Inclusive, true),
-            state_colors,
-            state_labels,
-            threads: trace
-                .loaded_rows()
-                .into_iter()
-                .map(|r| (r, trace.thread_name(r)))
-                .collect(),
+            facts: Facts::new(trace),
             ns_per_tick: trace.header.time_unit.ns_per_tick(),
             trace_path: trace.path.clone(),
             ships_sources: !trace.shipped_sources.is_empty(),
-            panel_rect: Rect::NOTHING,
             types_text,
             auto_types,
             cancelled: None,
@@ -216,9 +185,74 @@ impl ScopePanel {
         &self.folders
     }
 
-    /// The open popup.
-    pub fn popup(&self) -> Option<Popup> {
-        self.popup
+    /// The breakdown windows.
+    pub fn breakdowns(&self) -> &Breakdowns {
+        &self.breakdowns
+    }
+
+    /// The breakdown windows, to act on them as the user would.
+    pub fn breakdowns_mut(&mut self) -> &mut Breakdowns {
+        &mut self.breakdowns
+    }
+
+    /// How many breakdown windows are open.
+    pub fn breakdown_count(&self) -> usize {
+        self.breakdowns.len()
+    }
+
+    /// Thread names and groups, state colours and labels, the time unit: what the breakdowns
+    /// are drawn with.
+    pub fn facts(&self) -> &Facts {
+        &self.facts
+    }
+
+    /// Opens the breakdown window of `key` (per thread), or brings it to the front.
+    pub fn open_breakdown(&mut self, key: ScopeKey) {
+        self.open_breakdown_on(key, Tab::Threads);
+    }
+
+    /// Opens the breakdown window of `key` on `tab`, or brings it to the front on that tab.
+    pub fn open_breakdown_on(&mut self, key: ScopeKey, tab: Tab) {
+        let name = self
+            .analysis
+            .as_ref()
+            .and_then(|a| a.find(key).and_then(|i| a.scopes.get(i)))
+            .map_or_else(|| self.ctx.scope_name(key), |s| s.name.clone());
+        self.breakdowns.open(key, name, tab);
+    }
+
+    /// Opens the breakdown of the innermost scope open on `thread` (a store row) at tick `t`,
+    /// and returns it; `None` when no scope is open there. The thread's events up to `t` are
+    /// replayed ([`scopes::stack_at`]).
+    pub fn open_breakdown_at(&mut self, thread: usize, t: u64) -> Option<ScopeKey> {
+        let key = *scopes::stack_at(&self.store, &self.ctx, &self.types, thread, t).last()?;
+        self.open_breakdown(key);
+        Some(key)
+    }
+
+    /// Writes the breakdown of `key`, as its open window shows it, as CSV to `path`.
+    pub fn export_breakdown_csv(
+        &mut self,
+        key: ScopeKey,
+        path: &std::path::Path,
+    ) -> std::io::Result<()> {
+        let Some(w) = self.breakdowns.get_mut(key) else {
+            return Err(std::io::Error::other(
+                "no breakdown window of that scope is open",
+            ));
+        };
+        w.export_csv(&self.facts, path)
+    }
+
+    /// Draws the breakdown windows over `ctx` (every frame, whether the panel is shown or not).
+    pub fn breakdowns_ui(&mut self, ctx: &egui::Context) {
+        let shown = Shown {
+            analysis: self.analysis.as_ref(),
+            facts: &self.facts,
+            whole_trace: self.whole_trace,
+            busy: self.job.is_some(),
+        };
+        self.breakdowns.ui(ctx, &shown);
     }
 
     /// The first source line in view (1-based), after the last frame.
@@ -367,7 +401,6 @@ impl ScopePanel {
         self.analysis = None;
         self.selected = None;
         self.highlight = None;
-        self.popup = None;
         self.file = None;
         self.cancelled = None;
     }
@@ -425,30 +458,11 @@ impl ScopePanel {
     }
 
     fn category_color(&self, c: Category) -> Color32 {
-        match c {
-            Category::State(v) => self
-                .state_colors
-                .get(&v)
-                .copied()
-                .unwrap_or_else(|| theme::palette(v)),
-            Category::NoState => theme::NO_STATE,
-        }
-    }
-
-    fn category_label(&self, c: Category) -> String {
-        match c {
-            Category::State(v) => self
-                .state_labels
-                .get(&v)
-                .cloned()
-                .unwrap_or_else(|| format!("state {v}")),
-            Category::NoState => "no state".to_owned(),
-        }
+        self.facts.category_color(c)
     }
 
     /// The panel.
     pub fn ui(&mut self, ui: &mut Ui) {
-        self.panel_rect = ui.max_rect();
         ui.horizontal(|ui| {
             ui.heading("Scopes");
             ui.checkbox(&mut self.whole_trace, "Whole trace")
@@ -544,8 +558,8 @@ impl ScopePanel {
         if size.x > 2.0 * size.y {
             let full = ui.available_rect_before_wrap();
             let split = full.left() + (full.width() * 0.55).max(200.0);
-            let left = Rect::from_min_max(full.min, egui::pos2(split - 4.0, full.bottom()));
-            let right = Rect::from_min_max(egui::pos2(split + 4.0, full.top()), full.max);
+            let left = egui::Rect::from_min_max(full.min, egui::pos2(split - 4.0, full.bottom()));
+            let right = egui::Rect::from_min_max(egui::pos2(split + 4.0, full.top()), full.max);
             ui.scope_builder(egui::UiBuilder::new().max_rect(left), |ui| {
                 ui.set_clip_rect(left.intersect(ui.clip_rect()));
                 self.source_ui(ui, &a);
@@ -569,6 +583,5 @@ impl ScopePanel {
             ui.separator();
             self.table_ui(ui, &a);
         }
-        self.popup_ui(ui.ctx(), &a);
     }
 }

@@ -1,17 +1,19 @@
 //! The scope panel's source view: the lines of the file shown, numbered and shaded by their
-//! heat, a vertical bar per scope over its lines (shaded by inclusive time; click: per-thread
-//! percentages), a horizontal bar per scope split by thread state (click: the category
-//! histogram), and the profile map of the whole file beside them (click: scroll there).
+//! heat, a vertical bar per scope over its lines (shaded by inclusive time; click: its
+//! breakdown per thread), a horizontal bar per scope split by thread state (click: its
+//! breakdown per state), and the profile map of the whole file beside them (click: scroll
+//! there).
 
 use std::sync::Arc;
 
 use egui::{FontId, Painter, Rect, RichText, Sense, Ui, WidgetInfo, pos2, vec2};
 
-use super::{Popup, ScopePanel};
+use super::ScopePanel;
+use crate::breakdown::Tab;
 use crate::frame::format_ticks;
 use crate::theme;
 use prvscope_analysis::panel::Prepared;
-use prvscope_analysis::scopes::{self, ScopeAnalysis};
+use prvscope_analysis::scopes::{self, ScopeAnalysis, ScopeKey};
 use prvscope_analysis::source::Found;
 
 /// Height of a source line.
@@ -96,12 +98,9 @@ impl ScopePanel {
             Rect::from_min_max(avail.min, pos2(avail.right() - MAP_W - 2.0, avail.bottom()));
         let clicked = self.lines_ui(ui, a, &p, text, &shares, source_rect);
         ui.advance_cursor_after_rect(avail);
-        if let Some(p) = clicked {
-            let key = match p {
-                Popup::Threads(k) | Popup::Categories(k) => k,
-            };
+        if let Some((key, tab)) = clicked {
             self.selected = Some(key);
-            self.popup = Some(p);
+            self.open_breakdown_on(key, tab);
         }
     }
 
@@ -178,8 +177,8 @@ impl ScopePanel {
         map.on_hover_text("Profile map of the file: click to scroll there");
     }
 
-    /// The scrolled lines with the scope bars in their gutter; returns the popup a click on a
-    /// bar opens.
+    /// The scrolled lines with the scope bars in their gutter; returns the scope whose bar was
+    /// clicked, and the breakdown tab it opens.
     fn lines_ui(
         &mut self,
         ui: &mut Ui,
@@ -188,7 +187,7 @@ impl ScopePanel {
         text: &str,
         shares: &Shares,
         source_rect: Rect,
-    ) -> Option<Popup> {
+    ) -> Option<(ScopeKey, Tab)> {
         let line_ranges = &p.lines;
         let gutter_width = p.lanes.max(1) as f32 * LANE_WIDTH + 4.0;
         let mut scroll = egui::ScrollArea::both()
@@ -198,7 +197,7 @@ impl ScopePanel {
         if let Some(line) = self.scroll_to_line.take() {
             scroll = scroll.vertical_scroll_offset(line.saturating_sub(1) as f32 * ROW_H);
         }
-        let mut clicked: Option<Popup> = None;
+        let mut clicked: Option<(ScopeKey, Tab)> = None;
         let mut child = ui.new_child(egui::UiBuilder::new().max_rect(source_rect));
         scroll.show_viewport(&mut child, |ui, viewport| {
             let width = (ui.available_width()).max(400.0);
@@ -289,8 +288,8 @@ impl ScopePanel {
         }
     }
 
-    /// Vertical bars (click: per-thread percentages) and horizontal bars at each scope's first
-    /// line (click: category histogram); returns the popup clicked.
+    /// Vertical bars (click: the breakdown per thread) and horizontal bars at each scope's
+    /// first line (click: the breakdown per state); returns the bar clicked.
     // Painting code: x, y, w, h and friends read best short.
     #[allow(clippy::many_single_char_names)]
     fn scope_bars(
@@ -301,7 +300,7 @@ impl ScopePanel {
         p: &Prepared,
         shares: &Shares,
         drawn: &Drawn,
-    ) -> Option<Popup> {
+    ) -> Option<(ScopeKey, Tab)> {
         let (left, right, top, viewport) = (drawn.left, drawn.right, drawn.top, drawn.viewport);
         let (total, max_inclusive) = (shares.total, shares.max_inclusive);
         let mut clicked = None;
@@ -328,10 +327,10 @@ impl ScopePanel {
             let name = s.name.clone();
             let r = bar_button(ui, vrect, ("vbar", s.key), &format!("scope bar {name}"));
             if r.clicked() {
-                clicked = Some(Popup::Threads(s.key));
+                clicked = Some((s.key, Tab::Threads));
             }
             r.on_hover_text(format!(
-                "{}: lines {first_line}-{last_line}, inclusive {} ({:.1}%): click for threads",
+                "{}: lines {first_line}-{last_line}, inclusive {} ({:.1}%): click for its time per thread",
                 s.name,
                 format_ticks(s.inclusive, self.ns_per_tick),
                 100.0 * share
@@ -352,10 +351,10 @@ impl ScopePanel {
             }
             let r = bar_button(ui, hrect, ("hbar", s.key), &format!("category bar {name}"));
             if r.clicked() {
-                clicked = Some(Popup::Categories(s.key));
+                clicked = Some((s.key, Tab::States));
             }
             r.on_hover_text(format!(
-                "{}: time by thread state: click for the histogram",
+                "{}: time by thread state: click for its time per state",
                 s.name
             ));
         }

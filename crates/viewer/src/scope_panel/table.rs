@@ -1,5 +1,5 @@
 //! The scope table: every scope of the analysis with its location, times and entries,
-//! sortable by each column (click: select the scope).
+//! sortable by each column (click: select the scope and open its breakdown).
 
 use std::sync::Arc;
 
@@ -85,6 +85,7 @@ impl ScopePanel {
             });
         if let Some(k) = chosen {
             self.select(k);
+            self.open_breakdown(k);
         }
     }
 }

@@ -1,0 +1,482 @@
+//! Breakdown windows: for one scope, a bar chart of its inclusive time on each thread, each
+//! bar stacked by thread state in the trace's state colours (one bar per task, or per node,
+//! when there are more than [`MAX_BARS`] threads), and a second tab with its time per state.
+//! Values show on hover, in the trace's time unit and as a share of the window; a toggle
+//! plots shares instead of times. Several windows can stay open side by side, one per scope.
+//!
+//! A window follows the scope panel's latest analysis (the visible window, or the whole
+//! trace), and says which window it shows. It exports its numbers as CSV and itself as PNG.
+//!
+//! - `chart`: the two bar charts (`egui_plot`);
+//! - `export`: the save dialogs, the CSV and the PNG (a screenshot cropped to the window).
+
+mod chart;
+mod export;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use egui::{Color32, Rect, RichText};
+
+use crate::frame::format_ticks;
+use crate::jobs::Job;
+use crate::rows::{Grouping, Level};
+use crate::theme;
+use prvscope_analysis::breakdown::Breakdown;
+use prvscope_analysis::scopes::{Category, ScopeAnalysis, ScopeKey};
+use prvscope_store::Trace;
+
+use export::{Export, PngCapture};
+
+/// More threads than this are drawn as one bar per task (or per node, when there are more
+/// tasks than this too).
+pub const MAX_BARS: usize = 64;
+
+/// What the windows need to know of the trace: thread names and groups, state colours and
+/// labels, the time unit.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    /// The loaded threads: (store row, name).
+    pub threads: Vec<(usize, String)>,
+    /// How the threads are drawn when there are more than [`MAX_BARS`] of them.
+    pub groups: Option<Groups>,
+    pub ns_per_tick: u64,
+    state_colors: BTreeMap<u64, Color32>,
+    state_labels: BTreeMap<u64, String>,
+}
+
+/// Threads grouped into bars.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Groups {
+    /// "task" or "node".
+    pub by: &'static str,
+    /// Each group's label and its loaded threads (store rows).
+    pub groups: Vec<(String, Vec<usize>)>,
+}
+
+impl Facts {
+    /// The facts of a loaded trace.
+    pub fn new(trace: &Trace) -> Self {
+        let mut state_colors = BTreeMap::new();
+        let mut state_labels = BTreeMap::new();
+        if let Some(pcf) = &trace.pcf {
+            for (&v, &c) in &pcf.state_colors {
+                state_colors.insert(v, theme::rgb(c));
+            }
+            for (&v, l) in &pcf.states {
+                state_labels.insert(v, l.trim().to_owned());
+            }
+        }
+        let threads: Vec<(usize, String)> = trace
+            .loaded_rows()
+            .into_iter()
+            .map(|r| (r, trace.thread_name(r)))
+            .collect();
+        let groups = (threads.len() > MAX_BARS).then(|| groups(trace));
+        Facts {
+            threads,
+            groups,
+            ns_per_tick: trace.header.time_unit.ns_per_tick(),
+            state_colors,
+            state_labels,
+        }
+    }
+
+    /// The colour of a thread state (its `.pcf` colour, else Paraver's palette).
+    pub fn category_color(&self, c: Category) -> Color32 {
+        match c {
+            Category::State(v) => self
+                .state_colors
+                .get(&v)
+                .copied()
+                .unwrap_or_else(|| theme::palette(v)),
+            Category::NoState => theme::NO_STATE,
+        }
+    }
+
+    /// The label of a thread state.
+    pub fn category_label(&self, c: Category) -> String {
+        match c {
+            Category::State(v) => self
+                .state_labels
+                .get(&v)
+                .cloned()
+                .unwrap_or_else(|| format!("state {v}")),
+            Category::NoState => "no state".to_owned(),
+        }
+    }
+
+    /// The bars of a breakdown: one per thread, or per group when the threads are grouped.
+    pub fn bars(&self, b: &Breakdown) -> Vec<BarRow> {
+        match &self.groups {
+            Some(g) => g
+                .groups
+                .iter()
+                .map(|(label, rows)| BarRow {
+                    label: label.clone(),
+                    threads: rows.len(),
+                    ticks: b.group(rows),
+                })
+                .collect(),
+            None => self
+                .threads
+                .iter()
+                .map(|(row, name)| BarRow {
+                    label: name.clone(),
+                    threads: 1,
+                    ticks: b.per_thread.get(*row).cloned().unwrap_or_default(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The loaded threads grouped by task, or by node when there are more than [`MAX_BARS`]
+/// tasks and the trace names its nodes.
+fn groups(trace: &Trace) -> Groups {
+    let mut grouping = Grouping::default();
+    grouping.set_level(trace, Level::Task);
+    let tasks: Vec<(String, Vec<usize>)> = grouping
+        .layout(trace)
+        .into_iter()
+        .map(|item| {
+            let rows = item.threads.filter(|&r| trace.is_row_loaded(r)).collect();
+            (item.label, rows)
+        })
+        .filter(|(_, rows): &(String, Vec<usize>)| !rows.is_empty())
+        .collect();
+    let with_nodes = trace
+        .header
+        .applications
+        .iter()
+        .flat_map(|a| &a.tasks)
+        .all(|t| t.node > 0);
+    if tasks.len() <= MAX_BARS || !with_nodes {
+        return Groups {
+            by: "task",
+            groups: tasks,
+        };
+    }
+    let mut by_node: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    let mut row = 0;
+    for task in trace.header.applications.iter().flat_map(|a| &a.tasks) {
+        let n = task.threads as usize;
+        by_node
+            .entry(task.node)
+            .or_default()
+            .extend((row..row + n).filter(|&r| trace.is_row_loaded(r)));
+        row += n;
+    }
+    let names = trace.row.as_ref().and_then(|r| r.level("NODE"));
+    Groups {
+        by: "node",
+        groups: by_node
+            .into_iter()
+            .filter(|(_, rows)| !rows.is_empty())
+            .map(|(node, rows)| {
+                let label = names
+                    .and_then(|n| n.get(node as usize - 1))
+                    .cloned()
+                    .unwrap_or_else(|| format!("NODE {node}"));
+                (label, rows)
+            })
+            .collect(),
+    }
+}
+
+/// One bar of the per-thread chart: a thread, or a group of threads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BarRow {
+    pub label: String,
+    /// The threads it sums (1 for a thread).
+    pub threads: usize,
+    /// The scope's time on them per state.
+    pub ticks: BTreeMap<Category, u64>,
+}
+
+/// A window's tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Tab {
+    /// Time per thread (or task, or node), stacked by state.
+    #[default]
+    Threads,
+    /// Time per state.
+    States,
+}
+
+/// What the windows show this frame.
+pub struct Shown<'a> {
+    /// The scope panel's latest analysis.
+    pub analysis: Option<&'a Arc<ScopeAnalysis>>,
+    pub facts: &'a Facts,
+    /// The analysis covers the whole trace rather than the visible window.
+    pub whole_trace: bool,
+    /// A newer analysis is being computed.
+    pub busy: bool,
+}
+
+/// One breakdown window.
+pub struct BreakdownWindow {
+    id: u64,
+    key: ScopeKey,
+    name: String,
+    tab: Tab,
+    /// Plot shares of the window instead of times.
+    percent: bool,
+    /// The analysis shown and the scope's breakdown in it (`None`: no time there).
+    data: Option<(Arc<ScopeAnalysis>, Option<Breakdown>)>,
+    /// Where the window was drawn last frame (what a PNG export captures).
+    rect: Rect,
+    /// The last export's outcome: text, and whether it failed.
+    message: Option<(String, bool)>,
+    dialog: Option<(Export, Job<Option<PathBuf>>)>,
+    png: Option<PngCapture>,
+    /// Bring the window to the front next frame.
+    raise: bool,
+}
+
+impl BreakdownWindow {
+    /// The scope shown.
+    pub fn key(&self) -> ScopeKey {
+        self.key
+    }
+
+    /// The scope's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The window's title.
+    pub fn title(&self) -> String {
+        format!("Breakdown: {}", self.name)
+    }
+
+    /// The tab shown.
+    pub fn tab(&self) -> Tab {
+        self.tab
+    }
+
+    /// Shows this tab.
+    pub fn set_tab(&mut self, tab: Tab) {
+        self.tab = tab;
+    }
+
+    /// True when shares of the window are plotted instead of times.
+    pub fn percent(&self) -> bool {
+        self.percent
+    }
+
+    /// Plots shares of the window (`true`) or times.
+    pub fn set_percent(&mut self, percent: bool) {
+        self.percent = percent;
+    }
+
+    /// The breakdown shown, once computed (`None` also when the scope has no time in the
+    /// window analysed).
+    pub fn breakdown(&self) -> Option<&Breakdown> {
+        self.data.as_ref().and_then(|d| d.1.as_ref())
+    }
+
+    /// The window `[t0, t1)` of the analysis shown.
+    pub fn window(&self) -> Option<(u64, u64)> {
+        self.data.as_ref().map(|d| (d.0.t0, d.0.t1))
+    }
+
+    /// The last export's outcome, as the window shows it.
+    pub fn message(&self) -> Option<&str> {
+        self.message.as_ref().map(|m| m.0.as_str())
+    }
+
+    /// Where the window was drawn last frame.
+    pub fn rect(&self) -> Rect {
+        self.rect
+    }
+
+    /// Takes the breakdown of `a` when it is newer than the one shown.
+    fn refresh(&mut self, a: Option<&Arc<ScopeAnalysis>>) {
+        let Some(a) = a else { return };
+        if self.data.as_ref().is_some_and(|d| Arc::ptr_eq(&d.0, a)) {
+            return;
+        }
+        if let Some(s) = a.find(self.key).and_then(|i| a.scopes.get(i)) {
+            self.name.clone_from(&s.name);
+        }
+        self.data = Some((Arc::clone(a), Breakdown::of(a, self.key)));
+    }
+
+    fn ui(&mut self, ctx: &egui::Context, shown: &Shown<'_>, index: usize) -> bool {
+        self.poll_dialog(ctx, shown.facts);
+        self.finish_png(ctx);
+        self.refresh(shown.analysis);
+        let mut open = true;
+        let id = egui::Id::unique(("breakdown-window", self.id));
+        let offset = 28.0 * (index % 8) as f32;
+        // Tall enough for every bar of the per-thread chart, up to a point.
+        let bars = shown
+            .facts
+            .groups
+            .as_ref()
+            .map_or(shown.facts.threads.len(), |g| g.groups.len());
+        let height = (bars as f32 * chart::ROW_H + chart::PLOT_EXTRA + 130.0).clamp(300.0, 720.0);
+        let response = egui::Window::new(self.title())
+            .id(id)
+            .open(&mut open)
+            .default_pos(egui::pos2(120.0 + offset, 60.0 + offset))
+            .default_size(egui::vec2(600.0, height))
+            .resizable(true)
+            .show(ctx, |ui| self.contents(ui, shown));
+        if let Some(r) = response {
+            self.rect = r.response.rect;
+            if self.raise {
+                self.raise = false;
+                ctx.move_to_top(r.response.layer_id);
+            }
+        }
+        open
+    }
+
+    fn contents(&mut self, ui: &mut egui::Ui, shown: &Shown<'_>) {
+        let facts = shown.facts;
+        let Some((t0, t1)) = self.window() else {
+            ui.label("waiting for the scope analysis…");
+            return;
+        };
+        let what = if shown.whole_trace {
+            "whole trace"
+        } else {
+            "visible window"
+        };
+        ui.horizontal(|ui| {
+            ui.label(format!(
+                "{what}: {} – {}",
+                format_ticks(t0, facts.ns_per_tick),
+                format_ticks(t1, facts.ns_per_tick)
+            ));
+            if shown.busy {
+                ui.spinner();
+                ui.label("updating");
+            }
+        });
+        ui.horizontal(|ui| {
+            ui.selectable_value(&mut self.tab, Tab::Threads, "Per thread");
+            ui.selectable_value(&mut self.tab, Tab::States, "Per state");
+            ui.separator();
+            ui.selectable_value(&mut self.percent, false, "Time");
+            ui.selectable_value(&mut self.percent, true, "Percent");
+            ui.separator();
+            let idle = self.dialog.is_none() && self.png.is_none();
+            if ui
+                .add_enabled(idle, egui::Button::new("Export CSV…"))
+                .clicked()
+            {
+                self.ask_save(ui.ctx(), Export::Csv);
+            }
+            if ui
+                .add_enabled(idle, egui::Button::new("Export PNG…"))
+                .clicked()
+            {
+                self.ask_save(ui.ctx(), Export::Png);
+            }
+        });
+        if let Some((text, failed)) = &self.message {
+            let color = if *failed {
+                theme::WARNING
+            } else {
+                ui.visuals().text_color()
+            };
+            ui.label(RichText::new(text).color(color));
+        }
+        let Some(b) = self.breakdown() else {
+            ui.label(format!("{} has no time in this window.", self.name));
+            return;
+        };
+        let b = b.clone();
+        ui.label(format!(
+            "inclusive time {} ({:.2}% of the threads' time)",
+            format_ticks(b.total, facts.ns_per_tick),
+            b.percent_of_window(b.total, facts.threads.len())
+        ));
+        match self.tab {
+            Tab::Threads => chart::threads(ui, self.id, &b, facts, self.percent),
+            Tab::States => chart::states(ui, self.id, &b, facts, self.percent),
+        }
+    }
+}
+
+/// The open breakdown windows.
+#[derive(Default)]
+pub struct Breakdowns {
+    windows: Vec<BreakdownWindow>,
+    next_id: u64,
+}
+
+impl Breakdowns {
+    /// Opens the breakdown of `key` (named `name`) on `tab`, or brings its window to the
+    /// front on that tab when it is open.
+    pub fn open(&mut self, key: ScopeKey, name: String, tab: Tab) {
+        if let Some(w) = self.windows.iter_mut().find(|w| w.key == key) {
+            w.tab = tab;
+            w.raise = true;
+            return;
+        }
+        self.next_id += 1;
+        self.windows.push(BreakdownWindow {
+            id: self.next_id,
+            key,
+            name,
+            tab,
+            percent: false,
+            data: None,
+            rect: Rect::NOTHING,
+            message: None,
+            dialog: None,
+            png: None,
+            raise: true,
+        });
+    }
+
+    /// How many windows are open.
+    pub fn len(&self) -> usize {
+        self.windows.len()
+    }
+
+    /// True when no window is open.
+    pub fn is_empty(&self) -> bool {
+        self.windows.is_empty()
+    }
+
+    /// The open windows, oldest first.
+    pub fn windows(&self) -> &[BreakdownWindow] {
+        &self.windows
+    }
+
+    /// The window of `key`, if open.
+    pub fn get(&self, key: ScopeKey) -> Option<&BreakdownWindow> {
+        self.windows.iter().find(|w| w.key == key)
+    }
+
+    /// The window of `key`, if open, to act on it as the user would.
+    pub fn get_mut(&mut self, key: ScopeKey) -> Option<&mut BreakdownWindow> {
+        self.windows.iter_mut().find(|w| w.key == key)
+    }
+
+    /// Closes the window of `key`.
+    pub fn close(&mut self, key: ScopeKey) {
+        self.windows.retain(|w| w.key != key);
+    }
+
+    /// Closes every window.
+    pub fn close_all(&mut self) {
+        self.windows.clear();
+    }
+
+    /// Draws the windows; closed ones are dropped.
+    pub fn ui(&mut self, ctx: &egui::Context, shown: &Shown<'_>) {
+        let mut index = 0;
+        self.windows.retain_mut(|w| {
+            index += 1;
+            w.ui(ctx, shown, index - 1)
+        });
+    }
+}
