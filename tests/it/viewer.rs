@@ -465,43 +465,54 @@ fn a_file_dropped_on_the_window_opens_and_joins_the_recent_files() {
     assert_eq!(recent.first(), Some(&std::fs::canonicalize(&path).unwrap()));
 }
 
-/// The default window (1400x800, side panel and scope panel as a first run shows them) on the
-/// demo, prime (MPI call) and jacobi: the rows get at least 65% of the width, every row is
-/// shown, and the picture is kept as a snapshot.
+/// The default window (1400x800, side panel and scope panel as a first run shows them) on
+/// `source`: the rows get at least 65% of the width, every row is shown, the scope panel is
+/// there, and the picture is kept as the snapshot `name`.
+fn default_window(source: LoadSource, view: Option<SignalSpec>, name: &str, rows: usize) {
+    let mut h = harness_with(source, view, (1400.0, 800.0), true);
+    h.state_mut().loaded_mut().unwrap().scopes.wait();
+    h.run_steps(4);
+    let t = &h.state().loaded().unwrap().timeline;
+    assert!(
+        t.area().width() >= 0.65 * 1400.0,
+        "{name}: rows {} px wide",
+        t.area().width()
+    );
+    assert_eq!(t.rows().len(), rows, "{name}");
+    assert!(
+        t.row_height() * rows as f32 <= t.area().height() + 0.5,
+        "{name}: every row is shown"
+    );
+    assert!(h.state().scope_panel_shown(), "{name}: has scope types");
+    h.snapshot(name);
+}
+
 #[test]
-fn the_default_window_gives_the_timeline_most_of_the_width() {
+fn the_default_window_on_the_demo_gives_the_timeline_most_of_the_width() {
     let _shared = crate::common::shared();
-    let mut cases = vec![(LoadSource::Demo, None, "default_window_demo", 8)];
-    if let Some(root) = shared_traces() {
-        cases.push((
-            LoadSource::File(root.join("extrae_mpi_prime16/prime_v0.prv")),
-            Some(SignalSpec::Events(vec![50_000_001, 50_000_002, 50_000_003])),
-            "default_window_prime16_mpi_call",
-            16,
-        ));
-        cases.push((
-            LoadSource::File(root.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv")),
-            None,
-            "default_window_jacobi24",
-            24,
-        ));
-    }
-    for (source, view, name, rows) in cases {
-        let mut h = harness_with(source, view, (1400.0, 800.0), true);
-        h.state_mut().loaded_mut().unwrap().scopes.wait();
-        h.run_steps(4);
-        let t = &h.state().loaded().unwrap().timeline;
-        assert!(
-            t.area().width() >= 0.65 * 1400.0,
-            "{name}: rows {} px wide",
-            t.area().width()
-        );
-        assert_eq!(t.rows().len(), rows, "{name}");
-        assert!(
-            t.row_height() * rows as f32 <= t.area().height() + 0.5,
-            "{name}: every row is shown"
-        );
-        assert!(h.state().scope_panel_shown(), "{name}: has scope types");
-        h.snapshot(name);
-    }
+    default_window(LoadSource::Demo, None, "default_window_demo", 8);
+}
+
+#[test]
+fn the_default_window_on_prime_shows_the_mpi_calls_of_all_16_ranks() {
+    let _shared = crate::common::shared();
+    let Some(root) = shared_traces() else { return };
+    default_window(
+        LoadSource::File(root.join("extrae_mpi_prime16/prime_v0.prv")),
+        Some(SignalSpec::Events(vec![50_000_001, 50_000_002, 50_000_003])),
+        "default_window_prime16_mpi_call",
+        16,
+    );
+}
+
+#[test]
+fn the_default_window_on_jacobi_shows_all_24_threads() {
+    let _shared = crate::common::shared();
+    let Some(root) = shared_traces() else { return };
+    default_window(
+        LoadSource::File(root.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv")),
+        None,
+        "default_window_jacobi24",
+        24,
+    );
 }

@@ -412,7 +412,12 @@ impl eframe::App for App {
                 .default_size((height * 0.4).clamp(160.0, 420.0))
                 .min_size(120.0)
                 .resizable(true)
-                .show(ui, |ui| l.scopes.ui(ui));
+                .show(ui, |ui| {
+                    l.scopes.ui(ui);
+                    // Keep the panel's height while the content is short ("analysing…"):
+                    // egui remembers a panel's size from what its content used.
+                    ui.allocate_space(ui.available_size());
+                });
         }
         egui::CentralPanel::default().show(ui, |ui| {
             if let Some(e) = &self.error {

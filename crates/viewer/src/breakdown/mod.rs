@@ -318,11 +318,15 @@ impl BreakdownWindow {
             .groups
             .as_ref()
             .map_or(shown.facts.threads.len(), |g| g.groups.len());
-        let height = (bars as f32 * chart::ROW_H + chart::PLOT_EXTRA + 130.0).clamp(300.0, 720.0);
+        // Over the timeline's right part, above the scope panel below it (windows cascade).
+        let screen = ctx.content_rect();
+        let height = (bars as f32 * chart::ROW_H + chart::PLOT_EXTRA + 130.0)
+            .clamp(300.0, (screen.height() * 0.8).max(300.0));
+        let x = (screen.right() - 620.0 - offset).max(screen.left());
         let response = egui::Window::new(self.title())
             .id(id)
             .open(&mut open)
-            .default_pos(egui::pos2(120.0 + offset, 60.0 + offset))
+            .default_pos(egui::pos2(x, 60.0 + offset))
             .default_size(egui::vec2(600.0, height))
             .resizable(true)
             .show(ctx, |ui| self.contents(ui, shown));
