@@ -308,8 +308,8 @@ impl Pyramid {
                 ends
             }
         };
-        w.add(c.start, first - c.a, none);
-        w.add(steps.v(c.e - 1), c.b - last, none);
+        w.add(c.start, first.saturating_sub(c.a), none);
+        w.add(steps.v(c.e - 1), c.b.saturating_sub(last), none);
         w
     }
 
@@ -361,13 +361,16 @@ impl Pyramid {
                 ends
             }
         };
-        for (v, t) in [(c.start, first - c.a), (end_value, c.b - last)] {
+        for (v, t) in [
+            (c.start, first.saturating_sub(c.a)),
+            (end_value, c.b.saturating_sub(last)),
+        ] {
             if v != none {
                 tally.add(v, t);
                 held += t;
             }
         }
-        tally.add_null((c.b - c.a) - held);
+        tally.add_null((c.b - c.a).saturating_sub(held));
     }
 
     /// Dominant's value for the column `c` of one row: [`Self::tally`] and its best, with the
@@ -392,11 +395,11 @@ impl Pyramid {
         let weigh = DictWeigh { values, ticks };
         let bt = &self.block_times;
         let (first, last) = weigh_range(&weigh, steps, bt, c.u, c.e - 1, &mut acc, &mut carry.dict);
-        weigh.point(c.start, first - c.a, true, &mut acc);
-        weigh.point(steps.v(c.e - 1), c.b - last, true, &mut acc);
+        weigh.point(c.start, first.saturating_sub(c.a), true, &mut acc);
+        weigh.point(steps.v(c.e - 1), c.b.saturating_sub(last), true, &mut acc);
         let held: u64 = acc.iter().sum();
         // Values are sorted: the first of equal ticks is the smaller.
-        let mut best = (none, (c.b - c.a) - held);
+        let mut best = (none, (c.b - c.a).saturating_sub(held));
         for (&v, &t) in values.iter().zip(&acc) {
             if beats(v, t, best.0, best.1, none) {
                 best = (v, t);
