@@ -71,12 +71,12 @@
 //!
 //! A row with at most 8 distinct non-null values (states, most categorical views) keeps the
 //! ticks of each value before each block, and Dominant is exact. A row with more keeps
-//! weighted Misra-Gries summaries of nodes of 64 points, 256, and so on: at most
+//! weighted Misra-Gries summaries of nodes of 32 points, 128, and so on: at most
 //! [`HEAVY_ENTRIES`] = K = 8 values per node, each count short of the value's true ticks in
 //! the node by at most `(node's non-null ticks) / (K + 1)`, and exact when the node holds at
 //! most K distinct non-null values (a node whose values are spread flat, as a counter's are,
 //! keeps few or none). A column reads the points between its ends and the first and last node
-//! boundaries exactly (at most 63 on each side), adds the summaries of the nodes between, and
+//! boundaries exactly (at most 31 on each side), adds the summaries of the nodes between, and
 //! takes null's ticks exactly from the prefix sums. Hence, with `N = b - a` and `T` the most
 //! ticks any value (null included) holds in the column:
 //!
@@ -93,7 +93,7 @@
 //! ## Memory
 //!
 //! The index takes about 4.6 bytes per point for a row of 5 values (block times 0.5, maxima
-//! and minima 1.3, non-null counts 0.25, the ticks of each value 0.5 per value) and 3.7 for a
+//! and minima 1.3, non-null counts 0.25, the ticks of each value 0.5 per value) and 3.8 for a
 //! counter whose values are all distinct (the sums 1.5, the summaries close to nothing); the
 //! maximum alone took 1.2.
 //!
@@ -112,6 +112,8 @@ use crate::null;
 pub use heavy::HEAVY_ENTRIES;
 pub use naive::{summarize_group_naive, summarize_naive};
 pub use pyramid::Pyramid;
+
+use pyramid::Carry;
 
 use heavy::Tally;
 
@@ -391,16 +393,18 @@ fn summarize_pyramid(
             min_of(c.start, pyramid.range_min(steps, c.u, c.e), none)
         }),
         DrawMode::Last => pyramid_columns(steps, pyramid, edges, first, out, |c| steps.v(c.e - 1)),
-        DrawMode::Average => pyramid_columns(steps, pyramid, edges, first, out, |c| {
-            let w = pyramid.weights(steps, c);
-            mean(u128::from(w.ticks), w.sum, none)
-        }),
+        DrawMode::Average => {
+            let mut carry = Carry::default();
+            pyramid_columns(steps, pyramid, edges, first, out, |c| {
+                let w = pyramid.weights(steps, c, &mut carry);
+                mean(u128::from(w.ticks), w.sum, none)
+            });
+        }
         DrawMode::Dominant => {
             let mut tally = Tally::default();
+            let mut carry = Carry::default();
             pyramid_columns(steps, pyramid, edges, first, out, |c| {
-                tally.clear();
-                pyramid.tally(steps, c, &mut tally);
-                tally.best(none)
+                pyramid.dominant(steps, c, &mut tally, &mut carry)
             });
         }
         DrawMode::Random => pyramid_columns(steps, pyramid, edges, first, out, |c| {
@@ -877,6 +881,7 @@ pub fn summarize_group(
         .map(|(steps, pyramid)| Cursor::new(steps, pyramid, steps.time.upper_bound(a0)))
         .collect();
     let mut cols: Vec<Column> = Vec::with_capacity(rows.len());
+    let mut carries = vec![Carry::default(); rows.len()];
     let mut tally = Tally::default();
     let mut counts: Vec<u64> = Vec::with_capacity(rows.len());
     for w in edges.windows(2) {
@@ -888,8 +893,8 @@ pub fn summarize_group(
         let value = match mode {
             DrawMode::Average => {
                 let (mut ticks, mut sum) = (0u128, 0u128);
-                for ((steps, pyramid), c) in pairs() {
-                    let w = pyramid.weights(steps, c);
+                for (((steps, pyramid), c), carry) in pairs().zip(&mut carries) {
+                    let w = pyramid.weights(steps, c, carry);
                     ticks += u128::from(w.ticks);
                     sum = sum.saturating_add(w.sum);
                 }
@@ -897,8 +902,8 @@ pub fn summarize_group(
             }
             DrawMode::Dominant => {
                 tally.clear();
-                for ((steps, pyramid), c) in pairs() {
-                    pyramid.tally(steps, c, &mut tally);
+                for (((steps, pyramid), c), carry) in pairs().zip(&mut carries) {
+                    pyramid.tally(steps, c, &mut tally, carry);
                 }
                 tally.best(none)
             }

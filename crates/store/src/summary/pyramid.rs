@@ -1,6 +1,6 @@
 //! [`Pyramid`]: the per-row index every draw mode reads (see the parent module's docs).
 
-use super::heavy::{HEAVY_LEAF, Heavy, Tally};
+use super::heavy::{HEAVY_LEAF, Heavy, Tally, beats};
 use super::{Column, Steps, min_of};
 use crate::null;
 
@@ -53,6 +53,18 @@ enum Weighing {
     /// column reads one cache line per end; and the heavy hitters for Dominant.
     Sums { sums: Vec<[u64; 3]>, heavy: Heavy },
 }
+
+/// The prefix a column's right end read, kept for the next column's left end, which is
+/// usually a point or two further: (point index, prefix before it, its time). One per row
+/// walked column by column.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Carry {
+    dict: Option<(usize, [u64; DICT_MAX], u64)>,
+    sums: Option<(usize, (u64, u128), u64)>,
+}
+
+/// Prefixes further back than this many points are read afresh rather than carried.
+const CARRY: usize = BLOCK / 2;
 
 /// The non-null ticks and weighted sum of part of a column.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -203,7 +215,7 @@ impl Pyramid {
     }
 
     /// The first index `>= from` whose time is `>= t`: a galloping search over the blocks'
-    /// first times from `from`'s block, then a scan of at most two blocks.
+    /// first times from `from`'s block, then a binary search in one block.
     pub(super) fn lower_bound_from(&self, steps: &Steps<'_>, from: usize, t: u64) -> usize {
         let n = steps.len();
         let b0 = from / BLOCK;
@@ -227,10 +239,17 @@ impl Pyramid {
             }
         }
         // Points of blocks before lo - 1 are < t; the answer is in block lo - 1 or is the
-        // first point of block lo.
-        let start = from.max((lo - 1) * BLOCK);
-        let end = (lo * BLOCK).min(n);
-        (start..end).find(|&i| steps.t(i) >= t).unwrap_or(end)
+        // first point of block lo: a binary search over at most 16 points.
+        let (mut start, mut end) = (from.max((lo - 1) * BLOCK), (lo * BLOCK).min(n));
+        while start < end {
+            let mid = start + (end - start) / 2;
+            if steps.t(mid) < t {
+                start = mid + 1;
+            } else {
+                end = mid;
+            }
+        }
+        start
     }
 
     /// The largest non-null value of points `[i, j)`, or the sentinel when there is none.
@@ -261,7 +280,7 @@ impl Pyramid {
 
     /// The non-null ticks and weighted sum of the column `c` (an empty column weighs its
     /// value at `a` as one tick).
-    pub(super) fn weights(&self, steps: &Steps<'_>, c: &Column) -> Weights {
+    pub(super) fn weights(&self, steps: &Steps<'_>, c: &Column, carry: &mut Carry) -> Weights {
         let none = steps.sentinel;
         let mut w = Weights::default();
         if c.e == c.u {
@@ -275,7 +294,7 @@ impl Pyramid {
             Weighing::Dict { values, ticks } => {
                 let mut acc = [0u64; DICT_MAX];
                 let weigh = DictWeigh { values, ticks };
-                let ends = weigh_range(&weigh, steps, bt, c.u, c.e - 1, &mut acc);
+                let ends = weigh_range(&weigh, steps, bt, c.u, c.e - 1, &mut acc, &mut carry.dict);
                 for (&v, &t) in values.iter().zip(&acc) {
                     w.add(v, t, none);
                 }
@@ -284,20 +303,26 @@ impl Pyramid {
             Weighing::Sums { sums, .. } => {
                 let mut acc = (0u64, 0u128);
                 let weigh = SumWeigh { sums, none };
-                let ends = weigh_range(&weigh, steps, bt, c.u, c.e - 1, &mut acc);
+                let ends = weigh_range(&weigh, steps, bt, c.u, c.e - 1, &mut acc, &mut carry.sums);
                 (w.ticks, w.sum) = acc;
                 ends
             }
         };
-        w.add(c.start, first - c.a, none);
-        w.add(steps.v(c.e - 1), c.b - last, none);
+        w.add(c.start, first.saturating_sub(c.a), none);
+        w.add(steps.v(c.e - 1), c.b.saturating_sub(last), none);
         w
     }
 
     /// Adds the ticks each value holds in the column `c` to `tally`, null exactly, the others
     /// exactly or (rows with many values) as heavy-hitter estimates (an empty column weighs
     /// its value at `a` as one tick).
-    pub(super) fn tally(&self, steps: &Steps<'_>, c: &Column, tally: &mut Tally) {
+    pub(super) fn tally(
+        &self,
+        steps: &Steps<'_>,
+        c: &Column,
+        tally: &mut Tally,
+        carry: &mut Carry,
+    ) {
         let none = steps.sentinel;
         let add = |tally: &mut Tally, v: u64, t: u64| {
             if v == none {
@@ -320,7 +345,7 @@ impl Pyramid {
             Weighing::Dict { values, ticks } => {
                 let mut acc = [0u64; DICT_MAX];
                 let weigh = DictWeigh { values, ticks };
-                let ends = weigh_range(&weigh, steps, bt, c.u, c.e - 1, &mut acc);
+                let ends = weigh_range(&weigh, steps, bt, c.u, c.e - 1, &mut acc, &mut carry.dict);
                 for (&v, &t) in values.iter().zip(&acc) {
                     tally.add(v, t);
                     held += t;
@@ -330,19 +355,57 @@ impl Pyramid {
             Weighing::Sums { sums, heavy } => {
                 let mut acc = (0u64, 0u128);
                 let weigh = SumWeigh { sums, none };
-                let ends = weigh_range(&weigh, steps, bt, c.u, c.e - 1, &mut acc);
+                let ends = weigh_range(&weigh, steps, bt, c.u, c.e - 1, &mut acc, &mut carry.sums);
                 held = acc.0;
                 heavy.tally(steps, c.u, c.e - 1, tally);
                 ends
             }
         };
-        for (v, t) in [(c.start, first - c.a), (end_value, c.b - last)] {
+        for (v, t) in [
+            (c.start, first.saturating_sub(c.a)),
+            (end_value, c.b.saturating_sub(last)),
+        ] {
             if v != none {
                 tally.add(v, t);
                 held += t;
             }
         }
-        tally.add_null((c.b - c.a) - held);
+        tally.add_null((c.b - c.a).saturating_sub(held));
+    }
+
+    /// Dominant's value for the column `c` of one row: [`Self::tally`] and its best, with the
+    /// ticks of a row of few values summed in place.
+    pub(super) fn dominant(
+        &self,
+        steps: &Steps<'_>,
+        c: &Column,
+        tally: &mut Tally,
+        carry: &mut Carry,
+    ) -> u64 {
+        let none = steps.sentinel;
+        let Weighing::Dict { values, ticks } = &self.weighing else {
+            tally.clear();
+            self.tally(steps, c, tally, carry);
+            return tally.best(none);
+        };
+        if c.e == c.u {
+            return c.start;
+        }
+        let mut acc = [0u64; DICT_MAX];
+        let weigh = DictWeigh { values, ticks };
+        let bt = &self.block_times;
+        let (first, last) = weigh_range(&weigh, steps, bt, c.u, c.e - 1, &mut acc, &mut carry.dict);
+        weigh.point(c.start, first.saturating_sub(c.a), true, &mut acc);
+        weigh.point(steps.v(c.e - 1), c.b.saturating_sub(last), true, &mut acc);
+        let held: u64 = acc.iter().sum();
+        // Values are sorted: the first of equal ticks is the smaller.
+        let mut best = (none, (c.b - c.a).saturating_sub(held));
+        for (&v, &t) in values.iter().zip(&acc) {
+            if beats(v, t, best.0, best.1, none) {
+                best = (v, t);
+            }
+        }
+        best.0
     }
 
     /// The number of non-null points in `[i, j)`.
@@ -567,11 +630,13 @@ fn nth_in(steps: &Steps<'_>, from: usize, to: usize, mut rank: u64) -> u64 {
 /// Prefix sums over blocks of points: what [`weigh_range`] adds and subtracts. Arithmetic
 /// wraps: the partial results may leave the range, the final difference is exact.
 trait Weigh {
-    type Acc;
+    type Acc: Copy + Default;
     /// Adds (or subtracts) the prefix of block `k`: the weights of points `[0, 16k)`.
     fn entry(&self, k: usize, add: bool, acc: &mut Self::Acc);
     /// Adds (or subtracts) one point.
     fn point(&self, value: u64, ticks: u64, add: bool, acc: &mut Self::Acc);
+    /// Adds `plus - minus`.
+    fn add_difference(acc: &mut Self::Acc, plus: &Self::Acc, minus: &Self::Acc);
 }
 
 struct DictWeigh<'p> {
@@ -581,6 +646,13 @@ struct DictWeigh<'p> {
 
 impl Weigh for DictWeigh<'_> {
     type Acc = [u64; DICT_MAX];
+
+    #[inline]
+    fn add_difference(acc: &mut Self::Acc, plus: &Self::Acc, minus: &Self::Acc) {
+        for ((a, &p), &m) in acc.iter_mut().zip(plus).zip(minus) {
+            *a = a.wrapping_add(p.wrapping_sub(m));
+        }
+    }
 
     #[inline]
     fn entry(&self, k: usize, add: bool, acc: &mut Self::Acc) {
@@ -621,6 +693,12 @@ impl Weigh for SumWeigh<'_> {
     type Acc = (u64, u128);
 
     #[inline]
+    fn add_difference(acc: &mut Self::Acc, plus: &Self::Acc, minus: &Self::Acc) {
+        acc.0 = acc.0.wrapping_add(plus.0.wrapping_sub(minus.0));
+        acc.1 = acc.1.wrapping_add(plus.1.wrapping_sub(minus.1));
+    }
+
+    #[inline]
     fn entry(&self, k: usize, add: bool, acc: &mut Self::Acc) {
         let [t, lo, hi] = self.sums.get(k).copied().unwrap_or_default();
         let s = u128::from(hi) << 64 | u128::from(lo);
@@ -647,7 +725,9 @@ impl Weigh for SumWeigh<'_> {
 
 /// Adds the weights of points `[i, j)` (`j < n`) to `acc`: point by point when the range is
 /// short, otherwise as the difference of two prefixes, each a block's entry corrected by at
-/// most `BLOCK / 2` points. Returns the times of points `i` and `j`, which these reads give.
+/// most `BLOCK / 2` points, or for `i` the `carry` from the previous column's `j` when that is
+/// at most `CARRY` points back; `carry` then holds `j`'s. Returns the times of points `i` and
+/// `j`, which these reads give.
 fn weigh_range<W: Weigh>(
     w: &W,
     steps: &Steps<'_>,
@@ -655,6 +735,7 @@ fn weigh_range<W: Weigh>(
     i: usize,
     j: usize,
     acc: &mut W::Acc,
+    carry: &mut Option<(usize, W::Acc, u64)>,
 ) -> (u64, u64) {
     if j <= i {
         let t = steps.t(i);
@@ -664,8 +745,19 @@ fn weigh_range<W: Weigh>(
         return for_durations(steps, i, j, |v, t| w.point(v, t, true, acc))
             .unwrap_or_else(|| (steps.t(i), steps.t(j)));
     }
-    let last = weigh_prefix(w, steps, block_times, j, true, acc);
-    let first = weigh_prefix(w, steps, block_times, i, false, acc);
+    let mut right = W::Acc::default();
+    let last = weigh_prefix(w, steps, block_times, j, true, &mut right);
+    let mut left = W::Acc::default();
+    let first = match *carry {
+        Some((at, prefix, t)) if at <= i && i - at <= CARRY => {
+            left = prefix;
+            for_durations(steps, at, i, |v, d| w.point(v, d, true, &mut left))
+                .map_or(t, |(_, ti)| ti)
+        }
+        _ => weigh_prefix(w, steps, block_times, i, true, &mut left),
+    };
+    *carry = Some((j, right, last));
+    W::add_difference(acc, &right, &left);
     (first, last)
 }
 

@@ -611,3 +611,74 @@ fn grid_columns_are_fixed_in_absolute_time() {
     assert_eq!(fine.edges(0, 10), [0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3]);
     assert_eq!(fine.column_of(1), 6);
 }
+
+/// The same properties as the seeded tests, with shrinking: short rows of 3 or 11 values
+/// (past the 8 of the per-value sums), any edges, single rows and groups.
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Rows of up to 300 points, 0 to 29 ticks apart; value 11 is null.
+    fn rows() -> impl Strategy<Value = Vec<Vec<(u64, u64)>>> {
+        let row = (
+            any::<bool>(),
+            prop::collection::vec((0u64..30, 0u64..12), 0..300),
+        )
+            .prop_map(|(few, raw)| {
+                let mut t = 0;
+                raw.into_iter()
+                    .map(|(gap, v)| {
+                        t += gap;
+                        let v = match v {
+                            11 => NULL,
+                            v if few => v % 3,
+                            v => v * 1000,
+                        };
+                        (t, v)
+                    })
+                    .collect::<Vec<_>>()
+            });
+        prop::collection::vec(row, 1..4)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn every_mode_and_path_agrees_with_the_naive_reference(
+            rows in rows(),
+            raw_edges in prop::collection::vec(0u64..9000, 1..80),
+        ) {
+            let built: Vec<(TimeColumn, ValueColumn)> = rows.iter().map(|p| columns(p)).collect();
+            let steps: Vec<Steps<'_>> = built
+                .iter()
+                .map(|(time, value)| Steps { time, value, sentinel: NULL })
+                .collect();
+            let pyramids: Vec<Pyramid> = steps.iter().map(Pyramid::build).collect();
+            let pairs: Vec<(Steps<'_>, &Pyramid)> = steps.iter().copied().zip(&pyramids).collect();
+            let mut edges = raw_edges;
+            edges.sort_unstable();
+            let first = built[0].0.upper_bound(edges[0]);
+            let stop = built[0].0.upper_bound(*edges.last().unwrap());
+            for mode in DrawMode::ALL {
+                let naive = summarize_naive(&steps[0], &edges, mode);
+                let mut scan = Vec::new();
+                summarize_scan(&steps[0], &edges, first, stop, mode, &mut scan);
+                prop_assert_eq!(&scan, &naive, "{} scan", mode);
+                let mut tree = Vec::new();
+                summarize_pyramid(&steps[0], &pyramids[0], &edges, first, mode, &mut tree);
+                let group_naive = summarize_group_naive(&steps, &edges, mode);
+                let mut group = Vec::new();
+                summarize_group(&pairs, &edges, mode, &mut group);
+                if mode == DrawMode::Dominant {
+                    let exact = pyramids[0].dominant_is_exact();
+                    check_dominant(&tree, &naive, &rows[..1], &edges, NULL, exact, "pyramid");
+                    check_dominant(&group, &group_naive, &rows, &edges, NULL, false, "group");
+                } else {
+                    prop_assert_eq!(&tree, &naive, "{} pyramid", mode);
+                    prop_assert_eq!(&group, &group_naive, "{} group", mode);
+                }
+            }
+        }
+    }
+}
