@@ -23,6 +23,10 @@ use prvscope_store::comm_index::{Bundles, CommIndex};
 use prvscope_store::signal::{SignalSpec, ViewSignals};
 use prvscope_store::summary::{DrawMode, Pixel};
 
+/// At most about this many communication lines in a picture (no frame rate to keep: 15
+/// times the viewer's).
+pub const RENDER_MAX_BUNDLES: usize = 15 * super::timeline::MAX_BUNDLES;
+
 /// What to draw.
 #[derive(Debug, Clone)]
 pub struct RenderOptions {
@@ -126,8 +130,7 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
         let rect =
             egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(width as f32, height as f32));
         let window = TimeWindow { start: t0, span };
-        let bundles =
-            frame::comm_bundles(&index, window, rect, &row_of, super::timeline::MAX_BUNDLES);
+        let bundles = frame::comm_bundles(&index, window, rect, &row_of, RENDER_MAX_BUNDLES);
         let center = |r: u32| (top(r as usize) + top(r as usize + 1)) as f32 * 0.5;
         for b in &bundles.bundles {
             let [p0, p1] = frame::bundle_segment(b, window, rect, &center);
@@ -156,31 +159,26 @@ fn rgba(c: egui::Color32) -> Rgba<u8> {
     Rgba([c.r(), c.g(), c.b(), 255])
 }
 
-/// A line of `width` pixels from `a` to `b`: every pixel whose centre is within half the
-/// width of the segment (at least the pixels a one-pixel line crosses).
+/// A line from `a` to `b`, `width` pixels thick: one pixel per step along its longer axis,
+/// widened to `width` pixels across it.
 #[allow(clippy::many_single_char_names)] // points and coordinates
 fn draw_line(image: &mut RgbaImage, a: egui::Pos2, b: egui::Pos2, width: f32, c: Rgba<u8>) {
-    let (w, h) = (image.width() as f32, image.height() as f32);
+    let (w, h) = (i64::from(image.width()), i64::from(image.height()));
     // Clip far ends to a little outside the picture (lines to rows out of the window).
-    let clamp = |p: egui::Pos2| egui::pos2(p.x.clamp(-w, 2.0 * w), p.y);
+    let clamp = |p: egui::Pos2| egui::pos2(p.x.clamp(-(w as f32), 2.0 * w as f32), p.y);
     let (a, b) = (clamp(a), clamp(b));
     let d = b - a;
+    let steep = d.y.abs() > d.x.abs();
     let steps = d.x.abs().max(d.y.abs()).ceil().max(1.0) as usize;
-    let half = (width * 0.5).max(0.5);
-    let r = half.ceil() as i64;
+    let thick = width.round().max(1.0) as i64;
+    let (from, to) = (-(thick - 1) / 2, thick / 2);
     for s in 0..=steps {
         let p = a + d * (s as f32 / steps as f32);
         let (cx, cy) = (p.x.floor() as i64, p.y.floor() as i64);
-        for dy in -r..=r {
-            for dx in -r..=r {
-                let (x, y) = (cx + dx, cy + dy);
-                if x < 0 || y < 0 || x as f32 >= w || y as f32 >= h {
-                    continue;
-                }
-                let q = egui::pos2(x as f32 + 0.5, y as f32 + 0.5);
-                if (dx == 0 && dy == 0) || (q - p).length() <= half {
-                    image.put_pixel(x as u32, y as u32, c);
-                }
+        for k in from..=to {
+            let (x, y) = if steep { (cx + k, cy) } else { (cx, cy + k) };
+            if (0..w).contains(&x) && (0..h).contains(&y) {
+                image.put_pixel(x as u32, y as u32, c);
             }
         }
     }

@@ -46,7 +46,7 @@ pub const MIN_LABEL_ROW_HEIGHT: f32 = 8.0;
 const SYNC_BUILD_RECORDS: u64 = 2_000_000;
 /// At most about this many communication lines are drawn; a window with more messages
 /// draws them as bundles (see [`prvscope_store::comm_index`]).
-pub const MAX_BUNDLES: usize = 6_000;
+pub const MAX_BUNDLES: usize = 20_000;
 
 /// A point the user clicked: row (index into the drawn rows) and tick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
