@@ -85,6 +85,7 @@ impl Tree {
     }
 
     /// The node of `key` under `parent`, made when new.
+    #[inline]
     fn child(&mut self, parent: u32, key: ScopeKey) -> u32 {
         let known = self
             .children
@@ -126,7 +127,8 @@ impl Tree {
 #[derive(Debug, Clone, Copy)]
 struct Ev {
     time: u64,
-    /// 0: a scope's null, 1: a scope's value, 2: a line event (the order at equal times).
+    /// 0: a scope's null, 1: a scope's value, 2: a line event (the order at equal times; a
+    /// `Replace` type has one event per time, its last there).
     order: u8,
     ty: u32,
     value: u64,
@@ -163,16 +165,21 @@ pub(super) fn walk_thread(
             if got == 0 {
                 break;
             }
-            for (k, (&time, &value)) in buf_t.iter().zip(&buf_v).take(got).enumerate() {
-                // A `Replace` type's value at a time is its last event there.
-                if template.nesting == Nesting::Replace && template.line.is_none() {
-                    let next = match buf_t.get(k + 1).filter(|_| k + 1 < got) {
-                        Some(&n) => Some(n),
-                        None => (i + got < stop).then(|| col.time.get(i + got)),
-                    };
-                    if next == Some(time) {
-                        continue;
-                    }
+            let times = buf_t.get(..got).unwrap_or_default();
+            let values = buf_v.get(..got).unwrap_or_default();
+            // A `Replace` type's value at a time is its last event there: an event followed
+            // by one at the same time is skipped.
+            let collapse = template.nesting == Nesting::Replace && template.line.is_none();
+            // The time of the event after this block (`u64::MAX`, never an event's time
+            // before `t1`, when there is none).
+            let after = if i + got < stop {
+                col.time.get(i + got)
+            } else {
+                u64::MAX
+            };
+            for (k, (&time, &value)) in times.iter().zip(values).enumerate() {
+                if collapse && times.get(k + 1).copied().unwrap_or(after) == time {
+                    continue;
                 }
                 let order = if template.line.is_some() {
                     2
@@ -320,6 +327,36 @@ pub(super) fn walk_thread(
             };
             if e.nesting == Nesting::Replace {
                 let null = ctx.is_null(e.value);
+                // The common case first: the type's frame is the top one, with nothing above
+                // it to re-link.
+                if replaced == stack.len()
+                    && let Some(top) = stack.last_mut()
+                    && top.key.ty == e.ty
+                {
+                    if null {
+                        stack.pop();
+                        replaced -= 1;
+                    } else {
+                        if top.key != key {
+                            let parent = stack
+                                .len()
+                                .checked_sub(2)
+                                .and_then(|i| stack.get(i))
+                                .map_or(0, |f| f.node);
+                            let node = tree.child(parent, key);
+                            if let Some(top) = stack.last_mut() {
+                                *top = Frame {
+                                    key,
+                                    node,
+                                    rank: top.rank,
+                                };
+                            }
+                        }
+                        let node = stack.last().map_or(0, |f| f.node);
+                        tree.enter(node, in_window);
+                    }
+                    continue;
+                }
                 match replace(&mut tree, &mut stack, &mut replaced, key, e.rank, null) {
                     Replaced::Entered(node) => tree.enter(node, in_window),
                     Replaced::NotOpen if in_window => report.exits_without_entry += 1,
