@@ -44,6 +44,26 @@ fn missing_shared_traces_are_skipped_outside_ci() {
     );
 }
 
+/// Every trace in the folders of `root` (`../shared/traces`): plain, gzip and xz, sorted.
+pub fn shared_trace_files(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in std::fs::read_dir(root).unwrap() {
+        let dir = dir.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&dir).unwrap() {
+            let f = f.unwrap().path();
+            let name = f.to_string_lossy();
+            if name.ends_with(".prv") || name.ends_with(".prv.gz") || name.ends_with(".prv.xz") {
+                out.push(f);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")

@@ -2,7 +2,6 @@
 //! every pixel is what the naive per-pixel computation says, and the command line writes the
 //! PNG and the CSV of what each pixel shows.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
@@ -12,27 +11,7 @@ use prvscope_store::summary::{self, DrawMode};
 use prvscope_viewer::render::{self, RenderOptions};
 use prvscope_viewer::rows::Level;
 
-use crate::common::{load, shared_traces, temp_dir};
-
-/// Every trace of `../shared/traces` (plain, gzip and xz).
-fn shared_trace_files(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for dir in std::fs::read_dir(root).unwrap() {
-        let dir = dir.unwrap().path();
-        if !dir.is_dir() {
-            continue;
-        }
-        for f in std::fs::read_dir(&dir).unwrap() {
-            let f = f.unwrap().path();
-            let name = f.to_string_lossy();
-            if name.ends_with(".prv") || name.ends_with(".prv.gz") || name.ends_with(".prv.xz") {
-                out.push(f);
-            }
-        }
-    }
-    out.sort();
-    out
-}
+use crate::common::{load, shared_trace_files, shared_traces, temp_dir};
 
 fn options(view: SignalSpec, width: u32, height: u32) -> RenderOptions {
     RenderOptions {

@@ -34,6 +34,11 @@ fn check(h: &Harness<'_, App>, op: &str) {
         "after {op}: {w:?} beyond {end}"
     );
     assert!(
+        t.area().is_finite() && t.area().height() > 0.0,
+        "after {op}: timeline area {:?}",
+        t.area()
+    );
+    assert!(
         t.first_row() < t.rows().len().max(1),
         "after {op}: first row {}",
         t.first_row()

@@ -411,6 +411,8 @@ impl eframe::App for App {
             egui::Panel::bottom("scopes")
                 .default_size((height * 0.4).clamp(160.0, 420.0))
                 .min_size(120.0)
+                // The timeline keeps at least 40% of the height, whatever the panel's content.
+                .max_size((height * 0.6).max(120.0))
                 .resizable(true)
                 .show(ui, |ui| {
                     l.scopes.ui(ui);
