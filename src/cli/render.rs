@@ -47,7 +47,7 @@ pub struct Args {
     #[arg(long, default_value_t = 600)]
     pub height: u32,
     /// Draw communications.
-    #[arg(long, default_value = "on", value_parser = on_off)]
+    #[arg(long, default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
     pub comms: bool,
     /// The PNG to write.
     #[arg(short = 'o', long = "output")]

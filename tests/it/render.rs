@@ -174,6 +174,17 @@ fn render_writes_the_png_and_what_each_pixel_shows() {
     let last = rows.iter().rfind(|r| r[0] == "1").unwrap();
     assert_eq!(last[5..], ["9", "MPI_Reduce"]);
     assert!(rows.iter().any(|r| r[5].is_empty() && r[6].is_empty()));
+    // Without communications the legend says nothing of them.
+    let off = Command::new(env!("CARGO_BIN_EXE_prvscope"))
+        .arg("render")
+        .arg(root.join("extrae_mpi_prime16/prime_v0.prv"))
+        .args(["--comms", "off", "--width", "300", "--height", "160", "-o"])
+        .arg(dir.join("off.png"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&off.stderr);
+    assert!(off.status.success(), "{stderr}");
+    assert!(!stderr.contains("Communications:"), "{stderr}");
     // A wrong level or an impossible size is refused with a message.
     let bad = Command::new(env!("CARGO_BIN_EXE_prvscope"))
         .arg("render")

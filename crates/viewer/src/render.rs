@@ -23,9 +23,9 @@ use prvscope_store::comm_index::{Bundles, CommIndex};
 use prvscope_store::signal::{SignalSpec, ViewSignals};
 use prvscope_store::summary::{DrawMode, Pixel};
 
-/// At most about this many communication lines in a picture (no frame rate to keep: 15
+/// At most about this many communication lines in a picture (no frame rate to keep: five
 /// times the viewer's).
-pub const RENDER_MAX_BUNDLES: usize = 15 * super::timeline::MAX_BUNDLES;
+pub const RENDER_MAX_BUNDLES: usize = 5 * super::timeline::MAX_BUNDLES;
 
 /// What to draw.
 #[derive(Debug, Clone)]
