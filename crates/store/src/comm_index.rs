@@ -88,68 +88,142 @@ pub struct BundleQuery<'a> {
     pub max_bundles: usize,
 }
 
+/// `comms` ordered by (sender, receiver), stable (send-time order within a pair).
+struct ByPair {
+    /// Index into `comms` of each position, and its logical send and receive times.
+    order: Vec<u32>,
+    lsend: Vec<u64>,
+    lrecv: Vec<u64>,
+    /// (sender, receiver, start, end) of each pair, in order.
+    pairs: Vec<(u32, u32, usize, usize)>,
+}
+
+/// Orders `comms` by pair: a counting sort when the pairs are few enough to count in a
+/// table, else a parallel stable sort.
+fn by_pair(comms: &[Comm]) -> ByPair {
+    let rows = comms
+        .iter()
+        .map(|c| c.send_row.max(c.recv_row) as usize + 1)
+        .max()
+        .unwrap_or(0);
+    match rows.checked_mul(rows) {
+        Some(table) if table <= (4 * comms.len()).max(1 << 16) => by_pair_counted(comms, rows),
+        _ => by_pair_sorted(comms),
+    }
+}
+
+fn index(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+/// [`by_pair`] with a parallel stable sort.
+fn by_pair_sorted(comms: &[Comm]) -> ByPair {
+    use rayon::prelude::*;
+    let mut keyed: Vec<(u32, u32, u32)> = comms
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.send_row, c.recv_row, index(i)))
+        .collect();
+    keyed.par_sort_by_key(|k| (k.0, k.1));
+    let mut pairs: Vec<(u32, u32, usize, usize)> = Vec::new();
+    for (k, &(s, r, _)) in keyed.iter().enumerate() {
+        match pairs.last_mut() {
+            Some(p) if (p.0, p.1) == (s, r) => p.3 = k + 1,
+            _ => pairs.push((s, r, k, k + 1)),
+        }
+    }
+    let at = |i: u32| comms.get(i as usize);
+    ByPair {
+        lsend: keyed
+            .par_iter()
+            .map(|k| at(k.2).map_or(0, |c| c.lsend))
+            .collect(),
+        lrecv: keyed
+            .par_iter()
+            .map(|k| at(k.2).map_or(0, |c| c.lrecv))
+            .collect(),
+        order: keyed.into_iter().map(|k| k.2).collect(),
+        pairs,
+    }
+}
+
+/// [`by_pair`] with a counting sort over a table of `rows * rows` pairs (every row of
+/// `comms` is below `rows`).
+fn by_pair_counted(comms: &[Comm], rows: usize) -> ByPair {
+    let (n, table) = (comms.len(), rows * rows);
+    let key = |c: &Comm| c.send_row as usize * rows + c.recv_row as usize;
+    let mut start = vec![0usize; table + 1];
+    for c in comms {
+        start[key(c) + 1] += 1;
+    }
+    for k in 0..table {
+        start[k + 1] += start[k];
+    }
+    let mut pairs = Vec::new();
+    for k in 0..table {
+        if start[k + 1] > start[k] {
+            let (s, r) = (k / rows, k % rows);
+            pairs.push((index(s), index(r), start[k], start[k + 1]));
+        }
+    }
+    let (mut order, mut lsend, mut lrecv) = (vec![0u32; n], vec![0u64; n], vec![0u64; n]);
+    for (i, c) in comms.iter().enumerate() {
+        let slot = &mut start[key(c)];
+        order[*slot] = index(i);
+        lsend[*slot] = c.lsend;
+        lrecv[*slot] = c.lrecv;
+        *slot += 1;
+    }
+    ByPair {
+        order,
+        lsend,
+        lrecv,
+        pairs,
+    }
+}
+
 impl CommIndex {
     /// Groups `comms` (the store's, sorted by logical send time) by pair.
-    #[allow(clippy::many_single_char_names)] // positions and times
     pub fn build(comms: &[Comm]) -> Self {
-        let mut keyed: Vec<(u32, u32, u32)> = comms
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (c.send_row, c.recv_row, u32::try_from(i).unwrap_or(u32::MAX)))
-            .collect();
-        // Stable: within a pair the store's send-time order is kept.
-        keyed.sort_by_key(|k| (k.0, k.1));
-        let n = keyed.len();
-        let mut index = CommIndex {
-            pairs: Vec::new(),
-            order: Vec::with_capacity(n),
-            lsend: Vec::with_capacity(n),
-            lrecv: Vec::with_capacity(n),
-            sum_send: Vec::with_capacity(n + 1),
-            sum_recv: Vec::with_capacity(n + 1),
-        };
-        let mut i = 0;
-        while i < n {
-            let (s, r, _) = keyed[i];
-            let mut j = i;
-            let base = comms.get(keyed[i].2 as usize).map_or(0, |c| c.lsend);
+        let ByPair {
+            order,
+            lsend,
+            lrecv,
+            pairs: ranges,
+        } = by_pair(comms);
+        let n = order.len();
+        let mut pairs = Vec::with_capacity(ranges.len());
+        let mut sum_send = Vec::with_capacity(n);
+        let mut sum_recv = Vec::with_capacity(n);
+        for (send, recv, start, end) in ranges {
+            let base = lsend[start];
             let mut max_latency = 0;
             let (mut acc_s, mut acc_r) = (0.0_f64, 0.0_f64);
-            while j < n && keyed[j].0 == s && keyed[j].1 == r {
-                let c = comms.get(keyed[j].2 as usize).copied().unwrap_or(Comm {
-                    send_row: s,
-                    recv_row: r,
-                    send_cpu: 0,
-                    recv_cpu: 0,
-                    lsend: base,
-                    psend: base,
-                    lrecv: base,
-                    precv: base,
-                    size: 0,
-                    tag: 0,
-                });
-                index.order.push(keyed[j].2);
-                index.lsend.push(c.lsend);
-                index.lrecv.push(c.lrecv);
-                index.sum_send.push(acc_s);
-                index.sum_recv.push(acc_r);
-                acc_s += (c.lsend - base) as f64;
-                acc_r += c.lrecv as f64 - base as f64;
-                max_latency = max_latency.max(c.lrecv.saturating_sub(c.lsend));
-                j += 1;
+            for (&ls, &lr) in lsend[start..end].iter().zip(&lrecv[start..end]) {
+                sum_send.push(acc_s);
+                sum_recv.push(acc_r);
+                acc_s += (ls - base) as f64;
+                acc_r += lr as f64 - base as f64;
+                max_latency = max_latency.max(lr.saturating_sub(ls));
             }
             // One more prefix entry per pair would shift positions; instead the pair's
             // total is recomputed from its last element when needed (see `mean`).
-            index.pairs.push(Pair {
-                send: s,
-                recv: r,
-                start: i,
-                end: j,
+            pairs.push(Pair {
+                send,
+                recv,
+                start,
+                end,
                 max_latency,
             });
-            i = j;
         }
-        index
+        CommIndex {
+            pairs,
+            order,
+            lsend,
+            lrecv,
+            sum_send,
+            sum_recv,
+        }
     }
 
     /// Heap bytes held.
@@ -334,6 +408,44 @@ mod tests {
             size: 8,
             tag: 1,
         }
+    }
+
+    #[test]
+    fn counting_and_sorting_order_pairs_alike() {
+        // A fixed pseudo-random set of messages over 300 rows, many per pair.
+        let mut x = 7_u64;
+        let mut next = move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let v: Vec<Comm> = (0..50_000)
+            .map(|_| {
+                let t = next(1_000_000);
+                comm(next(300) as u32, next(300) as u32, t, t + next(1000))
+            })
+            .collect();
+        let comms = sorted(v);
+        let (a, b) = (by_pair_counted(&comms, 300), by_pair_sorted(&comms));
+        assert_eq!(a.order, b.order);
+        assert_eq!(a.lsend, b.lsend);
+        assert_eq!(a.lrecv, b.lrecv);
+        assert_eq!(a.pairs, b.pairs);
+        assert!(a.pairs.len() > 30_000, "{}", a.pairs.len());
+        // In pair order, and within a pair in send order.
+        for &(s, r, start, end) in &a.pairs {
+            for k in start..end {
+                let c = &comms[a.order[k] as usize];
+                assert_eq!((c.send_row, c.recv_row), (s, r));
+                assert!(k == start || a.lsend[k - 1] <= a.lsend[k]);
+            }
+        }
+        assert!(
+            a.pairs
+                .windows(2)
+                .all(|w| (w[0].0, w[0].1) < (w[1].0, w[1].1))
+        );
     }
 
     fn sorted(mut v: Vec<Comm>) -> Vec<Comm> {

@@ -116,8 +116,7 @@ impl ViewSignals {
                 };
                 let (pyramid, values) = {
                     let steps = steps_of(&row, thread, sentinel);
-                    let values: BTreeSet<u64> =
-                        steps.value.iter().filter(|&v| v != sentinel).collect();
+                    let values = distinct_values(steps.value, sentinel);
                     (Pyramid::build(&steps), values)
                 };
                 (RowSignal { pyramid, ..row }, values)
@@ -275,6 +274,41 @@ fn view_value(v: u64, sentinel: u64, zero_is_null: bool) -> u64 {
     if zero_is_null && v == 0 { sentinel } else { v }
 }
 
+/// The distinct values of `column` other than `sentinel`. Read in blocks; a value equal to
+/// the one before it, or among the first few distinct ones, costs no set lookup (rows
+/// usually alternate between a handful of values).
+fn distinct_values(column: &ValueColumn, sentinel: u64) -> BTreeSet<u64> {
+    const FEW: usize = 16;
+    let mut few: Vec<u64> = Vec::with_capacity(FEW);
+    let mut many = BTreeSet::new();
+    let mut last = sentinel;
+    let mut buf = vec![0u64; 4096];
+    let mut pos = 0;
+    while pos < column.len() {
+        let n = column.read(pos, &mut buf);
+        if n == 0 {
+            break;
+        }
+        for &v in &buf[..n] {
+            if v == last || v == sentinel {
+                continue;
+            }
+            last = v;
+            if few.contains(&v) {
+                continue;
+            }
+            if few.len() < FEW {
+                few.push(v);
+            } else {
+                many.insert(v);
+            }
+        }
+        pos += n;
+    }
+    many.extend(few);
+    many
+}
+
 fn state_points(thread: &ThreadData, sentinel: u64, zero_is_null: bool) -> Source {
     let s = &thread.states;
     if s.is_empty() {
@@ -284,9 +318,11 @@ fn state_points(thread: &ThreadData, sentinel: u64, zero_is_null: bool) -> Sourc
     let mut values = Vec::with_capacity(s.len() + 1);
     let begins: Vec<u64> = s.begin.iter().collect();
     let ends: Vec<u64> = s.end.iter().collect();
-    for (i, (&b, &e)) in begins.iter().zip(&ends).enumerate() {
+    let mut state_values = vec![0; s.value.len()];
+    s.value.read(0, &mut state_values);
+    for (i, ((&b, &e), &v)) in begins.iter().zip(&ends).zip(&state_values).enumerate() {
         times.push(b);
-        values.push(view_value(s.value.get(i), sentinel, zero_is_null));
+        values.push(view_value(v, sentinel, zero_is_null));
         let next = begins.get(i + 1).copied();
         if next.is_none_or(|n| e < n) {
             times.push(e);
@@ -353,6 +389,29 @@ fn event_points(thread: &ThreadData, types: &[u32], sentinel: u64, zero_is_null:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn distinct_values_are_the_naive_set() {
+        let sentinel = u64::MAX;
+        let mut x = 3_u64;
+        let mut next = move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for distinct in [1_u64, 3, 16, 17, 40, 100_000] {
+            let values: Vec<u64> = (0..20_000)
+                .map(|_| match next(10) {
+                    0 => sentinel,
+                    _ => next(distinct),
+                })
+                .collect();
+            let column = ValueColumn::from_values(&values, sentinel);
+            let naive: BTreeSet<u64> = values.iter().copied().filter(|&v| v != sentinel).collect();
+            assert_eq!(distinct_values(&column, sentinel), naive, "{distinct}");
+        }
+    }
     use crate::summary::{summarize_group_naive, summarize_naive};
     use crate::{EventColumn, NullPolicy, StateColumns};
 

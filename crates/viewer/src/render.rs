@@ -77,10 +77,16 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
         config.mode = mode;
     }
     config.comms = opts.comms;
-    let signals = ViewSignals::build(
-        Arc::clone(&trace.store),
-        config.spec.clone(),
-        config.zero_is_null,
+    // The communication index is built beside the view (its sort is one thread's work).
+    let (signals, index) = rayon::join(
+        || {
+            ViewSignals::build(
+                Arc::clone(&trace.store),
+                config.spec.clone(),
+                config.zero_is_null,
+            )
+        },
+        || opts.comms.then(|| CommIndex::build(trace.store.comms())),
     );
     let coloring = Coloring::new(trace, &config, signals.values());
     let mut grouping = Grouping::default();
@@ -114,17 +120,20 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
     for (i, row) in pixels.iter().enumerate() {
         let (y0, y1) = (top(i), top(i + 1));
         let y1 = if y1 - y0 >= 6 { y1 - 1 } else { y1 };
-        for (x, p) in row.iter().enumerate().take(width as usize) {
-            if let Some(c) = coloring.color(p.value) {
-                let c = rgba(c);
-                for y in y0..y1 {
-                    image.put_pixel(x as u32, y, c);
+        let colours: Vec<Option<Rgba<u8>>> = row
+            .iter()
+            .take(width as usize)
+            .map(|p| coloring.color(p.value).map(rgba))
+            .collect();
+        for y in y0..y1 {
+            for (x, c) in colours.iter().enumerate() {
+                if let Some(c) = c {
+                    image.put_pixel(x as u32, y, *c);
                 }
             }
         }
     }
-    let comms = opts.comms.then(|| {
-        let index = CommIndex::build(trace.store.comms());
+    let comms = index.map(|index| {
         let drawn = drawn_row_of_thread(&rows, trace.store.threads().len());
         let row_of = |thread: u32| *drawn.get(thread as usize)?;
         let rect =
@@ -132,16 +141,17 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
         let window = TimeWindow { start: t0, span };
         let bundles = frame::comm_bundles(&index, window, rect, &row_of, RENDER_MAX_BUNDLES);
         let center = |r: u32| (top(r as usize) + top(r as usize + 1)) as f32 * 0.5;
-        for b in &bundles.bundles {
-            let [p0, p1] = frame::bundle_segment(b, window, rect, &center);
-            draw_line(
-                &mut image,
-                p0,
-                p1,
-                frame::bundle_width(b.count),
-                rgba(theme::COMM),
-            );
-        }
+        let lines: Vec<([egui::Pos2; 2], f32)> = bundles
+            .bundles
+            .iter()
+            .map(|b| {
+                (
+                    frame::bundle_segment(b, window, rect, &center),
+                    frame::bundle_width(b.count),
+                )
+            })
+            .collect();
+        draw_lines(&mut image, &lines, rgba(theme::COMM));
         bundles
     });
     Ok(Rendered {
@@ -159,11 +169,50 @@ fn rgba(c: egui::Color32) -> Rgba<u8> {
     Rgba([c.r(), c.g(), c.b(), 255])
 }
 
-/// A line from `a` to `b`, `width` pixels thick: one pixel per step along its longer axis,
-/// widened to `width` pixels across it.
+/// Lines from `a` to `b`, `width` pixels thick, in colour `c` (see [`draw_line`]), drawn
+/// in horizontal bands of the picture in parallel.
+fn draw_lines(image: &mut RgbaImage, lines: &[([egui::Pos2; 2], f32)], c: Rgba<u8>) {
+    use rayon::prelude::*;
+    let (w, h) = (image.width(), image.height());
+    if w == 0 || h == 0 {
+        return;
+    }
+    let threads = u32::try_from(rayon::current_num_threads()).unwrap_or(1);
+    let band_rows = h.div_ceil(4 * threads.max(1)).max(8);
+    let buf: &mut [u8] = image;
+    buf.par_chunks_mut(band_rows as usize * w as usize * 4)
+        .enumerate()
+        .for_each(|(k, band)| {
+            let rows_here = band.len() / (4 * w as usize);
+            let mut band = Band {
+                buf: band,
+                width: i64::from(w),
+                y0: i64::from(band_rows) * i64::try_from(k).unwrap_or(i64::MAX / 2),
+                height: i64::try_from(rows_here).unwrap_or(0),
+                picture_height: i64::from(h),
+            };
+            for &([a, b], width) in lines {
+                draw_line(&mut band, a, b, width, c);
+            }
+        });
+}
+
+/// Rows `[y0, y0 + height)` of a picture `width` pixels wide and `picture_height` high.
+struct Band<'a> {
+    buf: &'a mut [u8],
+    width: i64,
+    y0: i64,
+    height: i64,
+    picture_height: i64,
+}
+
+/// A line from `a` to `b`, `width` pixels thick: one pixel per step along its longer axis
+/// (step `s` of `n` at `a + (b - a) * s / n`, floored), widened to `width` pixels across it.
+/// Only the steps whose pixels can fall inside `band` are walked, and only its pixels are
+/// written.
 #[allow(clippy::many_single_char_names)] // points and coordinates
-fn draw_line(image: &mut RgbaImage, a: egui::Pos2, b: egui::Pos2, width: f32, c: Rgba<u8>) {
-    let (w, h) = (i64::from(image.width()), i64::from(image.height()));
+fn draw_line(band: &mut Band<'_>, a: egui::Pos2, b: egui::Pos2, width: f32, c: Rgba<u8>) {
+    let (w, h) = (band.width, band.picture_height);
     // Clip far ends to a little outside the picture (lines to rows out of the window).
     let clamp = |p: egui::Pos2| egui::pos2(p.x.clamp(-(w as f32), 2.0 * w as f32), p.y);
     let (a, b) = (clamp(a), clamp(b));
@@ -172,16 +221,59 @@ fn draw_line(image: &mut RgbaImage, a: egui::Pos2, b: egui::Pos2, width: f32, c:
     let steps = d.x.abs().max(d.y.abs()).ceil().max(1.0) as usize;
     let thick = width.round().max(1.0) as i64;
     let (from, to) = (-(thick - 1) / 2, thick / 2);
-    for s in 0..=steps {
-        let p = a + d * (s as f32 / steps as f32);
-        let (cx, cy) = (p.x.floor() as i64, p.y.floor() as i64);
+    // The steps whose point is within `thick + 1` pixels of the band, on both axes.
+    let margin = (thick + 1) as f32;
+    let (y_lo, y_hi) = (band.y0 as f32, (band.y0 + band.height) as f32);
+    let (mut s0, mut s1) = (0.0_f32, steps as f32);
+    for (start, delta, lo, hi) in [
+        (a.x, d.x, -margin, w as f32 + margin),
+        (a.y, d.y, y_lo - margin, y_hi + margin),
+    ] {
+        if delta == 0.0 {
+            if !(lo..=hi).contains(&start) {
+                return;
+            }
+        } else {
+            let at = |m: f32| (m - start) / delta * steps as f32;
+            let (p, q) = (at(lo), at(hi));
+            s0 = s0.max(p.min(q).floor());
+            s1 = s1.min(p.max(q).ceil());
+        }
+    }
+    if s1 < s0 {
+        return;
+    }
+    let (s0, s1) = (s0.max(0.0) as usize, (s1.max(0.0) as usize).min(steps));
+    let _ = h;
+    let (y0, band_h, stride) = (band.y0, band.height, w as usize);
+    let buf = &mut *band.buf;
+    let mut put = |x: i64, y: i64| {
+        let y = y - y0;
+        if (0..w).contains(&x) && (0..band_h).contains(&y) {
+            let i = (y as usize * stride + x as usize) * 4;
+            if let Some(px) = buf.get_mut(i..i + 4) {
+                px.copy_from_slice(&c.0);
+            }
+        }
+    };
+    let inv = 1.0 / steps as f32;
+    for s in s0..=s1 {
+        let f = s as f32 * inv;
+        let (cx, cy) = (floor_i64(a.x + d.x * f), floor_i64(a.y + d.y * f));
         for k in from..=to {
-            let (x, y) = if steep { (cx + k, cy) } else { (cx, cy + k) };
-            if (0..w).contains(&x) && (0..h).contains(&y) {
-                image.put_pixel(x as u32, y as u32, c);
+            if steep {
+                put(cx + k, cy);
+            } else {
+                put(cx, cy + k);
             }
         }
     }
+}
+
+/// `v` rounded down (as `f32::floor`, without the library call it makes on baseline x86-64).
+fn floor_i64(v: f32) -> i64 {
+    let i = v as i64;
+    if (i as f32) > v { i - 1 } else { i }
 }
 
 impl Rendered {
@@ -228,5 +320,84 @@ fn csv_field(s: &str) -> String {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same line drawn the simplest way: every step, `f32::floor`, the whole picture.
+    fn naive_line(image: &mut RgbaImage, a: egui::Pos2, b: egui::Pos2, width: f32, c: Rgba<u8>) {
+        let (w, h) = (i64::from(image.width()), i64::from(image.height()));
+        let clamp = |p: egui::Pos2| egui::pos2(p.x.clamp(-(w as f32), 2.0 * w as f32), p.y);
+        let (a, b) = (clamp(a), clamp(b));
+        let d = b - a;
+        let steep = d.y.abs() > d.x.abs();
+        let steps = d.x.abs().max(d.y.abs()).ceil().max(1.0) as usize;
+        let thick = width.round().max(1.0) as i64;
+        for s in 0..=steps {
+            let f = s as f32 * (1.0 / steps as f32);
+            let (cx, cy) = (
+                (a.x + d.x * f).floor() as i64,
+                (a.y + d.y * f).floor() as i64,
+            );
+            for k in -(thick - 1) / 2..=thick / 2 {
+                let (x, y) = if steep { (cx + k, cy) } else { (cx, cy + k) };
+                if (0..w).contains(&x) && (0..h).contains(&y) {
+                    image.put_pixel(x as u32, y as u32, c);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lines_drawn_in_bands_are_the_naive_lines() {
+        // splitmix64: a fixed sequence of cases.
+        let mut state = 14_u64;
+        let mut next = move || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        let mut range =
+            |lo: f32, hi: f32| lo + (hi - lo) * ((next() >> 40) as f32 / (1 << 24) as f32);
+        for (w, h) in [(1400, 800), (97, 61), (3, 300), (300, 1)] {
+            let mut lines = Vec::new();
+            for _ in 0..2000 {
+                let a = egui::pos2(
+                    range(-3.0 * w as f32, 4.0 * w as f32),
+                    range(-2.0, h as f32 + 2.0),
+                );
+                let b = egui::pos2(
+                    range(-3.0 * w as f32, 4.0 * w as f32),
+                    range(-2.0, h as f32 + 2.0),
+                );
+                // Some vertical, horizontal and point-like lines too.
+                let b = match (range(0.0, 8.0)) as u32 {
+                    0 => egui::pos2(a.x, b.y),
+                    1 => egui::pos2(b.x, a.y),
+                    2 => a,
+                    _ => b,
+                };
+                lines.push(([a, b], range(0.5, 4.5)));
+            }
+            let c = Rgba([255, 255, 0, 255]);
+            let mut fast = RgbaImage::new(w, h);
+            draw_lines(&mut fast, &lines, c);
+            let mut naive = RgbaImage::new(w, h);
+            for &([a, b], width) in &lines {
+                naive_line(&mut naive, a, b, width, c);
+            }
+            let differ = fast
+                .pixels()
+                .zip(naive.pixels())
+                .filter(|(x, y)| x != y)
+                .count();
+            assert_eq!(differ, 0, "{w}x{h}: {differ} pixels differ");
+            assert!(naive.pixels().any(|p| *p == c), "{w}x{h}: nothing drawn");
+        }
     }
 }
