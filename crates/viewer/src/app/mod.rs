@@ -83,6 +83,10 @@ pub struct App {
     pub(crate) scopes_forced: bool,
     /// The whole-frame times eframe reported for the last frames, in seconds (newest last).
     frame_times: std::collections::VecDeque<f32>,
+    /// View > Measure frame rate: repaint continuously and time frame to frame.
+    pub(crate) measure_rate: bool,
+    /// When the last frames began (newest last), while the frame rate is measured.
+    pub(crate) frame_starts: std::collections::VecDeque<std::time::Instant>,
     /// The context the app draws in: background work repaints it when done.
     ctx: egui::Context,
 }
@@ -128,6 +132,8 @@ impl App {
             start_mode: None,
             show_timings: true,
             frame_times: std::collections::VecDeque::new(),
+            measure_rate: false,
+            frame_starts: std::collections::VecDeque::new(),
             scopes_forced: false,
             ctx: ctx.clone(),
         };
@@ -223,6 +229,28 @@ impl App {
         let last = *self.frame_times.back()?;
         let worst = self.frame_times.iter().copied().fold(0.0, f32::max);
         Some((last * 1e3, worst * 1e3))
+    }
+
+    /// While the frame rate is measured: the mean and the longest time from one frame's
+    /// start to the next over the last [`FRAME_HISTORY`] frames, in milliseconds. Unlike
+    /// [`Self::frame_ms`] this holds everything, the wait for the screen included.
+    pub fn frame_interval_ms(&self) -> Option<(f64, f64)> {
+        let (first, last) = (self.frame_starts.front()?, self.frame_starts.back()?);
+        let n = self.frame_starts.len().checked_sub(1).filter(|&n| n > 0)?;
+        let mean = last.duration_since(*first).as_secs_f64() * 1e3 / n as f64;
+        let longest = self
+            .frame_starts
+            .iter()
+            .zip(self.frame_starts.iter().skip(1))
+            .map(|(a, b)| b.duration_since(*a).as_secs_f64() * 1e3)
+            .fold(0.0, f64::max);
+        Some((mean, longest))
+    }
+
+    /// Turns the frame-rate measurement on or off (View menu).
+    pub fn set_measure_rate(&mut self, on: bool) {
+        self.measure_rate = on;
+        self.frame_starts.clear();
     }
 
     /// Starts loading a trace in the background (the current one stays until it is ready).
@@ -376,6 +404,13 @@ impl eframe::App for App {
             self.title = title;
         }
 
+        if self.measure_rate {
+            self.frame_starts.push_back(std::time::Instant::now());
+            while self.frame_starts.len() > FRAME_HISTORY + 1 {
+                self.frame_starts.pop_front();
+            }
+            ctx.request_repaint();
+        }
         if let Some(t) = frame.info().cpu_usage {
             self.frame_times.push_back(t);
             while self.frame_times.len() > FRAME_HISTORY {
@@ -408,17 +443,25 @@ impl eframe::App for App {
         }
         if scopes_shown && let Some(l) = &mut self.loaded {
             let height = ui.available_height();
+            // The first height is the window's, not what the other panels leave: the status
+            // bar is a line taller while a load ends, and egui keeps the first size it gets.
+            let window = ui.ctx().content_rect().height();
             egui::Panel::bottom("scopes")
-                .default_size((height * 0.4).clamp(160.0, 420.0))
+                .default_size((window * 0.4).clamp(160.0, 420.0))
                 .min_size(120.0)
                 // The timeline keeps at least 40% of the height, whatever the panel's content.
                 .max_size((height * 0.6).max(120.0))
                 .resizable(true)
                 .show(ui, |ui| {
-                    l.scopes.ui(ui);
-                    // Keep the panel's height while the content is short ("analysing…"):
-                    // egui remembers a panel's size from what its content used.
-                    ui.allocate_space(ui.available_size());
+                    // The panel's height is the user's (or the default), never its content's:
+                    // egui remembers a panel's size from what its content used, so content is
+                    // laid out in a child clipped to the panel, which takes the whole panel
+                    // whether the content is short ("analysing…") or, for a frame, tall.
+                    let rect = ui.available_rect_before_wrap();
+                    let mut child = ui.new_child(egui::UiBuilder::new().max_rect(rect));
+                    child.set_clip_rect(rect.intersect(ui.clip_rect()));
+                    l.scopes.ui(&mut child);
+                    ui.advance_cursor_after_rect(rect);
                 });
         }
         egui::CentralPanel::default().show(ui, |ui| {
