@@ -196,10 +196,13 @@ fn generated_1g_64() -> PathBuf {
     path
 }
 
-/// Whole frames of the viewer, end to end (the app's code and egui's layout, then
-/// tessellation and painting by the software renderer), in the default 1400x800 window on
-/// the generated 1 GB trace with communications on: each measured frame follows a wheel step
-/// (in, then out again at the same place), so its rows and lines are built anew.
+/// Whole frames of the viewer in the default 1400x800 window on the generated 1 GB trace with
+/// communications on, split as a window pays them: the frame's CPU work (the app's code,
+/// egui's layout and the tessellation into meshes) after a wheel step (in, then out again at
+/// the same place, so its rows and lines are built anew) and on an idle repaint; then the
+/// painting of those meshes by wgpu on the software Vulkan rasterizer (lavapipe) with the
+/// picture read back, which a machine with a GPU does not pay on its CPU. The window's own
+/// figures, frame to frame, are in the README (`prvscope --measure-frame-rate`).
 fn end_to_end(c: &mut Criterion) {
     use egui::{Event, Modifiers, MouseWheelSource, MouseWheelUnit, TouchPhase};
     use egui_kittest::Harness;
@@ -224,17 +227,24 @@ fn end_to_end(c: &mut Criterion) {
         });
     let ctx = h.ctx.clone();
     h.state_mut().wait_for_load(&ctx);
+    h.state_mut().loaded_mut().expect("loaded").scopes.wait();
     for _ in 0..3 {
         h.step();
-        h.render().expect("rendering");
     }
     let area = h.state().loaded().expect("loaded").timeline.area();
     let p = pos2(area.left() + area.width() / 3.0, area.center().y);
     h.event(Event::PointerMoved(p));
     h.step();
+    // One frame: the app's step, then tessellation; returns the number of meshes.
+    let frame = |h: &mut Harness<'_, App>| {
+        h.step();
+        let shapes = h.output().shapes.clone();
+        let ppp = h.ctx.pixels_per_point();
+        h.ctx.tessellate(shapes, ppp).len()
+    };
     let mut sign = 1.0;
     let mut g = c.benchmark_group("frame_end_to_end");
-    g.sample_size(20).measurement_time(Duration::from_secs(10));
+    g.sample_size(30).measurement_time(Duration::from_secs(10));
     g.bench_function("wheel_step_1400x800_1gb_comms", |b| {
         b.iter(|| {
             h.event(Event::MouseWheel {
@@ -245,15 +255,22 @@ fn end_to_end(c: &mut Criterion) {
                 modifiers: Modifiers::NONE,
             });
             sign = -sign;
-            h.step();
-            h.render().expect("rendering").width()
+            frame(&mut h)
         });
     });
     // The same frame without anything new to build (hover, idle repaint).
-    g.bench_function("idle_1400x800_1gb_comms", |b| {
-        b.iter(|| {
-            h.step();
-            h.render().expect("rendering").width()
+    g.bench_function("idle_1400x800_1gb_comms", |b| b.iter(|| frame(&mut h)));
+    g.sample_size(10);
+    g.bench_function("paint_software_wgpu_1400x800_1gb_comms", |b| {
+        b.iter_custom(|iters| {
+            let mut painting = Duration::ZERO;
+            for _ in 0..iters {
+                h.step();
+                let started = std::time::Instant::now();
+                h.render().expect("rendering");
+                painting += started.elapsed();
+            }
+            painting
         });
     });
     g.finish();

@@ -33,6 +33,14 @@ struct Args {
     /// counters).
     #[arg(long)]
     draw_mode: Option<prvscope_store::summary::DrawMode>,
+    /// Repaint continuously and show the time from frame to frame in the status bar (View >
+    /// Measure frame rate).
+    #[arg(long)]
+    measure_frame_rate: bool,
+    /// How the window is painted: glow (OpenGL; several times faster without a GPU) or wgpu
+    /// (Vulkan).
+    #[arg(long, value_enum, default_value = "glow")]
+    renderer: prvscope_viewer::Renderer,
     #[command(flatten)]
     part: PartArgs,
 }
@@ -71,7 +79,13 @@ fn run(args: Args) -> anyhow::Result<()> {
                 skip_memory_check: args.part.skip_memory_check,
                 available_override: args.part.memory_budget,
             };
-            prvscope_viewer::run(source, args.null, args.view, args.draw_mode, request)
+            let start = prvscope_viewer::Start {
+                view: args.view,
+                mode: args.draw_mode,
+                measure_frame_rate: args.measure_frame_rate,
+                renderer: args.renderer,
+            };
+            prvscope_viewer::run(source, args.null, start, request)
         }
     }
 }

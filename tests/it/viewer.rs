@@ -534,3 +534,22 @@ fn the_default_window_on_jacobi_shows_all_24_threads() {
         24,
     );
 }
+
+#[test]
+fn measuring_the_frame_rate_times_frame_to_frame_and_says_so() {
+    let mut h = harness(LoadSource::Demo, None, (1400.0, 800.0));
+    assert!(h.state().frame_interval_ms().is_none(), "off by default");
+    h.get_by_label("View").click();
+    h.run_steps(2);
+    h.get_by_label("Measure frame rate").click();
+    h.run_steps(2);
+    h.key_press(Key::Escape);
+    let t = Instant::now();
+    h.run_steps(10);
+    let elapsed = t.elapsed().as_secs_f64() * 1e3;
+    let (mean, longest) = h.state().frame_interval_ms().expect("measured");
+    assert!(mean > 0.0 && longest >= mean, "{mean} {longest}");
+    // Ten frames cannot be further apart on average than the time they all took.
+    assert!(mean <= elapsed, "{mean} ms per frame, {elapsed} ms in all");
+    h.get_by_label_contains("ms frame to frame");
+}

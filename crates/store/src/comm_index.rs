@@ -413,20 +413,20 @@ mod tests {
     #[test]
     fn counting_and_sorting_order_pairs_alike() {
         // A fixed pseudo-random set of messages over 300 rows, many per pair.
-        let mut x = 7_u64;
+        let mut seed = 7_u64;
         let mut next = move |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
         };
-        let v: Vec<Comm> = (0..50_000)
+        let generated: Vec<Comm> = (0..50_000)
             .map(|_| {
                 let t = next(1_000_000);
                 comm(next(300) as u32, next(300) as u32, t, t + next(1000))
             })
             .collect();
-        let comms = sorted(v);
+        let comms = sorted(generated);
         let (a, b) = (by_pair_counted(&comms, 300), by_pair_sorted(&comms));
         assert_eq!(a.order, b.order);
         assert_eq!(a.lsend, b.lsend);
@@ -436,8 +436,8 @@ mod tests {
         // In pair order, and within a pair in send order.
         for &(s, r, start, end) in &a.pairs {
             for k in start..end {
-                let c = &comms[a.order[k] as usize];
-                assert_eq!((c.send_row, c.recv_row), (s, r));
+                let msg = &comms[a.order[k] as usize];
+                assert_eq!((msg.send_row, msg.recv_row), (s, r));
                 assert!(k == start || a.lsend[k - 1] <= a.lsend[k]);
             }
         }

@@ -328,24 +328,30 @@ mod tests {
     use super::*;
 
     /// The same line drawn the simplest way: every step, `f32::floor`, the whole picture.
-    fn naive_line(image: &mut RgbaImage, a: egui::Pos2, b: egui::Pos2, width: f32, c: Rgba<u8>) {
-        let (w, h) = (i64::from(image.width()), i64::from(image.height()));
-        let clamp = |p: egui::Pos2| egui::pos2(p.x.clamp(-(w as f32), 2.0 * w as f32), p.y);
-        let (a, b) = (clamp(a), clamp(b));
-        let d = b - a;
-        let steep = d.y.abs() > d.x.abs();
-        let steps = d.x.abs().max(d.y.abs()).ceil().max(1.0) as usize;
+    fn naive_line(
+        image: &mut RgbaImage,
+        from: egui::Pos2,
+        to: egui::Pos2,
+        width: f32,
+        colour: Rgba<u8>,
+    ) {
+        let (img_w, img_h) = (i64::from(image.width()), i64::from(image.height()));
+        let clamp = |p: egui::Pos2| egui::pos2(p.x.clamp(-(img_w as f32), 2.0 * img_w as f32), p.y);
+        let (from, to) = (clamp(from), clamp(to));
+        let delta = to - from;
+        let steep = delta.y.abs() > delta.x.abs();
+        let steps = delta.x.abs().max(delta.y.abs()).ceil().max(1.0) as usize;
         let thick = width.round().max(1.0) as i64;
-        for s in 0..=steps {
-            let f = s as f32 * (1.0 / steps as f32);
+        for step in 0..=steps {
+            let frac = step as f32 * (1.0 / steps as f32);
             let (cx, cy) = (
-                (a.x + d.x * f).floor() as i64,
-                (a.y + d.y * f).floor() as i64,
+                (from.x + delta.x * frac).floor() as i64,
+                (from.y + delta.y * frac).floor() as i64,
             );
             for k in -(thick - 1) / 2..=thick / 2 {
-                let (x, y) = if steep { (cx + k, cy) } else { (cx, cy + k) };
-                if (0..w).contains(&x) && (0..h).contains(&y) {
-                    image.put_pixel(x as u32, y as u32, c);
+                let (px, py) = if steep { (cx + k, cy) } else { (cx, cy + k) };
+                if (0..img_w).contains(&px) && (0..img_h).contains(&py) {
+                    image.put_pixel(px as u32, py as u32, colour);
                 }
             }
         }

@@ -137,6 +137,18 @@ impl App {
                         self.settings.show_scopes = scopes;
                         self.scopes_forced = scopes && !has_types;
                     }
+                    let mut measure = self.measure_rate;
+                    if ui
+                        .checkbox(&mut measure, "Measure frame rate")
+                        .on_hover_text(
+                            "Repaint continuously and show in the status bar the time from one \
+                             frame to the next, the wait for the screen included",
+                        )
+                        .changed()
+                    {
+                        self.measure_rate = measure;
+                        self.frame_starts.clear();
+                    }
                     if ui.button("Load report").clicked() {
                         self.show_report = true;
                     }

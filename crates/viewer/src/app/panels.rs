@@ -240,6 +240,19 @@ impl App {
                         l.timeline.last_build_ms
                     ));
                 }
+                if self.measure_rate
+                    && let Some((mean, longest)) = self.frame_interval_ms()
+                {
+                    ui.separator();
+                    ui.label(format!(
+                        "{:.0} frames/s: {mean:.1} ms frame to frame, longest {longest:.1} ms",
+                        1e3 / mean.max(1e-3)
+                    ))
+                    .on_hover_text(
+                        "Repainting continuously (View > Measure frame rate): the time from \
+                         the start of one frame to the next, waiting for the screen included",
+                    );
+                }
             }
             if !self.status.is_empty() {
                 ui.separator();
