@@ -51,6 +51,9 @@ enum Command {
     Stats(cli::stats::Args),
     Scopes(cli::scopes::Args),
     Render(cli::render::Args),
+    /// Run Paraver configuration files (.cfg) over a trace, with BSC paramedir's arguments and
+    /// output.
+    Paramedir(cli::paramedir::Args),
     Gen(cli::generate::Args),
 }
 
@@ -70,6 +73,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         Some(Command::Stats(a)) => cli::stats::run(&a),
         Some(Command::Scopes(a)) => cli::scopes::run(&a),
         Some(Command::Render(a)) => cli::render::run(&a),
+        Some(Command::Paramedir(a)) => cli::paramedir::run(&a),
         Some(Command::Gen(a)) => cli::generate::run(&a),
         None => {
             let source = args.trace.map_or(LoadSource::Demo, LoadSource::File);

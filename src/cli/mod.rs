@@ -3,6 +3,7 @@
 
 pub mod generate;
 pub mod info;
+pub mod paramedir;
 pub mod render;
 pub mod scopes;
 pub mod stats;

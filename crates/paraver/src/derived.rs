@@ -1,0 +1,158 @@
+//! Derived (composed) windows: two windows combined object by object (Paraver's
+//! `IntervalDerived`, `src/intervalderived.cpp`, and `src/semanticderivedfunctions.cpp`).
+//!
+//! Both parents are walked together: each step advances the parents whose interval ends
+//! where the last one ended, and the new interval runs to the earliest end among them
+//! (ends at the trace's end do not count while another parent ends earlier). Each parent's
+//! value is multiplied by its factor first.
+
+use crate::cfg::WindowCfg;
+use crate::window::{Computed, Interval};
+
+/// The operation of a derived window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DerivedFn {
+    Add,
+    Product,
+    Substract,
+    Divide,
+    Maximum,
+    Minimum,
+    Different,
+}
+
+impl DerivedFn {
+    pub fn parse(name: &str) -> Option<DerivedFn> {
+        Some(match name.trim() {
+            "add" => DerivedFn::Add,
+            "product" => DerivedFn::Product,
+            "substract" => DerivedFn::Substract,
+            "divide" => DerivedFn::Divide,
+            "maximum" => DerivedFn::Maximum,
+            "minimum" => DerivedFn::Minimum,
+            "different" => DerivedFn::Different,
+            _ => return None,
+        })
+    }
+
+    fn execute(self, a: f64, b: f64) -> f64 {
+        match self {
+            DerivedFn::Add => a + b,
+            DerivedFn::Product => a * b,
+            DerivedFn::Substract => a - b,
+            DerivedFn::Divide => {
+                if b == 0.0 {
+                    0.0
+                } else {
+                    a / b
+                }
+            }
+            DerivedFn::Maximum => {
+                if a > b {
+                    a
+                } else {
+                    b
+                }
+            }
+            DerivedFn::Minimum => {
+                if a < b {
+                    a
+                } else {
+                    b
+                }
+            }
+            DerivedFn::Different => f64::from(u8::from(a != b)),
+        }
+    }
+}
+
+/// A parent's value times its factor, as Paraver computes it (a factor below 1 in absolute
+/// value divides by its inverse).
+fn scaled(v: f64, factor: f64) -> f64 {
+    let a = factor.abs();
+    if a < 1.0 {
+        if factor < 0.0 {
+            -v / (1.0 / a)
+        } else {
+            v / (1.0 / a)
+        }
+    } else {
+        v * factor
+    }
+}
+
+/// Combines the two parents of derived window `w`; `end` is the trace's end.
+pub fn combine(w: &WindowCfg, parents: Vec<Computed>, end: u64) -> Result<Computed, String> {
+    let Some(d) = &w.derived else {
+        return Err("a derived window without parents".into());
+    };
+    let op = DerivedFn::parse(&d.operation)
+        .ok_or_else(|| format!("derived operation `{}`", d.operation))?;
+    if d.shifts != [0, 0] {
+        return Err("shifted parents (window_shift)".into());
+    }
+    let [p0, p1]: [Computed; 2] = parents
+        .try_into()
+        .map_err(|_| "a derived window needs two parents".to_string())?;
+    if p0.rows.len() != p1.rows.len() {
+        return Err("parents with different numbers of objects".into());
+    }
+    let rows = p0
+        .rows
+        .iter()
+        .zip(&p1.rows)
+        .map(|(a, b)| walk(op, [a, b], d.factors, end))
+        .collect();
+    Ok(Computed {
+        rows,
+        comms: p0.comms.clone(),
+        ..p0
+    })
+}
+
+fn walk(
+    op: DerivedFn,
+    kids: [&Vec<Interval>; 2],
+    factors: [f64; 2],
+    end_time: u64,
+) -> Vec<Interval> {
+    let mut at = [0usize; 2];
+    let cur = |c: usize, at: &[usize; 2]| kids[c][at[c].min(kids[c].len() - 1)];
+    let value = |at: &[usize; 2]| {
+        op.execute(
+            scaled(cur(0, at).value, factors[0]),
+            scaled(cur(1, at).value, factors[1]),
+        )
+    };
+    let mut begin = cur(0, &at).begin.max(cur(1, &at).begin);
+    let mut end = cur(0, &at).end.min(cur(1, &at).end);
+    let mut out = vec![Interval {
+        begin,
+        end,
+        value: value(&at),
+    }];
+    let max_steps = kids[0].len() + kids[1].len() + 16;
+    for _ in 0..max_steps {
+        if begin >= end_time {
+            break;
+        }
+        begin = end;
+        let mut next_end: Option<u64> = None;
+        for c in 0..2 {
+            if cur(c, &at).end <= begin && at[c] + 1 < kids[c].len() {
+                at[c] += 1;
+            }
+            let e = cur(c, &at).end;
+            if e < end_time && next_end.is_none_or(|n| e < n) {
+                next_end = Some(e);
+            }
+        }
+        end = next_end.unwrap_or(end_time);
+        out.push(Interval {
+            begin,
+            end,
+            value: value(&at),
+        });
+    }
+    out
+}

@@ -1,0 +1,722 @@
+//! Paraver's 2D/3D histogram (`Analyzer2D`; `src/khistogram.cpp`,
+//! `src/histogramstatistic.cpp`, `src/khistogramtotals.cpp`) and paramedir's text of it
+//! (`api/textoutput.cpp`).
+//!
+//! Rows are the control window's objects; columns are bins of the control window's value
+//! (or, for communication statistics, partner objects); 3D histograms have one plane per bin
+//! of a third window's value. A *burst* is one non-empty overlap of a control interval
+//! whose value falls in a column, a data interval and the analysis time range (and, in 3D, a
+//! third-window interval in a plane); each statistic accumulates over a cell's bursts.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::cfg::{AnalyzerCfg, Cfg};
+use crate::filter::TypesFound;
+use crate::labels;
+use crate::number::fixed;
+use crate::paramedir::Options;
+use crate::window::{Computed, Engine, Interval, WindowError, convert};
+
+/// Why a histogram cannot be computed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HistogramError {
+    Window(WindowError),
+    Unsupported(String),
+}
+
+impl From<WindowError> for HistogramError {
+    fn from(e: WindowError) -> Self {
+        HistogramError::Window(e)
+    }
+}
+
+/// The value statistics, in Paraver's order.
+const STATS: [&str; 17] = [
+    "Time",
+    "% Time",
+    "% Time Not Zero",
+    "% Window Time",
+    "# Bursts",
+    "% # Bursts",
+    "Integral",
+    "Average value",
+    "Maximum",
+    "Minimum",
+    "Average Burst Time",
+    "Stdev Burst Time",
+    "Average per Burst",
+    "Average value != 0",
+    "Average per Burst != 0",
+    "# Bursts != 0",
+    "Sum bursts",
+];
+
+/// The communication statistics, in Paraver's order.
+const COMM_STATS: [&str; 10] = [
+    "#Sends",
+    "#Receives",
+    "Bytes sent",
+    "Bytes received",
+    "Average bytes sent",
+    "Average bytes received",
+    "Minimum bytes sent",
+    "Minimum bytes received",
+    "Maximum bytes sent",
+    "Maximum bytes received",
+];
+
+/// Paraver's column translator: bins of [min, max] of width `delta`.
+#[derive(Debug, Clone, Copy)]
+pub struct Bins {
+    pub min: f64,
+    pub max: f64,
+    pub delta: f64,
+    pub n: usize,
+}
+
+impl Bins {
+    fn fixed(min: f64, max: f64, delta: f64) -> Bins {
+        let mut n = ((max - min) / delta).ceil();
+        if delta == 1.0 && n * delta + min <= max {
+            n += 1.0;
+        }
+        let n = if n <= 0.0 || n.is_nan() {
+            1
+        } else {
+            n as usize
+        };
+        Bins { min, max, delta, n }
+    }
+
+    fn columns(min: f64, max: f64, n: usize) -> Bins {
+        Bins {
+            min,
+            max,
+            delta: (max - min) / n as f64,
+            n,
+        }
+    }
+
+    pub fn column(&self, v: f64) -> Option<usize> {
+        if v < self.min || v > self.max || v.is_nan() {
+            return None;
+        }
+        let c = ((v - self.min) / self.delta).floor();
+        Some((c.max(0.0) as usize).min(self.n - 1))
+    }
+}
+
+/// Can Paraver read every value of the analyzer? A number that is not one (a template's
+/// `@histlo@`) or a switch that is not `True`/`False` makes it drop the analyzer.
+pub fn readable(a: &AnalyzerCfg) -> bool {
+    const NUMBERS: [&str; 10] = [
+        "Analyzer2D.ControlWindow",
+        "Analyzer2D.DataWindow",
+        "Analyzer2D.3D_ControlWindow",
+        "Analyzer2D.Minimum",
+        "Analyzer2D.Maximum",
+        "Analyzer2D.Delta",
+        "Analyzer2D.3D_Minimum",
+        "Analyzer2D.3D_Maximum",
+        "Analyzer2D.3D_Delta",
+        "Analyzer2D.NumColumns",
+    ];
+    const SWITCHES: [&str; 6] = [
+        "Analyzer2D.HideCols",
+        "Analyzer2D.ComputeYScale",
+        "Analyzer2D.ComputeYScaleZero",
+        "Analyzer2D.SortCols",
+        "Analyzer2D.SortReverse",
+        "Analyzer3D.ComputeYScale",
+    ];
+    a.keys.iter().all(|(k, v)| {
+        if NUMBERS.contains(&k.as_str()) {
+            v.trim().parse::<f64>().is_ok()
+        } else if SWITCHES.contains(&k.as_str()) {
+            matches!(v.trim(), "True" | "False")
+        } else {
+            true
+        }
+    })
+}
+
+/// Paraver's `computeYScale` of a window over [from, to]: (smallest non-zero value, or 0;
+/// largest value, at least 0; whether a zero occurs).
+fn y_scale(w: &Computed, from: u64, to: u64) -> (f64, f64, bool) {
+    let (mut min, mut max, mut zero) = (0.0f64, 0.0f64, false);
+    for row in &w.rows {
+        let start = row
+            .iter()
+            .position(|i| i.end > from)
+            .unwrap_or(row.len().saturating_sub(1));
+        for iv in &row[start..] {
+            let v = iv.value;
+            zero |= v == 0.0;
+            if v > max {
+                max = v;
+            }
+            if min == 0.0 || (v != 0.0 && v < min) {
+                min = v;
+            }
+            if iv.begin >= to {
+                break;
+            }
+        }
+    }
+    (min, max, zero)
+}
+
+/// One cell's sums.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cell {
+    sum: f64,
+    weight: f64,
+    count: f64,
+    squares: f64,
+    extreme: f64,
+}
+
+/// Totals of one column (or row): Paraver's `KHistogramTotals`.
+#[derive(Debug, Clone, Copy)]
+struct Totals {
+    total: f64,
+    n: f64,
+    max: f64,
+    min: f64,
+    squares: f64,
+}
+
+impl Default for Totals {
+    fn default() -> Self {
+        Totals {
+            total: 0.0,
+            n: 0.0,
+            max: -f64::MAX,
+            min: f64::MAX,
+            squares: 0.0,
+        }
+    }
+}
+
+impl Totals {
+    fn add(&mut self, x: f64) {
+        self.total += x;
+        self.n += 1.0;
+        if x > self.max {
+            self.max = x;
+        }
+        if x != 0.0 && x < self.min {
+            self.min = x;
+        }
+        self.squares += x * x;
+    }
+
+    /// Total, Average, Maximum, Minimum, `StDev`, Avg/Max.
+    fn rows(&self) -> [f64; 6] {
+        if self.n == 0.0 {
+            return [0.0, 0.0, 0.0, 0.0, 0.0, f64::NAN];
+        }
+        let min = if self.min == f64::MAX { 0.0 } else { self.min };
+        let avg = self.total / self.n;
+        let stdev = ((self.squares - self.n * (avg * avg)) / self.n)
+            .abs()
+            .sqrt();
+        [self.total, avg, self.max, min, stdev, avg / self.max]
+    }
+}
+
+/// The whole histogram, ready to print: `cells[plane][row][column]`.
+struct Table {
+    cells: Vec<Vec<Vec<Option<f64>>>>,
+    columns: usize,
+}
+
+/// Runs analyzer `a` of `cfg` and prints it as paramedir does.
+pub fn run(
+    engine: &Engine,
+    cfg: &Cfg,
+    a: &AnalyzerCfg,
+    options: &Options,
+    found: &mut TypesFound,
+) -> Result<String, HistogramError> {
+    let mut window = |key: &str| -> Result<Option<Computed>, HistogramError> {
+        let Some(i) = a.number(key) else {
+            return Ok(None);
+        };
+        let w = cfg
+            .windows
+            .get((i as usize).wrapping_sub(1))
+            .ok_or_else(|| HistogramError::Unsupported(format!("{key} {i}: no such window")))?;
+        Ok(Some(engine.compute(cfg, w, found)?))
+    };
+    let control = window("Analyzer2D.ControlWindow")?
+        .ok_or_else(|| HistogramError::Unsupported("an analyzer without control window".into()))?;
+    let data_index = a.number("Analyzer2D.DataWindow");
+    let data = match data_index {
+        Some(i) if Some(i) != a.number("Analyzer2D.ControlWindow") => {
+            window("Analyzer2D.DataWindow")?.unwrap_or_else(|| control.clone())
+        }
+        _ => control.clone(),
+    };
+    let extra = window("Analyzer2D.3D_ControlWindow")?;
+    let stat_name = a.get("Analyzer2D.Statistic").unwrap_or("").trim();
+    let comm_stat = COMM_STATS.iter().position(|s| *s == stat_name);
+    let stat = STATS.iter().position(|s| *s == stat_name);
+    if stat.is_none() && comm_stat.is_none() {
+        return Err(HistogramError::Unsupported(format!(
+            "statistic `{stat_name}`"
+        )));
+    }
+    let trace_end = engine.records.end_time;
+    let (hist_begin, hist_end) = match a.get("Analyzer2D.AnalysisLimits").map(str::trim) {
+        Some("Allwindow") => (control.begin_time, control.end_time.min(trace_end)),
+        _ => (0, trace_end),
+    };
+    let flag = |k: &str, d: bool| a.flag(k).unwrap_or(d);
+    let num = |k: &str, d: f64| a.number(k).unwrap_or(d);
+
+    // Columns.
+    let compute_scale = flag("Analyzer2D.ComputeYScale", true);
+    let num_columns = a.number("Analyzer2D.NumColumns");
+    let mut use_fixed = flag("Analyzer2D.UseFixedDelta", false);
+    if !compute_scale && num_columns.is_none() {
+        use_fixed = true;
+    }
+    let (mut cmin, mut cmax, mut cdelta) = (
+        num("Analyzer2D.Minimum", 0.0),
+        num("Analyzer2D.Maximum", 1.0),
+        num("Analyzer2D.Delta", 1.0),
+    );
+    let mut ncols = num_columns.map_or(200, |n| n as usize);
+    if compute_scale {
+        let (mut lo, hi, zero) = y_scale(&control, hist_begin, hist_end);
+        if flag("Analyzer2D.ComputeYScaleZero", false) && zero && lo > 0.0 {
+            lo = 0.0;
+        }
+        cmin = lo;
+        cmax = hi + (hi - lo) * 0.05;
+        if !use_fixed {
+            if hi - lo == 0.0 {
+                cdelta = 1.0;
+                use_fixed = true;
+            } else if control.code_colour && hi - lo <= 10000.0 {
+                cmax = (hi + (hi - lo) * 0.05).floor();
+                cdelta = 1.0;
+                use_fixed = true;
+            } else {
+                ncols = 200;
+                cdelta = (cmax - lo) / 200.0;
+            }
+        }
+    }
+    let bins = if use_fixed {
+        Bins::fixed(cmin, cmax, cdelta)
+    } else {
+        Bins::columns(cmin, cmax, ncols.max(1))
+    };
+    let planes = extra.as_ref().map(|x| {
+        let compute = flag("Analyzer3D.ComputeYScale", true);
+        let (mut lo, mut hi, mut delta) = (
+            num("Analyzer2D.3D_Minimum", 0.0),
+            num("Analyzer2D.3D_Maximum", 1.0),
+            num("Analyzer2D.3D_Delta", 1.0),
+        );
+        if compute {
+            let (l, h, _) = y_scale(x, hist_begin, hist_end);
+            (lo, hi) = (l, h);
+            delta = if h - l == 0.0 || x.code_colour {
+                1.0
+            } else {
+                (h - l) / 200.0
+            };
+        }
+        Bins::fixed(lo, hi, delta)
+    });
+    let n_planes = planes.map_or(1, |p| p.n);
+    let rows = control.rows.len();
+    let objects = engine.objects;
+
+    let table = if let Some(cs) = comm_stat {
+        comm_table(
+            engine,
+            &control,
+            extra.as_ref(),
+            planes,
+            cs,
+            (hist_begin, hist_end),
+            n_planes,
+        )
+    } else {
+        let stat = stat.unwrap_or(0);
+        let cu = |t: f64| convert(engine.trace_unit, control.units, t);
+        let du = |t: f64| convert(engine.trace_unit, data.units, t);
+        let mut cells = vec![vec![vec![None; bins.n]; rows]; n_planes];
+        for r in 0..rows {
+            let mut acc: BTreeMap<(usize, usize), Cell> = BTreeMap::new();
+            let mut row_total = vec![0.0; n_planes];
+            let mut row_nz = vec![0.0; n_planes];
+            let mut row_cnt = vec![0.0; n_planes];
+            let data_rows = objects.children(control.level, r, data.level);
+            for dr in data_rows {
+                let Some(drow) = data.rows.get(dr) else {
+                    continue;
+                };
+                let xrow = extra.as_ref().and_then(|x| {
+                    let xr = objects.children(control.level, r, x.level).start;
+                    x.rows.get(xr)
+                });
+                for_each_burst(&control.rows[r], drow, xrow, hist_begin, hist_end, |b| {
+                    let Some(col) = bins.column(b.control) else {
+                        return;
+                    };
+                    let plane = match (planes, b.extra) {
+                        (Some(p), Some(v)) => match p.column(v) {
+                            Some(p) => p,
+                            None => return,
+                        },
+                        _ => 0,
+                    };
+                    let dur = (b.end - b.begin) as f64;
+                    let dv = b.data;
+                    let c = acc.entry((plane, col)).or_default();
+                    match stat {
+                        0 => c.sum += dur,
+                        1 => {
+                            c.sum += dur;
+                            row_total[plane] += dur;
+                        }
+                        2 => {
+                            if b.control != 0.0 {
+                                c.sum += dur;
+                                row_nz[plane] += dur;
+                            }
+                        }
+                        3 => c.sum += dur,
+                        4 => c.sum += 1.0,
+                        5 => {
+                            c.sum += 1.0;
+                            row_cnt[plane] += 1.0;
+                        }
+                        6 => c.sum += du(dur) * dv.abs(),
+                        7 => {
+                            c.sum += dv * dur;
+                            c.weight += dur;
+                        }
+                        8 => {
+                            if dv > c.extreme {
+                                c.extreme = dv;
+                            }
+                        }
+                        9 => {
+                            if c.extreme == 0.0 || (dv != 0.0 && dv < c.extreme) {
+                                c.extreme = dv;
+                            }
+                        }
+                        10 => {
+                            c.sum += dur;
+                            c.count += 1.0;
+                        }
+                        11 => {
+                            let d = cu(dur);
+                            c.sum += d;
+                            c.count += 1.0;
+                            c.squares += d * d;
+                        }
+                        12 => {
+                            c.sum += dv;
+                            c.count += 1.0;
+                        }
+                        13 => {
+                            c.sum += dv * dur;
+                            if dv != 0.0 {
+                                c.weight += dur;
+                            }
+                        }
+                        14 => {
+                            c.sum += dv;
+                            if dv != 0.0 {
+                                c.count += 1.0;
+                            }
+                        }
+                        15 => {
+                            if dv != 0.0 {
+                                c.sum += 1.0;
+                            }
+                        }
+                        _ => c.sum += dv,
+                    }
+                });
+            }
+            for (&(plane, col), c) in &acc {
+                let v = match stat {
+                    0 => cu(c.sum),
+                    1 => c.sum * 100.0 / row_total[plane],
+                    2 => c.sum * 100.0 / row_nz[plane],
+                    3 => c.sum * 100.0 / (hist_end - hist_begin) as f64,
+                    5 => c.sum * 100.0 / row_cnt[plane],
+                    7 => c.sum / c.weight,
+                    8 | 9 => c.extreme,
+                    10 => cu(c.sum) / c.count,
+                    11 => (c.squares / c.count - (c.sum / c.count).powi(2))
+                        .abs()
+                        .sqrt(),
+                    12 | 14 => c.sum / c.count,
+                    13 => {
+                        if c.weight == 0.0 {
+                            0.0
+                        } else {
+                            c.sum / c.weight
+                        }
+                    }
+                    _ => c.sum,
+                };
+                cells[plane][r][col] = Some(v);
+            }
+        }
+        Table {
+            cells,
+            columns: bins.n,
+        }
+    };
+
+    // Labels.
+    let col_label = |c: usize| -> String {
+        if comm_stat.is_some() {
+            objects.label(control.level, c)
+        } else {
+            labels::column(
+                engine,
+                &control,
+                &bins,
+                c,
+                flag("Analyzer2D.ShortHeaderLabels", true),
+            )
+        }
+    };
+    let row_label = |r: usize| objects.label(control.level, r);
+    let hide = options.hide_empty_columns || flag("Analyzer2D.HideCols", false);
+    let vertical = a.get("Analyzer2D.HorizVert").map(str::trim) == Some("Vertical");
+    let mut out = String::new();
+    let plane_list: Vec<usize> = (0..n_planes).collect();
+    for &p in &plane_list {
+        let plane = &table.cells[p];
+        let has_values = plane.iter().any(|row| row.iter().any(Option::is_some));
+        if extra.is_some() && !has_values {
+            continue;
+        }
+        if n_planes > 1
+            && let (Some(x), Some(pb)) = (&extra, planes)
+        {
+            out.push_str(&labels::plane(engine, x, &pb, p));
+            out.push('\n');
+        }
+        let mut col_totals = vec![Totals::default(); table.columns];
+        let mut row_totals = vec![Totals::default(); rows];
+        for (r, row) in plane.iter().enumerate() {
+            for (c, cell) in row.iter().enumerate() {
+                if let Some(v) = cell {
+                    col_totals[c].add(*v);
+                    row_totals[r].add(*v);
+                }
+            }
+        }
+        let printed: Vec<usize> = (0..table.columns)
+            .filter(|&c| !hide || col_totals[c].total != 0.0)
+            .collect();
+        let cell = |r: usize, c: usize| fixed(plane[r][c].unwrap_or(0.0), 2);
+        const NAMES: [&str; 6] = ["Total", "Average", "Maximum", "Minimum", "StDev", "Avg/Max"];
+        if vertical {
+            out.push('\t');
+            for r in 0..rows {
+                let _ = write!(out, "{}\t", row_label(r));
+            }
+            out.push('\n');
+            for &c in &printed {
+                let _ = write!(out, "{}\t", col_label(c));
+                for r in 0..rows {
+                    let _ = write!(out, "{}\t", cell(r, c));
+                }
+                out.push('\n');
+            }
+            out.push('\n');
+            for (k, name) in NAMES.iter().enumerate() {
+                let _ = write!(out, "{name}\t");
+                for t in &row_totals {
+                    let _ = write!(out, "{}\t", fixed(t.rows()[k], 2));
+                }
+                out.push('\n');
+            }
+        } else {
+            out.push('\t');
+            for &c in &printed {
+                let _ = write!(out, "{}\t", col_label(c));
+            }
+            out.push('\n');
+            for r in 0..rows {
+                let _ = write!(out, "{}\t", row_label(r));
+                for &c in &printed {
+                    let _ = write!(out, "{}\t", cell(r, c));
+                }
+                out.push('\n');
+            }
+            out.push('\n');
+            for (k, name) in NAMES.iter().enumerate() {
+                let _ = write!(out, "{name}\t");
+                for &c in &printed {
+                    let _ = write!(out, "{}\t", fixed(col_totals[c].rows()[k], 2));
+                }
+                out.push('\n');
+            }
+        }
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// One burst: an overlap of a control, a data and (3D) a third-window interval.
+struct Burst {
+    begin: u64,
+    end: u64,
+    control: f64,
+    data: f64,
+    extra: Option<f64>,
+}
+
+/// Calls `f` for every non-empty overlap of the intervals of `control`, `data` and `extra`
+/// inside [from, to].
+fn for_each_burst(
+    control: &[Interval],
+    data: &[Interval],
+    extra: Option<&Vec<Interval>>,
+    from: u64,
+    to: u64,
+    mut f: impl FnMut(Burst),
+) {
+    let (mut j, mut k) = (0usize, 0usize);
+    for c in control {
+        let (cb, ce) = (c.begin.max(from), c.end.min(to));
+        if cb >= ce {
+            continue;
+        }
+        while j < data.len() && data[j].end <= cb {
+            j += 1;
+        }
+        let mut jj = j;
+        while jj < data.len() && data[jj].begin < ce {
+            let d = &data[jj];
+            let (db, de) = (cb.max(d.begin), ce.min(d.end));
+            if db < de {
+                match extra {
+                    None => f(Burst {
+                        begin: db,
+                        end: de,
+                        control: c.value,
+                        data: d.value,
+                        extra: None,
+                    }),
+                    Some(x) => {
+                        while k < x.len() && x[k].end <= db {
+                            k += 1;
+                        }
+                        let mut kk = k;
+                        while kk < x.len() && x[kk].begin < de {
+                            let (xb, xe) = (db.max(x[kk].begin), de.min(x[kk].end));
+                            if xb < xe {
+                                f(Burst {
+                                    begin: xb,
+                                    end: xe,
+                                    control: c.value,
+                                    data: d.value,
+                                    extra: Some(x[kk].value),
+                                });
+                            }
+                            kk += 1;
+                        }
+                    }
+                }
+            }
+            jj += 1;
+        }
+    }
+}
+
+/// A communication statistic: partner objects as columns.
+fn comm_table(
+    engine: &Engine,
+    control: &Computed,
+    extra: Option<&Computed>,
+    planes: Option<Bins>,
+    stat: usize,
+    (from, to): (u64, u64),
+    n_planes: usize,
+) -> Table {
+    let objects = engine.objects;
+    let rows = control.rows.len();
+    let columns = rows;
+    let mut cells = vec![vec![vec![None; columns]; rows]; n_planes];
+    for r in 0..rows {
+        let mut acc: BTreeMap<(usize, usize), (f64, f64, f64)> = BTreeMap::new();
+        let xrow = extra.and_then(|x| {
+            x.rows
+                .get(objects.children(control.level, r, x.level).start)
+        });
+        for c in control.comms.get(r).map_or(&[][..], Vec::as_slice) {
+            if c.time < from || c.time > to {
+                continue;
+            }
+            let plane = match (planes, xrow) {
+                (Some(p), Some(xr)) => {
+                    let v = xr
+                        .iter()
+                        .find(|i| i.begin <= c.time && c.time < i.end)
+                        .map_or(0.0, |i| i.value);
+                    match p.column(v) {
+                        Some(p) => p,
+                        None => continue,
+                    }
+                }
+                _ => 0,
+            };
+            let col = objects.object_of_thread(control.level, c.partner_thread);
+            let e = acc.entry((plane, col)).or_insert((0.0, 0.0, 0.0));
+            let counts = match stat {
+                0 | 2 | 4 | 6 | 8 => c.send,
+                _ => !c.send,
+            };
+            let value = match stat {
+                0 | 1 => f64::from(u8::from(counts)),
+                _ => {
+                    if counts {
+                        c.size
+                    } else {
+                        0.0
+                    }
+                }
+            };
+            e.0 += value;
+            if counts {
+                e.1 += 1.0;
+                match stat {
+                    6 | 7 if (e.2 == 0.0 || c.size < e.2) => {
+                        e.2 = c.size;
+                    }
+                    8 | 9 if c.size > e.2 => {
+                        e.2 = c.size;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for (&(plane, col), &(sum, n, ext)) in &acc {
+            if col < columns {
+                cells[plane][r][col] = Some(match stat {
+                    4 | 5 => sum / n,
+                    6..=9 => ext,
+                    _ => sum,
+                });
+            }
+        }
+    }
+    Table { cells, columns }
+}

@@ -1,0 +1,177 @@
+//! Paraver's objects at each level of the process model (workload, applications, tasks,
+//! threads) and the resource model (system, nodes, CPUs): how many there are, which threads
+//! belong to which, and their labels (`THREAD 1.2.1`, or the `.row` file's).
+
+use std::ops::Range;
+
+use prvscope_format::{Header, RowNames};
+
+use crate::cfg::Level;
+
+/// The objects of a trace.
+#[derive(Debug, Clone)]
+pub struct Objects {
+    /// (application, task, thread), 1-based, one per thread row.
+    pub threads: Vec<(u32, u32, u32)>,
+    /// (application, task), 1-based, one per task, and the range of its thread rows.
+    pub tasks: Vec<(u32, u32, Range<usize>)>,
+    /// The range of task indices of each application.
+    pub appls: Vec<Range<usize>>,
+    /// CPUs per node.
+    pub node_cpus: Vec<u32>,
+    /// `.row` labels per level name (`THREAD`, `TASK`, `APPL`, `NODE`, `CPU`, ...).
+    pub row: Option<RowNames>,
+}
+
+impl Objects {
+    pub fn new(header: &Header, row: Option<&RowNames>) -> Objects {
+        let mut threads = Vec::new();
+        let mut tasks = Vec::new();
+        let mut appls = Vec::new();
+        for (a, app) in header.applications.iter().enumerate() {
+            let first_task = tasks.len();
+            for (t, task) in app.tasks.iter().enumerate() {
+                let first = threads.len();
+                for h in 0..task.threads {
+                    threads.push((a as u32 + 1, t as u32 + 1, h + 1));
+                }
+                tasks.push((a as u32 + 1, t as u32 + 1, first..threads.len()));
+            }
+            appls.push(first_task..tasks.len());
+        }
+        Objects {
+            threads,
+            tasks,
+            appls,
+            node_cpus: header.node_cpus.clone(),
+            row: row.cloned(),
+        }
+    }
+
+    /// Number of objects at `level` (`None` for levels not supported).
+    pub fn count(&self, level: Level) -> usize {
+        match level {
+            Level::Workload | Level::System => 1,
+            Level::Appl => self.appls.len(),
+            Level::Task => self.tasks.len(),
+            Level::Thread => self.threads.len(),
+            Level::Node => self.node_cpus.len(),
+            Level::Cpu => self.node_cpus.iter().map(|&c| c as usize).sum(),
+        }
+    }
+
+    /// The thread rows of object `o` of a process-model `level`.
+    pub fn thread_rows(&self, level: Level, o: usize) -> Range<usize> {
+        match level {
+            Level::Thread => o..o + 1,
+            Level::Task => self.tasks[o].2.clone(),
+            Level::Appl => {
+                let r = &self.appls[o];
+                if r.is_empty() {
+                    0..0
+                } else {
+                    self.tasks[r.start].2.start..self.tasks[r.end - 1].2.end
+                }
+            }
+            _ => 0..self.threads.len(),
+        }
+    }
+
+    /// The objects of `child` level inside object `o` of `parent` level (Paraver's
+    /// `getFirst`/`getLast`), both process-model levels, `parent` not below `child`.
+    pub fn children(&self, parent: Level, o: usize, child: Level) -> Range<usize> {
+        if parent == child {
+            return o..o + 1;
+        }
+        let threads = self.thread_rows(parent, o);
+        match child {
+            Level::Thread => threads,
+            Level::Task => {
+                let first = self.task_of(threads.start);
+                let last = self.task_of(threads.end.saturating_sub(1));
+                first..last + 1
+            }
+            Level::Appl => {
+                let first = self.tasks[self.task_of(threads.start)].0 as usize - 1;
+                let last = self.tasks[self.task_of(threads.end.saturating_sub(1))].0 as usize - 1;
+                first..last + 1
+            }
+            _ => 0..1,
+        }
+    }
+
+    /// The task of thread row `t`.
+    pub fn task_of(&self, t: usize) -> usize {
+        self.tasks
+            .partition_point(|(_, _, r)| r.end <= t)
+            .min(self.tasks.len().saturating_sub(1))
+    }
+
+    /// The object of `level` that thread row `t` belongs to.
+    pub fn object_of_thread(&self, level: Level, t: usize) -> usize {
+        match level {
+            Level::Thread => t,
+            Level::Task => self.task_of(t),
+            Level::Appl => self.tasks[self.task_of(t)].0 as usize - 1,
+            _ => 0,
+        }
+    }
+
+    /// The bare numeric id of paramedir's timeline dumps: `1.2.1`, `1.2`, `1`.
+    pub fn id(&self, level: Level, o: usize) -> String {
+        match level {
+            Level::Thread => {
+                let (a, t, h) = self.threads[o];
+                format!("{a}.{t}.{h}")
+            }
+            Level::Task => {
+                let (a, t, _) = &self.tasks[o];
+                format!("{a}.{t}")
+            }
+            _ => format!("{}", o + 1),
+        }
+    }
+
+    /// A row label of a histogram: the `.row` file's, else `THREAD 1.2.1`, `TASK 1.2`,
+    /// `APPL 1`, `NODE 1`, `CPU 1.1`; `Not valid thread: N` past the last object.
+    pub fn label(&self, level: Level, o: usize) -> String {
+        let row_name = match level {
+            Level::Appl => "APPL",
+            Level::Task => "TASK",
+            Level::Thread => "THREAD",
+            Level::Node => "NODE",
+            Level::Cpu => "CPU",
+            Level::Workload => "WORKLOAD",
+            Level::System => "SYSTEM",
+        };
+        if let Some(name) = self
+            .row
+            .as_ref()
+            .and_then(|r| r.level(row_name))
+            .and_then(|names| names.get(o))
+        {
+            return name.clone();
+        }
+        match level {
+            Level::Thread if o < self.threads.len() => format!("THREAD {}", self.id(level, o)),
+            Level::Thread => format!("Not valid thread: {}", o + 1),
+            Level::Task if o < self.tasks.len() => format!("TASK {}", self.id(level, o)),
+            Level::Task => format!("Not valid task: {}", o + 1),
+            Level::Appl if o < self.appls.len() => format!("APPL {}", o + 1),
+            Level::Appl => format!("Not valid application: {}", o + 1),
+            Level::Workload => "WORKLOAD".to_string(),
+            Level::System => "SYSTEM".to_string(),
+            Level::Node => format!("NODE {}", o + 1),
+            Level::Cpu => {
+                let mut left = o;
+                for (n, &c) in self.node_cpus.iter().enumerate() {
+                    if left < c as usize {
+                        return format!("CPU {}.{}", n + 1, left + 1);
+                    }
+                    left -= c as usize;
+                }
+                format!("Not valid CPU: {}", o + 1)
+            }
+        }
+    }
+}

@@ -1,0 +1,261 @@
+//! paramedir's behaviour: a cfg run over a trace gives one result, the last analyzer of
+//! the cfg (a histogram) or, without analyzers, its last timeline window, written as
+//! paramedir writes it (`api/paramedir.cpp`, `api/textoutput.cpp`).
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use prvscope_store::Trace;
+
+use crate::cfg::{Cfg, TimeUnit};
+use crate::filter::TypesFound;
+use crate::histogram;
+use crate::number::fixed;
+use crate::objects::Objects;
+use crate::records::Records;
+use crate::window::{Computed, Engine, WindowError, convert};
+
+/// paramedir's options that change its output.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// `-e`: hide empty histogram columns.
+    pub hide_empty_columns: bool,
+    /// `-m`: a timeline as one file per object.
+    pub many_files: bool,
+    /// `-p`: only the selected plane of a 3D histogram.
+    pub print_plane: bool,
+    /// `-tu`: timelines in the trace's time unit.
+    pub trace_units: bool,
+}
+
+/// Why a cfg gives no output.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Error {
+    /// As paramedir: no event type of the cfg's filters is in the trace.
+    #[error(
+        "{0}: None of the events specified in the filter appear in the trace. File creation aborted."
+    )]
+    NoEvents(String),
+    #[error("{cfg}: window `{window}`: {what} is not computed by prvscope")]
+    Unsupported {
+        cfg: String,
+        window: String,
+        what: String,
+    },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// What a cfg gives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub kind: OutcomeKind,
+    /// Messages paramedir prints and goes on (e.g. some filter events are not in the trace).
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum OutcomeKind {
+    /// A histogram's text.
+    Histogram(String),
+    /// A timeline dump: one text per object (with `-m`), or one for all.
+    Timeline { many: Vec<String>, one: String },
+}
+
+impl Outcome {
+    /// The whole output as one text (a timeline's objects one after the other).
+    pub fn text(&self) -> String {
+        match &self.kind {
+            OutcomeKind::Histogram(t) => t.clone(),
+            OutcomeKind::Timeline { one, .. } => one.clone(),
+        }
+    }
+
+    /// (suffix of the output name, text) of each file paramedir writes.
+    pub fn files(&self) -> Vec<(String, String)> {
+        match &self.kind {
+            OutcomeKind::Histogram(t) => vec![(String::new(), t.clone())],
+            OutcomeKind::Timeline { many, one } if many.is_empty() => {
+                vec![(".csv".to_string(), one.clone())]
+            }
+            OutcomeKind::Timeline { many, .. } => many
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (format!(".csv_{:05}", i + 1), t.clone()))
+                .collect(),
+        }
+    }
+}
+
+/// A trace prepared for cfgs: its records in Paraver's order and its objects.
+pub struct Context<'a> {
+    pub trace: &'a Trace,
+    pub records: Records,
+    pub objects: Objects,
+    pub present: BTreeSet<u32>,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(trace: &'a Trace) -> Context<'a> {
+        Context {
+            trace,
+            records: Records::build(&trace.header, &trace.store),
+            objects: Objects::new(&trace.header, trace.row.as_ref()),
+            present: trace.store.event_types().into_iter().collect(),
+        }
+    }
+
+    pub fn engine(&self) -> Engine<'_> {
+        Engine {
+            records: &self.records,
+            comms: self.trace.store.comms(),
+            objects: &self.objects,
+            pcf: self.trace.pcf.as_ref(),
+            present: &self.present,
+            trace_unit: trace_unit(self.trace),
+        }
+    }
+
+    /// Runs `cfg` as paramedir does.
+    pub fn compute(&self, cfg: &Cfg, options: &Options) -> Result<Outcome, Error> {
+        let engine = self.engine();
+        let unsupported = |e: WindowError| match e {
+            WindowError::Unsupported(window, what) => Error::Unsupported {
+                cfg: cfg.file.clone(),
+                window,
+                what,
+            },
+            WindowError::Missing(window, id) => Error::Invalid(format!(
+                "{}: window `{window}` uses window {id}, which the cfg does not have",
+                cfg.file
+            )),
+        };
+        let Some(last) = cfg.windows.last() else {
+            return Err(Error::Invalid(format!("{}: no window", cfg.file)));
+        };
+        // Every window's filter is read (and can make the run fail), as paramedir does.
+        let mut found = TypesFound::default();
+        for w in cfg.windows.iter().filter(|w| w.derived.is_none()) {
+            crate::filter::Filter::new(w, engine.pcf, engine.present, &mut found).map_err(
+                |what| Error::Unsupported {
+                    cfg: cfg.file.clone(),
+                    window: w.name.clone(),
+                    what,
+                },
+            )?;
+        }
+        if !found.some {
+            return Err(Error::NoEvents(cfg.file.clone()));
+        }
+        let mut warnings = Vec::new();
+        if found.missing {
+            warnings.push(
+                "Some of the events specified in the filter doesn't appear in the trace."
+                    .to_string(),
+            );
+        }
+        let mut scratch = TypesFound::default();
+        // Paraver drops an analyzer with a value it cannot read and stops reading the cfg
+        // there: the analyzer before it, if any, is the result, else the last window.
+        let readable = cfg
+            .analyzers
+            .iter()
+            .position(|a| !histogram::readable(a))
+            .unwrap_or(cfg.analyzers.len());
+        let cut_line = cfg.analyzers.get(readable).map_or(usize::MAX, |a| a.line);
+        let last = cfg
+            .windows
+            .iter()
+            .rev()
+            .find(|w| w.line < cut_line)
+            .unwrap_or(last);
+        if let Some(a) = cfg.analyzers[..readable].last() {
+            let text =
+                histogram::run(&engine, cfg, a, options, &mut scratch).map_err(|e| match e {
+                    histogram::HistogramError::Window(w) => unsupported(w),
+                    histogram::HistogramError::Unsupported(what) => Error::Unsupported {
+                        cfg: cfg.file.clone(),
+                        window: "analyzer".into(),
+                        what,
+                    },
+                })?;
+            return Ok(Outcome {
+                kind: OutcomeKind::Histogram(text),
+                warnings,
+            });
+        }
+        let c = engine
+            .compute(cfg, last, &mut scratch)
+            .map_err(unsupported)?;
+        let (many, one) = dump(&engine, &c, &self.objects, options);
+        Ok(Outcome {
+            kind: OutcomeKind::Timeline { many, one },
+            warnings,
+        })
+    }
+}
+
+/// The trace's time unit as a window unit.
+fn trace_unit(t: &Trace) -> TimeUnit {
+    match t.header.time_unit.as_str() {
+        "us" => TimeUnit::Microseconds,
+        "ms" => TimeUnit::Milliseconds,
+        "s" => TimeUnit::Seconds,
+        _ => TimeUnit::Nanoseconds,
+    }
+}
+
+/// A timeline dump (`TextOutput::dumpWindow`): per object, every interval from the window's
+/// begin while it ends before the window's end, then the one that reaches it.
+fn dump(
+    engine: &Engine,
+    c: &Computed,
+    objects: &Objects,
+    options: &Options,
+) -> (Vec<String>, String) {
+    let end = c.end_time.min(engine.records.end_time);
+    let time = |t: u64| -> String {
+        if options.trace_units {
+            t.to_string()
+        } else {
+            fixed(convert(engine.trace_unit, c.units, t as f64), 2)
+        }
+    };
+    let mut many = Vec::new();
+    let mut one = String::new();
+    for (o, row) in c.rows.iter().enumerate() {
+        let mut text = String::new();
+        let label = objects.id(c.level, o);
+        let start = row
+            .iter()
+            .position(|i| i.end > c.begin_time)
+            .unwrap_or(row.len().saturating_sub(1));
+        for iv in &row[start..] {
+            if !options.many_files {
+                text.push_str(&label);
+                text.push('\t');
+            }
+            let _ = writeln!(
+                text,
+                "{}\t{}\t{}",
+                time(iv.begin),
+                time(iv.end - iv.begin),
+                fixed(iv.value, 2)
+            );
+            if iv.end >= end {
+                break;
+            }
+        }
+        if options.many_files {
+            many.push(text);
+        } else {
+            one.push_str(&text);
+        }
+    }
+    (many, one)
+}
+
+/// Runs `cfg` over `trace` (the trace prepared once per call; use [`Context`] for many).
+pub fn compute(trace: &Trace, cfg: &Cfg, options: &Options) -> Result<Outcome, Error> {
+    Context::new(trace).compute(cfg, options)
+}

@@ -1,0 +1,669 @@
+//! Thread-level semantic functions (Paraver's `src/semanticthreadfunctions.cpp` and the
+//! interval walk of `src/intervalthread.cpp`).
+//!
+//! A thread window's intervals run from one *valid* record to the next: a record that passes
+//! the window's filter and is of the kinds the function looks at (states, events or some
+//! communications). The value of an interval is the function evaluated at its first record
+//! (which may look ahead, as `Next Evt Val` does, or carry on from the previous value, as the
+//! "in transit" functions do). Before the first valid record the thread sits on a virtual
+//! record (value 0 for almost every function), and the last interval runs to the end of the
+//! thread. Several valid records at one time give zero-length intervals, as in Paraver.
+
+use prvscope_store::Comm;
+
+use crate::filter::{Filter, passes};
+use crate::records::{
+    Rec,
+    kind::{BEGIN, COMM, END, EVENT, LOG, PHY, RECV, RRECV, RSEND, SEND, STATE},
+};
+use crate::window::Interval;
+
+/// Paraver's "idle" state value, given to the gaps between states.
+const IDLE: f64 = 0.0;
+
+/// A thread function with its parameters.
+#[derive(Debug, Clone)]
+pub enum ThreadFn {
+    StateAsIs,
+    Useful,
+    StateSign,
+    GivenState(Vec<f64>),
+    InState(Vec<f64>),
+    NotInState(Vec<f64>),
+    StateRecordDuration(Vec<f64>),
+    LastEventType,
+    LastEventValue,
+    NextEventType,
+    NextEventValue,
+    AverageNextEventValue(f64),
+    AverageLastEventValue(f64),
+    GivenEventValue(Vec<f64>),
+    InEventValue(Vec<f64>),
+    NotInEventValue(Vec<f64>),
+    InEventRange(f64, f64),
+    IntervalBetweenEvents,
+    EventBytes,
+    EventSentBytes,
+    LastTag,
+    CommSize,
+    CommRecvPartner,
+    CommPartner,
+    LastSendDuration,
+    NextRecvDuration,
+    LastSendSize,
+    SendBytesInTransit,
+    SendMessagesInTransit,
+    SendBandWidth(f64),
+    RecvBytesInTransit,
+    RecvMessagesInTransit,
+    RecvBandWidth(f64),
+    RecvNegativeMessages,
+    RecvNegativeBytes,
+    NumberSends,
+    NumberSendBytes,
+    NumberReceives,
+    NumberReceiveBytes,
+    ApplicationId,
+    TaskId,
+    ThreadId,
+}
+
+impl ThreadFn {
+    /// The function `name` with the parameters of the cfg (`params[k]` = parameter k's
+    /// values); `None` when prvscope does not compute it.
+    pub fn new(name: &str, params: &[Vec<f64>]) -> Option<ThreadFn> {
+        let list = |k: usize| params.get(k).cloned().unwrap_or_default();
+        let one = |k: usize, default: f64| {
+            params
+                .get(k)
+                .and_then(|v| v.first().copied())
+                .unwrap_or(default)
+        };
+        Some(match name {
+            "State As Is" => ThreadFn::StateAsIs,
+            "Useful" => ThreadFn::Useful,
+            "State Sign" => ThreadFn::StateSign,
+            "Given State" => ThreadFn::GivenState(list(0)),
+            "In State" => ThreadFn::InState(list(0)),
+            "Not In State" => ThreadFn::NotInState(list(0)),
+            "State Record Dur." => ThreadFn::StateRecordDuration(list(0)),
+            "Last Evt Type" => ThreadFn::LastEventType,
+            "Last Evt Val" => ThreadFn::LastEventValue,
+            "Next Evt Type" => ThreadFn::NextEventType,
+            "Next Evt Val" => ThreadFn::NextEventValue,
+            "Avg Next Evt Val" => ThreadFn::AverageNextEventValue(one(0, 1.0)),
+            "Avg Last Evt Val" => ThreadFn::AverageLastEventValue(one(0, 1.0)),
+            "Given Evt Val" => ThreadFn::GivenEventValue(list(0)),
+            "In Evt Val" => ThreadFn::InEventValue(list(0)),
+            "Not In Evt Val" => ThreadFn::NotInEventValue(list(0)),
+            "In Evt Range" => ThreadFn::InEventRange(one(0, 0.0), one(1, 0.0)),
+            "Int. Between Evt" => ThreadFn::IntervalBetweenEvents,
+            "Event Bytes" => ThreadFn::EventBytes,
+            "Event Sent Bytes" => ThreadFn::EventSentBytes,
+            "Last Tag" => ThreadFn::LastTag,
+            "Comm Size" => ThreadFn::CommSize,
+            "Comm Recv. Partner" => ThreadFn::CommRecvPartner,
+            "Comm Partner" => ThreadFn::CommPartner,
+            "Last Send Dur." => ThreadFn::LastSendDuration,
+            "Next Recv Dur." => ThreadFn::NextRecvDuration,
+            "Last Send Size" => ThreadFn::LastSendSize,
+            "Send Bytes in Transit" => ThreadFn::SendBytesInTransit,
+            "Send Messages in Transit" => ThreadFn::SendMessagesInTransit,
+            "Send BandWidth" => ThreadFn::SendBandWidth(one(0, 1.0)),
+            "Recv Bytes in Transit" => ThreadFn::RecvBytesInTransit,
+            "Recv Messages in Transit" => ThreadFn::RecvMessagesInTransit,
+            "Recv BandWidth" => ThreadFn::RecvBandWidth(one(0, 1.0)),
+            "Recv Negative Messages" => ThreadFn::RecvNegativeMessages,
+            "Recv Negative Bytes" => ThreadFn::RecvNegativeBytes,
+            "Number Of Sends" => ThreadFn::NumberSends,
+            "Number Of Send Bytes" => ThreadFn::NumberSendBytes,
+            "Number Of Receives" => ThreadFn::NumberReceives,
+            "Number Of Receive Bytes" => ThreadFn::NumberReceiveBytes,
+            "Application ID" => ThreadFn::ApplicationId,
+            "TaskID" => ThreadFn::TaskId,
+            "Thread ID" => ThreadFn::ThreadId,
+            _ => return None,
+        })
+    }
+
+    /// The record kinds the function's intervals start at (`validateMask`; states with
+    /// Paraver's default "fill state gaps").
+    fn mask(&self) -> u16 {
+        use ThreadFn::{
+            ApplicationId, CommPartner, CommRecvPartner, CommSize, GivenState, InState,
+            LastSendDuration, LastSendSize, LastTag, NextRecvDuration, NotInState,
+            NumberReceiveBytes, NumberReceives, NumberSendBytes, NumberSends, RecvBandWidth,
+            RecvBytesInTransit, RecvMessagesInTransit, RecvNegativeBytes, RecvNegativeMessages,
+            SendBandWidth, SendBytesInTransit, SendMessagesInTransit, StateAsIs,
+            StateRecordDuration, StateSign, TaskId, ThreadId, Useful,
+        };
+        match self {
+            StateAsIs
+            | Useful
+            | StateSign
+            | GivenState(_)
+            | InState(_)
+            | NotInState(_)
+            | StateRecordDuration(_) => STATE,
+            LastTag => COMM + PHY + RECV,
+            CommSize => COMM,
+            CommRecvPartner | NumberReceives | NumberReceiveBytes => COMM + RECV,
+            CommPartner | NumberSends | NumberSendBytes => COMM + SEND,
+            LastSendDuration | LastSendSize => COMM + LOG + SEND,
+            NextRecvDuration => COMM + LOG + RECV,
+            SendBytesInTransit | SendMessagesInTransit | SendBandWidth(_) => COMM + SEND + RRECV,
+            RecvBytesInTransit
+            | RecvMessagesInTransit
+            | RecvBandWidth(_)
+            | RecvNegativeMessages
+            | RecvNegativeBytes => COMM + RECV + RSEND,
+            ApplicationId | TaskId | ThreadId => STATE + EVENT,
+            _ => EVENT,
+        }
+    }
+
+    fn is_state(&self) -> bool {
+        self.mask() == STATE
+    }
+
+    /// Does the function count communications (its value depends on them)?
+    pub fn uses_comms(&self) -> bool {
+        self.mask() & COMM != 0
+    }
+}
+
+/// `SemanticThread::validRecord` for a record that is not the virtual one.
+fn valid_mask(mask: u16, k: u16) -> bool {
+    if mask == STATE + EVENT && k & (STATE | EVENT) != 0 {
+        return true;
+    }
+    let mut mask = mask;
+    if mask & RSEND != 0 {
+        if k & RSEND != 0 {
+            return true;
+        }
+        mask -= RSEND;
+    } else if mask & RRECV != 0 {
+        if k & RRECV != 0 {
+            return true;
+        }
+        mask -= RRECV;
+    }
+    mask & k == mask
+}
+
+/// What a thread function needs besides its records.
+pub struct ThreadCtx<'a> {
+    pub recs: &'a [Rec],
+    pub comms: &'a [Comm],
+    pub filter: &'a Filter,
+    /// Ticks to window units.
+    pub units: &'a dyn Fn(f64) -> f64,
+    /// Thread row to the window's object (for communication filters).
+    pub object: &'a dyn Fn(usize) -> usize,
+    /// This thread's row, and its (application, task) as 0-based global indices.
+    pub row: usize,
+    pub appl: usize,
+    pub task: usize,
+    pub end: u64,
+}
+
+impl ThreadCtx<'_> {
+    fn pass(&self, i: usize) -> bool {
+        passes(
+            self.filter,
+            &self.recs[i],
+            self.comms,
+            self.object,
+            self.units,
+        )
+    }
+
+    /// The next record after `i` that is an event passing the filter (`getNextEvent`).
+    fn next_event(&self, i: Option<usize>) -> Option<usize> {
+        let start = i.map_or(0, |i| i + 1);
+        (start..self.recs.len()).find(|&j| self.recs[j].kind == EVENT && self.pass(j))
+    }
+
+    /// `stateOnSameTime`: a state begins after `i` at `i`'s time.
+    fn state_begins_at_same_time(&self, i: usize) -> bool {
+        let t = self.recs[i].time;
+        self.recs[i + 1..]
+            .iter()
+            .take_while(|r| r.time == t)
+            .any(|r| r.kind == STATE + BEGIN)
+    }
+
+    /// `timeToNextState`: time from `i` to the next state begin (0 when none).
+    fn time_to_next_state(&self, i: usize) -> f64 {
+        let t = self.recs[i].time;
+        self.recs[i + 1..]
+            .iter()
+            .find(|r| r.kind == STATE + BEGIN)
+            .map_or(t as f64, |r| (r.time - t) as f64)
+    }
+
+    fn state_end(&self, i: usize) -> u64 {
+        // The end record of the state begun at `i`: the next state end of the same value.
+        let r = &self.recs[i];
+        self.recs[i + 1..]
+            .iter()
+            .find(|e| e.kind == STATE + END && e.a == r.a)
+            .map_or(self.end, |e| e.time)
+    }
+
+    fn comm(&self, i: usize) -> &Comm {
+        &self.comms[self.recs[i].a as usize]
+    }
+
+    fn valid(&self, f: &ThreadFn, i: usize) -> bool {
+        let k = self.recs[i].kind;
+        if !valid_mask(f.mask(), k) {
+            return false;
+        }
+        if f.is_state() && k == STATE + END {
+            return !self.state_begins_at_same_time(i);
+        }
+        true
+    }
+}
+
+/// The intervals of one thread for function `f`, from 0 to the thread's end, plus a last
+/// zero-length interval at the end (the value Paraver reaches there).
+pub fn intervals(f: &ThreadFn, ctx: &ThreadCtx) -> Vec<Interval> {
+    let mut out = Vec::new();
+    let mut prev = 0.0;
+    let mut acc = 0i64;
+    let mut cur: Option<usize> = None;
+    let mut begin = 0u64;
+    for i in 0..ctx.recs.len() {
+        if !ctx.pass(i) || !ctx.valid(f, i) {
+            continue;
+        }
+        let value = execute(f, ctx, cur, prev, &mut acc);
+        // Paraver's init at time 0 skips the intervals that end there.
+        if ctx.recs[i].time > 0 {
+            out.push(Interval {
+                begin,
+                end: ctx.recs[i].time,
+                value,
+            });
+        }
+        prev = value;
+        cur = Some(i);
+        begin = ctx.recs[i].time;
+    }
+    let value = execute(f, ctx, cur, prev, &mut acc);
+    out.push(Interval {
+        begin,
+        end: ctx.end.max(begin),
+        value,
+    });
+    out.push(Interval {
+        begin: ctx.end.max(begin),
+        end: ctx.end.max(begin),
+        value: 0.0,
+    });
+    out
+}
+
+/// A communication Paraver leaves out of the "in transit" counts: received (logically or
+/// physically, whichever is later) no later than it was sent.
+fn negative(c: &Comm) -> bool {
+    (c.lrecv > c.precv && c.lrecv <= c.lsend) || (c.lrecv <= c.precv && c.precv <= c.lsend)
+}
+
+fn execute(f: &ThreadFn, ctx: &ThreadCtx, at: Option<usize>, prev: f64, acc: &mut i64) -> f64 {
+    use ThreadFn::{
+        ApplicationId, AverageLastEventValue, AverageNextEventValue, CommPartner, CommRecvPartner,
+        CommSize, EventBytes, EventSentBytes, GivenEventValue, GivenState, InEventRange,
+        InEventValue, InState, IntervalBetweenEvents, LastEventType, LastEventValue,
+        LastSendDuration, LastSendSize, LastTag, NextEventType, NextEventValue, NextRecvDuration,
+        NotInEventValue, NotInState, NumberReceiveBytes, NumberReceives, NumberSendBytes,
+        NumberSends, RecvBandWidth, RecvBytesInTransit, RecvMessagesInTransit, RecvNegativeBytes,
+        RecvNegativeMessages, SendBandWidth, SendBytesInTransit, SendMessagesInTransit, StateAsIs,
+        StateRecordDuration, StateSign, TaskId, ThreadId, Useful,
+    };
+    let Some(i) = at else {
+        return match f {
+            ApplicationId => ctx.appl as f64 + 1.0,
+            TaskId => ctx.task as f64 + 1.0,
+            ThreadId => ctx.row as f64 + 1.0,
+            NextEventValue => ctx.next_event(None).map_or(0.0, |j| ctx.recs[j].b as f64),
+            NextEventType => ctx.next_event(None).map_or(0.0, |j| ctx.recs[j].a as f64),
+            AverageNextEventValue(factor) => match ctx.next_event(None) {
+                Some(j) if ctx.recs[j].time > 0 => {
+                    ctx.recs[j].b as f64 * factor / (ctx.units)(ctx.recs[j].time as f64)
+                }
+                _ => 0.0,
+            },
+            _ => 0.0,
+        };
+    };
+    let r = &ctx.recs[i];
+    let end_rec = r.kind & END != 0;
+    let state = r.a as f64;
+    match f {
+        StateAsIs => {
+            if end_rec {
+                IDLE
+            } else {
+                state
+            }
+        }
+        Useful => {
+            if end_rec {
+                IDLE
+            } else if r.a == 1 {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        StateSign => {
+            if end_rec {
+                IDLE
+            } else if r.a != 0 {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        GivenState(v) => {
+            if end_rec {
+                IDLE
+            } else if v.contains(&state) {
+                state
+            } else {
+                0.0
+            }
+        }
+        InState(v) => {
+            let hit = v
+                .iter()
+                .any(|&p| if end_rec { p == 0.0 } else { p == state });
+            if hit { 1.0 } else { 0.0 }
+        }
+        NotInState(v) => {
+            let hit = v
+                .iter()
+                .any(|&p| if end_rec { p == 0.0 } else { p == state });
+            if hit { 0.0 } else { 1.0 }
+        }
+        StateRecordDuration(v) => {
+            let mut t = 0.0;
+            for &p in v {
+                if end_rec && p == 0.0 {
+                    t = ctx.time_to_next_state(i);
+                    break;
+                }
+                if !end_rec && p == state {
+                    t = (ctx.state_end(i) - r.time) as f64;
+                    break;
+                }
+            }
+            (ctx.units)(t)
+        }
+        LastEventType => r.a as f64,
+        LastEventValue => r.b as f64,
+        NextEventType => ctx
+            .next_event(Some(i))
+            .map_or(0.0, |j| ctx.recs[j].a as f64),
+        NextEventValue => ctx
+            .next_event(Some(i))
+            .map_or(0.0, |j| ctx.recs[j].b as f64),
+        AverageNextEventValue(factor) | AverageLastEventValue(factor) => {
+            let Some(j) = ctx.next_event(Some(i)) else {
+                return 0.0;
+            };
+            let dt = ctx.recs[j].time - r.time;
+            if dt == 0 {
+                return 0.0;
+            }
+            let v = if matches!(f, AverageNextEventValue(_)) {
+                ctx.recs[j].b
+            } else {
+                r.b
+            };
+            v as f64 * factor / (ctx.units)(dt as f64)
+        }
+        GivenEventValue(v) => {
+            if v.contains(&(r.b as f64)) {
+                r.b as f64
+            } else {
+                0.0
+            }
+        }
+        InEventValue(v) => f64::from(u8::from(v.contains(&(r.b as f64)))),
+        NotInEventValue(v) => f64::from(u8::from(!v.contains(&(r.b as f64)))),
+        InEventRange(lo, hi) => f64::from(u8::from(r.b as f64 >= *lo && r.b as f64 <= *hi)),
+        IntervalBetweenEvents => ctx
+            .next_event(Some(i))
+            .map_or(0.0, |j| (ctx.units)((ctx.recs[j].time - r.time) as f64)),
+        EventBytes | EventSentBytes => match ctx.next_event(Some(i)) {
+            None => 0.0,
+            Some(j) => comm_bytes(ctx, i, j, matches!(f, EventSentBytes)),
+        },
+        LastTag => ctx.comm(i).tag as f64,
+        CommSize | LastSendSize => {
+            if r.kind & COMM == 0 {
+                0.0
+            } else {
+                ctx.comm(i).size as i64 as f64
+            }
+        }
+        CommPartner => f64::from(ctx.comm(i).recv_row) + 1.0,
+        CommRecvPartner => {
+            let next = ctx.recs[i + 1..].iter().find(|n| {
+                if n.kind & COMM == 0 || n.kind & RECV == 0 {
+                    return false;
+                }
+                let c = &ctx.comms[n.a as usize];
+                (n.kind & LOG != 0 && c.lrecv >= c.precv)
+                    || (n.kind & PHY != 0 && c.precv > c.lrecv)
+            });
+            next.map_or(0.0, |n| f64::from(ctx.comms[n.a as usize].send_row) + 1.0)
+        }
+        LastSendDuration => {
+            let c = ctx.comm(i);
+            (ctx.units)(c.lrecv.max(c.precv) as f64 - r.time as f64)
+        }
+        NextRecvDuration => {
+            let next = ctx.recs[i + 1..]
+                .iter()
+                .find(|n| n.kind & COMM != 0 && n.kind & RECV != 0);
+            next.map_or(0.0, |n| {
+                (ctx.units)(ctx.comms[n.a as usize].lsend as f64 - r.time as f64)
+            })
+        }
+        SendBytesInTransit
+        | SendMessagesInTransit
+        | RecvBytesInTransit
+        | RecvMessagesInTransit
+        | RecvNegativeMessages
+        | RecvNegativeBytes => transit(f, ctx, r, prev),
+        SendBandWidth(factor) | RecvBandWidth(factor) => bandwidth(f, ctx, r, acc, *factor),
+        NumberSends | NumberSendBytes | NumberReceives | NumberReceiveBytes => {
+            let c = ctx.comm(i);
+            let (k, fl) = (r.kind, ctx.filter);
+            let counts = if matches!(f, NumberSends | NumberSendBytes) {
+                (fl.physical && k & PHY != 0 && k & SEND != 0)
+                    || (fl.logical && k & LOG != 0 && k & SEND != 0)
+            } else {
+                (fl.physical && k & PHY != 0 && k & RECV != 0)
+                    || (fl.logical
+                        && ((k & LOG != 0 && k & RECV != 0 && c.lrecv > c.precv)
+                            || (k & PHY != 0 && k & RECV != 0 && c.precv >= c.lrecv)))
+            };
+            let amount = if matches!(f, NumberSends | NumberReceives) {
+                1.0
+            } else {
+                c.size as i64 as f64
+            };
+            if counts { prev + amount } else { prev }
+        }
+        ApplicationId => ctx.appl as f64 + 1.0,
+        TaskId => ctx.task as f64 + 1.0,
+        ThreadId => ctx.row as f64 + 1.0,
+    }
+}
+
+/// The "in transit" and "negative" counters, carried on from the previous value:
+/// +1 (or +size) where a message starts, -1 where it ends; the negative counters count
+/// only the messages received before they were sent, with the signs swapped.
+fn transit(f: &ThreadFn, ctx: &ThreadCtx, r: &Rec, prev: f64) -> f64 {
+    use ThreadFn::{
+        RecvBytesInTransit, RecvNegativeBytes, RecvNegativeMessages, SendBytesInTransit,
+        SendMessagesInTransit,
+    };
+    let c = &ctx.comms[r.a as usize];
+    let amount = match f {
+        SendBytesInTransit | RecvBytesInTransit | RecvNegativeBytes => c.size as i64 as f64,
+        _ => 1.0,
+    };
+    let sending = matches!(f, SendBytesInTransit | SendMessagesInTransit);
+    let negative_fn = matches!(f, RecvNegativeMessages | RecvNegativeBytes);
+    match step(ctx, r, c, sending) {
+        (starts, neg) if neg == negative_fn => {
+            let sign = if negative_fn { -1.0 } else { 1.0 };
+            match starts {
+                Some(true) => prev + sign * amount,
+                Some(false) => prev - sign * amount,
+                None => prev,
+            }
+        }
+        _ => prev,
+    }
+}
+
+/// For a communication record: (`Some(true)` where the message starts, `Some(false)` where
+/// it ends, `None` otherwise; whether the message is "negative"), as the in-transit functions
+/// see them with the window's logical or physical view.
+fn step(ctx: &ThreadCtx, r: &Rec, c: &Comm, sending: bool) -> (Option<bool>, bool) {
+    let k = r.kind;
+    let (start, done) = if sending {
+        (SEND, RRECV)
+    } else {
+        (RSEND, RECV)
+    };
+    if ctx.filter.logical {
+        let starts = k & LOG != 0 && k & start != 0;
+        let ends = (k & LOG != 0 && k & done != 0 && c.lrecv > c.precv)
+            || (k & PHY != 0 && k & done != 0 && c.precv >= c.lrecv);
+        let what = if starts {
+            Some(true)
+        } else if ends {
+            Some(false)
+        } else {
+            None
+        };
+        (what, negative(c))
+    } else {
+        let what = if k & PHY != 0 && k & start != 0 {
+            Some(true)
+        } else if k & PHY != 0 && k & done != 0 {
+            Some(false)
+        } else {
+            None
+        };
+        (what, c.precv <= c.psend)
+    }
+}
+
+/// Send/Recv `BandWidth`: the sum of the bandwidths of the messages in transit, kept (as
+/// Paraver does) as an integer count of 1e-12 units in `acc`.
+fn bandwidth(f: &ThreadFn, ctx: &ThreadCtx, r: &Rec, acc: &mut i64, factor: f64) -> f64 {
+    let c = &ctx.comms[r.a as usize];
+    let time = if ctx.filter.logical && c.lrecv > c.precv {
+        c.lrecv as i64 - c.lsend as i64
+    } else if ctx.filter.physical {
+        c.precv as i64 - c.psend as i64
+    } else {
+        c.precv as i64 - c.lsend as i64
+    };
+    if time == 0 {
+        return *acc as f64 * 1e-12;
+    }
+    let time = (ctx.units)(time.unsigned_abs() as f64);
+    let bytes = c.size as i64 as f64 / factor;
+    let delta = ((bytes / time) * 1e12) as i64;
+    let sending = matches!(f, ThreadFn::SendBandWidth(_));
+    if let (Some(starts), false) = step(ctx, r, c, sending) {
+        // Paraver's 64-bit integer; it wraps where it overflows.
+        *acc = acc.wrapping_add(if starts { delta } else { delta.wrapping_neg() });
+    }
+    *acc as f64 * 1e-12
+}
+
+/// `getTotalCommSize` / `getTotalSentCommSize`: bytes of the communications between event
+/// `i` and the next filtered event `j`.
+fn comm_bytes(ctx: &ThreadCtx, i: usize, j: usize, sent_only: bool) -> f64 {
+    let (recs, f) = (ctx.recs, ctx.filter);
+    let t0 = recs[i].time;
+    let t1 = recs[j].time;
+    let size = |k: usize| ctx.comms[recs[k].a as usize].size as i64 as f64;
+    let mut bytes = 0.0;
+    // Sends at the event's time, before it.
+    for k in (0..i).rev() {
+        if recs[k].time != t0 {
+            break;
+        }
+        let kd = recs[k].kind;
+        let phy_only = f.physical && !f.logical;
+        if ((phy_only && kd & PHY != 0) || (f.logical && kd & LOG != 0))
+            && kd & COMM != 0
+            && kd & SEND != 0
+            && ctx.pass(k)
+        {
+            bytes += size(k);
+        }
+    }
+    for k in i + 1..recs.len() {
+        let r = &recs[k];
+        if sent_only {
+            if r.time >= t1 {
+                break;
+            }
+            if r.kind & COMM != 0 && r.kind & SEND != 0 && ctx.pass(k) {
+                bytes += size(k);
+            }
+            continue;
+        }
+        if r.time > t1 {
+            break;
+        }
+        let kd = r.kind;
+        if kd & (COMM | RSEND | RRECV) == 0 {
+            continue;
+        }
+        let c = &ctx.comms[r.a as usize];
+        if r.time == t0 {
+            if kd & COMM != 0 && kd & SEND != 0 && ctx.pass(k) {
+                bytes += size(k);
+            }
+        } else if f.physical && !f.logical && kd & PHY != 0 && kd & COMM != 0 {
+            if (r.time < t1 || kd & RECV != 0) && ctx.pass(k) {
+                bytes += size(k);
+            }
+        } else if (kd & COMM != 0 && f.logical && kd & LOG != 0)
+            || (kd & PHY != 0 && kd & RECV != 0)
+        {
+            let skip =
+                f.logical && f.physical && kd & LOG != 0 && kd & RECV != 0 && c.precv >= c.lrecv;
+            if !skip {
+                if r.time < t1 {
+                    if ctx.pass(k) {
+                        bytes += size(k);
+                    }
+                } else if kd & RECV != 0
+                    && ((kd & LOG != 0 && c.lrecv > c.precv)
+                        || (kd & PHY != 0 && c.precv >= c.lrecv))
+                    && ctx.pass(k)
+                {
+                    bytes += size(k);
+                }
+            }
+        }
+    }
+    bytes
+}

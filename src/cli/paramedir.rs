@@ -1,0 +1,164 @@
+//! `prvscope paramedir`: BSC's `paramedir` command line, computed by prvscope. The same
+//! arguments (`[-e] [-m] [-p] [-tu] TRACE CFG [OUTPUT] [CFG [OUTPUT]]...`), the same files
+//! (a histogram to OUTPUT, a timeline to OUTPUT.csv; OUTPUT defaults to the cfg's name
+//! without `.cfg`, in the current folder) and the same text in them, so that scripts that
+//! call `paramedir` (pypop among them) work unchanged.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use prvscope_paraver::cfg::Cfg;
+use prvscope_paraver::paramedir::{Context, Error, Options};
+use prvscope_store::NullOverride;
+
+/// Run Paraver configuration files (.cfg) over a trace, as BSC's paramedir does.
+#[derive(clap::Args)]
+#[command(disable_help_flag = true)]
+pub struct Args {
+    /// `[-e] [-m] [-p] [-tu] TRACE CFG [OUTPUT] [CFG [OUTPUT]]...`: -e hides empty histogram
+    /// columns, -m writes a timeline as one file per object, -p writes only the selected
+    /// plane of a 3D histogram, -tu writes timelines in the trace's time unit.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    pub args: Vec<OsString>,
+}
+
+/// What the command line asks.
+#[derive(Debug, PartialEq)]
+pub struct Request {
+    pub options: Options,
+    pub trace: PathBuf,
+    /// (cfg, output name), in paramedir's order: sorted by the cfg's path.
+    pub cfgs: Vec<(PathBuf, PathBuf)>,
+}
+
+const USAGE: &str =
+    "usage: prvscope paramedir [-e] [-m] [-p] [-tu] TRACE CFG [OUTPUT] [CFG [OUTPUT]]...";
+
+/// Reads paramedir's arguments: a word ending in `.cfg` is a cfg, the word after a cfg that
+/// is neither a cfg nor the trace is its output.
+pub fn parse(args: &[OsString]) -> anyhow::Result<Request> {
+    let mut options = Options::default();
+    let mut trace = None;
+    let mut cfgs: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
+    let mut last_cfg: Option<PathBuf> = None;
+    for arg in args {
+        let s = arg.to_string_lossy();
+        match s.as_ref() {
+            "-e" | "--empty-columns" => options.hide_empty_columns = true,
+            "-m" | "--many-files" => options.many_files = true,
+            "-p" | "--print-plane" => options.print_plane = true,
+            "-tu" | "--trace-units" => options.trace_units = true,
+            "-h" | "--help" => anyhow::bail!("{USAGE}"),
+            _ if s.starts_with('-') && s.len() > 1 => {
+                anyhow::bail!("paramedir option {s} is not supported by prvscope ({USAGE})")
+            }
+            _ if s.ends_with(".cfg") => {
+                let cfg = PathBuf::from(arg);
+                let name = cfg.file_stem().map(PathBuf::from).unwrap_or_default();
+                cfgs.insert(cfg.clone(), name);
+                last_cfg = Some(cfg);
+                continue;
+            }
+            _ if trace.is_none() && last_cfg.is_none() => trace = Some(PathBuf::from(arg)),
+            _ => match last_cfg.take() {
+                Some(cfg) => {
+                    cfgs.insert(cfg, PathBuf::from(arg));
+                }
+                None => {
+                    anyhow::bail!("{s}: neither a trace, a .cfg nor the output of a cfg ({USAGE})")
+                }
+            },
+        }
+        last_cfg = None;
+    }
+    let trace = trace.ok_or_else(|| anyhow::anyhow!("no trace given ({USAGE})"))?;
+    anyhow::ensure!(!cfgs.is_empty(), "no .cfg given ({USAGE})");
+    Ok(Request {
+        options,
+        trace,
+        cfgs: cfgs.into_iter().collect(),
+    })
+}
+
+/// Runs `paramedir`. Like BSC's tool, a cfg that cannot be computed is reported and the
+/// others still run; the exit status says whether every cfg was written.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let req = parse(&args.args)?;
+    let t = super::load_for_info(&req.trace, NullOverride::Auto, &Default::default())?;
+    super::print_warnings(&t);
+    let ctx = Context::new(&t);
+    let mut failed = 0;
+    for (cfg_path, out) in &req.cfgs {
+        match run_one(&ctx, cfg_path, out, &req.options) {
+            Ok(written) => {
+                for w in written {
+                    println!("{} file written", w.display());
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("{e}");
+            }
+        }
+    }
+    anyhow::ensure!(
+        failed == 0,
+        "{failed} of {} cfgs not written",
+        req.cfgs.len()
+    );
+    Ok(())
+}
+
+fn run_one(
+    ctx: &Context,
+    cfg_path: &Path,
+    out: &Path,
+    options: &Options,
+) -> anyhow::Result<Vec<PathBuf>> {
+    let text = std::fs::read_to_string(cfg_path)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", cfg_path.display()))?;
+    let cfg = Cfg::parse(&cfg_path.to_string_lossy(), &text)?;
+    let outcome = ctx
+        .compute(&cfg, options)
+        .map_err(|e: Error| anyhow::anyhow!("{e}"))?;
+    for w in &outcome.warnings {
+        println!("{}: {w}", cfg_path.display());
+    }
+    let mut written = Vec::new();
+    for (suffix, text) in outcome.files() {
+        let mut name = out.as_os_str().to_owned();
+        name.push(&suffix);
+        let path = PathBuf::from(name);
+        std::fs::write(&path, text)
+            .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<OsString> {
+        s.split_whitespace().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn arguments_are_read_as_paramedir_reads_them() {
+        let r = parse(&args("-e t.prv b/y.cfg out.txt a/x.cfg")).unwrap();
+        assert!(r.options.hide_empty_columns);
+        assert_eq!(r.trace, PathBuf::from("t.prv"));
+        assert_eq!(
+            r.cfgs,
+            vec![
+                (PathBuf::from("a/x.cfg"), PathBuf::from("x")),
+                (PathBuf::from("b/y.cfg"), PathBuf::from("out.txt"))
+            ]
+        );
+        assert!(parse(&args("t.prv")).is_err());
+        assert!(parse(&args("t.prv x.cfg o1 o2")).is_err());
+        assert!(parse(&args("-z t.prv x.cfg")).is_err());
+    }
+}
