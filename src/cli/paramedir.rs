@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use prvscope_format::Subset;
 use prvscope_paraver::cfg::Cfg;
 use prvscope_paraver::paramedir::{Context, Error, Options};
 use prvscope_store::NullOverride;
@@ -85,7 +86,7 @@ pub fn parse(args: &[OsString]) -> anyhow::Result<Request> {
 /// others still run; the exit status says whether every cfg was written.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let req = parse(&args.args)?;
-    let t = super::load_for_info(&req.trace, NullOverride::Auto, &Default::default())?;
+    let t = super::load_for_info(&req.trace, NullOverride::Auto, &Subset::default())?;
     super::print_warnings(&t);
     let ctx = Context::new(&t);
     let mut failed = 0;
