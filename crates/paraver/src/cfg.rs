@@ -425,7 +425,7 @@ impl Parser<'_> {
                         } else {
                             slot
                         };
-                    win.functions.insert(slot, name);
+                    win.functions.insert(normal_slot(&slot), name);
                 }
             }
             "window_semantic_module" => {
@@ -530,6 +530,15 @@ fn parse_pairs(text: &str) -> Option<Vec<(String, String)>> {
 }
 
 /// `thread State Record Dur. { 1, { 49 1.0 0.0 ... } }`.
+/// Old cfgs name the top compose slot `topcompose`; it is the first one.
+fn normal_slot(slot: &str) -> String {
+    if slot == "topcompose" {
+        "topcompose1".to_string()
+    } else {
+        slot.to_string()
+    }
+}
+
 fn parse_semantic_module(text: &str) -> Option<FunctionParams> {
     let (head, body) = text.split_once('{')?;
     let head = head.trim();
@@ -553,7 +562,7 @@ fn parse_semantic_module(text: &str) -> Option<FunctionParams> {
         params.push(values);
     }
     Some(FunctionParams {
-        slot: slot.trim().to_string(),
+        slot: normal_slot(slot.trim()),
         function: function.trim().to_string(),
         params,
     })

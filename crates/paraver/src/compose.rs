@@ -62,7 +62,9 @@ impl ComposeFn {
                 .and_then(|v| v.first().copied())
                 .unwrap_or(default)
         };
-        let list = |k: usize| params.get(k).cloned().unwrap_or_default();
+        // Paraver's defaults where the cfg gives no value.
+        let list =
+            |k: usize, default: &[f64]| params.get(k).cloned().unwrap_or_else(|| default.to_vec());
         Some(match name {
             "As Is" => ComposeFn::AsIs,
             "Sign" => ComposeFn::Sign,
@@ -70,24 +72,24 @@ impl ComposeFn {
             "Mod" => ComposeFn::Mod(one(0, 1.0)),
             "Mod+1" => ComposeFn::ModPlus1(one(0, 1.0)),
             "Div" => ComposeFn::Div(one(0, 1.0)),
-            "Prod" => ComposeFn::Prod(one(0, 1.0)),
+            "Prod" => ComposeFn::Prod(one(0, 0.0)),
             "Add" => ComposeFn::Add(one(0, 0.0)),
             "Subs" => ComposeFn::Subs(one(0, 0.0)),
             "Complement" => ComposeFn::Complement(one(0, 0.0)),
             "Inverse Div" => ComposeFn::InverseDiv(one(0, 1.0)),
             // Parameters: maximum first, then minimum.
-            "Select Range" => ComposeFn::SelectRange(list(0), list(1), false),
-            "Select Range [)" => ComposeFn::SelectRange(list(0), list(1), true),
-            "Is In Range" => ComposeFn::IsInRange(list(0), list(1), false),
-            "Is In Range [)" => ComposeFn::IsInRange(list(0), list(1), true),
-            "Is Equal" => ComposeFn::IsEqual(list(0)),
-            "Is Equal (Sign)" => ComposeFn::IsEqualSign(list(0)),
+            "Select Range" => ComposeFn::SelectRange(list(0, &[1.0]), list(1, &[0.0]), false),
+            "Select Range [)" => ComposeFn::SelectRange(list(0, &[1.0]), list(1, &[0.0]), true),
+            "Is In Range" => ComposeFn::IsInRange(list(0, &[1.0]), list(1, &[0.0]), false),
+            "Is In Range [)" => ComposeFn::IsInRange(list(0, &[1.0]), list(1, &[0.0]), true),
+            "Is Equal" => ComposeFn::IsEqual(list(0, &[1.0])),
+            "Is Equal (Sign)" => ComposeFn::IsEqualSign(list(0, &[1.0])),
             "Floor" => ComposeFn::Floor,
             "Ceil" => ComposeFn::Ceil,
             "Round" => ComposeFn::Round,
             "Abs" => ComposeFn::Abs,
             "Stacked Val" => ComposeFn::StackedVal,
-            "In Stacked Val" => ComposeFn::InStackedVal(one(0, 0.0)),
+            "In Stacked Val" => ComposeFn::InStackedVal(one(0, 1.0)),
             "Nesting level" => ComposeFn::NestingLevel,
             "Enumerate" => ComposeFn::Enumerate,
             "Accumulate" => ComposeFn::Accumulate,
@@ -97,7 +99,7 @@ impl ComposeFn {
             "Begin Time" => ComposeFn::BeginTime(scale),
             "End Time" => ComposeFn::EndTime(scale),
             "Join Bursts" => ComposeFn::JoinBursts,
-            "Translate" => ComposeFn::Translate(list(0)),
+            "Translate" => ComposeFn::Translate(list(0, &[])),
             _ => return None,
         })
     }

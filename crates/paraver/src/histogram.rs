@@ -495,7 +495,20 @@ pub fn run(
         }
     };
     let row_label = |r: usize| objects.label(control.level, r);
-    let hide = options.hide_empty_columns || flag("Analyzer2D.HideCols", false);
+    let cfg_hide = flag("Analyzer2D.HideCols", false);
+    let hide = options.hide_empty_columns || cfg_hide;
+    let sort = flag("Analyzer2D.SortCols", false)
+        && a.get("Analyzer2D.SortCriteria").map(str::trim) != Some("Custom");
+    let reverse = flag("Analyzer2D.SortReverse", false);
+    // Total, Average, Maximum, Minimum, StDev, Avg/Max.
+    let criteria = match a.get("Analyzer2D.SortCriteria").map(str::trim) {
+        Some("Total") => 0,
+        Some("Maximum") => 2,
+        Some("Minimum") => 3,
+        Some("Stdev") => 4,
+        Some("Avg/Max") => 5,
+        _ => 1,
+    };
     let vertical = a.get("Analyzer2D.HorizVert").map(str::trim) == Some("Vertical");
     let mut out = String::new();
     let plane_list: Vec<usize> = (0..n_planes).collect();
@@ -548,23 +561,58 @@ pub fn run(
                 out.push('\n');
             }
         } else {
+            // Paraver's column mapping (`histogram.cpp`): which column the i-th printed one
+            // is (`RC`), and the sorted order applied to labels and totals only (`SORT`).
+            let (n, len) = (table.columns, printed.len());
+            let rc = |i: usize| -> usize {
+                match (cfg_hide, sort, reverse) {
+                    (true, true, true) => n - len + i,
+                    (true, false, false) => printed[i],
+                    (true, false, true) => printed[len - 1 - i],
+                    _ => i,
+                }
+            };
+            let order: Vec<usize> = if sort {
+                let key = |c: usize| col_totals[c].rows()[criteria];
+                let mut idx: Vec<usize> = (0..n).collect();
+                idx.sort_by(|&a, &b| key(a).total_cmp(&key(b)));
+                idx
+            } else {
+                Vec::new()
+            };
+            let sorted = |c: usize| -> usize {
+                if sort {
+                    if reverse { order[c] } else { order[n - 1 - c] }
+                } else if reverse && !cfg_hide {
+                    n - 1 - c
+                } else {
+                    c
+                }
+            };
+            let column_of = |i: usize| {
+                if comm_stat.is_some() {
+                    printed[i]
+                } else {
+                    rc(i)
+                }
+            };
             out.push('\t');
-            for &c in &printed {
-                let _ = write!(out, "{}\t", col_label(c));
+            for i in 0..len {
+                let _ = write!(out, "{}\t", col_label(sorted(column_of(i))));
             }
             out.push('\n');
             for r in 0..rows {
                 let _ = write!(out, "{}\t", row_label(r));
-                for &c in &printed {
-                    let _ = write!(out, "{}\t", cell(r, c));
+                for i in 0..len {
+                    let _ = write!(out, "{}\t", cell(r, column_of(i)));
                 }
                 out.push('\n');
             }
             out.push('\n');
             for (k, name) in NAMES.iter().enumerate() {
                 let _ = write!(out, "{name}\t");
-                for &c in &printed {
-                    let _ = write!(out, "{}\t", fixed(col_totals[c].rows()[k], 2));
+                for i in 0..len {
+                    let _ = write!(out, "{}\t", fixed(col_totals[sorted(rc(i))].rows()[k], 2));
                 }
                 out.push('\n');
             }

@@ -85,6 +85,16 @@ pub fn semantic(engine: &Engine, w: &Computed, v: f64) -> String {
                 .objects
                 .label(*level, usize::from((v as i64 - 1) as u16)),
         },
+        ValueKind::CommSize => format!("{} bytes", number(v)),
+        ValueKind::Bandwidth => {
+            let unit = match w.units {
+                TimeUnit::Nanoseconds => "GB/sec",
+                TimeUnit::Microseconds => "MB/sec",
+                TimeUnit::Milliseconds => "KB/sec",
+                _ => "bytes/sec",
+            };
+            format!("{} {unit}", number(v))
+        }
         ValueKind::Time => {
             let unit = match w.units {
                 TimeUnit::Nanoseconds => "ns",

@@ -39,7 +39,7 @@ impl LevelFn {
             "Activity" => LevelFn::Activity(list(0)),
             "In Activity" => LevelFn::InActivity(list(0)),
             "Mode" => LevelFn::Mode,
-            "Thread i" => LevelFn::ObjectI(list(0).first().copied().unwrap_or(0.0)),
+            "Thread i" => LevelFn::ObjectI(list(0).first().copied().unwrap_or(1.0)),
             "Add Tasks" => LevelFn::AddObjects(list(0)),
             "Changed value" => LevelFn::ChangedValue,
             _ => return None,

@@ -72,7 +72,8 @@ impl ThreadFn {
     /// The function `name` with the parameters of the cfg (`params[k]` = parameter k's
     /// values); `None` when prvscope does not compute it.
     pub fn new(name: &str, params: &[Vec<f64>]) -> Option<ThreadFn> {
-        let list = |k: usize| params.get(k).cloned().unwrap_or_default();
+        // Paraver's defaults where the cfg gives no value.
+        let list = |k: usize| params.get(k).cloned().unwrap_or_else(|| vec![1.0]);
         let one = |k: usize, default: f64| {
             params
                 .get(k)
@@ -96,7 +97,7 @@ impl ThreadFn {
             "Given Evt Val" => ThreadFn::GivenEventValue(list(0)),
             "In Evt Val" => ThreadFn::InEventValue(list(0)),
             "Not In Evt Val" => ThreadFn::NotInEventValue(list(0)),
-            "In Evt Range" => ThreadFn::InEventRange(one(0, 0.0), one(1, 0.0)),
+            "In Evt Range" => ThreadFn::InEventRange(one(0, 0.0), one(1, 1.0)),
             "Int. Between Evt" => ThreadFn::IntervalBetweenEvents,
             "Event Bytes" => ThreadFn::EventBytes,
             "Event Sent Bytes" => ThreadFn::EventSentBytes,

@@ -35,6 +35,10 @@ pub enum ValueKind {
     /// A thread/task/... number, 1-based.
     Object(Level),
     Time,
+    /// Bytes (`N bytes`).
+    CommSize,
+    /// Bytes per window time unit (`N MB/sec` for microseconds, ...).
+    Bandwidth,
 }
 
 /// A computed window.
@@ -296,11 +300,8 @@ fn value_kind(
     level: Level,
     present: &BTreeSet<u32>,
 ) -> ValueKind {
-    use ThreadFn::{
-        ApplicationId, CommPartner, CommRecvPartner, GivenEventValue, GivenState,
-        IntervalBetweenEvents, LastEventType, LastEventValue, LastSendDuration, NextEventType,
-        NextEventValue, NextRecvDuration, StateAsIs, StateRecordDuration, TaskId, ThreadId, Useful,
-    };
+    #[allow(clippy::enum_glob_use)]
+    use ThreadFn::*;
     if let Some(k) = compose_kind(w, level, true) {
         return k;
     }
@@ -331,6 +332,11 @@ fn value_kind(
         IntervalBetweenEvents | StateRecordDuration(_) | LastSendDuration | NextRecvDuration => {
             ValueKind::Time
         }
+        CommSize | EventBytes | EventSentBytes | LastSendSize | NumberReceiveBytes
+        | NumberSendBytes | RecvBytesInTransit | RecvNegativeBytes | SendBytesInTransit => {
+            ValueKind::CommSize
+        }
+        SendBandWidth(_) | RecvBandWidth(_) => ValueKind::Bandwidth,
         _ => ValueKind::Number,
     }
 }
