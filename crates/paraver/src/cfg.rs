@@ -470,7 +470,8 @@ impl Parser<'_> {
             "window_begin_time_relative" => {
                 self.cfg.windows[w].begin_time_relative = rest.parse().unwrap_or(0.0);
             }
-            "window_end_time_relative" => {
+            // Old cfgs give the window's end as `window_scale_relative`.
+            "window_end_time_relative" | "window_scale_relative" => {
                 self.cfg.windows[w].end_time_relative = rest.parse().unwrap_or(1.0);
             }
             _ => self.cfg.windows[w]
@@ -530,12 +531,13 @@ fn parse_pairs(text: &str) -> Option<Vec<(String, String)>> {
 }
 
 /// `thread State Record Dur. { 1, { 49 1.0 0.0 ... } }`.
-/// Old cfgs name the top compose slot `topcompose`; it is the first one.
+/// Old cfgs name the top compose slots `topcompose` (the first) or `compose1` and
+/// `compose2`.
 fn normal_slot(slot: &str) -> String {
-    if slot == "topcompose" {
-        "topcompose1".to_string()
-    } else {
-        slot.to_string()
+    match slot {
+        "topcompose" | "compose1" => "topcompose1".to_string(),
+        "compose2" => "topcompose2".to_string(),
+        _ => slot.to_string(),
     }
 }
 

@@ -6,7 +6,8 @@
 //! (ends at the trace's end do not count while another parent ends earlier). Each parent's
 //! value is multiplied by its factor first.
 
-use crate::cfg::WindowCfg;
+use crate::cfg::{Level, WindowCfg};
+use crate::objects::Objects;
 use crate::window::{Computed, Interval};
 
 /// The operation of a derived window.
@@ -155,4 +156,72 @@ fn walk(
         });
     }
     out
+}
+
+/// A controlled derived window (Paraver's `IntervalControlDerived`): the intervals of the
+/// control (second) parent, each valued by folding the data (first) parent's intervals that
+/// overlap it, from 0: `controlled: maximum` keeps the largest, `controlled: add` sums them,
+/// `controlled: clear by` (as Paraver computes it here) gives 0.
+pub fn controlled(
+    w: &WindowCfg,
+    parents: Vec<Computed>,
+    end: u64,
+    objects: &Objects,
+    level: Level,
+) -> Result<Computed, String> {
+    let Some(d) = &w.derived else {
+        return Err("a derived window without parents".into());
+    };
+    let op = d.operation.trim();
+    let fold: fn(f64, f64) -> f64 = match op {
+        "controlled: maximum" => |a, b| if a > b { a } else { b },
+        "controlled: add" => |a, b| a + b,
+        "controlled: clear by" => |_, _| 0.0,
+        _ => return Err(format!("derived operation `{op}`")),
+    };
+    if d.shifts != [0, 0] {
+        return Err("shifted parents (window_shift)".into());
+    }
+    let [data, control]: [Computed; 2] = parents
+        .try_into()
+        .map_err(|_| "a derived window needs two parents".to_string())?;
+    let factor = d.factors[0];
+    let rows = data
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(o, drow)| {
+            let crow = if control.rows.len() == data.rows.len() {
+                &control.rows[o]
+            } else {
+                let threads = objects.thread_rows(level, o);
+                let c = objects.object_of_thread(control.level, threads.start);
+                &control.rows[c.min(control.rows.len() - 1)]
+            };
+            let mut j = 0;
+            crow.iter()
+                .map(|c| {
+                    let mut value = 0.0;
+                    if c.begin < end {
+                        while j + 1 < drow.len() && drow[j].end <= c.begin {
+                            j += 1;
+                        }
+                        if drow[j].end > c.begin {
+                            value = fold(value, drow[j].value * factor);
+                        }
+                        while j + 1 < drow.len() && drow[j].end < c.end {
+                            j += 1;
+                            value = fold(value, drow[j].value * factor);
+                        }
+                    }
+                    Interval {
+                        begin: c.begin,
+                        end: c.end,
+                        value,
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    Ok(Computed { rows, ..data })
 }

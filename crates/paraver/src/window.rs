@@ -125,17 +125,31 @@ impl Engine<'_> {
             (w.end_time_relative * end as f64) as u64,
         );
         if let Some(d) = &w.derived {
+            let controlled = d.operation.trim().starts_with("controlled:");
             let parents: Vec<Computed> = d
                 .parents
                 .iter()
-                .map(|&id| {
+                .enumerate()
+                .map(|(k, &id)| {
                     let p = cfg
                         .window(id)
                         .ok_or_else(|| WindowError::Missing(w.name.clone(), id))?;
-                    self.compute_at(cfg, p, level, found)
+                    // A controlled window reads its control (second) parent at that
+                    // parent's own level, when coarser.
+                    let at = if controlled && k == 1 && p.level < level && p.derived.is_none() {
+                        p.level
+                    } else {
+                        level
+                    };
+                    self.compute_at(cfg, p, at, found)
                 })
                 .collect::<Result<_, _>>()?;
-            let mut c = crate::derived::combine(w, parents, end).map_err(unsupported)?;
+            let mut c = if controlled {
+                crate::derived::controlled(w, parents, end, self.objects, level)
+            } else {
+                crate::derived::combine(w, parents, end)
+            }
+            .map_err(unsupported)?;
             if level == w.level {
                 for slot in ["topcompose2", "topcompose1"] {
                     let f = self.compose(w, slot)?;
