@@ -9,13 +9,12 @@
 //! third-window interval in a plane); each statistic accumulates over a cell's bursts.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use crate::cfg::{AnalyzerCfg, Cfg};
 use crate::filter::TypesFound;
 use crate::labels;
-use crate::number::fixed;
 use crate::paramedir::Options;
+pub use crate::table::{Histogram, PlaneTable, TOTALS};
 use crate::window::{Computed, Engine, Interval, WindowError, convert};
 
 /// Why a histogram cannot be computed.
@@ -239,7 +238,7 @@ pub fn run(
     a: &AnalyzerCfg,
     options: &Options,
     found: &mut TypesFound,
-) -> Result<String, HistogramError> {
+) -> Result<Histogram, HistogramError> {
     let mut window = |key: &str| -> Result<Option<Computed>, HistogramError> {
         let Some(i) = a.number(key) else {
             return Ok(None);
@@ -510,20 +509,22 @@ pub fn run(
         _ => 1,
     };
     let vertical = a.get("Analyzer2D.HorizVert").map(str::trim) == Some("Vertical");
-    let mut out = String::new();
-    let plane_list: Vec<usize> = (0..n_planes).collect();
-    for &p in &plane_list {
+    let mut result = Histogram {
+        statistic: stat_name.to_string(),
+        row_labels: (0..rows).map(row_label).collect(),
+        vertical,
+        planes: Vec::new(),
+    };
+    for p in 0..n_planes {
         let plane = &table.cells[p];
         let has_values = plane.iter().any(|row| row.iter().any(Option::is_some));
         if extra.is_some() && !has_values {
             continue;
         }
-        if n_planes > 1
-            && let (Some(x), Some(pb)) = (&extra, planes)
-        {
-            out.push_str(&labels::plane(engine, x, &pb, p));
-            out.push('\n');
-        }
+        let label = match (&extra, planes) {
+            (Some(x), Some(pb)) if n_planes > 1 => Some(labels::plane(engine, x, &pb, p)),
+            _ => None,
+        };
         let mut col_totals = vec![Totals::default(); table.columns];
         let mut row_totals = vec![Totals::default(); rows];
         for (r, row) in plane.iter().enumerate() {
@@ -537,89 +538,70 @@ pub fn run(
         let printed: Vec<usize> = (0..table.columns)
             .filter(|&c| !hide || col_totals[c].total != 0.0)
             .collect();
-        let cell = |r: usize, c: usize| fixed(plane[r][c].unwrap_or(0.0), 2);
-        const NAMES: [&str; 6] = ["Total", "Average", "Maximum", "Minimum", "StDev", "Avg/Max"];
+        let range = |c: usize| -> Option<(f64, f64)> {
+            (comm_stat.is_none()).then(|| {
+                let lo = c as f64 * bins.delta + bins.min;
+                (lo, lo + bins.delta)
+            })
+        };
         if vertical {
-            out.push('\t');
-            for r in 0..rows {
-                let _ = write!(out, "{}\t", row_label(r));
-            }
-            out.push('\n');
-            for &c in &printed {
-                let _ = write!(out, "{}\t", col_label(c));
-                for r in 0..rows {
-                    let _ = write!(out, "{}\t", cell(r, c));
-                }
-                out.push('\n');
-            }
-            out.push('\n');
-            for (k, name) in NAMES.iter().enumerate() {
-                let _ = write!(out, "{name}\t");
-                for t in &row_totals {
-                    let _ = write!(out, "{}\t", fixed(t.rows()[k], 2));
-                }
-                out.push('\n');
-            }
-        } else {
-            // Paraver's column mapping (`histogram.cpp`): which column the i-th printed one
-            // is (`RC`), and the sorted order applied to labels and totals only (`SORT`).
-            let (n, len) = (table.columns, printed.len());
-            let rc = |i: usize| -> usize {
-                match (cfg_hide, sort, reverse) {
-                    (true, true, true) => n - len + i,
-                    (true, false, false) => printed[i],
-                    (true, false, true) => printed[len - 1 - i],
-                    _ => i,
-                }
-            };
-            let order: Vec<usize> = if sort {
-                let key = |c: usize| col_totals[c].rows()[criteria];
-                let mut idx: Vec<usize> = (0..n).collect();
-                idx.sort_by(|&a, &b| key(a).total_cmp(&key(b)));
-                idx
-            } else {
-                Vec::new()
-            };
-            let sorted = |c: usize| -> usize {
-                if sort {
-                    if reverse { order[c] } else { order[n - 1 - c] }
-                } else if reverse && !cfg_hide {
-                    n - 1 - c
-                } else {
-                    c
-                }
-            };
-            let column_of = |i: usize| {
-                if comm_stat.is_some() {
-                    printed[i]
-                } else {
-                    rc(i)
-                }
-            };
-            out.push('\t');
-            for i in 0..len {
-                let _ = write!(out, "{}\t", col_label(sorted(column_of(i))));
-            }
-            out.push('\n');
-            for r in 0..rows {
-                let _ = write!(out, "{}\t", row_label(r));
-                for i in 0..len {
-                    let _ = write!(out, "{}\t", cell(r, column_of(i)));
-                }
-                out.push('\n');
-            }
-            out.push('\n');
-            for (k, name) in NAMES.iter().enumerate() {
-                let _ = write!(out, "{name}\t");
-                for i in 0..len {
-                    let _ = write!(out, "{}\t", fixed(col_totals[sorted(rc(i))].rows()[k], 2));
-                }
-                out.push('\n');
-            }
+            result.planes.push(PlaneTable {
+                label,
+                columns: printed.iter().map(|&c| col_label(c)).collect(),
+                column_values: printed.iter().map(|&c| range(c)).collect(),
+                cells: (0..rows)
+                    .map(|r| printed.iter().map(|&c| plane[r][c]).collect())
+                    .collect(),
+                totals: row_totals.iter().map(Totals::rows).collect(),
+            });
+            continue;
         }
-        out.push('\n');
+        // Paraver's column mapping (`histogram.cpp`): which column the i-th printed one is
+        // (`RC`), and the sorted order applied to labels and totals only (`SORT`).
+        let (n, len) = (table.columns, printed.len());
+        let rc = |i: usize| -> usize {
+            match (cfg_hide, sort, reverse) {
+                (true, true, true) => n - len + i,
+                (true, false, false) => printed[i],
+                (true, false, true) => printed[len - 1 - i],
+                _ => i,
+            }
+        };
+        let order: Vec<usize> = if sort {
+            let key = |c: usize| col_totals[c].rows()[criteria];
+            let mut idx: Vec<usize> = (0..n).collect();
+            idx.sort_by(|&a, &b| key(a).total_cmp(&key(b)));
+            idx
+        } else {
+            Vec::new()
+        };
+        let sorted = |c: usize| -> usize {
+            if sort {
+                if reverse { order[c] } else { order[n - 1 - c] }
+            } else if reverse && !cfg_hide {
+                n - 1 - c
+            } else {
+                c
+            }
+        };
+        let column_of = |i: usize| {
+            if comm_stat.is_some() {
+                printed[i]
+            } else {
+                rc(i)
+            }
+        };
+        result.planes.push(PlaneTable {
+            label,
+            columns: (0..len).map(|i| col_label(sorted(column_of(i)))).collect(),
+            column_values: (0..len).map(|i| range(column_of(i))).collect(),
+            cells: (0..rows)
+                .map(|r| (0..len).map(|i| plane[r][column_of(i)]).collect())
+                .collect(),
+            totals: (0..len).map(|i| col_totals[sorted(rc(i))].rows()).collect(),
+        });
     }
-    Ok(out)
+    Ok(result)
 }
 
 /// One burst: an overlap of a control, a data and (3D) a third-window interval.

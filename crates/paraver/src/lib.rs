@@ -26,5 +26,6 @@ pub mod number;
 pub mod objects;
 pub mod paramedir;
 pub mod records;
+pub mod table;
 pub mod thread;
 pub mod window;

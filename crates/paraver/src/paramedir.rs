@@ -180,7 +180,7 @@ impl<'a> Context<'a> {
                     },
                 })?;
             return Ok(Outcome {
-                kind: OutcomeKind::Histogram(text),
+                kind: OutcomeKind::Histogram(text.text()),
                 warnings,
             });
         }
