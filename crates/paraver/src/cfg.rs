@@ -531,12 +531,12 @@ fn parse_pairs(text: &str) -> Option<Vec<(String, String)>> {
 }
 
 /// `thread State Record Dur. { 1, { 49 1.0 0.0 ... } }`.
-/// Old cfgs name the top compose slots `topcompose` (the first) or `compose1` and
-/// `compose2`.
+/// Old cfgs name the top compose slots `compose1` and `compose2`, or `topcompose` (the
+/// second, as Paraver's `stringToLevel` reads it).
 fn normal_slot(slot: &str) -> String {
     match slot {
-        "topcompose" | "compose1" => "topcompose1".to_string(),
-        "compose2" => "topcompose2".to_string(),
+        "compose1" => "topcompose1".to_string(),
+        "topcompose" | "compose2" => "topcompose2".to_string(),
         _ => slot.to_string(),
     }
 }

@@ -231,7 +231,7 @@ struct Table {
     columns: usize,
 }
 
-/// Runs analyzer `a` of `cfg` and prints it as paramedir does.
+/// Runs analyzer `a` of `cfg` as paramedir does.
 pub fn run(
     engine: &Engine,
     cfg: &Cfg,
@@ -239,6 +239,17 @@ pub fn run(
     options: &Options,
     found: &mut TypesFound,
 ) -> Result<Histogram, HistogramError> {
+    run_with_control(engine, cfg, a, options, found).map(|(h, _)| h)
+}
+
+/// [`run`], with the control window it computed (where each object holds each value).
+pub fn run_with_control(
+    engine: &Engine,
+    cfg: &Cfg,
+    a: &AnalyzerCfg,
+    options: &Options,
+    found: &mut TypesFound,
+) -> Result<(Histogram, Computed), HistogramError> {
     let mut window = |key: &str| -> Result<Option<Computed>, HistogramError> {
         let Some(i) = a.number(key) else {
             return Ok(None);
@@ -601,7 +612,7 @@ pub fn run(
             totals: (0..len).map(|i| col_totals[sorted(rc(i))].rows()).collect(),
         });
     }
-    Ok(result)
+    Ok((result, control))
 }
 
 /// One burst: an overlap of a control, a data and (3D) a third-window interval.

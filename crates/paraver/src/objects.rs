@@ -117,9 +117,11 @@ impl Objects {
         }
     }
 
-    /// The bare numeric id of paramedir's timeline dumps: `1.2.1`, `1.2`, `1`.
+    /// The bare numeric id of paramedir's timeline dumps: `1.2.1`, `1.2`, `1`; empty for
+    /// the workload and the system.
     pub fn id(&self, level: Level, o: usize) -> String {
         match level {
+            Level::Workload | Level::System => String::new(),
             Level::Thread => {
                 let (a, t, h) = self.threads[o];
                 format!("{a}.{t}.{h}")

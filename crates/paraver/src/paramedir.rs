@@ -9,7 +9,7 @@ use prvscope_store::Trace;
 
 use crate::cfg::{Cfg, TimeUnit};
 use crate::filter::TypesFound;
-use crate::histogram;
+use crate::histogram::{self, Histogram};
 use crate::number::fixed;
 use crate::objects::Objects;
 use crate::records::Records;
@@ -192,6 +192,68 @@ impl<'a> Context<'a> {
             kind: OutcomeKind::Timeline { many, one },
             warnings,
         })
+    }
+}
+
+/// One analyzer of a cfg, computed for the viewer.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    /// The analyzer's `Analyzer2D.Name`, or its control window's name.
+    pub name: String,
+    pub histogram: Histogram,
+    /// Its control window: where each object holds each value.
+    pub control: Computed,
+}
+
+impl Context<'_> {
+    /// Every analyzer of `cfg` (each computed whole, its failures named), and the names of
+    /// its timeline windows.
+    pub fn analyses(&self, cfg: &Cfg) -> (Vec<Result<Analysis, Error>>, Vec<String>) {
+        let engine = self.engine();
+        let results = cfg
+            .analyzers
+            .iter()
+            .map(|a| {
+                let mut found = TypesFound::default();
+                let (histogram, control) = histogram::run_with_control(
+                    &engine,
+                    cfg,
+                    a,
+                    &Options::default(),
+                    &mut found,
+                )
+                .map_err(|e| match e {
+                    histogram::HistogramError::Window(WindowError::Unsupported(window, what)) => {
+                        Error::Unsupported {
+                            cfg: cfg.file.clone(),
+                            window,
+                            what,
+                        }
+                    }
+                    histogram::HistogramError::Window(WindowError::Missing(window, id)) => {
+                        Error::Invalid(format!(
+                            "{}: window `{window}` uses window {id}, which the cfg does not have",
+                            cfg.file
+                        ))
+                    }
+                    histogram::HistogramError::Unsupported(what) => Error::Unsupported {
+                        cfg: cfg.file.clone(),
+                        window: "analyzer".into(),
+                        what,
+                    },
+                })?;
+                let name = a
+                    .get("Analyzer2D.Name")
+                    .map_or_else(|| control.name.clone(), str::to_string);
+                Ok(Analysis {
+                    name,
+                    histogram,
+                    control,
+                })
+            })
+            .collect();
+        let windows = cfg.windows.iter().map(|w| w.name.clone()).collect();
+        (results, windows)
     }
 }
 
