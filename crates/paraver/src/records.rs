@@ -79,6 +79,7 @@ impl Records {
         use kind::{BEGIN, COMM, END, EVENT, LOG, PHY, RECV, RRECV, RSEND, SEND, STATE};
         use rayon::prelude::*;
         let n = store.threads().len();
+        let sentinel = store.null_policy().sentinel;
         let mut comm_recs: Vec<Vec<Rec>> = vec![Vec::new(); n];
         for (i, c) in store.comms().iter().enumerate() {
             let i = i as u64;
@@ -129,7 +130,8 @@ impl Records {
                             time,
                             kind: EVENT,
                             a: ty,
-                            b: value as i64,
+                            // Paraver has no null: its parser reads `N` as 0.
+                            b: if value == sentinel { 0 } else { value as i64 },
                         });
                     }
                 }
