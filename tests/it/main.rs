@@ -8,6 +8,7 @@ mod common;
 mod consistency;
 mod demo;
 mod generated;
+mod histogram_window;
 mod hostile;
 mod parallel_vs_naive;
 mod part_dialog;

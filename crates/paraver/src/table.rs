@@ -25,7 +25,7 @@ pub struct PlaneTable {
     pub column_values: Vec<Option<(f64, f64)>>,
     /// `cells[row][column]`: `None` where no burst fell.
     pub cells: Vec<Vec<Option<f64>>>,
-    /// Total, Average, Maximum, Minimum, StDev, Avg/Max of each column (of each row when
+    /// Total, Average, Maximum, Minimum, `StDev`, `Avg/Max` of each column (of each row when
     /// vertical).
     pub totals: Vec<[f64; 6]>,
 }

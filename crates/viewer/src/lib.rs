@@ -17,6 +17,7 @@
 pub mod app;
 pub mod breakdown;
 pub mod frame;
+pub mod histogram;
 pub mod jobs;
 pub mod loader;
 pub mod part_dialog;

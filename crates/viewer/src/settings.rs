@@ -16,6 +16,7 @@ const FOLDERS_KEY: &str = "prvscope.source_folders";
 /// eframe's keys of the panels shown.
 const SIDE_KEY: &str = "prvscope.show_side_panel";
 const SCOPES_KEY: &str = "prvscope.show_scope_panel";
+const CFG_FOLDER_KEY: &str = "prvscope.cfg_folder";
 
 /// A list of paths, newest first, without duplicates, at most [`MAX_RECENT`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -64,6 +65,9 @@ pub struct Settings {
     pub show_side: bool,
     /// Show the scope panel on traces with scope types: View menu, Ctrl+J.
     pub show_scopes: bool,
+    /// The folder of the last Paraver configuration opened (where File > Open
+    /// configuration… starts).
+    pub cfg_folder: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -73,6 +77,7 @@ impl Default for Settings {
             source_folders: RecentFiles::default(),
             show_side: true,
             show_scopes: true,
+            cfg_folder: None,
         }
     }
 }
@@ -99,6 +104,7 @@ impl Settings {
             source_folders: list(FOLDERS_KEY, "source-folders.txt"),
             show_side: eframe::get_value(storage, SIDE_KEY).unwrap_or(true),
             show_scopes: eframe::get_value(storage, SCOPES_KEY).unwrap_or(true),
+            cfg_folder: eframe::get_value(storage, CFG_FOLDER_KEY).unwrap_or(None),
         }
     }
 
@@ -108,6 +114,7 @@ impl Settings {
         eframe::set_value(storage, FOLDERS_KEY, &self.source_folders.paths);
         eframe::set_value(storage, SIDE_KEY, &self.show_side);
         eframe::set_value(storage, SCOPES_KEY, &self.show_scopes);
+        eframe::set_value(storage, CFG_FOLDER_KEY, &self.cfg_folder);
     }
 }
 

@@ -1,6 +1,7 @@
 //! The file dialogs (open, open part, save an export), each on a thread of its own so that
 //! the UI keeps drawing, and files dropped on the window.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use super::App;
@@ -18,6 +19,105 @@ impl App {
                 .pick_file()
         });
         self.open_dialog = Some((job, part));
+    }
+
+    /// File > Open configuration…: a Paraver `.cfg`, from the folder of the last one.
+    pub(super) fn ask_cfg(&mut self, ctx: &egui::Context) {
+        let folder = self.settings.cfg_folder.clone();
+        let job = Job::spawn_outside_pool(ctx, "cfg-dialog", move |_| {
+            let mut d = rfd::FileDialog::new()
+                .add_filter("Paraver configuration", &["cfg"])
+                .add_filter("All files", &["*"]);
+            if let Some(f) = folder {
+                d = d.set_directory(f);
+            }
+            d.pick_file()
+        });
+        self.cfg_dialog = Some(job);
+    }
+
+    /// Computes the cfg at `path` over the open trace (or says why not).
+    pub fn open_cfg(&mut self, ctx: &egui::Context, path: PathBuf) {
+        let Some(l) = &self.loaded else {
+            self.status = format!(
+                "{}: open a trace first, then its configuration",
+                path.display()
+            );
+            return;
+        };
+        self.settings.cfg_folder = path.parent().map(PathBuf::from);
+        self.status = format!("computing {}…", path.display());
+        self.cfg_run = Some(crate::histogram::CfgRun::start(ctx, &l.trace, path));
+    }
+
+    /// Takes a finished cfg: one window per analyzer; the status says what was not shown.
+    pub(crate) fn poll_cfg(&mut self, ctx: &egui::Context) {
+        if let Some(job) = &mut self.cfg_dialog
+            && let Some(picked) = job.poll()
+        {
+            self.cfg_dialog = None;
+            if let Some(path) = picked {
+                self.open_cfg(ctx, path);
+            }
+        }
+        let Some(run) = &mut self.cfg_run else {
+            return;
+        };
+        let Some(result) = run.job.poll() else {
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+            return;
+        };
+        let path = run.path.clone();
+        self.cfg_run = None;
+        let Some(l) = &self.loaded else {
+            return;
+        };
+        match result {
+            Err(e) => self.status = format!("could not compute {}: {e}", path.display()),
+            Ok(r) => {
+                let mut failed = Vec::new();
+                let mut shown = 0;
+                for a in r.analyses {
+                    match a {
+                        Ok(a) => {
+                            self.next_histogram += 1;
+                            self.histograms.push(crate::histogram::HistogramWindow::new(
+                                self.next_histogram,
+                                &r.name,
+                                a,
+                                &l.trace,
+                            ));
+                            shown += 1;
+                        }
+                        Err(e) => failed.push(e),
+                    }
+                }
+                self.status = if r.windows.is_empty() && shown == 0 && failed.is_empty() {
+                    format!("{}: no window and no analyzer", r.name)
+                } else {
+                    let mut s = format!("{}: {shown} histogram window(s)", r.name);
+                    if shown == 0 && failed.is_empty() {
+                        let _ = write!(
+                            s,
+                            "; timeline windows ({}) are computed by `prvscope paramedir`, not drawn as views yet",
+                            r.windows.join(", ")
+                        );
+                    }
+                    for e in &failed {
+                        let _ = write!(s, "; not shown: {e}");
+                    }
+                    s
+                };
+            }
+        }
+    }
+
+    /// The histogram windows (closed ones are dropped).
+    pub(super) fn histograms_ui(&mut self, ctx: &egui::Context) {
+        for h in &mut self.histograms {
+            h.show(ctx);
+        }
+        self.histograms.retain(|h| h.open);
     }
 
     pub(super) fn ask_save(&mut self, ctx: &egui::Context, kind: Export) {
@@ -77,7 +177,14 @@ impl App {
                 .collect()
         });
         if let Some(path) = dropped.into_iter().next() {
-            self.open(ctx, LoadSource::File(path));
+            if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("cfg"))
+            {
+                self.open_cfg(ctx, path);
+            } else {
+                self.open(ctx, LoadSource::File(path));
+            }
         }
     }
 }

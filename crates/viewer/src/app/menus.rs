@@ -44,6 +44,16 @@ impl App {
                 {
                     self.ask_open(&ctx, true);
                 }
+                if ui
+                    .add_enabled(
+                        self.loaded.is_some(),
+                        egui::Button::new("Open configuration…"),
+                    )
+                    .on_hover_text("A Paraver .cfg: its analyzers as histogram windows")
+                    .clicked()
+                {
+                    self.ask_cfg(&ctx);
+                }
                 if ui.button("Open the demo trace").clicked() {
                     self.open(&ctx, LoadSource::Demo);
                 }

@@ -64,6 +64,12 @@ pub struct App {
     /// The memory to count on instead of what the machine has (tests).
     pub(crate) available_override: Option<u64>,
     save_dialog: Option<(Export, Job<Option<PathBuf>>)>,
+    /// File > Open configuration…: the dialog, then the cfg being computed.
+    cfg_dialog: Option<Job<Option<PathBuf>>>,
+    pub(crate) cfg_run: Option<crate::histogram::CfgRun>,
+    /// The histogram windows of the cfgs opened.
+    pub(crate) histograms: Vec<crate::histogram::HistogramWindow>,
+    next_histogram: u64,
     /// A PNG export waiting for its screenshot: path and the timeline's rect in points.
     png_pending: Option<(PathBuf, bool)>,
     screenshot: Arc<Mutex<Option<Arc<egui::ColorImage>>>>,
@@ -121,6 +127,10 @@ impl App {
             skip_memory_check: request.skip_memory_check,
             available_override: request.available_override,
             save_dialog: None,
+            cfg_dialog: None,
+            cfg_run: None,
+            histograms: Vec::new(),
+            next_histogram: 0,
             png_pending: None,
             screenshot: Arc::default(),
             status: String::new(),
@@ -306,6 +316,19 @@ impl App {
         }
     }
 
+    /// Blocks until the configuration being computed is done (tests).
+    pub fn wait_for_cfg(&mut self, ctx: &egui::Context) {
+        while self.cfg_run.is_some() {
+            self.poll_cfg(ctx);
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
+    /// The histogram windows open.
+    pub fn histograms(&self) -> &[crate::histogram::HistogramWindow] {
+        &self.histograms
+    }
+
     fn poll_loading(&mut self, ctx: &egui::Context) {
         let Some(result) = self.loading.as_mut().and_then(Loading::poll) else {
             return;
@@ -391,6 +414,7 @@ impl eframe::App for App {
         let ctx = ui.ctx().clone();
         self.poll_loading(&ctx);
         self.poll_dialogs(&ctx);
+        self.poll_cfg(&ctx);
         self.handle_drops(&ctx);
         self.finish_png(&ctx);
         if self.loading.is_some() {
@@ -421,12 +445,21 @@ impl eframe::App for App {
         let scopes_shown = self.scope_panel_shown();
         if let Some(l) = &mut self.loaded {
             l.scopes.update(&ctx, l.timeline.window);
-            // The selected scope is outlined only while the panel that selected it is shown.
-            l.timeline.highlight = if scopes_shown {
-                l.scopes.highlight()
-            } else {
-                None
-            };
+            // A histogram cell clicked is outlined; else the selected scope, only while the
+            // panel that selected it is shown.
+            let rows = l.trace.store.threads().len();
+            l.timeline.highlight = self
+                .histograms
+                .iter()
+                .rev()
+                .find_map(|h| h.highlight(rows))
+                .or_else(|| {
+                    if scopes_shown {
+                        l.scopes.highlight()
+                    } else {
+                        None
+                    }
+                });
         }
         egui::Panel::top("menu").show(ui, |ui| {
             self.menu_ui(ui);
@@ -501,6 +534,7 @@ impl eframe::App for App {
             l.scopes.breakdowns_ui(&ctx);
         }
         self.part_dialog_ui(&ctx);
+        self.histograms_ui(&ctx);
     }
 }
 

@@ -1,0 +1,329 @@
+//! Paraver configurations (`.cfg`) in the viewer: File > Open configuration… (or a `.cfg`
+//! dropped on the window) computes every analyzer of the cfg over the whole trace, off the
+//! UI thread, and opens one histogram window per analyzer.
+//!
+//! A histogram window is Paraver's table: one row per object, one column per value or bin of
+//! the control window (per partner for communication statistics), cells coloured on a
+//! gradient from the plane's smallest to its largest value (an empty cell is not coloured),
+//! the six totals rows, a plane selector for 3D analyzers. A click on a column header sorts
+//! the rows by that column (again: the other way); a click on a cell outlines on the
+//! timeline where that object holds that column's value; a click on a row label plots the
+//! row (`egui_plot`). The numbers are `prvscope paramedir`'s, which equal BSC paramedir's.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use egui::{Color32, RichText, Ui};
+use egui_plot::{Bar, BarChart, Plot};
+use prvscope_paraver::cfg::Cfg;
+use prvscope_paraver::histogram::TOTALS;
+use prvscope_paraver::number::fixed;
+use prvscope_paraver::objects::Objects;
+use prvscope_paraver::paramedir::{Analysis, Context};
+use prvscope_store::Trace;
+
+use crate::jobs::Job;
+use crate::scope_panel::Intervals;
+
+/// What a cfg gave.
+pub struct CfgResult {
+    /// The cfg's file name.
+    pub name: String,
+    /// Each analyzer, or why it could not be computed.
+    pub analyses: Vec<Result<Analysis, String>>,
+    /// The names of its timeline windows.
+    pub windows: Vec<String>,
+}
+
+/// Reads and computes `path` over `trace` (run off the UI thread).
+pub fn run_cfg(trace: &Trace, path: &Path) -> Result<CfgResult, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let cfg = Cfg::parse(&path.display().to_string(), &text).map_err(|e| e.to_string())?;
+    let ctx = Context::new(trace);
+    let (analyses, windows) = ctx.analyses(&cfg);
+    Ok(CfgResult {
+        name: path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
+        analyses: analyses
+            .into_iter()
+            .map(|r| r.map_err(|e| e.to_string()))
+            .collect(),
+        windows,
+    })
+}
+
+/// A cfg being computed.
+pub struct CfgRun {
+    pub path: PathBuf,
+    pub job: Job<Result<CfgResult, String>>,
+}
+
+impl CfgRun {
+    pub fn start(ctx: &egui::Context, trace: &Trace, path: PathBuf) -> CfgRun {
+        let trace = trace.clone();
+        let p = path.clone();
+        CfgRun {
+            path,
+            job: Job::spawn(ctx, "cfg", move |_| run_cfg(&trace, &p)),
+        }
+    }
+}
+
+/// One histogram window.
+pub struct HistogramWindow {
+    /// Unique among the open windows (egui's id).
+    id: u64,
+    pub title: String,
+    pub analysis: Analysis,
+    /// The thread rows of each row of the histogram (its control window's objects).
+    threads: Vec<Range<usize>>,
+    pub open: bool,
+    plane: usize,
+    /// Rows sorted by a column: (column, descending).
+    sort: Option<(usize, bool)>,
+    /// The cell outlined on the timeline: (row, column).
+    pub selected: Option<(usize, usize)>,
+    /// The row plotted under the table.
+    plot_row: Option<usize>,
+}
+
+/// The gradient of the cells: pale for the plane's smallest value, dark for its largest.
+pub fn gradient(v: f64, lo: f64, hi: f64) -> Color32 {
+    let t = if hi > lo {
+        ((v - lo) / (hi - lo)).clamp(0.0, 1.0)
+    } else {
+        1.0
+    } as f32;
+    let mix = |a: u8, b: u8| (f32::from(a) + (f32::from(b) - f32::from(a)) * t).round() as u8;
+    Color32::from_rgb(mix(200, 10), mix(230, 60), mix(255, 170))
+}
+
+impl HistogramWindow {
+    pub fn new(id: u64, cfg_name: &str, analysis: Analysis, trace: &Trace) -> HistogramWindow {
+        let objects = Objects::new(&trace.header, trace.row.as_ref());
+        let level = analysis.control.level;
+        let threads = (0..analysis.control.rows.len())
+            .map(|o| objects.thread_rows(level, o))
+            .collect();
+        HistogramWindow {
+            id,
+            title: format!("{} ({cfg_name})", analysis.name),
+            analysis,
+            threads,
+            open: true,
+            plane: 0,
+            sort: None,
+            selected: None,
+            plot_row: None,
+        }
+    }
+
+    /// Shows the window.
+    pub fn show(&mut self, ctx: &egui::Context) {
+        let mut open = self.open;
+        egui::Window::new(&self.title)
+            .id(egui::Id::NULL.with(("histogram", self.id)))
+            .open(&mut open)
+            .default_size([900.0, 440.0])
+            .resizable(true)
+            .show(ctx, |ui| self.ui(ui));
+        self.open = open;
+        if !self.open {
+            self.selected = None;
+        }
+    }
+
+    /// The rows in display order.
+    fn order(&self) -> Vec<usize> {
+        let h = &self.analysis.histogram;
+        let mut rows: Vec<usize> = (0..h.row_labels.len()).collect();
+        if let (Some((col, desc)), Some(p)) = (self.sort, h.planes.get(self.plane)) {
+            let key = |r: usize| {
+                p.cells[r]
+                    .get(col)
+                    .copied()
+                    .flatten()
+                    .unwrap_or(f64::NEG_INFINITY)
+            };
+            rows.sort_by(|&a, &b| {
+                let o = key(a).total_cmp(&key(b));
+                if desc { o.reverse() } else { o }
+            });
+        }
+        rows
+    }
+
+    /// The window's content.
+    pub fn ui(&mut self, ui: &mut Ui) {
+        let h = &self.analysis.histogram;
+        if h.planes.is_empty() {
+            ui.label("No object has a value in this histogram's range.");
+            return;
+        }
+        self.plane = self.plane.min(h.planes.len() - 1);
+        ui.horizontal(|ui| {
+            ui.label(format!("Statistic: {}", h.statistic));
+            if h.planes.len() > 1 {
+                egui::ComboBox::from_label("plane")
+                    .selected_text(h.planes[self.plane].label.clone().unwrap_or_default())
+                    .show_ui(ui, |ui| {
+                        for (i, p) in h.planes.iter().enumerate() {
+                            ui.selectable_value(
+                                &mut self.plane,
+                                i,
+                                p.label.clone().unwrap_or_default(),
+                            );
+                        }
+                    });
+            }
+            ui.label(RichText::new("whole trace").weak());
+        });
+        let plane = &h.planes[self.plane];
+        let (lo, hi) = plane
+            .cells
+            .iter()
+            .flatten()
+            .flatten()
+            .filter(|v| v.is_finite())
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                (a.min(v), b.max(v))
+            });
+        let order = self.order();
+        let mut clicked_cell = None;
+        let mut clicked_col = None;
+        let mut clicked_row = None;
+        let plot_height = if self.plot_row.is_some() { 160.0 } else { 0.0 };
+        egui::ScrollArea::both()
+            .max_height((ui.available_height() - plot_height).max(80.0))
+            .auto_shrink([false, true])
+            .show(ui, |ui| {
+                egui::Grid::new(("histogram-grid", self.id))
+                    .spacing([2.0, 2.0])
+                    .show(ui, |ui| {
+                        ui.label("");
+                        for (c, name) in plane.columns.iter().enumerate() {
+                            let mark = match self.sort {
+                                Some((s, true)) if s == c => " ▼",
+                                Some((s, false)) if s == c => " ▲",
+                                _ => "",
+                            };
+                            if ui
+                                .button(RichText::new(format!("{name}{mark}")).strong())
+                                .on_hover_text("Sort the rows by this column")
+                                .clicked()
+                            {
+                                clicked_col = Some(c);
+                            }
+                        }
+                        ui.end_row();
+                        for &r in &order {
+                            if ui
+                                .selectable_label(self.plot_row == Some(r), &h.row_labels[r])
+                                .on_hover_text("Plot this row")
+                                .clicked()
+                            {
+                                clicked_row = Some(r);
+                            }
+                            for (c, cell) in plane.cells[r].iter().enumerate() {
+                                let text = fixed(cell.unwrap_or(0.0), 2);
+                                let mut button =
+                                    egui::Button::new(RichText::new(text).color(match cell {
+                                        Some(v) if gradient_is_dark(*v, lo, hi) => Color32::WHITE,
+                                        Some(_) => Color32::BLACK,
+                                        None => ui.visuals().weak_text_color(),
+                                    }));
+                                if let Some(v) = cell {
+                                    button = button.fill(gradient(*v, lo, hi));
+                                }
+                                let selected = self.selected == Some((r, c));
+                                let resp = ui.add(button.selected(selected));
+                                if resp.clicked() {
+                                    clicked_cell = Some((r, c));
+                                }
+                            }
+                            ui.end_row();
+                        }
+                        for (k, name) in TOTALS.iter().enumerate() {
+                            ui.label(RichText::new(*name).italics());
+                            for t in &plane.totals {
+                                ui.label(fixed(t[k], 2));
+                            }
+                            ui.end_row();
+                        }
+                    });
+            });
+        if let Some(c) = clicked_col {
+            self.sort = match self.sort {
+                Some((s, desc)) if s == c => Some((c, !desc)),
+                _ => Some((c, true)),
+            };
+        }
+        if let Some(cell) = clicked_cell {
+            self.selected = if self.selected == Some(cell) {
+                None
+            } else {
+                Some(cell)
+            };
+        }
+        if let Some(r) = clicked_row {
+            self.plot_row = if self.plot_row == Some(r) {
+                None
+            } else {
+                Some(r)
+            };
+        }
+        if let Some(r) = self.plot_row {
+            let bars: Vec<Bar> = plane.cells[r]
+                .iter()
+                .enumerate()
+                .map(|(c, v)| Bar::new(c as f64, v.unwrap_or(0.0)).name(&plane.columns[c]))
+                .collect();
+            let columns = plane.columns.clone();
+            Plot::new(("histogram-plot", self.id))
+                .height(plot_height - 10.0)
+                .x_axis_formatter(move |mark, _| {
+                    let i = mark.value.round();
+                    if (mark.value - i).abs() < 1e-6 && i >= 0.0 {
+                        columns.get(i as usize).cloned().unwrap_or_default()
+                    } else {
+                        String::new()
+                    }
+                })
+                .show(ui, |p| {
+                    p.bar_chart(
+                        BarChart::new(h.row_labels[r].clone(), bars).color(gradient(hi, lo, hi)),
+                    );
+                });
+        }
+    }
+
+    /// Where the selected cell's object holds its column's value, per thread row (for the
+    /// timeline's outline); `None` without a selection or for partner columns.
+    pub fn highlight(&self, n_threads: usize) -> Option<Intervals> {
+        let (r, c) = self.selected?;
+        let plane = self.analysis.histogram.planes.get(self.plane)?;
+        let (lo, hi) = plane.column_values.get(c).copied().flatten()?;
+        let row = self.analysis.control.rows.get(r)?;
+        let hold: Vec<(u64, u64)> = row
+            .iter()
+            .filter(|i| i.end > i.begin && i.value >= lo && i.value < hi)
+            .map(|i| (i.begin, i.end))
+            .collect();
+        let mut out = vec![Vec::new(); n_threads];
+        for t in self.threads.get(r)?.clone() {
+            if let Some(v) = out.get_mut(t) {
+                v.clone_from(&hold);
+            }
+        }
+        Some(Arc::new(out))
+    }
+}
+
+fn gradient_is_dark(v: f64, lo: f64, hi: f64) -> bool {
+    let c = gradient(v, lo, hi);
+    u32::from(c.r()) + u32::from(c.g()) + u32::from(c.b()) < 380
+}

@@ -1,0 +1,79 @@
+//! Paraver configurations in the viewer: a cfg's analyzer opens as a histogram window whose
+//! table is paramedir's, and a click on a cell outlines where that thread holds that value.
+
+use std::io::Read as _;
+
+use egui_kittest::kittest::Queryable;
+use prvscope_viewer::loader::LoadSource;
+
+use crate::common::shared_traces;
+use crate::viewer::harness_with;
+
+#[test]
+fn mpi_stats_cfg_opens_paramedirs_table_and_a_cell_outlines_its_time() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let mut h = harness_with(
+        LoadSource::File(dir.join("extrae_mpi_prime16/prime_v0.prv")),
+        None,
+        (1400.0, 800.0),
+        false,
+    );
+    let cfg = dir.join("../paraver_cfgs/paraver/mpi/analysis/mpi_stats.cfg");
+    let ctx = h.ctx.clone();
+    h.state_mut().open_cfg(&ctx, cfg);
+    h.state_mut().wait_for_cfg(&ctx);
+    h.run_steps(3);
+    let app = h.state();
+    assert_eq!(app.histograms().len(), 1, "status: {}", app.status());
+    let w = &app.histograms()[0];
+    // The table is paramedir's, to the last printed digit.
+    let mut theirs = String::new();
+    flate2::read::GzDecoder::new(
+        std::fs::File::open(dir.join(
+            "../reference/paramedir/extrae_mpi_prime16/paraver__mpi__analysis__mpi_stats.txt.gz",
+        ))
+        .unwrap(),
+    )
+    .read_to_string(&mut theirs)
+    .unwrap();
+    assert_eq!(w.analysis.histogram.text(), theirs);
+
+    // THREAD 1.1.1 spends 62.86% of its time in MPI_Reduce: click that cell.
+    let plane = &w.analysis.histogram.planes[0];
+    let col = plane
+        .columns
+        .iter()
+        .position(|c| c == "MPI_Reduce")
+        .unwrap();
+    let share = plane.cells[0][col].unwrap();
+    assert!((share - 62.86).abs() < 0.005, "{share}");
+    assert!(h.state().loaded().unwrap().timeline.highlight().is_none());
+    h.get_all_by_label("62.86")
+        .next()
+        .expect("the cell")
+        .click();
+    h.run_steps(3);
+    let hl = h
+        .state()
+        .loaded()
+        .unwrap()
+        .timeline
+        .highlight()
+        .cloned()
+        .expect("an outline");
+    let end = h.state().loaded().unwrap().trace.header.end_time as f64;
+    let held: u64 = hl[0].iter().map(|(b, e)| e - b).sum();
+    assert!(
+        (held as f64 / end * 100.0 - share).abs() < 0.01,
+        "outlined {held} ticks of {end}: {}%, the cell says {share}%",
+        held as f64 / end * 100.0
+    );
+    assert!(
+        hl[1..].iter().all(Vec::is_empty),
+        "only thread 1.1.1 is outlined"
+    );
+    h.snapshot("histogram_prime_mpi_stats");
+}
