@@ -77,3 +77,35 @@ fn mpi_stats_cfg_opens_paramedirs_table_and_a_cell_outlines_its_time() {
     );
     h.snapshot("histogram_prime_mpi_stats");
 }
+
+#[test]
+fn a_cfg_is_picked_by_topic_from_the_configuration_folder() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let mut h = harness_with(
+        LoadSource::File(dir.join("pypop_epoch_scaling/epoch_2proc.prv.gz")),
+        None,
+        (1400.0, 800.0),
+        false,
+    );
+    h.state_mut()
+        .set_cfg_library(Some(dir.join("../paraver_cfgs/paraver")));
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    for label in ["Configurations", "mpi", "analysis"] {
+        h.get_by_label(label).click();
+        h.run_steps(2);
+    }
+    h.get_by_label("mpi_stats").click();
+    h.run_steps(2);
+    let ctx = h.ctx.clone();
+    h.state_mut().wait_for_cfg(&ctx);
+    h.run_steps(2);
+    let app = h.state();
+    assert_eq!(app.histograms().len(), 1, "status: {}", app.status());
+    let t = &app.histograms()[0].analysis.histogram;
+    assert_eq!(t.row_labels, ["THREAD 1.1.1", "THREAD 1.2.1"]);
+    assert_eq!(t.planes[0].columns[0], "Outside MPI");
+}

@@ -73,6 +73,52 @@ impl CfgRun {
     }
 }
 
+/// A menu of the cfgs under `dir`, one submenu per folder (Paraver's library is sorted by
+/// topic: `General/`, `mpi/analysis/`, ...): the cfg picked, if any.
+pub fn browse(ui: &mut Ui, dir: &Path) -> Option<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        ui.label(format!("cannot read {}", dir.display()));
+        return None;
+    };
+    let mut dirs = Vec::new();
+    let mut cfgs = Vec::new();
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            dirs.push(p);
+        } else if p.extension().is_some_and(|x| x.eq_ignore_ascii_case("cfg")) {
+            cfgs.push(p);
+        }
+    }
+    dirs.sort();
+    cfgs.sort();
+    if dirs.is_empty() && cfgs.is_empty() {
+        ui.label("(no .cfg here)");
+    }
+    let mut picked = None;
+    for d in &dirs {
+        let name = d
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        ui.menu_button(name, |ui| {
+            if let Some(p) = browse(ui, d) {
+                picked = Some(p);
+            }
+        });
+    }
+    for c in cfgs {
+        let name = c
+            .file_stem()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if ui.button(name).clicked() {
+            picked = Some(c);
+        }
+    }
+    picked
+}
+
 /// One histogram window.
 pub struct HistogramWindow {
     /// Unique among the open windows (egui's id).

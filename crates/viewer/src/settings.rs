@@ -17,6 +17,7 @@ const FOLDERS_KEY: &str = "prvscope.source_folders";
 const SIDE_KEY: &str = "prvscope.show_side_panel";
 const SCOPES_KEY: &str = "prvscope.show_scope_panel";
 const CFG_FOLDER_KEY: &str = "prvscope.cfg_folder";
+const CFG_LIBRARY_KEY: &str = "prvscope.cfg_library";
 
 /// A list of paths, newest first, without duplicates, at most [`MAX_RECENT`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -68,6 +69,8 @@ pub struct Settings {
     /// The folder of the last Paraver configuration opened (where File > Open
     /// configuration… starts).
     pub cfg_folder: Option<PathBuf>,
+    /// The user's folder of Paraver cfgs, browsed by topic in File > Configurations.
+    pub cfg_library: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -78,6 +81,7 @@ impl Default for Settings {
             show_side: true,
             show_scopes: true,
             cfg_folder: None,
+            cfg_library: None,
         }
     }
 }
@@ -105,6 +109,7 @@ impl Settings {
             show_side: eframe::get_value(storage, SIDE_KEY).unwrap_or(true),
             show_scopes: eframe::get_value(storage, SCOPES_KEY).unwrap_or(true),
             cfg_folder: eframe::get_value(storage, CFG_FOLDER_KEY).unwrap_or(None),
+            cfg_library: eframe::get_value(storage, CFG_LIBRARY_KEY).unwrap_or(None),
         }
     }
 
@@ -115,6 +120,7 @@ impl Settings {
         eframe::set_value(storage, SIDE_KEY, &self.show_side);
         eframe::set_value(storage, SCOPES_KEY, &self.show_scopes);
         eframe::set_value(storage, CFG_FOLDER_KEY, &self.cfg_folder);
+        eframe::set_value(storage, CFG_LIBRARY_KEY, &self.cfg_library);
     }
 }
 

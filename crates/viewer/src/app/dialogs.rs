@@ -36,6 +36,14 @@ impl App {
         self.cfg_dialog = Some(job);
     }
 
+    /// File > Configurations > Choose configuration folder….
+    pub(super) fn ask_cfg_library(&mut self, ctx: &egui::Context) {
+        let job = Job::spawn_outside_pool(ctx, "cfg-library-dialog", |_| {
+            rfd::FileDialog::new().pick_folder()
+        });
+        self.cfg_library_dialog = Some(job);
+    }
+
     /// Computes the cfg at `path` over the open trace (or says why not).
     pub fn open_cfg(&mut self, ctx: &egui::Context, path: PathBuf) {
         let Some(l) = &self.loaded else {
@@ -58,6 +66,15 @@ impl App {
             self.cfg_dialog = None;
             if let Some(path) = picked {
                 self.open_cfg(ctx, path);
+            }
+        }
+        if let Some(job) = &mut self.cfg_library_dialog
+            && let Some(picked) = job.poll()
+        {
+            self.cfg_library_dialog = None;
+            if let Some(dir) = picked {
+                self.status = format!("configurations from {}", dir.display());
+                self.settings.cfg_library = Some(dir);
             }
         }
         let Some(run) = &mut self.cfg_run else {

@@ -54,6 +54,28 @@ impl App {
                 {
                     self.ask_cfg(&ctx);
                 }
+                ui.add_enabled_ui(self.loaded.is_some(), |ui| {
+                    ui.menu_button("Configurations", |ui| {
+                        let library = self.settings.cfg_library.clone();
+                        match &library {
+                            Some(dir) => {
+                                if let Some(path) = crate::histogram::browse(ui, dir) {
+                                    self.open_cfg(&ctx, path);
+                                    ui.close();
+                                }
+                            }
+                            None => {
+                                ui.label(
+                                    "Choose the folder of your Paraver cfgs (Paraver's cfgs/, say)",
+                                );
+                            }
+                        }
+                        ui.separator();
+                        if ui.button("Choose configuration folder…").clicked() {
+                            self.ask_cfg_library(&ctx);
+                        }
+                    });
+                });
                 if ui.button("Open the demo trace").clicked() {
                     self.open(&ctx, LoadSource::Demo);
                 }

@@ -66,6 +66,7 @@ pub struct App {
     save_dialog: Option<(Export, Job<Option<PathBuf>>)>,
     /// File > Open configuration…: the dialog, then the cfg being computed.
     cfg_dialog: Option<Job<Option<PathBuf>>>,
+    cfg_library_dialog: Option<Job<Option<PathBuf>>>,
     pub(crate) cfg_run: Option<crate::histogram::CfgRun>,
     /// The histogram windows of the cfgs opened.
     pub(crate) histograms: Vec<crate::histogram::HistogramWindow>,
@@ -128,6 +129,7 @@ impl App {
             available_override: request.available_override,
             save_dialog: None,
             cfg_dialog: None,
+            cfg_library_dialog: None,
             cfg_run: None,
             histograms: Vec::new(),
             next_histogram: 0,
@@ -322,6 +324,11 @@ impl App {
             self.poll_cfg(ctx);
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
+    }
+
+    /// The folder File > Configurations browses (the user chooses it in that menu).
+    pub fn set_cfg_library(&mut self, dir: Option<PathBuf>) {
+        self.settings.cfg_library = dir;
     }
 
     /// The histogram windows open.
