@@ -109,3 +109,66 @@ fn a_cfg_is_picked_by_topic_from_the_configuration_folder() {
     assert_eq!(t.row_labels, ["THREAD 1.1.1", "THREAD 1.2.1"]);
     assert_eq!(t.planes[0].columns[0], "Outside MPI");
 }
+
+#[test]
+fn a_histogram_following_the_timeline_is_computed_over_the_visible_window() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let mut h = harness_with(
+        LoadSource::File(dir.join("extrae_mpi_prime16/prime_v0.prv")),
+        None,
+        (1400.0, 800.0),
+        false,
+    );
+    let ctx = h.ctx.clone();
+    // Time per state (µs), thread by thread.
+    let cfg = dir.join("../paraver_cfgs/paraver/General/analysis/timings.cfg");
+    h.state_mut().open_cfg(&ctx, cfg);
+    h.state_mut().wait_for_cfg(&ctx);
+    h.run_steps(2);
+    assert_eq!(
+        h.state().histograms().len(),
+        1,
+        "status: {}",
+        h.state().status()
+    );
+    let end = h.state().loaded().unwrap().trace.header.end_time;
+    let row_sums = |p: &prvscope_paraver::histogram::PlaneTable| -> Vec<f64> {
+        p.cells.iter().map(|r| r.iter().flatten().sum()).collect()
+    };
+    let whole = row_sums(&h.state().histograms()[0].analysis.histogram.planes[0]);
+    let window = prvscope_viewer::frame::TimeWindow {
+        start: end / 4,
+        span: end / 2,
+    };
+    h.state_mut().loaded_mut().unwrap().timeline.zoom_to(window);
+    h.get_by_label("Follow the timeline window").click();
+    for _ in 0..200 {
+        h.run_steps(1);
+        let w = &h.state().histograms()[0];
+        if !w.computing() && w.computed_for.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let w = &h.state().histograms()[0];
+    let visible = h.state().loaded().unwrap().timeline.window();
+    assert_eq!(
+        w.computed_for,
+        Some((visible.start, visible.start + visible.span))
+    );
+    // Each thread's time in the table fits in the window's span (µs in this cfg; idle time,
+    // state 0, is out of the columns' range), and is less than over the whole trace.
+    let windowed = row_sums(&w.analysis.histogram.planes[0]);
+    assert_eq!(windowed.len(), whole.len());
+    for (a, b) in windowed.iter().zip(&whole) {
+        assert!(
+            *a * 1000.0 <= visible.span as f64 + 1000.0,
+            "{a} us in a {} ns window",
+            visible.span
+        );
+        assert!(a < b && *a > 0.0, "windowed {a} us, whole trace {b} us");
+    }
+}

@@ -279,8 +279,12 @@ pub fn run_with_control(
         )));
     }
     let trace_end = engine.records.end_time;
-    let (hist_begin, hist_end) = match a.get("Analyzer2D.AnalysisLimits").map(str::trim) {
-        Some("Allwindow") => (control.begin_time, control.end_time.min(trace_end)),
+    let (hist_begin, hist_end) = match (
+        options.window,
+        a.get("Analyzer2D.AnalysisLimits").map(str::trim),
+    ) {
+        (Some((t0, t1)), _) => (t0.min(trace_end), t1.min(trace_end)),
+        (None, Some("Allwindow")) => (control.begin_time, control.end_time.min(trace_end)),
         _ => (0, trace_end),
     };
     let flag = |k: &str, d: bool| a.flag(k).unwrap_or(d);

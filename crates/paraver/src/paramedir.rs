@@ -26,6 +26,9 @@ pub struct Options {
     pub print_plane: bool,
     /// `-tu`: timelines in the trace's time unit.
     pub trace_units: bool,
+    /// Histograms over this time range (ticks) instead of the cfg's analysis limits (the
+    /// viewer's visible window).
+    pub window: Option<(u64, u64)>,
 }
 
 /// Why a cfg gives no output.
@@ -209,51 +212,61 @@ impl Context<'_> {
     /// Every analyzer of `cfg` (each computed whole, its failures named), and the names of
     /// its timeline windows.
     pub fn analyses(&self, cfg: &Cfg) -> (Vec<Result<Analysis, Error>>, Vec<String>) {
-        let engine = self.engine();
-        let results = cfg
-            .analyzers
-            .iter()
-            .map(|a| {
-                let mut found = TypesFound::default();
-                let (histogram, control) = histogram::run_with_control(
-                    &engine,
-                    cfg,
-                    a,
-                    &Options::default(),
-                    &mut found,
-                )
-                .map_err(|e| match e {
-                    histogram::HistogramError::Window(WindowError::Unsupported(window, what)) => {
-                        Error::Unsupported {
-                            cfg: cfg.file.clone(),
-                            window,
-                            what,
-                        }
-                    }
-                    histogram::HistogramError::Window(WindowError::Missing(window, id)) => {
-                        Error::Invalid(format!(
-                            "{}: window `{window}` uses window {id}, which the cfg does not have",
-                            cfg.file
-                        ))
-                    }
-                    histogram::HistogramError::Unsupported(what) => Error::Unsupported {
-                        cfg: cfg.file.clone(),
-                        window: "analyzer".into(),
-                        what,
-                    },
-                })?;
-                let name = a
-                    .get("Analyzer2D.Name")
-                    .map_or_else(|| control.name.clone(), str::to_string);
-                Ok(Analysis {
-                    name,
-                    histogram,
-                    control,
-                })
-            })
+        let results = (0..cfg.analyzers.len())
+            .map(|i| self.analysis(cfg, i, None))
             .collect();
         let windows = cfg.windows.iter().map(|w| w.name.clone()).collect();
         (results, windows)
+    }
+
+    /// Analyzer `index` of `cfg`, over `window` (ticks) or the cfg's analysis limits.
+    pub fn analysis(
+        &self,
+        cfg: &Cfg,
+        index: usize,
+        window: Option<(u64, u64)>,
+    ) -> Result<Analysis, Error> {
+        let engine = self.engine();
+        let options = Options {
+            window,
+            ..Options::default()
+        };
+        let a = cfg
+            .analyzers
+            .get(index)
+            .ok_or_else(|| Error::Invalid(format!("{}: no analyzer {index}", cfg.file)))?;
+        let mut found = TypesFound::default();
+        let (histogram, control) = histogram::run_with_control(
+            &engine, cfg, a, &options, &mut found,
+        )
+        .map_err(|e| match e {
+            histogram::HistogramError::Window(WindowError::Unsupported(window, what)) => {
+                Error::Unsupported {
+                    cfg: cfg.file.clone(),
+                    window,
+                    what,
+                }
+            }
+            histogram::HistogramError::Window(WindowError::Missing(window, id)) => {
+                Error::Invalid(format!(
+                    "{}: window `{window}` uses window {id}, which the cfg does not have",
+                    cfg.file
+                ))
+            }
+            histogram::HistogramError::Unsupported(what) => Error::Unsupported {
+                cfg: cfg.file.clone(),
+                window: "analyzer".into(),
+                what,
+            },
+        })?;
+        let name = a
+            .get("Analyzer2D.Name")
+            .map_or_else(|| control.name.clone(), str::to_string);
+        Ok(Analysis {
+            name,
+            histogram,
+            control,
+        })
     }
 }
 

@@ -30,6 +30,8 @@ use crate::scope_panel::Intervals;
 pub struct CfgResult {
     /// The cfg's file name.
     pub name: String,
+    /// The cfg, for recomputing an analyzer over another time range.
+    pub cfg: Arc<Cfg>,
     /// Each analyzer, or why it could not be computed.
     pub analyses: Vec<Result<Analysis, String>>,
     /// The names of its timeline windows.
@@ -44,6 +46,7 @@ pub fn run_cfg(trace: &Trace, path: &Path) -> Result<CfgResult, String> {
     let ctx = Context::new(trace);
     let (analyses, windows) = ctx.analyses(&cfg);
     Ok(CfgResult {
+        cfg: Arc::new(cfg),
         name: path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
@@ -135,6 +138,24 @@ pub struct HistogramWindow {
     pub selected: Option<(usize, usize)>,
     /// The row plotted under the table.
     plot_row: Option<usize>,
+    /// Follow the timeline's visible window (else the whole trace, or the cfg's limits).
+    pub follow: bool,
+    /// The time range the table was computed for (`None`: the cfg's analysis limits).
+    pub computed_for: Option<(u64, u64)>,
+    source: Source,
+    /// A recomputation for another time range.
+    job: Option<(Option<(u64, u64)>, AnalysisJob)>,
+    error: Option<String>,
+}
+
+/// An analyzer being recomputed.
+type AnalysisJob = Job<Result<Analysis, String>>;
+
+/// Where a window's table comes from: analyzer `index` of `cfg` over `trace`.
+struct Source {
+    trace: Trace,
+    cfg: Arc<Cfg>,
+    index: usize,
 }
 
 /// The gradient of the cells: pale for the plane's smallest value, dark for its largest.
@@ -149,7 +170,14 @@ pub fn gradient(v: f64, lo: f64, hi: f64) -> Color32 {
 }
 
 impl HistogramWindow {
-    pub fn new(id: u64, cfg_name: &str, analysis: Analysis, trace: &Trace) -> HistogramWindow {
+    pub fn new(
+        id: u64,
+        cfg_name: &str,
+        analysis: Analysis,
+        trace: &Trace,
+        cfg: Arc<Cfg>,
+        index: usize,
+    ) -> HistogramWindow {
         let objects = Objects::new(&trace.header, trace.row.as_ref());
         let level = analysis.control.level;
         let threads = (0..analysis.control.rows.len())
@@ -165,7 +193,55 @@ impl HistogramWindow {
             sort: None,
             selected: None,
             plot_row: None,
+            follow: false,
+            computed_for: None,
+            source: Source {
+                trace: trace.clone(),
+                cfg,
+                index,
+            },
+            job: None,
+            error: None,
         }
+    }
+
+    /// Recomputes the table when it follows the timeline and the visible window moved (or
+    /// when it stopped following); takes a finished recomputation.
+    pub fn update(&mut self, ctx: &egui::Context, visible: (u64, u64)) {
+        if let Some((range, job)) = &mut self.job
+            && let Some(result) = job.poll()
+        {
+            let range = *range;
+            self.job = None;
+            match result {
+                Ok(a) => {
+                    self.analysis = a;
+                    self.computed_for = range;
+                    self.error = None;
+                    self.selected = None;
+                }
+                Err(e) => self.error = Some(e),
+            }
+        }
+        let want = self.follow.then_some(visible);
+        if want != self.computed_for && self.job.is_none() && self.error.is_none() {
+            let (trace, cfg, index) = (
+                self.source.trace.clone(),
+                Arc::clone(&self.source.cfg),
+                self.source.index,
+            );
+            let job = Job::spawn(ctx, "histogram", move |_| {
+                Context::new(&trace)
+                    .analysis(&cfg, index, want)
+                    .map_err(|e| e.to_string())
+            });
+            self.job = Some((want, job));
+        }
+    }
+
+    /// Is a recomputation running?
+    pub fn computing(&self) -> bool {
+        self.job.is_some()
     }
 
     /// Shows the window.
@@ -226,7 +302,23 @@ impl HistogramWindow {
                         }
                     });
             }
-            ui.label(RichText::new("whole trace").weak());
+            let follow = ui
+                .checkbox(&mut self.follow, "Follow the timeline window")
+                .on_hover_text("Compute over the visible window instead of the whole trace");
+            if follow.changed() {
+                self.error = None;
+            }
+            let what = match self.computed_for {
+                Some((t0, t1)) => format!("ticks {t0}-{t1}"),
+                None => "whole trace (the cfg's limits)".to_owned(),
+            };
+            ui.label(RichText::new(what).weak());
+            if self.job.is_some() {
+                ui.spinner();
+            }
+            if let Some(e) = &self.error {
+                ui.label(RichText::new(e).color(crate::theme::ERROR));
+            }
         });
         let plane = &h.planes[self.plane];
         let (lo, hi) = plane

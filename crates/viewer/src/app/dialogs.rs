@@ -94,7 +94,7 @@ impl App {
             Ok(r) => {
                 let mut failed = Vec::new();
                 let mut shown = 0;
-                for a in r.analyses {
+                for (index, a) in r.analyses.into_iter().enumerate() {
                     match a {
                         Ok(a) => {
                             self.next_histogram += 1;
@@ -103,6 +103,8 @@ impl App {
                                 &r.name,
                                 a,
                                 &l.trace,
+                                std::sync::Arc::clone(&r.cfg),
+                                index,
                             ));
                             shown += 1;
                         }
@@ -131,7 +133,14 @@ impl App {
 
     /// The histogram windows (closed ones are dropped).
     pub(super) fn histograms_ui(&mut self, ctx: &egui::Context) {
+        let visible = self.loaded.as_ref().map(|l| {
+            let w = l.timeline.window();
+            (w.start, w.start + w.span)
+        });
         for h in &mut self.histograms {
+            if let Some(v) = visible {
+                h.update(ctx, v);
+            }
             h.show(ctx);
         }
         self.histograms.retain(|h| h.open);
