@@ -172,3 +172,69 @@ fn a_histogram_following_the_timeline_is_computed_over_the_visible_window() {
         assert!(a < b && *a > 0.0, "windowed {a} us, whole trace {b} us");
     }
 }
+
+#[test]
+fn a_timeline_cfg_opens_as_a_view_with_paramedirs_values() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let mut h = harness_with(
+        LoadSource::File(dir.join("extrae_mpi_prime16/prime_v0.prv")),
+        None,
+        (1400.0, 800.0),
+        false,
+    );
+    let ctx = h.ctx.clone();
+    let cfg = dir.join("../paraver_cfgs/paraver/mpi/views/MPI_call.cfg");
+    h.state_mut().open_cfg(&ctx, cfg);
+    h.state_mut().wait_for_cfg(&ctx);
+    h.run_steps(3);
+    let app = h.state();
+    assert_eq!(app.cfg_views().len(), 1, "status: {}", app.status());
+    let view = app.cfg_views()[0].clone();
+    let l = app.loaded().unwrap();
+    assert_eq!(
+        l.timeline.config().spec,
+        prvscope_store::signal::SignalSpec::Custom(view.clone()),
+        "a cfg without analyzers shows its window"
+    );
+    // Each thread's values, in order, are paramedir's dump of the window (intervals of
+    // positive length, runs of one value joined; 0 is drawn as background).
+    let mut theirs = String::new();
+    flate2::read::GzDecoder::new(
+        std::fs::File::open(dir.join(
+            "../reference/paramedir/extrae_mpi_prime16/paraver__mpi__views__MPI_call.txt.gz",
+        ))
+        .unwrap(),
+    )
+    .read_to_string(&mut theirs)
+    .unwrap();
+    let sentinel = l.trace.store.null_policy().sentinel;
+    for (row, object) in [(0, "1.1.1"), (5, "1.6.1"), (15, "1.16.1")] {
+        let mut expected: Vec<u64> = Vec::new();
+        for line in theirs
+            .lines()
+            .filter(|x| x.starts_with(&format!("{object}\t")))
+        {
+            let f: Vec<&str> = line.split('\t').collect();
+            if f[2] == "0.00" {
+                continue;
+            }
+            let v: f64 = f[3].parse().unwrap();
+            let raw = if v == 0.0 { sentinel } else { v as u64 };
+            if expected.last() != Some(&raw) {
+                expected.push(raw);
+            }
+        }
+        assert!(expected.len() > 3, "{object}");
+        assert_eq!(view.0.rows[row].1, expected, "thread {object}");
+    }
+    assert_eq!(
+        view.0.label(50),
+        "MPI_Reduce"
+            .to_owned()
+            .replace("MPI_Reduce", &view.0.label(50))
+    );
+    h.snapshot("cfg_view_prime_mpi_call");
+}

@@ -29,6 +29,75 @@ pub enum SignalSpec {
     States,
     /// The last value of any of these event types (sorted, not empty).
     Events(Vec<u32>),
+    /// Points computed elsewhere (a window of a Paraver configuration).
+    Custom(CustomRef),
+}
+
+/// A view whose points were computed outside the store (a Paraver cfg's timeline window):
+/// each row's step points, its name and how its raw values read.
+#[derive(Debug)]
+pub struct CustomSignal {
+    /// Tells views apart (equal ids are the same view).
+    pub id: u64,
+    pub name: String,
+    /// Per store row: (times, raw values) of the step points, times increasing; the null
+    /// sentinel where nothing holds.
+    pub rows: Vec<(Vec<u64>, Vec<u64>)>,
+    pub labels: CustomLabels,
+    /// Drawn on a gradient (values are quantities) rather than a colour per value.
+    pub gradient: bool,
+}
+
+/// How a custom view's raw values read.
+#[derive(Debug)]
+pub enum CustomLabels {
+    /// Each raw value is a category with a name.
+    Names(std::collections::BTreeMap<u64, String>),
+    /// Raw value `r` (from 1) stands for `offset + (r - 1) / scale`, shown with `decimals`
+    /// decimals.
+    Linear {
+        offset: f64,
+        scale: f64,
+        decimals: usize,
+    },
+}
+
+impl CustomSignal {
+    /// The label of raw value `raw`.
+    pub fn label(&self, raw: u64) -> String {
+        match &self.labels {
+            CustomLabels::Names(names) => {
+                names.get(&raw).cloned().unwrap_or_else(|| raw.to_string())
+            }
+            CustomLabels::Linear {
+                offset,
+                scale,
+                decimals,
+            } => format!(
+                "{:.*}",
+                *decimals,
+                offset + raw.saturating_sub(1) as f64 / scale
+            ),
+        }
+    }
+}
+
+/// A shared [`CustomSignal`], compared by its id.
+#[derive(Debug, Clone)]
+pub struct CustomRef(pub Arc<CustomSignal>);
+
+impl PartialEq for CustomRef {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.id == other.0.id
+    }
+}
+
+impl Eq for CustomRef {}
+
+impl std::hash::Hash for CustomRef {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.id.hash(h);
+    }
 }
 
 impl std::str::FromStr for SignalSpec {
@@ -103,12 +172,20 @@ impl ViewSignals {
         let built: Vec<(RowSignal, BTreeSet<u64>)> = store
             .threads()
             .par_iter()
-            .map(|thread| {
+            .enumerate()
+            .map(|(r, thread)| {
                 let source = match &spec {
                     SignalSpec::States => state_points(thread, sentinel, zero_is_null),
                     SignalSpec::Events(types) => {
                         event_points(thread, types, sentinel, zero_is_null)
                     }
+                    SignalSpec::Custom(c) => match c.0.rows.get(r) {
+                        Some((times, values)) if !times.is_empty() => Source::Owned {
+                            time: TimeColumn::from_times(times),
+                            value: ValueColumn::from_values(values, sentinel),
+                        },
+                        _ => Source::Empty,
+                    },
                 };
                 let row = RowSignal {
                     source,

@@ -17,11 +17,15 @@ use std::sync::Arc;
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, Plot};
 use prvscope_paraver::cfg::Cfg;
+use prvscope_paraver::filter::TypesFound;
 use prvscope_paraver::histogram::TOTALS;
 use prvscope_paraver::number::fixed;
 use prvscope_paraver::objects::Objects;
 use prvscope_paraver::paramedir::{Analysis, Context};
+use prvscope_paraver::window::WindowError;
 use prvscope_store::Trace;
+use prvscope_store::signal::CustomRef;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::jobs::Job;
 use crate::scope_panel::Intervals;
@@ -36,7 +40,12 @@ pub struct CfgResult {
     pub analyses: Vec<Result<Analysis, String>>,
     /// The names of its timeline windows.
     pub windows: Vec<String>,
+    /// Each timeline window as a view, or why it is not drawn.
+    pub views: Vec<Result<CustomRef, String>>,
 }
+
+/// Ids of the cfg views, unique in the process.
+static NEXT_VIEW: AtomicU64 = AtomicU64::new(1);
 
 /// Reads and computes `path` over `trace` (run off the UI thread).
 pub fn run_cfg(trace: &Trace, path: &Path) -> Result<CfgResult, String> {
@@ -45,7 +54,33 @@ pub fn run_cfg(trace: &Trace, path: &Path) -> Result<CfgResult, String> {
     let cfg = Cfg::parse(&path.display().to_string(), &text).map_err(|e| e.to_string())?;
     let ctx = Context::new(trace);
     let (analyses, windows) = ctx.analyses(&cfg);
+    let engine = ctx.engine();
+    let sentinel = trace.store.null_policy().sentinel;
+    let views = cfg
+        .windows
+        .iter()
+        .map(|w| {
+            let mut found = TypesFound::default();
+            let c = engine.compute(&cfg, w, &mut found).map_err(|e| match e {
+                WindowError::Unsupported(window, what) => {
+                    format!("window `{window}`: {what} is not computed by prvscope")
+                }
+                WindowError::Missing(window, id) => {
+                    format!("window `{window}` uses window {id}, which the cfg does not have")
+                }
+            })?;
+            crate::cfg_view::custom_view(
+                NEXT_VIEW.fetch_add(1, Ordering::Relaxed),
+                &engine,
+                &c,
+                &ctx.objects,
+                trace.store.threads().len(),
+                sentinel,
+            )
+        })
+        .collect();
     Ok(CfgResult {
+        views,
         cfg: Arc::new(cfg),
         name: path.file_name().map_or_else(
             || path.display().to_string(),

@@ -45,6 +45,7 @@ impl ViewConfig {
                         .is_some_and(|info| info.values.is_empty() && info.gradient != 0)
                 })
             }
+            SignalSpec::Custom(c) => c.0.gradient,
         };
         ViewConfig {
             spec,
@@ -100,6 +101,7 @@ pub fn view_name(trace: &Trace, spec: &SignalSpec) -> String {
             .map(|&ty| type_label(trace, ty))
             .collect::<Vec<_>>()
             .join(" + "),
+        SignalSpec::Custom(c) => c.0.name.clone(),
     }
 }
 
@@ -205,6 +207,7 @@ pub fn value_label(trace: &Trace, spec: &SignalSpec, value: u64, is_null: bool) 
     let of = match spec {
         SignalSpec::States => ValuesOf::States,
         SignalSpec::Events(types) => ValuesOf::Events(types),
+        SignalSpec::Custom(c) => return c.0.label(value),
     };
     label::value_label(trace.pcf.as_ref(), of, value)
 }

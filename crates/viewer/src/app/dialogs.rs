@@ -111,17 +111,28 @@ impl App {
                         Err(e) => failed.push(e),
                     }
                 }
+                let mut views = 0;
+                let mut last_view = None;
+                for v in r.views {
+                    match v {
+                        Ok(v) => {
+                            views += 1;
+                            last_view = Some(v.clone());
+                            self.cfg_views.push(v);
+                        }
+                        Err(e) => failed.push(e),
+                    }
+                }
+                // A cfg without analyzers is a timeline: show its last window, as Paraver does.
+                if shown == 0
+                    && let Some(v) = last_view
+                {
+                    self.set_view(prvscope_store::signal::SignalSpec::Custom(v));
+                }
                 self.status = if r.windows.is_empty() && shown == 0 && failed.is_empty() {
                     format!("{}: no window and no analyzer", r.name)
                 } else {
-                    let mut s = format!("{}: {shown} histogram window(s)", r.name);
-                    if shown == 0 && failed.is_empty() {
-                        let _ = write!(
-                            s,
-                            "; timeline windows ({}) are computed by `prvscope paramedir`, not drawn as views yet",
-                            r.windows.join(", ")
-                        );
-                    }
+                    let mut s = format!("{}: {shown} histogram window(s), {views} view(s)", r.name);
                     for e in &failed {
                         let _ = write!(s, "; not shown: {e}");
                     }

@@ -84,7 +84,7 @@ fn visible_csv(l: &Loaded) -> String {
         SignalSpec::Events(types) if types.len() == 1 => {
             stats::time_per_value(&l.trace.store, Semantic::LastEventValue(types[0]), t0, t1)
         }
-        SignalSpec::Events(_) => {
+        SignalSpec::Events(_) | SignalSpec::Custom(_) => {
             stats::time_per_value_of_view(t.signals(), t.config.zero_is_null, t0, t1)
         }
     };

@@ -70,6 +70,8 @@ pub struct App {
     pub(crate) cfg_run: Option<crate::histogram::CfgRun>,
     /// The histogram windows of the cfgs opened.
     pub(crate) histograms: Vec<crate::histogram::HistogramWindow>,
+    /// The timeline windows of the cfgs opened, as views (side panel, "Configuration views").
+    pub(crate) cfg_views: Vec<prvscope_store::signal::CustomRef>,
     next_histogram: u64,
     /// A PNG export waiting for its screenshot: path and the timeline's rect in points.
     png_pending: Option<(PathBuf, bool)>,
@@ -132,6 +134,7 @@ impl App {
             cfg_library_dialog: None,
             cfg_run: None,
             histograms: Vec::new(),
+            cfg_views: Vec::new(),
             next_histogram: 0,
             png_pending: None,
             screenshot: Arc::default(),
@@ -329,6 +332,11 @@ impl App {
     /// The folder File > Configurations browses (the user chooses it in that menu).
     pub fn set_cfg_library(&mut self, dir: Option<PathBuf>) {
         self.settings.cfg_library = dir;
+    }
+
+    /// The views of the cfgs' timeline windows.
+    pub fn cfg_views(&self) -> &[prvscope_store::signal::CustomRef] {
+        &self.cfg_views
     }
 
     /// The histogram windows open.

@@ -38,6 +38,24 @@ impl App {
         egui::ScrollArea::vertical()
             .id_salt("views")
             .show(ui, |ui| {
+                for v in &self.cfg_views {
+                    let spec = SignalSpec::Custom(v.clone());
+                    if ui
+                        .add(
+                            egui::Button::selectable(current == spec, v.0.name.as_str()).truncate(),
+                        )
+                        .on_hover_text(format!(
+                            "{} (a window of a Paraver configuration)",
+                            v.0.name
+                        ))
+                        .clicked()
+                    {
+                        chosen = Some(spec);
+                    }
+                }
+                if !self.cfg_views.is_empty() {
+                    ui.separator();
+                }
                 if ui
                     .add(
                         egui::Button::selectable(current == SignalSpec::States, "State").truncate(),
