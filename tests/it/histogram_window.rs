@@ -238,3 +238,49 @@ fn a_timeline_cfg_opens_as_a_view_with_paramedirs_values() {
     );
     h.snapshot("cfg_view_prime_mpi_call");
 }
+
+#[test]
+fn a_cfg_window_of_real_values_is_drawn_on_a_gradient_labelled_with_them() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let mut h = harness_with(
+        LoadSource::File(dir.join("extrae_mpi_prime16/prime_v0.prv")),
+        None,
+        (1000.0, 600.0),
+        false,
+    );
+    let ctx = h.ctx.clone();
+    let cfg = dir.join("../paraver_cfgs/paraver/counters_PAPI/performance/IPC.cfg");
+    h.state_mut().open_cfg(&ctx, cfg);
+    h.state_mut().wait_for_cfg(&ctx);
+    h.run_steps(2);
+    let app = h.state();
+    let view = app.cfg_views().last().expect("the IPC window").clone();
+    assert!(view.0.gradient, "IPC is a quantity");
+    // The labels are the IPC values paramedir dumps for the window (2 decimals).
+    let mut theirs = String::new();
+    flate2::read::GzDecoder::new(
+        std::fs::File::open(dir.join(
+            "../reference/paramedir/extrae_mpi_prime16/paraver__counters_PAPI__performance__IPC.txt.gz",
+        ))
+        .unwrap(),
+    )
+    .read_to_string(&mut theirs)
+    .unwrap();
+    let dumped: std::collections::BTreeSet<String> = theirs
+        .lines()
+        .filter(|l| l.starts_with("1.1.1\t") && !l.contains("\t0.00\t") && !l.ends_with("\t0.00"))
+        .map(|l| l.rsplit('\t').next().unwrap().to_owned())
+        .collect();
+    let sentinel = app.loaded().unwrap().trace.store.null_policy().sentinel;
+    let ours: std::collections::BTreeSet<String> = view.0.rows[0]
+        .1
+        .iter()
+        .filter(|&&v| v != sentinel)
+        .map(|&v| view.0.label(v))
+        .collect();
+    assert!(!ours.is_empty());
+    assert_eq!(ours, dumped);
+}
