@@ -94,6 +94,17 @@ const CASES: &[(&str, fn() -> Want)] = &[
     ("comm_to_missing_thread.prv", || {
         partial(IssueKind::ThreadOutOfRange, 6, 2, 3)
     }),
+    // Paraver's reader refuses records on a CPU of another node than their task's, or on a
+    // CPU the header does not have; CPU 0 (line 4) is always accepted.
+    ("cpu_on_another_node.prv", || {
+        partial(IssueKind::CpuOutsideTaskNode, 6, 2, 3)
+    }),
+    ("cpu_beyond_header.prv", || {
+        partial(IssueKind::CpuOutsideTaskNode, 6, 2, 3)
+    }),
+    ("comm_cpu_on_another_node.prv", || {
+        partial(IssueKind::CpuOutsideTaskNode, 6, 2, 3)
+    }),
     ("empty_fields.prv", || {
         partial(IssueKind::MalformedRecord, 6, 2, 3)
     }),
@@ -201,6 +212,22 @@ fn messages_name_line_column_and_what_was_expected() {
     );
     let t = crate::common::load(&fixture("bad/thread_beyond_header.prv"));
     assert!(t.report.warnings()[1].contains("thread 1.1.3 is not in the header"));
+    let t = crate::common::load(&fixture("bad/cpu_on_another_node.prv"));
+    let ex = &t.report.examples()[0];
+    assert_eq!((ex.line, ex.column), (6, 3), "{ex}");
+    assert_eq!(
+        ex.message,
+        "record of thread 1.1.1 on CPU 2: CPU 2 is on node 2 but task 1.1 runs on node 1; \
+         Paraver leaves it out, so does prvscope"
+    );
+    let t = crate::common::load(&fixture("bad/cpu_beyond_header.prv"));
+    assert!(
+        t.report.examples()[0]
+            .message
+            .contains("on CPU 3: the header declares 2 CPUs"),
+        "{:?}",
+        t.report.warnings()
+    );
     let t = crate::common::load(&fixture("bad/broken_colors.prv"));
     assert_eq!(t.report.count(IssueKind::PcfLine), 4);
     assert_eq!(t.pcf.as_ref().unwrap().state_colors.len(), 1);

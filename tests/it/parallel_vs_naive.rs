@@ -1,6 +1,7 @@
 //! The parallel chunked parser builds the same store as the simple line-by-line parser, on
 //! random traces: mixes of records, shuffled lines, comments, communicator lines, CRLF, `N`,
-//! negative values, multi-pair events and malformed lines, cut into chunks of any size.
+//! negative values, multi-pair events and malformed lines, records on CPUs Paraver refuses
+//! (another node's, or beyond the header's), cut into chunks of any size.
 
 use std::path::Path;
 
@@ -11,17 +12,20 @@ use prvscope_store::NullPolicy;
 #[derive(Debug, Clone)]
 enum Line {
     State {
+        cpu: u64,
         th: u32,
         begin: u64,
         dur: u64,
         value: u64,
     },
     Event {
+        cpu: u64,
         th: u32,
         time: u64,
         pairs: Vec<(u32, Val)>,
     },
     Comm {
+        cpu: u64,
         from: u32,
         to: u32,
         send: u64,
@@ -48,13 +52,19 @@ fn val() -> impl Strategy<Value = Val> {
     ]
 }
 
+/// A record's CPU: mostly one of the task's node (0 is "none"), sometimes one of the other
+/// node (3) or beyond the header's three (4), which Paraver refuses.
+fn cpu() -> impl Strategy<Value = u64> {
+    prop_oneof![8 => 0u64..3, 1 => 3u64..5]
+}
+
 fn line(threads: u32) -> impl Strategy<Value = Line> {
     // Thread numbers go one past the header to exercise out-of-range records.
     let th = 0..=threads + 1;
     prop_oneof![
-        4 => (th.clone(), 0u64..1_000_000, 0u64..5000, 0u64..20).prop_map(|(th, begin, dur, value)| Line::State { th, begin, dur, value }),
-        6 => (th.clone(), 0u64..1_000_000, prop::collection::vec((1u32..6, val()), 1..5)).prop_map(|(th, time, pairs)| Line::Event { th, time, pairs }),
-        1 => (th.clone(), th, 0u64..1_000_000, 0u64..5000).prop_map(|(from, to, send, lat)| Line::Comm { from, to, send, lat }),
+        4 => (cpu(), th.clone(), 0u64..1_000_000, 0u64..5000, 0u64..20).prop_map(|(cpu, th, begin, dur, value)| Line::State { cpu, th, begin, dur, value }),
+        6 => (cpu(), th.clone(), 0u64..1_000_000, prop::collection::vec((1u32..6, val()), 1..5)).prop_map(|(cpu, th, time, pairs)| Line::Event { cpu, th, time, pairs }),
+        1 => (cpu(), th.clone(), th, 0u64..1_000_000, 0u64..5000).prop_map(|(cpu, from, to, send, lat)| Line::Comm { cpu, from, to, send, lat }),
         1 => Just(Line::Comment),
         1 => Just(Line::Communicator),
         1 => "[0-9a-zN:x-]{0,24}".prop_map(Line::Garbage),
@@ -69,23 +79,32 @@ fn render(l: &Line) -> String {
     };
     match l {
         Line::State {
+            cpu,
             th,
             begin,
             dur,
             value,
-        } => format!("1:1:1:1:{th}:{begin}:{}:{value}", begin + dur),
-        Line::Event { th, time, pairs } => {
+        } => format!("1:{cpu}:1:1:{th}:{begin}:{}:{value}", begin + dur),
+        Line::Event {
+            cpu,
+            th,
+            time,
+            pairs,
+        } => {
             let p: Vec<String> = pairs.iter().map(|(t, x)| format!("{t}:{}", v(x))).collect();
-            format!("2:1:1:1:{th}:{time}:{}", p.join(":"))
+            format!("2:{cpu}:1:1:{th}:{time}:{}", p.join(":"))
         }
         Line::Comm {
+            cpu,
             from,
             to,
             send,
             lat,
         } => {
+            // The receiver's CPU is the sender's, or one of the other node's.
+            let recv_cpu = (cpu + u64::from(*from)) % 4;
             format!(
-                "3:1:1:1:{from}:{send}:{send}:2:1:1:{to}:{}:{}:64:7",
+                "3:{cpu}:1:1:{from}:{send}:{send}:{recv_cpu}:1:1:{to}:{}:{}:64:7",
                 send + lat,
                 send + lat
             )
@@ -98,7 +117,8 @@ fn render(l: &Line) -> String {
 
 fn trace_text(threads: u32, lines: &[Line], crlf: bool, final_newline: bool) -> String {
     let nl = if crlf { "\r\n" } else { "\n" };
-    let mut s = format!("#Paraver (x):1000000_ns:0:1:1({threads}:1){nl}");
+    // Two nodes: CPUs 1 and 2 on node 1, where the task runs, CPU 3 on node 2.
+    let mut s = format!("#Paraver (x):1000000_ns:2(2,1):1:1({threads}:1){nl}");
     for (i, l) in lines.iter().enumerate() {
         s.push_str(&render(l));
         if i + 1 < lines.len() || final_newline {
@@ -135,6 +155,9 @@ proptest! {
             + fast.report.count(IssueKind::UnknownRecordKind)
             + fast.report.count(IssueKind::TruncatedLine);
         prop_assert_eq!(bad, reference.bad_lines);
+        let refused = fast.report.count(IssueKind::ThreadOutOfRange)
+            + fast.report.count(IssueKind::CpuOutsideTaskNode);
+        prop_assert_eq!(refused, reference.out_of_range);
     }
 }
 
@@ -173,11 +196,13 @@ fn shuffled_lines_give_the_same_store_as_sorted_ones() {
     for i in 0..500u64 {
         let th = (i % 3) as u32 + 1;
         lines.push(Line::Event {
+            cpu: 1,
             th,
             time: i * 10,
             pairs: vec![(1, Val::Num(i)), (2, Val::Null)],
         });
         lines.push(Line::State {
+            cpu: 1,
             th,
             begin: i * 10,
             dur: 10,

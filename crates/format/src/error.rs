@@ -47,6 +47,9 @@ pub enum IssueKind {
     UnknownRecordKind,
     /// A record naming an application, task or thread the header does not have.
     ThreadOutOfRange,
+    /// A record on a CPU that the header does not have or that lies on another node than
+    /// the record's task: Paraver leaves such records out, and so does prvscope.
+    CpuOutsideTaskNode,
     /// A state record whose end is before its begin.
     NegativeDuration,
     /// A literal value equal to the null sentinel (it is read as null).
@@ -76,6 +79,9 @@ impl IssueKind {
             Self::MalformedRecord => "malformed records skipped",
             Self::UnknownRecordKind => "records of an unknown kind skipped",
             Self::ThreadOutOfRange => "records for a thread outside the header skipped",
+            Self::CpuOutsideTaskNode => {
+                "records on a CPU outside their task's node skipped (Paraver skips them too)"
+            }
             Self::NegativeDuration => "state records ending before they begin skipped",
             Self::SentinelCollision => "literal values equal to the null sentinel read as null",
             Self::CorruptStream => "compressed stream errors (data up to the error was kept)",
@@ -214,6 +220,7 @@ impl LoadReport {
             IssueKind::MalformedRecord,
             IssueKind::UnknownRecordKind,
             IssueKind::ThreadOutOfRange,
+            IssueKind::CpuOutsideTaskNode,
             IssueKind::TruncatedLine,
         ]
         .into_iter()

@@ -20,5 +20,5 @@ pub use error::{Issue, IssueKind, LoadError, LoadReport};
 pub use header::{Header, TimeUnit};
 pub use pcf::{NullValue, Pcf};
 pub use row::RowNames;
-pub use rows::RowMap;
+pub use rows::{CpuMisfit, RowMap};
 pub use subset::{Subset, ThreadSpec};

@@ -13,7 +13,8 @@ use prvscope_format::Header;
 use prvscope_format::RowMap;
 
 /// The result of the naive parse: the store, the number of lines skipped as bad, and of
-/// well-formed lines skipped because they name a thread the header does not have.
+/// well-formed lines skipped because they name a thread the header does not have or a CPU
+/// Paraver refuses for their task.
 pub struct NaiveParse {
     pub store: TraceStore,
     pub bad_lines: u64,
@@ -62,8 +63,11 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
             let appl = number(f.get(i + 1)?)?;
             let task = number(f.get(i + 2)?)?;
             let thread = number(f.get(i + 3)?)?;
-            number(f.get(i)?)?;
-            Some(rows.row(appl, task, thread))
+            let cpu = number(f.get(i)?)?;
+            Some(
+                rows.row(appl, task, thread)
+                    .filter(|_| rows.cpu_fits(cpu, appl, task).is_ok()),
+            )
         };
         match f.first().copied() {
             Some("1") => {

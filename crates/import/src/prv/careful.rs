@@ -1,6 +1,7 @@
 //! The careful parser: any line the fast path declines, field by field, with each problem
 //! reported at its line and column.
 
+use prvscope_format::CpuMisfit;
 use prvscope_format::error::{IssueKind, issue};
 
 use super::chunk::{ChunkOut, RawEvent, RawState};
@@ -210,6 +211,8 @@ pub(super) fn parse_line(
 /// The `cpu:appl:task:thread` fields of a record.
 struct Object {
     cpu: u64,
+    /// Column of the CPU field (0-based).
+    cpu_col: usize,
     appl: u64,
     task: u64,
     thread: u64,
@@ -226,6 +229,7 @@ fn read_object(
     f: &mut Fields<'_>,
     out: &mut ChunkOut,
 ) -> Result<Object, Bad> {
+    let cpu_col = f.pos;
     let cpu = f.num("a CPU number")?;
     let col = f.pos;
     let appl = f.num("an application number")?;
@@ -243,6 +247,7 @@ fn read_object(
     };
     Ok(Object {
         cpu,
+        cpu_col,
         appl,
         task,
         thread,
@@ -271,7 +276,52 @@ fn note_missing_thread(ctx: &ParseContext<'_>, o: &Object, line_no: u64, out: &m
     );
 }
 
-/// Reads `cpu:appl:task:thread` and returns (cpu, row), or records an out-of-range thread.
+/// The row of a record's object when Paraver keeps the record: its thread is in the header
+/// and its CPU fits the task's node ([`RowMap::cpu_fits`](prvscope_format::RowMap::cpu_fits));
+/// otherwise records why not and returns `None`.
+fn kept_row(ctx: &ParseContext<'_>, o: &Object, line_no: u64, out: &mut ChunkOut) -> Option<u32> {
+    let Some(row) = o.row else {
+        note_missing_thread(ctx, o, line_no, out);
+        return None;
+    };
+    match ctx.rows.cpu_fits(o.cpu, o.appl, o.task) {
+        Ok(()) => Some(row),
+        Err(misfit) => {
+            note(
+                ctx,
+                out,
+                IssueKind::CpuOutsideTaskNode,
+                line_no,
+                o.cpu_col as u64 + 1,
+                || {
+                    let why = match misfit {
+                        CpuMisfit::NotInHeader { cpus: 0 } => {
+                            "the header declares no CPUs".to_string()
+                        }
+                        CpuMisfit::NotInHeader { cpus } => {
+                            format!("the header declares {cpus} CPUs")
+                        }
+                        CpuMisfit::OtherNode {
+                            cpu_node,
+                            task_node,
+                        } => format!(
+                            "CPU {} is on node {cpu_node} but task {}.{} runs on node {task_node}",
+                            o.cpu, o.appl, o.task
+                        ),
+                    };
+                    format!(
+                        "record of thread {}.{}.{} on CPU {}: {why}; Paraver leaves it out, so \
+                         does prvscope",
+                        o.appl, o.task, o.thread, o.cpu
+                    )
+                },
+            );
+            None
+        }
+    }
+}
+
+/// Reads `cpu:appl:task:thread` and returns (cpu, row), or records why the line is left out.
 #[inline]
 fn object(
     ctx: &ParseContext<'_>,
@@ -280,11 +330,7 @@ fn object(
     out: &mut ChunkOut,
 ) -> Result<Option<(u64, u32)>, Bad> {
     let o = read_object(ctx, f, out)?;
-    if let Some(row) = o.row {
-        return Ok(Some((o.cpu, row)));
-    }
-    note_missing_thread(ctx, &o, line_no, out);
-    Ok(None)
+    Ok(kept_row(ctx, &o, line_no, out).map(|row| (o.cpu, row)))
 }
 
 fn parse_state(
@@ -368,18 +414,21 @@ fn parse_comm(
     let size = f.num("a message size")?;
     let tag = f.num("a message tag")?;
     f.expect_end()?;
-    match (send.row, recv.row) {
-        (Some(s), Some(r)) => out.keep_comm(
-            &ctx.filter,
-            comm(
-                (send.cpu, s),
-                (recv.cpu, r),
-                [lsend, psend, lrecv, precv, size, tag],
-            ),
+    // Paraver judges the sender first, then the receiver; the line is counted once.
+    let Some(s) = kept_row(ctx, &send, line_no, out) else {
+        return Ok(());
+    };
+    let Some(r) = kept_row(ctx, &recv, line_no, out) else {
+        return Ok(());
+    };
+    out.keep_comm(
+        &ctx.filter,
+        comm(
+            (send.cpu, s),
+            (recv.cpu, r),
+            [lsend, psend, lrecv, precv, size, tag],
         ),
-        (None, _) => note_missing_thread(ctx, &send, line_no, out),
-        (_, None) => note_missing_thread(ctx, &recv, line_no, out),
-    }
+    );
     Ok(())
 }
 

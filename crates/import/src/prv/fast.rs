@@ -143,7 +143,7 @@ pub(super) fn fast_line(
     } else {
         let mut q = p + 1;
         fast_colon(b, &mut q)?;
-        fast_num(b, &mut q)?; // cpu
+        let cpu = fast_num(b, &mut q)?;
         fast_colon(b, &mut q)?;
         let appl = fast_num(b, &mut q)?;
         fast_colon(b, &mut q)?;
@@ -155,6 +155,9 @@ pub(super) fn fast_line(
         let time = fast_num(b, &mut q)?;
         fast_colon(b, &mut q)?;
         let row = ctx.rows.row(appl, task, thread)?;
+        // A CPU Paraver refuses for this task goes to the careful parser, which reports it;
+        // only prefixes that fit are remembered.
+        ctx.rows.cpu_fits(cpu, appl, task).ok()?;
         out.prefixes.insert(b, p, object_len, row);
         (row, time, q, object_len)
     };
@@ -258,6 +261,8 @@ fn fast_comm(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> 
     ] = f;
     let send_row = ctx.rows.row(sa, st, sh)?;
     let recv_row = ctx.rows.row(ra, rt, rh)?;
+    ctx.rows.cpu_fits(send_cpu, sa, st).ok()?;
+    ctx.rows.cpu_fits(recv_cpu, ra, rt).ok()?;
     let [lrecv, precv, size, tag] = times;
     out.keep_comm(
         &ctx.filter,
