@@ -530,9 +530,53 @@ pub fn run_with_control(
         vertical,
         planes: Vec::new(),
     };
+    let with_values = |p: usize| {
+        table.cells[p]
+            .iter()
+            .any(|row| row.iter().any(Option::is_some))
+    };
+    // The plane Paraver sorts columns by (`HistogramProxy::compute`, `fillSemanticSort`): with
+    // a 3D fixed value, the last plane with values whose [min, min + 1) holds it, else the
+    // first with values; without one, plane 0, or the first with values when it has none.
+    // Its order is applied to every plane.
+    let selected_plane = match (planes, a.get("Analyzer2D.3D_FixedValue")) {
+        (Some(pb), Some(fixed)) => {
+            let fixed = fixed.trim().parse::<f64>().unwrap_or(0.0);
+            let first = (0..n_planes).find(|&p| with_values(p)).unwrap_or(0);
+            (0..n_planes)
+                .filter(|&p| {
+                    let lo = pb.min + pb.delta * p as f64;
+                    fixed >= lo && fixed < lo + 1.0 && with_values(p)
+                })
+                .last()
+                .unwrap_or(first)
+        }
+        (Some(_), None) if !with_values(0) => (0..n_planes).find(|&p| with_values(p)).unwrap_or(0),
+        _ => 0,
+    };
+    let plane_totals = |p: usize| {
+        let mut col_totals = vec![Totals::default(); table.columns];
+        for row in &table.cells[p] {
+            for (c, cell) in row.iter().enumerate() {
+                if let Some(v) = cell {
+                    col_totals[c].add(*v);
+                }
+            }
+        }
+        col_totals
+    };
+    let order: Vec<usize> = if sort {
+        let totals = plane_totals(selected_plane);
+        let key = |c: usize| totals[c].rows()[criteria];
+        let mut idx: Vec<usize> = (0..table.columns).collect();
+        idx.sort_by(|&a, &b| key(a).total_cmp(&key(b)));
+        idx
+    } else {
+        Vec::new()
+    };
     for p in 0..n_planes {
         let plane = &table.cells[p];
-        let has_values = plane.iter().any(|row| row.iter().any(Option::is_some));
+        let has_values = with_values(p);
         if extra.is_some() && !has_values {
             continue;
         }
@@ -550,9 +594,17 @@ pub fn run_with_control(
                 }
             }
         }
-        let printed: Vec<usize> = (0..table.columns)
-            .filter(|&c| !hide || col_totals[c].total != 0.0)
-            .collect();
+        // Paraver hides a column whose total of the statistic's accumulated values is 0;
+        // a cell of 0/0 (NaN once finished, as % Time Not Zero over no time) adds 0 there.
+        let empty = |c: usize| {
+            plane
+                .iter()
+                .filter_map(|row| row[c])
+                .filter(|v| !v.is_nan())
+                .sum::<f64>()
+                == 0.0
+        };
+        let printed: Vec<usize> = (0..table.columns).filter(|&c| !hide || !empty(c)).collect();
         let range = |c: usize| -> Option<(f64, f64)> {
             (comm_stat.is_none()).then(|| {
                 let lo = c as f64 * bins.delta + bins.min;
@@ -572,7 +624,8 @@ pub fn run_with_control(
             continue;
         }
         // Paraver's column mapping (`histogram.cpp`): which column the i-th printed one is
-        // (`RC`), and the sorted order applied to labels and totals only (`SORT`).
+        // (`getSemanticRealColumn`), then the sorted order (`getSemanticSortedColumn`, the
+        // selected plane's), which labels, cells and totals all go through.
         let (n, len) = (table.columns, printed.len());
         let rc = |i: usize| -> usize {
             match (cfg_hide, sort, reverse) {
@@ -581,14 +634,6 @@ pub fn run_with_control(
                 (true, false, true) => printed[len - 1 - i],
                 _ => i,
             }
-        };
-        let order: Vec<usize> = if sort {
-            let key = |c: usize| col_totals[c].rows()[criteria];
-            let mut idx: Vec<usize> = (0..n).collect();
-            idx.sort_by(|&a, &b| key(a).total_cmp(&key(b)));
-            idx
-        } else {
-            Vec::new()
         };
         let sorted = |c: usize| -> usize {
             if sort {
@@ -611,7 +656,7 @@ pub fn run_with_control(
             columns: (0..len).map(|i| col_label(sorted(column_of(i)))).collect(),
             column_values: (0..len).map(|i| range(column_of(i))).collect(),
             cells: (0..rows)
-                .map(|r| (0..len).map(|i| plane[r][column_of(i)]).collect())
+                .map(|r| (0..len).map(|i| plane[r][sorted(column_of(i))]).collect())
                 .collect(),
             totals: (0..len).map(|i| col_totals[sorted(rc(i))].rows()).collect(),
         });
