@@ -544,11 +544,11 @@ pub fn run_with_control(
             let fixed = fixed.trim().parse::<f64>().unwrap_or(0.0);
             let first = (0..n_planes).find(|&p| with_values(p)).unwrap_or(0);
             (0..n_planes)
-                .filter(|&p| {
+                .rev()
+                .find(|&p| {
                     let lo = pb.min + pb.delta * p as f64;
                     fixed >= lo && fixed < lo + 1.0 && with_values(p)
                 })
-                .last()
                 .unwrap_or(first)
         }
         (Some(_), None) if !with_values(0) => (0..n_planes).find(|&p| with_values(p)).unwrap_or(0),
