@@ -494,6 +494,35 @@ pub fn run_with_control(
         }
     };
 
+    // `Analyzer2D.Objects`: when the analyzer computes its scale (`ComputeYScale: True`)
+    // paramedir computes and prints only the listed rows (0-based, in the order given, up to
+    // the first one the trace does not have); otherwise it computes every row (and labels
+    // those beyond the list unreliably). Found by running paramedir on edited cfgs.
+    let row_objects: Vec<usize> = match a.get("Analyzer2D.Objects").map(str::trim) {
+        Some(list) if compute_scale && list != "All" => {
+            let listed: Option<Vec<usize>> =
+                list.split(',').map(|x| x.trim().parse().ok()).collect();
+            match listed {
+                Some(listed) => listed.into_iter().take_while(|&r| r < rows).collect(),
+                None => (0..rows).collect(),
+            }
+        }
+        _ => (0..rows).collect(),
+    };
+    let table = if row_objects.len() == rows {
+        table
+    } else {
+        Table {
+            cells: table
+                .cells
+                .into_iter()
+                .map(|plane| row_objects.iter().map(|&r| plane[r].clone()).collect())
+                .collect(),
+            columns: table.columns,
+        }
+    };
+    let rows = row_objects.len();
+
     // Labels.
     let col_label = |c: usize| -> String {
         if comm_stat.is_some() {
@@ -526,7 +555,8 @@ pub fn run_with_control(
     let vertical = a.get("Analyzer2D.HorizVert").map(str::trim) == Some("Vertical");
     let mut result = Histogram {
         statistic: stat_name.to_string(),
-        row_labels: (0..rows).map(row_label).collect(),
+        row_labels: row_objects.iter().map(|&r| row_label(r)).collect(),
+        row_objects: row_objects.clone(),
         vertical,
         planes: Vec::new(),
     };

@@ -10,6 +10,8 @@ use crate::number::fixed;
 pub struct Histogram {
     pub statistic: String,
     pub row_labels: Vec<String>,
+    /// The control window's object of each row (rows may be a selection of them).
+    pub row_objects: Vec<usize>,
     /// `Analyzer2D.HorizVert: Vertical`: columns printed as lines.
     pub vertical: bool,
     pub planes: Vec<PlaneTable>,

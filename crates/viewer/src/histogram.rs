@@ -480,6 +480,7 @@ impl HistogramWindow {
         let (r, c) = self.selected?;
         let plane = self.analysis.histogram.planes.get(self.plane)?;
         let (lo, hi) = plane.column_values.get(c).copied().flatten()?;
+        let r = *self.analysis.histogram.row_objects.get(r)?;
         let row = self.analysis.control.rows.get(r)?;
         let hold: Vec<(u64, u64)> = row
             .iter()
