@@ -21,6 +21,11 @@ pub struct NaiveParse {
     pub out_of_range: u64,
 }
 
+/// The CPU field of a record whose fields were read.
+fn cpu_of(f: &[&str]) -> u64 {
+    f.get(1).and_then(|c| number(c)).unwrap_or(0)
+}
+
 fn number(field: &str) -> Option<u64> {
     if field.is_empty() || !field.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -83,6 +88,7 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
                 })();
                 match parsed {
                     Some((Some(row), begin, end, v)) if end >= begin => {
+                        chunk.note_cpu(row, begin, cpu_of(&f));
                         null_values += u64::from(v == policy.sentinel);
                         if let Some(states) = chunk.states.get_mut(row as usize) {
                             states.push(RawState {
@@ -108,6 +114,9 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
                     bad_lines += 1;
                     continue;
                 };
+                if let Some(row) = row {
+                    chunk.note_cpu(row, time, cpu_of(&f));
+                }
                 let mut i = 6;
                 let mut ok = f.len() > 6;
                 while i < f.len() {

@@ -165,6 +165,10 @@ pub struct WindowCfg {
     pub comm_typeval: bool,
     pub begin_time_relative: f64,
     pub end_time_relative: f64,
+    /// Old cfgs' absolute `window_begin_time` and `window_stop_time` (trace ticks), which
+    /// replace the relative ones (`window_end_time` is read and ignored, as Paraver does).
+    pub begin_time: Option<f64>,
+    pub stop_time: Option<f64>,
     /// Every line of the window, as (key, rest), for the keys not read above.
     pub lines: Vec<(String, String)>,
 }
@@ -474,6 +478,9 @@ impl Parser<'_> {
             "window_end_time_relative" | "window_scale_relative" => {
                 self.cfg.windows[w].end_time_relative = rest.parse().unwrap_or(1.0);
             }
+            "window_begin_time" => self.cfg.windows[w].begin_time = rest.parse().ok(),
+            "window_stop_time" => self.cfg.windows[w].stop_time = rest.parse().ok(),
+            "window_end_time" => {}
             _ => self.cfg.windows[w]
                 .lines
                 .push((key.to_string(), rest.to_string())),
@@ -501,6 +508,8 @@ fn new_window(name: String, line: usize) -> WindowCfg {
         comm_typeval: true,
         begin_time_relative: 0.0,
         end_time_relative: 1.0,
+        begin_time: None,
+        stop_time: None,
         lines: Vec::new(),
     }
 }

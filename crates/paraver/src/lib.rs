@@ -26,6 +26,7 @@ pub mod number;
 pub mod objects;
 pub mod paramedir;
 pub mod records;
+mod resource;
 pub mod table;
 pub mod thread;
 pub mod window;

@@ -19,6 +19,10 @@ pub struct Objects {
     pub appls: Vec<Range<usize>>,
     /// CPUs per node.
     pub node_cpus: Vec<u32>,
+    /// The node (1-based) of each CPU, in global CPU order.
+    pub cpu_node: Vec<u32>,
+    /// The node (1-based, as the header gives it; 0 without nodes) each thread row runs on.
+    pub thread_node: Vec<u32>,
     /// `.row` labels per level name (`THREAD`, `TASK`, `APPL`, `NODE`, `CPU`, ...).
     pub row: Option<RowNames>,
 }
@@ -26,6 +30,7 @@ pub struct Objects {
 impl Objects {
     pub fn new(header: &Header, row: Option<&RowNames>) -> Objects {
         let mut threads = Vec::new();
+        let mut thread_node = Vec::new();
         let mut tasks = Vec::new();
         let mut appls = Vec::new();
         for (a, app) in header.applications.iter().enumerate() {
@@ -34,6 +39,7 @@ impl Objects {
                 let first = threads.len();
                 for h in 0..task.threads {
                     threads.push((a as u32 + 1, t as u32 + 1, h + 1));
+                    thread_node.push(task.node);
                 }
                 tasks.push((a as u32 + 1, t as u32 + 1, first..threads.len()));
             }
@@ -44,6 +50,11 @@ impl Objects {
             tasks,
             appls,
             node_cpus: header.node_cpus.clone(),
+            cpu_node: (1u32..)
+                .zip(&header.node_cpus)
+                .flat_map(|(n, &c)| std::iter::repeat_n(n, c as usize))
+                .collect(),
+            thread_node,
             row: row.cloned(),
         }
     }
@@ -83,6 +94,12 @@ impl Objects {
         if parent == child {
             return o..o + 1;
         }
+        match (parent, child) {
+            (Level::System, Level::Node) => return 0..self.node_cpus.len(),
+            (Level::System, Level::Cpu) => return 0..self.cpu_node.len(),
+            (Level::Node, Level::Cpu) => return self.node_cpu_range(o),
+            _ => {}
+        }
         let threads = self.thread_rows(parent, o);
         match child {
             Level::Thread => threads,
@@ -98,6 +115,12 @@ impl Objects {
             }
             _ => 0..1,
         }
+    }
+
+    /// The CPUs (0-based global indices) of node `n` (0-based).
+    pub fn node_cpu_range(&self, n: usize) -> Range<usize> {
+        let first: usize = self.node_cpus.iter().take(n).map(|&c| c as usize).sum();
+        first..first + self.node_cpus.get(n).map_or(0, |&c| c as usize)
     }
 
     /// The task of thread row `t`.
@@ -130,8 +153,28 @@ impl Objects {
                 let (a, t, _) = &self.tasks[o];
                 format!("{a}.{t}")
             }
-            _ => format!("{}", o + 1),
+            // Paraver's `objectLabel` without the level tag takes a node's 0-based order
+            // as its number, and a CPU's as a 1-based one: the first CPU is "0", the
+            // second "1.1" (the first's location), and so on.
+            Level::Node => format!("{o}"),
+            Level::Cpu => match o.checked_sub(1) {
+                None => "0".to_string(),
+                Some(c) => self.cpu_location(c),
+            },
+            Level::Appl => format!("{}", o + 1),
         }
+    }
+
+    /// `node.cpu` (both 1-based) of CPU `c` (0-based global).
+    fn cpu_location(&self, c: usize) -> String {
+        let mut left = c;
+        for (n, &k) in self.node_cpus.iter().enumerate() {
+            if left < k as usize {
+                return format!("{}.{}", n + 1, left + 1);
+            }
+            left -= k as usize;
+        }
+        format!("{}", c + 1)
     }
 
     /// A row label of a histogram: the `.row` file's, else `THREAD 1.2.1`, `TASK 1.2`,
@@ -164,16 +207,8 @@ impl Objects {
             Level::Workload => "WORKLOAD".to_string(),
             Level::System => "SYSTEM".to_string(),
             Level::Node => format!("NODE {}", o + 1),
-            Level::Cpu => {
-                let mut left = o;
-                for (n, &c) in self.node_cpus.iter().enumerate() {
-                    if left < c as usize {
-                        return format!("CPU {}.{}", n + 1, left + 1);
-                    }
-                    left -= c as usize;
-                }
-                format!("Not valid CPU: {}", o + 1)
-            }
+            Level::Cpu if o < self.cpu_node.len() => format!("CPU {}", self.cpu_location(o)),
+            Level::Cpu => format!("Not valid CPU: {}", o + 1),
         }
     }
 }

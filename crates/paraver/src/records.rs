@@ -39,6 +39,8 @@ pub struct Rec {
     pub a: u64,
     /// Event value (as Paraver reads it: a signed 64-bit integer).
     pub b: i64,
+    /// The record's CPU (1-based; 0: none).
+    pub cpu: u32,
 }
 
 impl Rec {
@@ -83,23 +85,27 @@ impl Records {
         let mut comm_recs: Vec<Vec<Rec>> = vec![Vec::new(); n];
         for (i, c) in store.comms().iter().enumerate() {
             let i = i as u64;
-            let rec = |time, kind| Rec {
+            // Each side's records carry that side's CPU.
+            let rec = |time, kind, cpu| Rec {
                 time,
                 kind,
                 a: i,
                 b: 0,
+                cpu,
             };
             if let Some(v) = comm_recs.get_mut(c.send_row as usize) {
-                v.push(rec(c.lsend, COMM + LOG + SEND));
-                v.push(rec(c.psend, COMM + PHY + SEND));
-                v.push(rec(c.lrecv, RRECV + LOG));
-                v.push(rec(c.precv, RRECV + PHY));
+                let cpu = c.send_cpu;
+                v.push(rec(c.lsend, COMM + LOG + SEND, cpu));
+                v.push(rec(c.psend, COMM + PHY + SEND, cpu));
+                v.push(rec(c.lrecv, RRECV + LOG, cpu));
+                v.push(rec(c.precv, RRECV + PHY, cpu));
             }
             if let Some(v) = comm_recs.get_mut(c.recv_row as usize) {
-                v.push(rec(c.lrecv, COMM + LOG + RECV));
-                v.push(rec(c.precv, COMM + PHY + RECV));
-                v.push(rec(c.lsend, RSEND + LOG));
-                v.push(rec(c.psend, RSEND + PHY));
+                let cpu = c.recv_cpu;
+                v.push(rec(c.lrecv, COMM + LOG + RECV, cpu));
+                v.push(rec(c.precv, COMM + PHY + RECV, cpu));
+                v.push(rec(c.lsend, RSEND + LOG, cpu));
+                v.push(rec(c.psend, RSEND + PHY, cpu));
             }
         }
         let threads: Vec<Vec<Rec>> = store
@@ -108,19 +114,26 @@ impl Records {
             .zip(comm_recs.into_par_iter())
             .map(|(t, comms)| {
                 let mut v = Vec::with_capacity(2 * t.states.len() + t.event_count() + comms.len());
+                // A state's two records carry the CPU its line names.
+                let one_cpu = (t.cpus.len() <= 1).then(|| t.cpu_at(0));
+                let cpu_at = |time: u64| one_cpu.unwrap_or_else(|| t.cpu_at(time));
                 for i in 0..t.states.len() {
                     let value = t.states.value.get(i);
+                    let begin = t.states.begin.get(i);
+                    let cpu = cpu_at(begin);
                     v.push(Rec {
-                        time: t.states.begin.get(i),
+                        time: begin,
                         kind: STATE + BEGIN,
                         a: value,
                         b: 0,
+                        cpu,
                     });
                     v.push(Rec {
                         time: t.states.end.get(i),
                         kind: STATE + END,
                         a: value,
                         b: 0,
+                        cpu,
                     });
                 }
                 for col in &t.events {
@@ -132,6 +145,7 @@ impl Records {
                             a: ty,
                             // Paraver has no null: its parser reads `N` as 0.
                             b: if value == sentinel { 0 } else { value as i64 },
+                            cpu: cpu_at(time),
                         });
                     }
                 }

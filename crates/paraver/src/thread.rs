@@ -66,6 +66,14 @@ pub enum ThreadFn {
     ApplicationId,
     TaskId,
     ThreadId,
+    /// The node of the record's CPU (1-based; 0 without a CPU).
+    NodeId,
+    /// The record's CPU (1-based global; 0 without one).
+    CpuId,
+    /// The 0-based node of the record's CPU when it is one of the listed values, else 0.
+    InNodeId(Vec<f64>),
+    /// The record's CPU when it is one of the listed values, else 0.
+    InCpuId(Vec<f64>),
 }
 
 impl ThreadFn {
@@ -123,6 +131,10 @@ impl ThreadFn {
             "Application ID" => ThreadFn::ApplicationId,
             "TaskID" => ThreadFn::TaskId,
             "Thread ID" => ThreadFn::ThreadId,
+            "Node ID" => ThreadFn::NodeId,
+            "Cpu ID" => ThreadFn::CpuId,
+            "In Node ID" => ThreadFn::InNodeId(params.first().cloned().unwrap_or_default()),
+            "In Cpu ID" => ThreadFn::InCpuId(params.first().cloned().unwrap_or_default()),
             _ => return None,
         })
     }
@@ -131,12 +143,12 @@ impl ThreadFn {
     /// Paraver's default "fill state gaps").
     fn mask(&self) -> u16 {
         use ThreadFn::{
-            ApplicationId, CommPartner, CommRecvPartner, CommSize, GivenState, InState,
-            LastSendDuration, LastSendSize, LastTag, NextRecvDuration, NotInState,
-            NumberReceiveBytes, NumberReceives, NumberSendBytes, NumberSends, RecvBandWidth,
-            RecvBytesInTransit, RecvMessagesInTransit, RecvNegativeBytes, RecvNegativeMessages,
-            SendBandWidth, SendBytesInTransit, SendMessagesInTransit, StateAsIs,
-            StateRecordDuration, StateSign, TaskId, ThreadId, Useful,
+            ApplicationId, CommPartner, CommRecvPartner, CommSize, CpuId, GivenState, InCpuId,
+            InNodeId, InState, LastSendDuration, LastSendSize, LastTag, NextRecvDuration, NodeId,
+            NotInState, NumberReceiveBytes, NumberReceives, NumberSendBytes, NumberSends,
+            RecvBandWidth, RecvBytesInTransit, RecvMessagesInTransit, RecvNegativeBytes,
+            RecvNegativeMessages, SendBandWidth, SendBytesInTransit, SendMessagesInTransit,
+            StateAsIs, StateRecordDuration, StateSign, TaskId, ThreadId, Useful,
         };
         match self {
             StateAsIs
@@ -158,7 +170,9 @@ impl ThreadFn {
             | RecvBandWidth(_)
             | RecvNegativeMessages
             | RecvNegativeBytes => COMM + RECV + RSEND,
-            ApplicationId | TaskId | ThreadId => STATE + EVENT,
+            ApplicationId | TaskId | ThreadId | NodeId | CpuId | InNodeId(_) | InCpuId(_) => {
+                STATE + EVENT
+            }
             _ => EVENT,
         }
     }
@@ -207,10 +221,12 @@ pub struct ThreadCtx<'a> {
     pub appl: usize,
     pub task: usize,
     pub end: u64,
+    /// The node (1-based) of each CPU (global order).
+    pub cpu_node: &'a [u32],
 }
 
 impl ThreadCtx<'_> {
-    fn pass(&self, i: usize) -> bool {
+    pub(crate) fn pass(&self, i: usize) -> bool {
         passes(
             self.filter,
             &self.recs[i],
@@ -253,11 +269,18 @@ impl ThreadCtx<'_> {
             .map_or(self.end, |e| e.time)
     }
 
+    /// The node (1-based) of CPU `cpu` (1-based); `None` for CPU 0 or one not in the header.
+    fn node_of(&self, cpu: u32) -> Option<u32> {
+        self.cpu_node
+            .get(usize::try_from(cpu).ok()?.checked_sub(1)?)
+            .copied()
+    }
+
     fn comm(&self, i: usize) -> &Comm {
         &self.comms[self.recs[i].a as usize]
     }
 
-    fn valid(&self, f: &ThreadFn, i: usize) -> bool {
+    pub(crate) fn valid(&self, f: &ThreadFn, i: usize) -> bool {
         let k = self.recs[i].kind;
         if !valid_mask(f.mask(), k) {
             return false;
@@ -272,6 +295,13 @@ impl ThreadCtx<'_> {
 /// The intervals of one thread for function `f`, from 0 to the thread's end, plus a last
 /// zero-length interval at the end (the value Paraver reaches there).
 pub fn intervals(f: &ThreadFn, ctx: &ThreadCtx) -> Vec<Interval> {
+    intervals_with_begins(f, ctx).0
+}
+
+/// [`intervals`], with the record each interval begins at (`None`: the virtual record
+/// before the first, and the last zero-length interval).
+pub fn intervals_with_begins(f: &ThreadFn, ctx: &ThreadCtx) -> (Vec<Interval>, Vec<Option<usize>>) {
+    let mut begins = Vec::new();
     let mut out = Vec::new();
     let mut prev = 0.0;
     let mut acc = 0i64;
@@ -289,6 +319,7 @@ pub fn intervals(f: &ThreadFn, ctx: &ThreadCtx) -> Vec<Interval> {
                 end: ctx.recs[i].time,
                 value,
             });
+            begins.push(cur);
         }
         prev = value;
         cur = Some(i);
@@ -300,12 +331,14 @@ pub fn intervals(f: &ThreadFn, ctx: &ThreadCtx) -> Vec<Interval> {
         end: ctx.end.max(begin),
         value,
     });
+    begins.push(cur);
     out.push(Interval {
         begin: ctx.end.max(begin),
         end: ctx.end.max(begin),
         value: 0.0,
     });
-    out
+    begins.push(None);
+    (out, begins)
 }
 
 /// A communication Paraver leaves out of the "in transit" counts: received (logically or
@@ -317,13 +350,13 @@ fn negative(c: &Comm) -> bool {
 fn execute(f: &ThreadFn, ctx: &ThreadCtx, at: Option<usize>, prev: f64, acc: &mut i64) -> f64 {
     use ThreadFn::{
         ApplicationId, AverageLastEventValue, AverageNextEventValue, CommPartner, CommRecvPartner,
-        CommSize, EventBytes, EventSentBytes, GivenEventValue, GivenState, InEventRange,
-        InEventValue, InState, IntervalBetweenEvents, LastEventType, LastEventValue,
-        LastSendDuration, LastSendSize, LastTag, NextEventType, NextEventValue, NextRecvDuration,
-        NotInEventValue, NotInState, NumberReceiveBytes, NumberReceives, NumberSendBytes,
-        NumberSends, RecvBandWidth, RecvBytesInTransit, RecvMessagesInTransit, RecvNegativeBytes,
-        RecvNegativeMessages, SendBandWidth, SendBytesInTransit, SendMessagesInTransit, StateAsIs,
-        StateRecordDuration, StateSign, TaskId, ThreadId, Useful,
+        CommSize, CpuId, EventBytes, EventSentBytes, GivenEventValue, GivenState, InCpuId,
+        InEventRange, InEventValue, InNodeId, InState, IntervalBetweenEvents, LastEventType,
+        LastEventValue, LastSendDuration, LastSendSize, LastTag, NextEventType, NextEventValue,
+        NextRecvDuration, NodeId, NotInEventValue, NotInState, NumberReceiveBytes, NumberReceives,
+        NumberSendBytes, NumberSends, RecvBandWidth, RecvBytesInTransit, RecvMessagesInTransit,
+        RecvNegativeBytes, RecvNegativeMessages, SendBandWidth, SendBytesInTransit,
+        SendMessagesInTransit, StateAsIs, StateRecordDuration, StateSign, TaskId, ThreadId, Useful,
     };
     let Some(i) = at else {
         return match f {
@@ -506,6 +539,18 @@ fn execute(f: &ThreadFn, ctx: &ThreadCtx, at: Option<usize>, prev: f64, acc: &mu
         ApplicationId => ctx.appl as f64 + 1.0,
         TaskId => ctx.task as f64 + 1.0,
         ThreadId => ctx.row as f64 + 1.0,
+        // Paraver's `NodeID`, `CPUID`, `InNodeID`, `InCPUID` on the record's CPU.
+        NodeId => ctx.node_of(r.cpu).map_or(0.0, f64::from),
+        CpuId => f64::from(r.cpu),
+        InNodeId(list) => {
+            // `getCPULocation` of CPU 0 is node 0.
+            let node = ctx.node_of(r.cpu).map_or(0.0, |n| f64::from(n - 1));
+            if list.contains(&node) { node } else { 0.0 }
+        }
+        InCpuId(list) => {
+            let cpu = f64::from(r.cpu);
+            if list.contains(&cpu) { cpu } else { 0.0 }
+        }
     }
 }
 

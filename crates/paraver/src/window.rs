@@ -120,10 +120,7 @@ impl Engine<'_> {
     ) -> Result<Computed, WindowError> {
         let unsupported = |what: String| WindowError::Unsupported(w.name.clone(), what);
         let end = self.records.end_time;
-        let (begin_time, end_time) = (
-            (w.begin_time_relative * end as f64) as u64,
-            (w.end_time_relative * end as f64) as u64,
-        );
+        let (begin_time, end_time) = window_range(w, end);
         if let Some(d) = &w.derived {
             let controlled = d.operation.trim().starts_with("controlled:");
             let parents: Vec<Computed> = d
@@ -167,9 +164,7 @@ impl Engine<'_> {
             }
             return Ok(c);
         }
-        if matches!(level, Level::System | Level::Node | Level::Cpu) {
-            return Err(unsupported(format!("the {level} level")));
-        }
+        let resource = matches!(level, Level::System | Level::Node | Level::Cpu);
         let filter = Filter::new(w, self.pcf, self.present, found).map_err(&unsupported)?;
         let name = w.function("thread").unwrap_or("State As Is");
         let params = w.params_of("thread", name).unwrap_or(&[]);
@@ -178,12 +173,17 @@ impl Engine<'_> {
         let compose_thread = self.compose(w, "compose_thread")?;
         let objects = self.objects;
         let units = |t: f64| self.to_units(w.units, t);
-        let object = |t: usize| objects.object_of_thread(level, t);
+        // Communication filters on objects use threads at the resource levels.
+        let object_level = if resource { Level::Thread } else { level };
+        let object = |t: usize| objects.object_of_thread(object_level, t);
         let mut thread_rows = Vec::with_capacity(objects.threads.len());
         let mut comms_seen = vec![Vec::new(); objects.count(level)];
-        for (row, recs) in self.records.threads.iter().enumerate() {
-            let task = objects.task_of(row);
-            let ctx = ThreadCtx {
+        let contexts: Vec<ThreadCtx> = self
+            .records
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(row, recs)| ThreadCtx {
                 recs,
                 comms: self.comms,
                 filter: &filter,
@@ -191,13 +191,39 @@ impl Engine<'_> {
                 object: &object,
                 row,
                 appl: objects.threads[row].0 as usize - 1,
-                task,
+                task: objects.task_of(row),
                 end,
-            };
-            let mut iv = intervals(&f, &ctx);
+                cpu_node: &objects.cpu_node,
+            })
+            .collect();
+        if resource {
+            let rows = crate::resource::rows(self, w, level, &f, &contexts)?;
+            let mut rows = rows;
+            if level == w.level {
+                for slot in ["topcompose2", "topcompose1"] {
+                    let c = self.compose(w, slot)?;
+                    for r in &mut rows {
+                        apply_compose(&c, r);
+                    }
+                }
+            }
+            return Ok(Computed {
+                name: w.name.clone(),
+                level,
+                units: w.units,
+                rows,
+                kind: value_kind(w, &f, &filter, level, self.present),
+                code_colour: code_colour(w),
+                comms: comms_seen,
+                begin_time,
+                end_time,
+            });
+        }
+        for ctx in &contexts {
+            let mut iv = intervals(&f, ctx);
             apply_compose(&compose_thread, &mut iv);
             thread_rows.push(iv);
-            collect_comms(&ctx, &mut comms_seen[object(row)]);
+            collect_comms(ctx, &mut comms_seen[object(ctx.row)]);
         }
         let rows = if level == Level::Thread {
             thread_rows
@@ -258,6 +284,21 @@ impl Engine<'_> {
             WindowError::Unsupported(w.name.clone(), format!("{slot} function `{name}`"))
         })
     }
+}
+
+/// A window's time range in a trace ending at `end`: from its relative begin and end, or
+/// from an old cfg's absolute begin (0 when not before the end) and stop (at most the end).
+pub fn window_range(w: &WindowCfg, end: u64) -> (u64, u64) {
+    let begin = match w.begin_time {
+        Some(t) if t < end as f64 => t as u64,
+        Some(_) => 0,
+        None => (w.begin_time_relative * end as f64) as u64,
+    };
+    let stop = match w.stop_time {
+        Some(t) => t.min(end as f64) as u64,
+        None => (w.end_time_relative * end as f64) as u64,
+    };
+    (begin, stop)
 }
 
 /// Paraver's `traceUnitsToWindowUnits` between two units.

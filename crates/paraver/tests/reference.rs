@@ -262,5 +262,5 @@ fn paramedir_outputs_match_the_reference() {
     );
 }
 
-/// The share of paramedir's outputs reproduced exactly (2,232 of 2,291 today, 97.4%).
-const MIN_SHARE: f64 = 0.97;
+/// The share of paramedir's outputs reproduced exactly (2,245 of 2,291 today, 98.0%).
+const MIN_SHARE: f64 = 0.975;

@@ -106,6 +106,10 @@ pub struct ThreadData {
     pub states: StateColumns,
     /// One column per event type present on this thread, sorted by type.
     pub events: Vec<EventColumn>,
+    /// The CPU the thread's state and event records name, over time: (time, CPU) where it
+    /// changes, in time order, the first at time 0 (CPU 0: none). Usually one entry: threads
+    /// rarely migrate. Empty for a thread without records.
+    pub cpus: Vec<(u64, u32)>,
 }
 
 impl ThreadData {
@@ -115,6 +119,15 @@ impl ThreadData {
             .binary_search_by_key(&ty, |c| c.ty)
             .ok()
             .and_then(|i| self.events.get(i))
+    }
+
+    /// The CPU of the thread's records at `t`: that of the last change at or before `t`
+    /// (0 for a thread without records).
+    pub fn cpu_at(&self, t: u64) -> u32 {
+        let i = self.cpus.partition_point(|c| c.0 <= t);
+        i.checked_sub(1)
+            .and_then(|i| self.cpus.get(i))
+            .map_or(0, |c| c.1)
     }
 
     /// Number of events (type:value pairs) on this thread.
@@ -127,6 +140,7 @@ impl ThreadData {
             + self.states.end.heap_bytes()
             + self.states.value.heap_bytes()
             + self.events.capacity() * std::mem::size_of::<EventColumn>()
+            + self.cpus.capacity() * std::mem::size_of::<(u64, u32)>()
             + self
                 .events
                 .iter()

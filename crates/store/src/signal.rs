@@ -521,6 +521,7 @@ mod tests {
             ThreadData {
                 states: states(&[(0, 60, 0), (60, 70, 1), (70, 100, 0), (100, 130, 2)]),
                 events: vec![events(7, &[(0, 0), (10, 5), (20, 0), (90, 3)])],
+                ..ThreadData::default()
             },
             ThreadData {
                 states: states(&[(0, 30, 2), (30, 40, 0), (50, 100, 1)]),
@@ -528,6 +529,7 @@ mod tests {
                     events(7, &[(5, 0), (50, 8)]),
                     events(8, &[(40, 0), (45, 9)]),
                 ],
+                ..ThreadData::default()
             },
         ];
         Arc::new(TraceStore::new(
@@ -645,6 +647,7 @@ mod tests {
             vec![ThreadData {
                 states: states(&records),
                 events: vec![events(42_000_000, &points)],
+                ..ThreadData::default()
             }],
             Vec::new(),
             NullPolicy::sentinel(NULL),

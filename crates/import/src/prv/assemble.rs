@@ -27,6 +27,7 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
     // Transpose: per row, the pieces of every chunk in file order.
     let mut states: Vec<Vec<StatePiece>> = (0..rows).map(|_| Vec::new()).collect();
     let mut events: Vec<Vec<EventPiece>> = (0..rows).map(|_| Vec::new()).collect();
+    let mut cpus: Vec<Vec<(u64, u32)>> = (0..rows).map(|_| Vec::new()).collect();
     let mut line_base = first_line.saturating_sub(1);
     // Of the events before a partial load's range, the last per (row, type) holds when the
     // range starts: it goes first, as a piece of its own.
@@ -77,6 +78,14 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
                 r.push(buf);
             }
         }
+        for (row, changes) in chunk.cpu_pieces {
+            if let Some(r) = cpus.get_mut(row as usize) {
+                // A chunk's first record always counts as a change; it is one only when
+                // its CPU differs from the last record's of the chunks before.
+                let skip = usize::from(r.last().map(|l| l.1) == changes.first().map(|f| f.1));
+                r.extend_from_slice(changes.get(skip..).unwrap_or_default());
+            }
+        }
     }
     // The pieces become the store's segments (moved, not copied) when they are in order;
     // meanwhile the communications are joined and sorted.
@@ -85,7 +94,12 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
             states
                 .into_par_iter()
                 .zip(events.into_par_iter())
-                .map(|(s, e)| build_thread(s, e, sentinel))
+                .zip(cpus.into_par_iter())
+                .map(|((s, e), c)| {
+                    let mut t = build_thread(s, e, sentinel);
+                    t.cpus = cpu_runs(c);
+                    t
+                })
                 .collect()
         },
         || {
@@ -103,6 +117,21 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
         communicator_lines,
         report,
     }
+}
+
+/// A thread's CPU over time from its CPU changes in file order: sorted by time (stably),
+/// without repeats, the first from time 0.
+fn cpu_runs(mut changes: Vec<(u64, u32)>) -> Vec<(u64, u32)> {
+    if !changes.is_sorted_by_key(|c| c.0) {
+        changes.sort_by_key(|c| c.0);
+    }
+    changes.dedup_by_key(|c| c.1);
+    // Before its first record a thread is on its first CPU.
+    if let Some(first) = changes.first_mut() {
+        first.0 = 0;
+    }
+    changes.shrink_to_fit();
+    changes
 }
 
 /// Are pieces in order when put one after the other? `first`/`last` give a piece's first and
@@ -219,5 +248,6 @@ fn build_thread(states: Vec<StatePiece>, mut events: Vec<EventPiece>, sentinel: 
     ThreadData {
         states: state_cols,
         events: columns,
+        cpus: Vec::new(),
     }
 }

@@ -339,7 +339,7 @@ fn parse_state(
     line_no: u64,
     out: &mut ChunkOut,
 ) -> Result<(), Bad> {
-    let Some((_cpu, row)) = object(ctx, f, line_no, out)? else {
+    let Some((cpu, row)) = object(ctx, f, line_no, out)? else {
         return Ok(());
     };
     let begin = f.num("a begin time")?;
@@ -365,6 +365,7 @@ fn parse_state(
         row,
         RawState { begin, end, value },
     );
+    out.note_cpu(row, begin, cpu);
     Ok(())
 }
 
@@ -374,10 +375,12 @@ fn parse_event(
     line_no: u64,
     out: &mut ChunkOut,
 ) -> Result<(), Bad> {
-    let Some((_cpu, row)) = object(ctx, f, line_no, out)? else {
+    let Some((cpu, row)) = object(ctx, f, line_no, out)? else {
         return Ok(());
     };
     let time = f.num("a time")?;
+    // Noted before the pairs: those before a bad field are kept.
+    out.note_cpu(row, time, cpu);
     loop {
         let ty_col = f.pos;
         let ty = f.num("an event type")?;

@@ -75,6 +75,11 @@ pub struct ChunkOut {
     pub(crate) states: Vec<Vec<RawState>>,
     /// Once parsed: the non-empty rows' states, encoded.
     pub state_pieces: Vec<StatePiece>,
+    /// While parsing: per row, (time, CPU) of each state or event record whose CPU differs
+    /// from the row's previous one in the chunk (file order; the first record always).
+    pub(crate) cpu_changes: Vec<Vec<(u64, u32)>>,
+    /// Once parsed: the rows' CPU changes.
+    pub cpu_pieces: Vec<(u32, Vec<(u64, u32)>)>,
     /// While parsing: one buffer per (row, event type) seen, in first-seen order.
     events: Vec<EventBuf>,
     /// Rows of line prefixes seen.
@@ -106,6 +111,7 @@ impl ChunkOut {
     pub fn new(rows: usize) -> Self {
         ChunkOut {
             states: vec![Vec::new(); rows],
+            cpu_changes: vec![Vec::new(); rows],
             last_object: (0, 0, 0, 0),
             ..ChunkOut::default()
         }
@@ -151,6 +157,13 @@ impl ChunkOut {
             });
             v.clear();
         }
+        let cpu_pieces = self
+            .cpu_changes
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(row, v)| (row as u32, std::mem::take(v)))
+            .collect();
         let mut pieces = Vec::new();
         for b in &mut self.events {
             if let Some((time, value)) = b.before.take() {
@@ -195,6 +208,7 @@ impl ChunkOut {
         }
         let out = ChunkOut {
             state_pieces,
+            cpu_pieces,
             pieces,
             befores: std::mem::take(&mut self.befores),
             comms: std::mem::take(&mut self.comms),
@@ -210,6 +224,17 @@ impl ChunkOut {
         self.last_line = LastLine::default();
         self.last_object = (0, 0, 0, 0);
         out
+    }
+
+    /// Notes the CPU of a state or event record of `row` at `time` (kept when it changes).
+    #[inline]
+    pub(crate) fn note_cpu(&mut self, row: u32, time: u64, cpu: u64) {
+        let cpu = u32::try_from(cpu).unwrap_or(u32::MAX);
+        if let Some(v) = self.cpu_changes.get_mut(row as usize)
+            && v.last().is_none_or(|&(_, c)| c != cpu)
+        {
+            v.push((time, cpu));
+        }
     }
 
     /// Stores a state of `row`, unless the part of the trace loaded leaves it out.

@@ -125,21 +125,29 @@ pub(super) fn fast_line(
         (Some(x), Some(y)) => same_bytes(x, y),
         _ => false,
     };
-    let (row, time, mut q, object_len) = if last.object_len > 0 && same(0, last.object_len) {
+    let (row, cpu, time, mut q, object_len) = if last.object_len > 0 && same(0, last.object_len) {
         let at = p + last.object_len;
         if same(last.object_len, last.time_len) {
-            (last.row, last.time, at + last.time_len, last.object_len)
+            (
+                last.row,
+                last.cpu,
+                last.time,
+                at + last.time_len,
+                last.object_len,
+            )
         } else {
             let mut q = at;
             let time = fast_num(b, &mut q)?;
             fast_colon(b, &mut q)?;
-            (last.row, time, q, last.object_len)
+            (last.row, last.cpu, time, q, last.object_len)
         }
     } else if let Some((row, object_len)) = out.prefixes.find(b, p) {
+        let mut c = p + 2;
+        let cpu = fast_num(b, &mut c)?;
         let mut q = p + object_len;
         let time = fast_num(b, &mut q)?;
         fast_colon(b, &mut q)?;
-        (row, time, q, object_len)
+        (row, cpu, time, q, object_len)
     } else {
         let mut q = p + 1;
         fast_colon(b, &mut q)?;
@@ -159,13 +167,14 @@ pub(super) fn fast_line(
         // only prefixes that fit are remembered.
         ctx.rows.cpu_fits(cpu, appl, task).ok()?;
         out.prefixes.insert(b, p, object_len, row);
-        (row, time, q, object_len)
+        (row, cpu, time, q, object_len)
     };
     let this_line = LastLine {
         start: p,
         object_len,
         time_len: q - p - object_len,
         row,
+        cpu,
         time,
     };
     let sentinel = ctx.sentinel;
@@ -196,6 +205,7 @@ pub(super) fn fast_line(
                 value: v,
             },
         );
+        out.note_cpu(row, time, cpu);
         out.last_line = this_line;
         return Some(next);
     }
@@ -207,6 +217,7 @@ pub(super) fn fast_line(
         // One pair: the common case (ovni writes one per line).
         let next = fast_eol(b, q)?;
         out.keep_event(&ctx.filter, sentinel, row, RawEvent { time, value: v, ty });
+        out.note_cpu(row, time, cpu);
         out.last_line = this_line;
         return Some(next);
     }
@@ -232,6 +243,7 @@ pub(super) fn fast_line(
             };
             out.keep_event(&ctx.filter, sentinel, row, RawEvent { time, value: v, ty });
         }
+        out.note_cpu(row, time, cpu);
         out.last_line = this_line;
     }
     next
@@ -311,6 +323,7 @@ pub(crate) struct LastLine {
     /// Length of `time:`.
     time_len: usize,
     row: u32,
+    cpu: u64,
     time: u64,
 }
 
