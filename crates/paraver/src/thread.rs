@@ -618,6 +618,19 @@ fn step(ctx: &ThreadCtx, r: &Rec, c: &Comm, sending: bool) -> (Option<bool>, boo
 
 /// Send/Recv `BandWidth`: the sum of the bandwidths of the messages in transit, kept (as
 /// Paraver does) as an integer count of 1e-12 units in `acc`.
+/// A double to a 64-bit integer as Paraver's `(PRV_INT64)` cast does on x86-64
+/// (`cvttsd2si`): truncated, and the "integer indefinite" `i64::MIN` where it does not fit
+/// (Rust's `as` would saturate instead).
+fn cvttsd2si(x: f64) -> i64 {
+    // 2^63: the first double above i64::MAX.
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    if x.is_nan() || x >= LIMIT || x < -LIMIT {
+        i64::MIN
+    } else {
+        x as i64
+    }
+}
+
 fn bandwidth(f: &ThreadFn, ctx: &ThreadCtx, r: &Rec, acc: &mut i64, factor: f64) -> f64 {
     let c = &ctx.comms[r.a as usize];
     let time = if ctx.filter.logical && c.lrecv > c.precv {
@@ -632,7 +645,7 @@ fn bandwidth(f: &ThreadFn, ctx: &ThreadCtx, r: &Rec, acc: &mut i64, factor: f64)
     }
     let time = (ctx.units)(time.unsigned_abs() as f64);
     let bytes = c.size as i64 as f64 / factor;
-    let delta = ((bytes / time) * 1e12) as i64;
+    let delta = cvttsd2si((bytes / time) * 1e12);
     let sending = matches!(f, ThreadFn::SendBandWidth(_));
     if let (Some(starts), false) = step(ctx, r, c, sending) {
         // Paraver's 64-bit integer; it wraps where it overflows.
