@@ -624,7 +624,7 @@ fn step(ctx: &ThreadCtx, r: &Rec, c: &Comm, sending: bool) -> (Option<bool>, boo
 fn cvttsd2si(x: f64) -> i64 {
     // 2^63: the first double above i64::MAX.
     const LIMIT: f64 = 9_223_372_036_854_775_808.0;
-    if x.is_nan() || x >= LIMIT || x < -LIMIT {
+    if !(-LIMIT..LIMIT).contains(&x) {
         i64::MIN
     } else {
         x as i64
