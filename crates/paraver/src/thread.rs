@@ -624,10 +624,10 @@ fn step(ctx: &ThreadCtx, r: &Rec, c: &Comm, sending: bool) -> (Option<bool>, boo
 fn cvttsd2si(x: f64) -> i64 {
     // 2^63: the first double above i64::MAX.
     const LIMIT: f64 = 9_223_372_036_854_775_808.0;
-    if !(-LIMIT..LIMIT).contains(&x) {
-        i64::MIN
-    } else {
+    if (-LIMIT..LIMIT).contains(&x) {
         x as i64
+    } else {
+        i64::MIN
     }
 }
 
