@@ -20,6 +20,10 @@ pub enum DerivedFn {
     Maximum,
     Minimum,
     Different,
+    /// `controlled: clear by`, which Paraver computes as a plain derived function
+    /// (`controlDerived` is false for it): the first parent's value while the second does
+    /// not drop, 0 from where it drops until the first parent's next interval.
+    ClearBy,
 }
 
 impl DerivedFn {
@@ -32,6 +36,7 @@ impl DerivedFn {
             "maximum" => DerivedFn::Maximum,
             "minimum" => DerivedFn::Minimum,
             "different" => DerivedFn::Different,
+            "controlled: clear by" => DerivedFn::ClearBy,
             _ => return None,
         })
     }
@@ -63,7 +68,31 @@ impl DerivedFn {
                 }
             }
             DerivedFn::Different => f64::from(u8::from(a != b)),
+            // Stateful: see `ClearBy::execute`.
+            DerivedFn::ClearBy => 0.0,
         }
+    }
+}
+
+/// The state of Paraver's `ControlDerivedClearBy` for one object.
+#[derive(Default)]
+struct ClearBy {
+    last_control: f64,
+    last_data_begin: u64,
+}
+
+impl ClearBy {
+    /// `data` and `control`: the parents' values; `data_begin`: where the first parent's
+    /// interval began.
+    fn execute(&mut self, data: f64, control: f64, data_begin: u64) -> f64 {
+        let mut result = 0.0;
+        if control < self.last_control {
+            self.last_data_begin = data_begin;
+        } else if self.last_data_begin != data_begin || data_begin == 0 {
+            result = data;
+        }
+        self.last_control = control;
+        result
     }
 }
 
@@ -119,11 +148,17 @@ fn walk(
 ) -> Vec<Interval> {
     let mut at = [0usize; 2];
     let cur = |c: usize, at: &[usize; 2]| kids[c][at[c].min(kids[c].len() - 1)];
-    let value = |at: &[usize; 2]| {
-        op.execute(
+    let mut clear_by = ClearBy::default();
+    let mut value = |at: &[usize; 2]| {
+        let (a, b) = (
             scaled(cur(0, at).value, factors[0]),
             scaled(cur(1, at).value, factors[1]),
-        )
+        );
+        if op == DerivedFn::ClearBy {
+            clear_by.execute(a, b, cur(0, at).begin)
+        } else {
+            op.execute(a, b)
+        }
     };
     let mut begin = cur(0, &at).begin.max(cur(1, &at).begin);
     let mut end = cur(0, &at).end.min(cur(1, &at).end);
@@ -160,8 +195,7 @@ fn walk(
 
 /// A controlled derived window (Paraver's `IntervalControlDerived`): the intervals of the
 /// control (second) parent, each valued by folding the data (first) parent's intervals that
-/// overlap it, from 0: `controlled: maximum` keeps the largest, `controlled: add` sums them,
-/// `controlled: clear by` (as Paraver computes it here) gives 0.
+/// overlap it, from 0: `controlled: maximum` keeps the largest, `controlled: add` sums them.
 pub fn controlled(
     w: &WindowCfg,
     parents: Vec<Computed>,
@@ -176,7 +210,6 @@ pub fn controlled(
     let fold: fn(f64, f64) -> f64 = match op {
         "controlled: maximum" => |a, b| if a > b { a } else { b },
         "controlled: add" => |a, b| a + b,
-        "controlled: clear by" => |_, _| 0.0,
         _ => return Err(format!("derived operation `{op}`")),
     };
     if d.shifts != [0, 0] {

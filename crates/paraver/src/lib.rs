@@ -15,6 +15,7 @@
     clippy::items_after_statements
 )]
 
+mod bursts;
 pub mod cfg;
 pub mod compose;
 pub mod derived;

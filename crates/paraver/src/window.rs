@@ -122,7 +122,9 @@ impl Engine<'_> {
         let end = self.records.end_time;
         let (begin_time, end_time) = window_range(w, end);
         if let Some(d) = &w.derived {
-            let controlled = d.operation.trim().starts_with("controlled:");
+            // Paraver walks `controlled: clear by` as a plain derived window.
+            let controlled = d.operation.trim().starts_with("controlled:")
+                && d.operation.trim() != "controlled: clear by";
             let parents: Vec<Computed> = d
                 .parents
                 .iter()
