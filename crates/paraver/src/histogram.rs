@@ -141,6 +141,58 @@ pub fn readable(a: &AnalyzerCfg) -> bool {
     })
 }
 
+/// Does Paraver accept the analyzer's windows (`LoadedWindows::validDataWindow`)? The data
+/// window must be the control window, or at its level, or at a coarser level of the same
+/// model (process or resource), and neither may be built from the other; the same holds
+/// for the data and the 3D control window. Otherwise Paraver drops the analyzer (and stops
+/// reading the cfg there); `None` when accepted, else why not.
+pub fn invalid_windows(cfg: &Cfg, a: &AnalyzerCfg) -> Option<String> {
+    use crate::cfg::{Level, WindowCfg};
+    let win = |key: &str| {
+        a.number(key)
+            .and_then(|i| cfg.windows.get((i as usize).wrapping_sub(1)))
+    };
+    let data = win("Analyzer2D.DataWindow")?;
+    let process = |l: Level| l <= Level::Thread;
+    fn built_from(cfg: &Cfg, which: &WindowCfg, of: &WindowCfg, depth: usize) -> bool {
+        if which.id == of.id {
+            return true;
+        }
+        depth < 64
+            && of.derived.as_ref().is_some_and(|d| {
+                d.parents
+                    .iter()
+                    .filter_map(|&id| cfg.window(id))
+                    .any(|p| built_from(cfg, which, p, depth + 1))
+            })
+    }
+    for key in ["Analyzer2D.ControlWindow", "Analyzer2D.3D_ControlWindow"] {
+        let Some(control) = win(key) else {
+            continue;
+        };
+        if data.id == control.id {
+            continue;
+        }
+        let level_ok = data.level == control.level
+            || (process(data.level) == process(control.level) && data.level < control.level);
+        if !level_ok {
+            return Some(format!(
+                "its data window `{}` ({} level) is finer than its control window `{}` ({} \
+                 level); Paraver drops such an analyzer",
+                data.name, data.level, control.name, control.level
+            ));
+        }
+        if built_from(cfg, data, control, 0) || built_from(cfg, control, data, 0) {
+            return Some(format!(
+                "its data window `{}` and control window `{}` are built one from the other; \
+                 Paraver drops such an analyzer",
+                data.name, control.name
+            ));
+        }
+    }
+    None
+}
+
 /// Paraver's `computeYScale` of a window over [from, to]: (smallest non-zero value, or 0;
 /// largest value, at least 0; whether a zero occurs).
 fn y_scale(w: &Computed, from: u64, to: u64) -> (f64, f64, bool) {
@@ -261,6 +313,9 @@ pub fn run_with_control(
             .ok_or_else(|| HistogramError::Unsupported(format!("{key} {i}: no such window")))?;
         Ok(Some(engine.compute(cfg, w, found)?))
     };
+    if let Some(why) = invalid_windows(cfg, a) {
+        return Err(HistogramError::Unsupported(why));
+    }
     let control = window("Analyzer2D.ControlWindow")?
         .ok_or_else(|| HistogramError::Unsupported("an analyzer without control window".into()))?;
     let data_index = a.number("Analyzer2D.DataWindow");

@@ -158,12 +158,13 @@ impl<'a> Context<'a> {
             );
         }
         let mut scratch = TypesFound::default();
-        // Paraver drops an analyzer with a value it cannot read and stops reading the cfg
-        // there: the analyzer before it, if any, is the result, else the last window.
+        // Paraver drops an analyzer with a value it cannot read, or with windows it does not
+        // accept together, and stops reading the cfg there: the analyzer before it, if any,
+        // is the result, else the last window.
         let readable = cfg
             .analyzers
             .iter()
-            .position(|a| !histogram::readable(a))
+            .position(|a| !histogram::readable(a) || histogram::invalid_windows(cfg, a).is_some())
             .unwrap_or(cfg.analyzers.len());
         let cut_line = cfg.analyzers.get(readable).map_or(usize::MAX, |a| a.line);
         let last = cfg
