@@ -284,3 +284,75 @@ fn a_cfg_window_of_real_values_is_drawn_on_a_gradient_labelled_with_them() {
     assert!(!ours.is_empty());
     assert_eq!(ours, dumped);
 }
+
+#[test]
+fn an_application_window_is_a_function_line_on_the_collapsed_application_row() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let mut h = harness_with(
+        LoadSource::File(dir.join("extrae_mpi_prime16/prime_v0.prv")),
+        None,
+        (1000.0, 500.0),
+        false,
+    );
+    let ctx = h.ctx.clone();
+    // Application level, `window_noncolor_mode false`: Paraver's function line.
+    let cfg = dir.join("../paraver_cfgs/paraver/General/views/instantaneous_parallelism.cfg");
+    h.state_mut().open_cfg(&ctx, cfg);
+    h.state_mut().wait_for_cfg(&ctx);
+    h.run_steps(3);
+    let app = h.state();
+    assert_eq!(app.cfg_views().len(), 1, "status: {}", app.status());
+    let view = app.cfg_views()[0].clone();
+    assert!(view.0.function_line);
+    // Not drawn on the 16 threads' rows: on the application's collapsed row.
+    assert!(view.0.rows.iter().all(|(t, _)| t.is_empty()));
+    assert_eq!(view.0.groups.len(), 1);
+    assert_eq!(view.0.groups[0].0, 0..16);
+    let l = app.loaded().unwrap();
+    let t = &l.timeline;
+    assert_eq!(
+        t.config().color,
+        prvscope_viewer::view::ColorMode::FunctionLine
+    );
+    assert_eq!(
+        t.rows().len(),
+        1,
+        "the rows are collapsed to the application"
+    );
+    // The collapsed row's value at the middle of each of paramedir's intervals (in us) is
+    // paramedir's value.
+    let mut theirs = String::new();
+    flate2::read::GzDecoder::new(
+        std::fs::File::open(dir.join(
+            "../reference/paramedir/extrae_mpi_prime16/paraver__General__views__instantaneous_parallelism.txt.gz",
+        ))
+        .unwrap(),
+    )
+    .read_to_string(&mut theirs)
+    .unwrap();
+    let mut checked = 0;
+    for line in theirs.lines().step_by(7) {
+        let f: Vec<f64> = line
+            .split('\t')
+            .skip(1)
+            .map(|x| x.parse().unwrap())
+            .collect();
+        let (begin, dur, value) = (f[0] * 1000.0, f[1] * 1000.0, f[2]);
+        if dur < 10.0 {
+            continue;
+        }
+        let at = (begin + dur / 2.0) as u64;
+        let d = t.details(&l.trace, 0, at).unwrap();
+        if value == 0.0 {
+            assert_eq!(d.label, "null", "at {at} ns");
+        } else {
+            assert_eq!(d.label.parse::<f64>().ok(), Some(value), "at {at} ns");
+        }
+        checked += 1;
+    }
+    assert!(checked > 20, "{checked}");
+    h.snapshot("cfg_view_prime_instantaneous_parallelism");
+}

@@ -53,6 +53,9 @@ pub struct Computed {
     pub kind: ValueKind,
     /// Drawn with colours per value (code colour), not a gradient.
     pub code_colour: bool,
+    /// Drawn as a function line (`window_noncolor_mode false`): the value plotted in each
+    /// row rather than coloured.
+    pub function_line: bool,
     /// The communication records the window's filter lets through, per object (for the
     /// communication statistics of histograms): (time, is send, partner thread row, size).
     pub comms: Vec<Vec<CommSeen>>,
@@ -157,8 +160,19 @@ impl Engine<'_> {
                     }
                 }
             }
-            (c.begin_time, c.end_time, c.units, c.code_colour) =
-                (begin_time, end_time, w.units, code_colour(w));
+            (
+                c.begin_time,
+                c.end_time,
+                c.units,
+                c.code_colour,
+                c.function_line,
+            ) = (
+                begin_time,
+                end_time,
+                w.units,
+                code_colour(w),
+                function_line(w),
+            );
             c.name.clone_from(&w.name);
             // The first parent's kind, unless a compose function of this window says.
             if let Some(k) = compose_kind(w, level, false) {
@@ -216,6 +230,7 @@ impl Engine<'_> {
                 rows,
                 kind: value_kind(w, &f, &filter, level, self.present),
                 code_colour: code_colour(w),
+                function_line: function_line(w),
                 comms: comms_seen,
                 begin_time,
                 end_time,
@@ -272,6 +287,7 @@ impl Engine<'_> {
             rows,
             kind: value_kind(w, &f, &filter, level, self.present),
             code_colour: code_colour(w),
+            function_line: function_line(w),
             comms: comms_seen,
             begin_time,
             end_time,
@@ -438,6 +454,12 @@ fn compose_kind(w: &WindowCfg, level: Level, level_functions: bool) -> Option<Va
 }
 
 /// Paraver windows are code-coloured unless the cfg says otherwise.
+/// Paraver reads `window_noncolor_mode false` as its function-line mode (the "non colour"
+/// flag is inverted there), which then ignores the colour mode.
+fn function_line(w: &WindowCfg) -> bool {
+    w.raw("window_noncolor_mode").map(str::trim) == Some("false")
+}
+
 fn code_colour(w: &WindowCfg) -> bool {
     match w.raw("window_color_mode") {
         None => true,

@@ -46,6 +46,21 @@ pub struct CustomSignal {
     pub labels: CustomLabels,
     /// Drawn on a gradient (values are quantities) rather than a colour per value.
     pub gradient: bool,
+    /// Drawn as a function line (the value plotted in its row), as the cfg asks.
+    pub function_line: bool,
+    /// Values of objects above threads (a task or an application of several threads): the
+    /// object's thread rows and its (times, raw values), drawn on the collapsed row of
+    /// exactly those threads (its threads' own rows show nothing).
+    pub groups: Vec<(std::ops::Range<usize>, Vec<u64>, Vec<u64>)>,
+    /// What the groups are: the rows a viewer collapses to to show them.
+    pub group_level: Option<GroupLevel>,
+}
+
+/// The objects of a custom view's groups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupLevel {
+    Task,
+    Application,
 }
 
 /// How a custom view's raw values read.
@@ -158,6 +173,8 @@ pub struct ViewSignals {
     store: Arc<TraceStore>,
     spec: SignalSpec,
     rows: Vec<RowSignal>,
+    /// A custom view's rows of objects above threads, by their thread rows.
+    groups: Vec<(std::ops::Range<usize>, RowSignal)>,
     /// Every distinct non-null value of the view, sorted (for legends and gradients).
     values: BTreeSet<u64>,
     /// Was 0 turned into null?
@@ -205,10 +222,28 @@ impl ViewSignals {
             rows.push(row);
             values.extend(v);
         }
+        let mut groups = Vec::new();
+        if let SignalSpec::Custom(c) = &spec {
+            let empty = ThreadData::default();
+            for (threads, times, vals) in &c.0.groups {
+                let row = RowSignal {
+                    source: Source::Owned {
+                        time: TimeColumn::from_times(times),
+                        value: ValueColumn::from_values(vals, sentinel),
+                    },
+                    pyramid: Pyramid::default(),
+                };
+                let steps = steps_of(&row, &empty, sentinel);
+                values.extend(distinct_values(steps.value, sentinel));
+                let pyramid = Pyramid::build(&steps);
+                groups.push((threads.clone(), RowSignal { pyramid, ..row }));
+            }
+        }
         ViewSignals {
             store,
             spec,
             rows,
+            groups,
             values,
             zero_is_null,
         }
@@ -287,6 +322,12 @@ impl ViewSignals {
         mode: DrawMode,
         out: &mut Vec<Pixel>,
     ) {
+        if let Some((_, g)) = self.groups.iter().find(|(r, _)| *r == threads) {
+            let empty = ThreadData::default();
+            let steps = steps_of(g, &empty, self.sentinel());
+            summarize(&steps, &g.pyramid, edges, mode, out);
+            return;
+        }
         let rows: Vec<(Steps<'_>, &Pyramid)> = threads
             .filter_map(|t| Some((self.steps(t), &self.rows.get(t)?.pyramid)))
             .collect();
@@ -320,6 +361,13 @@ impl ViewSignals {
                         _ => 0,
                     }
             })
+            .chain(self.groups.iter().map(|(_, r)| {
+                r.pyramid.heap_bytes()
+                    + match &r.source {
+                        Source::Owned { time, value } => time.heap_bytes() + value.heap_bytes(),
+                        _ => 0,
+                    }
+            }))
             .sum()
     }
 }

@@ -6,8 +6,10 @@
 //! value labels from the `.pcf`); any other window is drawn on a gradient, its values
 //! mapped linearly onto raw integers (the labels show the real values, to 2 decimals). A
 //! value of 0 is drawn as background, as Paraver draws it. A task or application window is
-//! drawn on its thread's row when each task (application) has one thread; with several
-//! threads per object it is refused rather than drawn on rows it does not describe.
+//! drawn on its thread's row when the object has one thread, and otherwise on the object's
+//! collapsed row (the view collapses the rows to that level; the threads' own rows show
+//! nothing rather than the object's value). The workload is drawn as the application when
+//! there is one; CPU and node windows are not drawn (the timeline has no such rows).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -16,7 +18,7 @@ use prvscope_paraver::cfg::Level;
 use prvscope_paraver::labels;
 use prvscope_paraver::objects::Objects;
 use prvscope_paraver::window::{Computed, Engine};
-use prvscope_store::signal::{CustomLabels, CustomRef, CustomSignal};
+use prvscope_store::signal::{CustomLabels, CustomRef, CustomSignal, GroupLevel};
 
 /// The raw values a gradient window's range is spread over.
 const LINEAR_STEPS: f64 = 1e12;
@@ -30,29 +32,37 @@ pub fn custom_view(
     threads: usize,
     sentinel: u64,
 ) -> Result<CustomRef, String> {
-    let mut rows_of = Vec::with_capacity(c.rows.len());
+    // Per object: its thread row, or (several threads) the range of its collapsed row.
+    let mut rows_of: Vec<std::ops::Range<usize>> = Vec::with_capacity(c.rows.len());
     for o in 0..c.rows.len() {
         let r = match c.level {
             Level::Thread => o..o + 1,
+            Level::Workload if objects.appls.len() > 1 && objects.threads.len() > 1 => {
+                return Err(format!(
+                    "window `{}` (workload level) is not drawn: the timeline has no row for \
+                     the {} applications together",
+                    c.name,
+                    objects.appls.len()
+                ));
+            }
             Level::Task | Level::Appl | Level::Workload => objects.thread_rows(c.level, o),
             other => {
                 return Err(format!(
-                    "window `{}`: the {other} level is not drawn",
+                    "window `{}`: the {other} level is not drawn (the timeline has no {other} \
+                     rows)",
                     c.name
                 ));
             }
         };
-        if r.len() != 1 {
-            return Err(format!(
-                "window `{}` ({} level) is not drawn: its objects have {} threads, and one row per thread would show the {} value on each",
-                c.name,
-                c.level,
-                r.len(),
-                c.level
-            ));
-        }
-        rows_of.push(r.start);
+        rows_of.push(r);
     }
+    let group_level = rows_of
+        .iter()
+        .any(|r| r.len() > 1)
+        .then_some(match c.level {
+            Level::Task => GroupLevel::Task,
+            _ => GroupLevel::Application,
+        });
     let finite = |v: f64| v.is_finite() && v != 0.0;
     let values: BTreeSet<u64> = c
         .rows
@@ -87,10 +97,9 @@ pub fn custom_view(
         }
     };
     let mut rows = vec![(Vec::new(), Vec::new()); threads];
+    let mut groups = Vec::new();
     for (o, ivs) in c.rows.iter().enumerate() {
-        let Some((times, vals)) = rows.get_mut(rows_of[o]) else {
-            continue;
-        };
+        let (mut times, mut vals) = (Vec::new(), Vec::new());
         for i in ivs.iter().filter(|i| i.end > i.begin) {
             let v = raw(i.value);
             if vals.last() == Some(&v) {
@@ -98,6 +107,14 @@ pub fn custom_view(
             }
             times.push(i.begin);
             vals.push(v);
+        }
+        let r = rows_of[o].clone();
+        if r.len() == 1 {
+            if let Some(row) = rows.get_mut(r.start) {
+                *row = (times, vals);
+            }
+        } else if r.end <= threads && !r.is_empty() {
+            groups.push((r, times, vals));
         }
     }
     let labels = if code {
@@ -123,5 +140,8 @@ pub fn custom_view(
         rows,
         labels,
         gradient: !code,
+        function_line: c.function_line,
+        groups,
+        group_level,
     })))
 }

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::rows::RowItem;
 use super::theme;
-use super::view::Coloring;
+use super::view::{ColorMode, Coloring};
 use prvscope_store::comm_index::{Bundle, BundleQuery, Bundles, CommIndex};
 use prvscope_store::signal::ViewSignals;
 use prvscope_store::summary::{DrawMode, Grid, Pixel};
@@ -202,6 +202,10 @@ fn row_mesh(
     mesh.reserve_vertices(pixels.len());
     mesh.reserve_triangles(pixels.len() / 2);
     let mut counts: Vec<(u64, u32)> = Vec::new();
+    if coloring.mode() == ColorMode::FunctionLine {
+        function_line(&mut mesh, &mut counts, pixels, xs, y.clone(), coloring);
+        return (mesh, counts);
+    }
     let mut k = 0;
     while k < pixels.len() {
         let value = pixels[k].value;
@@ -232,6 +236,60 @@ fn row_mesh(
         }
     }
     (mesh, counts)
+}
+
+/// A row as Paraver's function line: a faint baseline at the row's bottom, and each run of
+/// equal pixels a horizontal stroke at the height of its value
+/// ([`Coloring::height`]: the smallest drawn value at the bottom, the largest at the top),
+/// joined to the previous run by a vertical stroke; null pixels draw no line.
+fn function_line(
+    mesh: &mut Mesh,
+    counts: &mut Vec<(u64, u32)>,
+    pixels: &[Pixel],
+    xs: &[f32],
+    y: Range<f32>,
+    coloring: &Coloring,
+) {
+    const STROKE: f32 = 1.5;
+    let (x_first, x_last) = (xs[0], xs[pixels.len().min(xs.len() - 1)]);
+    mesh.add_colored_rect(
+        Rect::from_x_y_ranges(x_first..=x_last, (y.end - 1.0)..=y.end),
+        theme::FUNCTION_BASELINE,
+    );
+    let span = (y.end - y.start - STROKE).max(0.0);
+    let mut prev: Option<f32> = None;
+    let mut k = 0;
+    while k < pixels.len() {
+        let value = pixels[k].value;
+        let mut j = k + 1;
+        while j < pixels.len() && pixels[j].value == value {
+            j += 1;
+        }
+        if coloring.is_null(value) {
+            prev = None;
+        } else {
+            let top = y.end - STROKE - coloring.height(value) * span;
+            let (x0, x1) = (xs[k], xs[j]);
+            mesh.add_colored_rect(
+                Rect::from_x_y_ranges(x0..=x1.max(x0 + 1.0), top..=top + STROKE),
+                theme::FUNCTION_LINE,
+            );
+            if let Some(p) = prev
+                && (p - top).abs() > 0.5
+            {
+                mesh.add_colored_rect(
+                    Rect::from_x_y_ranges(x0..=x0 + 1.0, p.min(top)..=p.max(top) + STROKE),
+                    theme::FUNCTION_LINE,
+                );
+            }
+            prev = Some(top);
+            match counts.iter_mut().find(|c| c.0 == value) {
+                Some(c) => c.1 += (j - k) as u32,
+                None => counts.push((value, (j - k) as u32)),
+            }
+        }
+        k = j;
+    }
 }
 
 /// The communications of a window as lines: few messages one line per distinct pixel pair,

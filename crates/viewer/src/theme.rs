@@ -23,6 +23,10 @@ pub const APP_SEPARATOR: Color32 = Color32::from_rgb(120, 160, 255);
 pub const COMM: Color32 = Color32::from_rgb(255, 255, 0);
 /// Event flags.
 pub const FLAG: Color32 = Color32::from_rgb(255, 255, 255);
+/// A function line, as Paraver draws it in the foreground colour.
+pub const FUNCTION_LINE: Color32 = Color32::from_rgb(235, 235, 235);
+/// The bottom of a function-line row (its axis).
+pub const FUNCTION_BASELINE: Color32 = Color32::from_rgb(70, 70, 70);
 /// The range being selected with shift-drag or right-drag.
 pub const SELECTION: Color32 = Color32::from_rgba_premultiplied(60, 60, 90, 90);
 /// Its border.

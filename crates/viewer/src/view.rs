@@ -16,6 +16,9 @@ pub enum ColorMode {
     Code,
     /// From green (smallest value of the view) to blue (largest), for counters.
     Gradient,
+    /// Paraver's function line: each row plots its value, the view's smallest at the row's
+    /// bottom and its largest at the top (null: no line).
+    FunctionLine,
 }
 
 /// The settings of a view.
@@ -47,9 +50,12 @@ impl ViewConfig {
             }
             SignalSpec::Custom(c) => c.0.gradient,
         };
+        let line = matches!(&spec, SignalSpec::Custom(c) if c.0.function_line);
         ViewConfig {
             spec,
-            color: if gradient {
+            color: if line {
+                ColorMode::FunctionLine
+            } else if gradient {
                 ColorMode::Gradient
             } else {
                 ColorMode::Code
@@ -179,6 +185,7 @@ impl Coloring {
         }
         Some(match self.mode {
             ColorMode::Gradient => theme::gradient(value, self.min, self.max),
+            ColorMode::FunctionLine => theme::FUNCTION_LINE,
             ColorMode::Code => {
                 if self.states
                     && let Some(Some(c)) = usize::try_from(value)
@@ -196,6 +203,22 @@ impl Coloring {
     /// The smallest and largest drawn values (the gradient's ends).
     pub fn range(&self) -> (u64, u64) {
         (self.min, self.max)
+    }
+
+    /// The colour mode.
+    pub fn mode(&self) -> ColorMode {
+        self.mode
+    }
+
+    /// Where a function line draws `value` in its row: 0 at the bottom (the smallest drawn
+    /// value), 1 at the top (the largest); the middle when all values are equal.
+    pub fn height(&self, value: u64) -> f32 {
+        if self.max > self.min {
+            ((value.saturating_sub(self.min)) as f64 / (self.max - self.min) as f64).clamp(0.0, 1.0)
+                as f32
+        } else {
+            0.5
+        }
     }
 }
 

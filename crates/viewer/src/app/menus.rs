@@ -238,10 +238,16 @@ impl App {
                 .selected_text(match config.color {
                     ColorMode::Code => "Code",
                     ColorMode::Gradient => "Gradient",
+                    ColorMode::FunctionLine => "Function line",
                 })
                 .show_ui(ui, |ui| {
                     ui.selectable_value(&mut config.color, ColorMode::Code, "Code");
                     ui.selectable_value(&mut config.color, ColorMode::Gradient, "Gradient");
+                    ui.selectable_value(
+                        &mut config.color,
+                        ColorMode::FunctionLine,
+                        "Function line",
+                    );
                 });
             egui::ComboBox::from_label("Pixel")
                 .selected_text(config.mode.name())

@@ -19,6 +19,7 @@ use egui::{RichText, Ui};
 use super::jobs::Job;
 use super::loader::{LoadOutcome, LoadRequest, LoadSource, Loading};
 use super::part_dialog::{PartChoice, PartDialog};
+use super::rows::Level;
 use super::scope_panel::ScopePanel;
 use super::settings::Settings;
 use super::theme;
@@ -26,7 +27,7 @@ use super::timeline::Timeline;
 use super::view::ViewConfig;
 use export::Export;
 use prvscope_format::LoadError;
-use prvscope_store::signal::SignalSpec;
+use prvscope_store::signal::{GroupLevel, SignalSpec};
 use prvscope_store::{NullOverride, Trace};
 
 /// Frames whose times the status bar looks at (the slowest is shown).
@@ -399,10 +400,22 @@ impl App {
     /// Switches the timeline to a view.
     pub fn set_view(&mut self, spec: SignalSpec) {
         if let Some(l) = &mut self.loaded {
+            // A view of tasks or applications shows on their collapsed rows.
+            let collapse = match &spec {
+                SignalSpec::Custom(c) => c.0.group_level,
+                _ => None,
+            };
             let mut config = ViewConfig::new(&l.trace, spec);
             config.comms = l.timeline.config.comms;
             config.flags = l.timeline.config.flags;
             l.timeline.set_view(&self.ctx, &l.trace, config);
+            match collapse {
+                Some(GroupLevel::Task) => l.timeline.set_level(&l.trace, Level::Task),
+                Some(GroupLevel::Application) => {
+                    l.timeline.set_level(&l.trace, Level::Application);
+                }
+                None => {}
+            }
         }
     }
 

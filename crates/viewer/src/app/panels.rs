@@ -147,6 +147,15 @@ impl App {
                     let (lo, hi) = t.coloring().range();
                     ui.label(format!("gradient {lo} (green) to {hi} (blue)"));
                 }
+                if t.config.color == ColorMode::FunctionLine {
+                    let (lo, hi) = t.coloring().range();
+                    let name = |v| value_label(&l.trace, &t.config.spec, v, false);
+                    ui.label(format!(
+                        "function line: {} at a row's bottom, {} at its top",
+                        name(lo),
+                        name(hi)
+                    ));
+                }
             });
         if let Some(c) = t.comms() {
             ui.add(egui::Label::new(crate::frame::comms_legend(c)).wrap())

@@ -24,7 +24,7 @@ use super::frame::{self, Frame, FrameRequest, TimeWindow};
 use super::jobs::Job;
 use super::rows::{Grouping, Level, RowItem, RowKind, drawn_row_of_thread};
 use super::theme;
-use super::view::{Coloring, ViewConfig, value_label};
+use super::view::{ColorMode, Coloring, ViewConfig, value_label};
 use prvscope_store::Trace;
 use prvscope_store::comm_index::{Bundle, Bundles, CommIndex};
 use prvscope_store::signal::ViewSignals;
@@ -529,6 +529,9 @@ impl Timeline {
             if let Some(c) = comms {
                 clipped.add(Shape::Mesh(Arc::clone(&c.mesh)));
             }
+        }
+        if self.config.color == ColorMode::FunctionLine {
+            self.paint_line_axes(ui, trace, area, row_height, visible.len());
         }
         self.paint_app_separators(ui, labels, area, row_height, &visible);
         self.paint_overlays(ui, area, row_height, &visible);

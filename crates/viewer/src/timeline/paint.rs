@@ -1,5 +1,6 @@
 //! Painting the timeline around its rows: the overlays (range selection, the selected scope's
-//! intervals, the pinned point), the time ruler and the row labels.
+//! intervals, the pinned point), a function line's axis labels, the time ruler and the row
+//! labels.
 
 use egui::{Align2, FontId, Rect, Sense, Stroke, Ui, pos2, vec2};
 
@@ -10,6 +11,43 @@ use crate::theme;
 use prvscope_store::Trace;
 
 impl Timeline {
+    /// A function line's axis: on rows tall enough to read them, the values at the top and
+    /// the bottom of the row, at its left edge (as a plot's axis labels).
+    pub(super) fn paint_line_axes(
+        &self,
+        ui: &Ui,
+        trace: &Trace,
+        area: Rect,
+        row_height: f32,
+        rows: usize,
+    ) {
+        if row_height < 30.0 {
+            return;
+        }
+        let (lo, hi) = self.coloring.range();
+        let label = |v| crate::view::value_label(trace, &self.config.spec, v, false);
+        let (top, bottom) = (label(hi), label(lo));
+        let font = FontId::proportional(10.0);
+        let painter = ui.painter_at(area);
+        for i in 0..rows {
+            let y0 = area.top() + i as f32 * row_height;
+            painter.text(
+                pos2(area.left() + 3.0, y0 + 1.0),
+                Align2::LEFT_TOP,
+                &top,
+                font.clone(),
+                theme::AXIS,
+            );
+            painter.text(
+                pos2(area.left() + 3.0, y0 + row_height - 3.0),
+                Align2::LEFT_BOTTOM,
+                &bottom,
+                font.clone(),
+                theme::AXIS,
+            );
+        }
+    }
+
     pub(super) fn paint_overlays(
         &self,
         ui: &Ui,
