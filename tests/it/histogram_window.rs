@@ -356,3 +356,77 @@ fn an_application_window_is_a_function_line_on_the_collapsed_application_row() {
     assert!(checked > 20, "{checked}");
     h.snapshot("cfg_view_prime_instantaneous_parallelism");
 }
+
+#[test]
+fn a_node_window_shows_on_rows_of_its_own_with_paramedirs_values() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let mut h = harness_with(
+        LoadSource::File(dir.join("pypop_epoch_scaling/epoch_2proc.prv.gz")),
+        None,
+        (1000.0, 500.0),
+        false,
+    );
+    let ctx = h.ctx.clone();
+    // Node level: the bandwidth of the thread running on each CPU, added per node.
+    let cfg = dir.join("../paraver_cfgs/paraver/mpi/views/node_bandwidth.cfg");
+    h.state_mut().open_cfg(&ctx, cfg);
+    h.state_mut().wait_for_cfg(&ctx);
+    h.run_steps(3);
+    let app = h.state();
+    assert_eq!(app.cfg_views().len(), 3, "status: {}", app.status());
+    let l = app.loaded().unwrap();
+    let t = &l.timeline;
+    // One row per node of the header (one), not the threads'.
+    assert_eq!(t.rows().len(), 1);
+    assert!(matches!(
+        t.rows()[0].kind,
+        prvscope_viewer::rows::RowKind::Resource(0)
+    ));
+    let mut theirs = String::new();
+    flate2::read::GzDecoder::new(
+        std::fs::File::open(
+            dir.join(
+                "../reference/paramedir/epoch_2proc/paraver__mpi__views__node_bandwidth.txt.gz",
+            ),
+        )
+        .unwrap(),
+    )
+    .read_to_string(&mut theirs)
+    .unwrap();
+    let mut checked = 0;
+    for line in theirs.lines() {
+        let f: Vec<f64> = line
+            .split('\t')
+            .skip(1)
+            .map(|x| x.parse().unwrap())
+            .collect();
+        let (begin, dur, value) = (f[0] * 1000.0, f[1] * 1000.0, f[2]);
+        if dur < 50_000.0 {
+            continue;
+        }
+        let at = (begin + dur / 2.0) as u64;
+        let d = t.details(&l.trace, 0, at).unwrap();
+        // paramedir prints 2 decimals: 0.00 is 0 (drawn as background) or a tiny value.
+        let shown: f64 = if d.label == "null" {
+            0.0
+        } else {
+            d.label.parse().unwrap()
+        };
+        assert!(
+            (shown - value).abs() <= 0.01,
+            "at {at} ns: {} vs {value}",
+            d.label
+        );
+        checked += 1;
+    }
+    assert!(checked > 20, "{checked}");
+    h.snapshot("cfg_view_epoch2_node_bandwidth");
+    // Back to a thread view: the threads' rows return.
+    h.state_mut()
+        .set_view(prvscope_store::signal::SignalSpec::States);
+    h.run_steps(2);
+    assert_eq!(h.state().loaded().unwrap().timeline.rows().len(), 2);
+}

@@ -54,6 +54,9 @@ pub struct CustomSignal {
     pub groups: Vec<(std::ops::Range<usize>, Vec<u64>, Vec<u64>)>,
     /// What the groups are: the rows a viewer collapses to to show them.
     pub group_level: Option<GroupLevel>,
+    /// A view of CPUs, nodes or the system: one row per object, with its label and
+    /// (times, raw values), shown instead of the threads' rows.
+    pub resource_rows: Vec<(String, Vec<u64>, Vec<u64>)>,
 }
 
 /// The objects of a custom view's groups.
@@ -175,6 +178,8 @@ pub struct ViewSignals {
     rows: Vec<RowSignal>,
     /// A custom view's rows of objects above threads, by their thread rows.
     groups: Vec<(std::ops::Range<usize>, RowSignal)>,
+    /// A custom view's rows of CPUs, nodes or the system.
+    resources: Vec<RowSignal>,
     /// Every distinct non-null value of the view, sorted (for legends and gradients).
     values: BTreeSet<u64>,
     /// Was 0 turned into null?
@@ -223,9 +228,10 @@ impl ViewSignals {
             values.extend(v);
         }
         let mut groups = Vec::new();
+        let mut resources = Vec::new();
         if let SignalSpec::Custom(c) = &spec {
             let empty = ThreadData::default();
-            for (threads, times, vals) in &c.0.groups {
+            let mut owned = |times: &[u64], vals: &[u64]| {
                 let row = RowSignal {
                     source: Source::Owned {
                         time: TimeColumn::from_times(times),
@@ -236,7 +242,13 @@ impl ViewSignals {
                 let steps = steps_of(&row, &empty, sentinel);
                 values.extend(distinct_values(steps.value, sentinel));
                 let pyramid = Pyramid::build(&steps);
-                groups.push((threads.clone(), RowSignal { pyramid, ..row }));
+                RowSignal { pyramid, ..row }
+            };
+            for (threads, times, vals) in &c.0.groups {
+                groups.push((threads.clone(), owned(times, vals)));
+            }
+            for (_, times, vals) in &c.0.resource_rows {
+                resources.push(owned(times, vals));
             }
         }
         ViewSignals {
@@ -244,6 +256,7 @@ impl ViewSignals {
             spec,
             rows,
             groups,
+            resources,
             values,
             zero_is_null,
         }
@@ -334,6 +347,24 @@ impl ViewSignals {
         summary::summarize_group(&rows, edges, mode, out);
     }
 
+    /// Summarises resource row `k` (a CPU, node or the system of a custom view) into `out`.
+    pub fn summarize_resource(
+        &self,
+        k: usize,
+        edges: &[u64],
+        mode: DrawMode,
+        out: &mut Vec<Pixel>,
+    ) {
+        match self.resources.get(k) {
+            Some(r) => {
+                let empty = ThreadData::default();
+                let steps = steps_of(r, &empty, self.sentinel());
+                summarize(&steps, &r.pyramid, edges, mode, out);
+            }
+            None => out.clear(),
+        }
+    }
+
     /// The interval of `row` holding tick `t`, if some point is at or before it.
     pub fn interval_at(&self, row: usize, t: u64) -> Option<Interval> {
         let steps = self.steps(row);
@@ -361,13 +392,20 @@ impl ViewSignals {
                         _ => 0,
                     }
             })
-            .chain(self.groups.iter().map(|(_, r)| {
-                r.pyramid.heap_bytes()
-                    + match &r.source {
-                        Source::Owned { time, value } => time.heap_bytes() + value.heap_bytes(),
-                        _ => 0,
-                    }
-            }))
+            .chain(
+                self.resources
+                    .iter()
+                    .chain(self.groups.iter().map(|(_, r)| r))
+                    .map(|r| {
+                        r.pyramid.heap_bytes()
+                            + match &r.source {
+                                Source::Owned { time, value } => {
+                                    time.heap_bytes() + value.heap_bytes()
+                                }
+                                _ => 0,
+                            }
+                    }),
+            )
             .sum()
     }
 }

@@ -9,7 +9,8 @@
 //! drawn on its thread's row when the object has one thread, and otherwise on the object's
 //! collapsed row (the view collapses the rows to that level; the threads' own rows show
 //! nothing rather than the object's value). The workload is drawn as the application when
-//! there is one; CPU and node windows are not drawn (the timeline has no such rows).
+//! there is one. CPU, node and system windows get rows of their own (`CPU 1.1`, `NODE 1`,
+//! or the `.row` file's names), shown instead of the threads' rows.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -32,10 +33,13 @@ pub fn custom_view(
     threads: usize,
     sentinel: u64,
 ) -> Result<CustomRef, String> {
+    let resource = matches!(c.level, Level::Cpu | Level::Node | Level::System);
     // Per object: its thread row, or (several threads) the range of its collapsed row.
     let mut rows_of: Vec<std::ops::Range<usize>> = Vec::with_capacity(c.rows.len());
     for o in 0..c.rows.len() {
         let r = match c.level {
+            // Rows of their own.
+            Level::Cpu | Level::Node | Level::System => 0..0,
             Level::Thread => o..o + 1,
             Level::Workload if objects.appls.len() > 1 && objects.threads.len() > 1 => {
                 return Err(format!(
@@ -46,13 +50,6 @@ pub fn custom_view(
                 ));
             }
             Level::Task | Level::Appl | Level::Workload => objects.thread_rows(c.level, o),
-            other => {
-                return Err(format!(
-                    "window `{}`: the {other} level is not drawn (the timeline has no {other} \
-                     rows)",
-                    c.name
-                ));
-            }
         };
         rows_of.push(r);
     }
@@ -98,6 +95,7 @@ pub fn custom_view(
     };
     let mut rows = vec![(Vec::new(), Vec::new()); threads];
     let mut groups = Vec::new();
+    let mut resource_rows = Vec::new();
     for (o, ivs) in c.rows.iter().enumerate() {
         let (mut times, mut vals) = (Vec::new(), Vec::new());
         for i in ivs.iter().filter(|i| i.end > i.begin) {
@@ -109,7 +107,9 @@ pub fn custom_view(
             vals.push(v);
         }
         let r = rows_of[o].clone();
-        if r.len() == 1 {
+        if resource {
+            resource_rows.push((objects.label(c.level, o), times, vals));
+        } else if r.len() == 1 {
             if let Some(row) = rows.get_mut(r.start) {
                 *row = (times, vals);
             }
@@ -143,5 +143,6 @@ pub fn custom_view(
         function_line: c.function_line,
         groups,
         group_level,
+        resource_rows,
     })))
 }

@@ -10,7 +10,7 @@ use egui::epaint::Mesh;
 use egui::{Pos2, Rect, pos2, vec2};
 use rayon::prelude::*;
 
-use super::rows::RowItem;
+use super::rows::{RowItem, RowKind};
 use super::theme;
 use super::view::{ColorMode, Coloring};
 use prvscope_store::comm_index::{Bundle, BundleQuery, Bundles, CommIndex};
@@ -181,7 +181,9 @@ pub fn row_pixels(
     mode: DrawMode,
 ) -> Vec<Pixel> {
     let mut out = Vec::with_capacity(edges.len());
-    if item.threads.len() == 1 {
+    if let RowKind::Resource(k) = item.kind {
+        view.summarize_resource(k, edges, mode, &mut out);
+    } else if item.threads.len() == 1 {
         view.summarize_row(item.threads.start, edges, mode, &mut out);
     } else {
         view.summarize_group(item.threads.clone(), edges, mode, &mut out);

@@ -15,6 +15,9 @@ pub enum RowKind {
     Task { appl: usize, task: usize },
     /// A collapsed application.
     Appl { appl: usize },
+    /// A CPU, node or the system of a view at those levels (its index among them); it
+    /// shows no thread.
+    Resource(usize),
 }
 
 /// One drawn row.
@@ -72,6 +75,7 @@ impl Grouping {
             RowKind::Appl { appl } => {
                 self.apps.remove(&appl);
             }
+            RowKind::Resource(_) => {}
         }
     }
 

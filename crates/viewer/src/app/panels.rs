@@ -157,7 +157,19 @@ impl App {
                     ));
                 }
             });
-        if let Some(c) = t.comms() {
+        let resource_rows = matches!(
+            t.rows().first().map(|r| &r.kind),
+            Some(crate::rows::RowKind::Resource(_))
+        );
+        if resource_rows && t.config.comms {
+            ui.add(
+                egui::Label::new(
+                    "Communications: drawn between threads' rows only (this view's rows are \
+                     CPUs, nodes or the system)",
+                )
+                .wrap(),
+            );
+        } else if let Some(c) = t.comms() {
             ui.add(egui::Label::new(crate::frame::comms_legend(c)).wrap())
                 .on_hover_text(
                     "Messages sent in the window between the rows shown. When they are more than \

@@ -320,8 +320,18 @@ impl Timeline {
     /// goes through [`Self::set_view`], which rebuilds the view's rows).
     pub fn apply_config(&mut self, trace: &Trace, config: ViewConfig) {
         self.coloring = Coloring::new(trace, &config, self.signals.values());
+        // A view of CPUs or nodes has rows of its own; leaving it brings the threads back.
+        let resource_view = resource_rows(&config.spec).is_some();
+        let resource_shown = matches!(
+            self.rows.first().map(|r| &r.kind),
+            Some(RowKind::Resource(_))
+        );
+        let spec_changed = config.spec != self.config.spec;
         self.config = config;
         self.view_generation += 1;
+        if resource_view != resource_shown || (resource_view && spec_changed) {
+            self.relayout(trace);
+        }
     }
 
     fn poll_pending(&mut self, trace: &Trace) {
@@ -349,7 +359,20 @@ impl Timeline {
     }
 
     fn relayout(&mut self, trace: &Trace) {
-        self.rows = self.grouping.layout(trace);
+        self.rows = match resource_rows(&self.config.spec) {
+            Some(labels) => labels
+                .into_iter()
+                .enumerate()
+                .map(|(k, label)| RowItem {
+                    label,
+                    kind: RowKind::Resource(k),
+                    threads: 0..0,
+                    appl: 0,
+                    task: 0,
+                })
+                .collect(),
+            None => self.grouping.layout(trace),
+        };
         self.rows_generation += 1;
         self.first_row = self.first_row.min(self.rows.len().saturating_sub(1));
         self.pinned = None;
@@ -666,5 +689,18 @@ fn step_history(
             true
         }
         None => false,
+    }
+}
+
+/// The labels of a view's own rows of CPUs, nodes or the system, if it has them.
+fn resource_rows(spec: &prvscope_store::signal::SignalSpec) -> Option<Vec<String>> {
+    match spec {
+        prvscope_store::signal::SignalSpec::Custom(c) if !c.0.resource_rows.is_empty() => Some(
+            c.0.resource_rows
+                .iter()
+                .map(|(label, _, _)| label.clone())
+                .collect(),
+        ),
+        _ => None,
     }
 }

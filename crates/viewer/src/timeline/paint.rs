@@ -256,7 +256,7 @@ impl Timeline {
             if r % 2 == 1 {
                 ui.painter().rect_filled(rect, 0.0, theme::LABEL_STRIPE);
             }
-            let collapsed = !matches!(item.kind, RowKind::Thread(_));
+            let collapsed = matches!(item.kind, RowKind::Task { .. } | RowKind::Appl { .. });
             let text = if collapsed {
                 format!("+ {}", item.label)
             } else {
