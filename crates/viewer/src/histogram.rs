@@ -215,8 +215,21 @@ impl HistogramWindow {
     ) -> HistogramWindow {
         let objects = Objects::new(&trace.header, trace.row.as_ref());
         let level = analysis.control.level;
+        // CPUs, nodes and the system are no set of threads: their cells outline nothing.
+        let resource = matches!(
+            level,
+            prvscope_paraver::cfg::Level::Cpu
+                | prvscope_paraver::cfg::Level::Node
+                | prvscope_paraver::cfg::Level::System
+        );
         let threads = (0..analysis.control.rows.len())
-            .map(|o| objects.thread_rows(level, o))
+            .map(|o| {
+                if resource {
+                    0..0
+                } else {
+                    objects.thread_rows(level, o)
+                }
+            })
             .collect();
         HistogramWindow {
             id,
@@ -413,7 +426,13 @@ impl HistogramWindow {
                                     button = button.fill(gradient(*v, lo, hi));
                                 }
                                 let selected = self.selected == Some((r, c));
-                                let resp = ui.add(button.selected(selected));
+                                let mut resp = ui.add(button.selected(selected));
+                                if self.threads.first().is_some_and(std::ops::Range::is_empty) {
+                                    resp = resp.on_hover_text(
+                                        "Rows of CPUs, nodes or the system: a click outlines \
+                                         nothing on the threads' timeline",
+                                    );
+                                }
                                 if resp.clicked() {
                                     clicked_cell = Some((r, c));
                                 }
