@@ -54,6 +54,8 @@ enum Command {
     /// Run Paraver configuration files (.cfg) over a trace, with BSC paramedir's arguments and
     /// output.
     Paramedir(cli::paramedir::Args),
+    /// POP efficiency metrics of a trace or a scaling series (BSC modelfactors' layout).
+    Pop(cli::pop::Args),
     Gen(cli::generate::Args),
 }
 
@@ -74,6 +76,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         Some(Command::Scopes(a)) => cli::scopes::run(&a),
         Some(Command::Render(a)) => cli::render::run(&a),
         Some(Command::Paramedir(a)) => cli::paramedir::run(&a),
+        Some(Command::Pop(a)) => cli::pop::run(&a),
         Some(Command::Gen(a)) => cli::generate::run(&a),
         None => {
             let source = args.trace.map_or(LoadSource::Demo, LoadSource::File);

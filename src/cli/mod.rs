@@ -4,6 +4,7 @@
 pub mod generate;
 pub mod info;
 pub mod paramedir;
+pub mod pop;
 pub mod render;
 pub mod scopes;
 pub mod stats;

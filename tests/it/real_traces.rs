@@ -381,3 +381,45 @@ fn gzip_text_size_is_exact_for_one_member_and_near_for_many() {
         text.len()
     );
 }
+
+/// `prvscope pop` orders a series by number of processes and prints BSC modelfactors'
+/// CSV (the values themselves are checked in `crates/paraver/tests/pop.rs`).
+#[test]
+fn pop_prints_modelfactors_csv_for_a_series_given_in_any_order() {
+    let _shared = crate::common::shared();
+    let Some(dir) = crate::common::shared_traces() else {
+        return;
+    };
+    let series = dir.join("pypop_epoch_scaling");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_prvscope"))
+        .arg("pop")
+        .arg("--csv")
+        .args(
+            ["epoch_4proc", "epoch_1proc", "epoch_2proc"]
+                .map(|n| series.join(format!("{n}.prv.gz"))),
+        )
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "Number of processes;1;2;4");
+    assert_eq!(
+        lines[1],
+        "Parallel efficiency;99.925583;99.378252;97.349953"
+    );
+    assert_eq!(
+        lines[4], "Serialization efficiency;;;",
+        "not computed: left empty"
+    );
+    assert_eq!(lines[11], "Speedup;1.000000;1.899545;3.600360");
+    assert_eq!(lines[14], "#");
+    assert_eq!(
+        lines[15],
+        "#Runtime (us);21898659.14;11528373.56;6082352.21"
+    );
+}

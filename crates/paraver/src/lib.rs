@@ -26,6 +26,7 @@ pub mod levels;
 pub mod number;
 pub mod objects;
 pub mod paramedir;
+pub mod pop;
 pub mod records;
 mod resource;
 pub mod table;

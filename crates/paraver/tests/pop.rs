@@ -1,0 +1,94 @@
+//! POP metrics of the EPOCH scaling series (1, 2 and 4 processes) against BSC's
+//! modelfactors figures for the same traces, published in pypop's repository beside them
+//! (`examples/mpi/epoch_example_traces/modelfactors.csv`). Serialization and transfer need
+//! the ideal-network replay, which is not computed yet.
+
+#![allow(clippy::unwrap_used, clippy::unreadable_literal)] // figures as modelfactors prints them
+
+use std::path::{Path, PathBuf};
+
+use prvscope_paraver::pop;
+
+fn shared_traces() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
+    if p.is_dir() {
+        Some(p)
+    } else if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "{} not found: CI must run the tests on the real traces",
+            p.display()
+        );
+    } else {
+        eprintln!("skipping: {} not found", p.display());
+        None
+    }
+}
+
+/// BSC's modelfactors.csv for 1, 2 and 4 processes (the metrics computed here).
+const BSC: &[(&str, [f64; 3])] = &[
+    ("Parallel efficiency", [99.925583, 99.378252, 97.349953]),
+    ("Load balance", [100.000000, 99.760930, 98.687584]),
+    (
+        "Communication efficiency",
+        [99.925583, 99.616405, 98.644580],
+    ),
+    (
+        "Computation scalability",
+        [100.000000, 95.500319, 92.390414],
+    ),
+    ("Global efficiency", [99.925583, 94.906548, 89.942024]),
+    ("IPC scalability", [100.000000, 99.916598, 99.745711]),
+    (
+        "Instruction scalability",
+        [100.000000, 96.748633, 95.788940],
+    ),
+    ("Frequency scalability", [100.000000, 98.792129, 96.697961]),
+    ("Speedup", [1.000000, 1.899545, 3.600360]),
+    ("Average IPC", [1.871993, 1.870432, 1.867233]),
+    ("Average frequency (GHz)", [2.069905, 2.044904, 2.001556]),
+];
+
+#[test]
+fn epoch_series_metrics_are_bscs_modelfactors_figures() {
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let runs: Vec<pop::Figures> = ["epoch_1proc", "epoch_2proc", "epoch_4proc"]
+        .iter()
+        .map(|name| {
+            let path = dir.join(format!("pypop_epoch_scaling/{name}.prv.gz"));
+            let trace =
+                prvscope_import::load(&path, &prvscope_import::LoadOptions::default(), None)
+                    .unwrap();
+            pop::figures(&trace).unwrap()
+        })
+        .collect();
+    assert_eq!(
+        runs.iter().map(|r| r.processes).collect::<Vec<_>>(),
+        [1, 2, 4]
+    );
+    // Raw figures: runtime and useful durations (us) to the printed digit.
+    assert!((runs[1].runtime_us - 11_528_373.56).abs() < 0.01);
+    assert!(
+        (runs[2].useful_max() - 5_999_910.80).abs() < 0.01,
+        "{}",
+        runs[2].useful_max()
+    );
+    assert!((runs[2].useful_total() - 23_684_668.07).abs() < 0.01);
+    assert_eq!(runs[1].instructions, Some(87_640_358_419.0));
+    assert_eq!(runs[1].cycles, Some(46_855_679_955.0));
+    let metrics = pop::metrics(&runs);
+    for (name, bsc) in BSC {
+        let ours = &metrics.iter().find(|(n, _)| n == name).unwrap().1;
+        for (k, want) in bsc.iter().enumerate() {
+            let got = ours[k].unwrap();
+            assert!(
+                (got - want).abs() <= 0.02,
+                "{name}, run {k}: {got} against BSC's {want}"
+            );
+        }
+    }
+    let text = pop::csv(&runs);
+    assert!(text.starts_with("Number of processes;1;2;4\nParallel efficiency;99.9255"));
+    assert!(text.contains("\nSerialization efficiency;;;\n"), "{text}");
+}

@@ -1,0 +1,81 @@
+//! `prvscope pop`: POP efficiency metrics of a scaling series, in the layout of BSC's
+//! modelfactors (see `prvscope_paraver::pop` for the definitions).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use prvscope_format::Subset;
+use prvscope_paraver::pop;
+use prvscope_store::NullOverride;
+
+/// POP efficiency metrics of one trace or of the runs of a scaling series (one column per
+/// trace, ordered by number of processes; the first is the reference).
+#[derive(clap::Args)]
+pub struct Args {
+    /// The traces: x.prv, x.prv.xz or x.prv.gz.
+    #[arg(required = true)]
+    pub traces: Vec<PathBuf>,
+    /// modelfactors' semicolon-separated CSV instead of a table.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+/// Runs `pop`.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let mut runs = Vec::with_capacity(args.traces.len());
+    for path in &args.traces {
+        // The Paraver semantics read `N` as 0, as paramedir does.
+        let t = super::load_for_info(path, NullOverride::Auto, &Subset::default())?;
+        super::print_warnings(&t);
+        let f = pop::figures(&t).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        runs.push(f);
+    }
+    runs.sort_by_key(|r| r.processes);
+    let csv = pop::csv(&runs);
+    if args.csv {
+        print!("{csv}");
+        return Ok(());
+    }
+    // A readable table: the CSV's fields aligned, blanks named.
+    let rows: Vec<Vec<String>> = csv
+        .lines()
+        .filter(|l| *l != "#")
+        .map(|l| {
+            l.split(';')
+                .enumerate()
+                .map(|(i, f)| {
+                    if i > 0 && f.is_empty() {
+                        "n/a".to_string()
+                    } else {
+                        f.trim_start_matches('#').to_string()
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let width = |c: usize| {
+        rows.iter()
+            .filter_map(|r| r.get(c))
+            .map(String::len)
+            .max()
+            .unwrap_or(0)
+    };
+    let columns = rows.first().map_or(0, Vec::len);
+    for r in &rows {
+        let mut line = format!("{:<w$}", r[0], w = width(0));
+        for c in 1..columns {
+            let _ = write!(
+                line,
+                "  {:>w$}",
+                r.get(c).map_or("", String::as_str),
+                w = width(c)
+            );
+        }
+        println!("{}", line.trim_end());
+    }
+    println!(
+        "\nn/a: serialization and transfer efficiency need the run replayed on an ideal \
+         network, which prvscope does not do yet."
+    );
+    Ok(())
+}
