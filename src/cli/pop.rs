@@ -28,9 +28,19 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         let t = super::load_for_info(path, NullOverride::Auto, &Subset::default())?;
         super::print_warnings(&t);
         let f = pop::figures(&t).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        runs.push(f);
+        runs.push((path, f));
     }
-    runs.sort_by_key(|r| r.processes);
+    runs.sort_by_key(|(_, r)| r.processes);
+    let (paths, runs): (Vec<_>, Vec<_>) = runs.into_iter().unzip();
+    // Why a run has no ideal figures (the CSV leaves them empty).
+    for (path, r) in paths.iter().zip(&runs) {
+        if let Err(why) = &r.ideal_us {
+            eprintln!(
+                "prvscope: {}: no ideal-network figures: {why}",
+                path.display()
+            );
+        }
+    }
     let csv = pop::csv(&runs);
     if args.csv {
         print!("{csv}");
@@ -73,9 +83,5 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
         println!("{}", line.trim_end());
     }
-    println!(
-        "\nn/a: serialization and transfer efficiency need the run replayed on an ideal \
-         network, which prvscope does not do yet."
-    );
     Ok(())
 }

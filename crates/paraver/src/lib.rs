@@ -28,6 +28,7 @@ pub mod objects;
 pub mod paramedir;
 pub mod pop;
 pub mod records;
+pub mod replay;
 mod resource;
 pub mod table;
 pub mod thread;

@@ -9,7 +9,10 @@
 //! The runtime is the trace's duration.
 //!
 //! Serialization and transfer efficiency need the run replayed on an ideal network (BSC
-//! uses Dimemas); they are not computed here and are reported as such.
+//! uses Dimemas): [`crate::replay`] gives the ideal runtime and each process's computation
+//! there (its time outside MPI calls, as Dimemas counts CPU bursts). As modelfactors:
+//! serialization = maximum ideal computation / ideal runtime, transfer = communication
+//! efficiency / serialization.
 
 use std::fmt::Write as _;
 
@@ -30,11 +33,15 @@ pub struct Figures {
     pub processes: usize,
     /// The trace's duration, in microseconds.
     pub runtime_us: f64,
-    /// Useful computation per process, in microseconds.
+    /// Useful computation per thread (a process's threads each count, as in the POP metrics
+    /// of hybrid codes), in microseconds.
     pub useful_us: Vec<f64>,
     /// Useful instructions and cycles over all threads (`None` without the counter).
     pub instructions: Option<f64>,
     pub cycles: Option<f64>,
+    /// The runtime on an ideal network and the largest computation of a process there, in
+    /// microseconds, or why they are not known.
+    pub ideal_us: Result<(f64, f64), String>,
 }
 
 impl Figures {
@@ -103,15 +110,18 @@ pub fn figures(trace: &Trace) -> Result<Figures, String> {
             .map_err(|e| format!("{e:?}"))
     };
     let useful = compute(&useful_text, 0)?;
-    let mut useful_us = vec![0.0; objects.tasks.len()];
-    for (row, ivs) in useful.rows.iter().enumerate() {
-        let busy: u64 = ivs
-            .iter()
-            .filter(|i| i.end > i.begin && i.value != 0.0)
-            .map(|i| i.end - i.begin)
-            .sum();
-        useful_us[objects.task_of(row)] += busy as f64 * ns / 1000.0;
-    }
+    let useful_us = useful
+        .rows
+        .iter()
+        .map(|ivs| {
+            let busy: u64 = ivs
+                .iter()
+                .filter(|i| i.end > i.begin && i.value != 0.0)
+                .map(|i| i.end - i.begin)
+                .sum();
+            busy as f64 * ns / 1000.0
+        })
+        .collect();
     let present = trace.store.event_types();
     let counter = |ty: u32| -> Result<Option<f64>, String> {
         if !present.contains(&ty) {
@@ -128,7 +138,27 @@ pub fn figures(trace: &Trace) -> Result<Figures, String> {
                 .sum(),
         ))
     };
+    // Each process's first thread makes its MPI calls.
+    let firsts: Vec<&[crate::records::Rec]> = objects
+        .tasks
+        .iter()
+        .map(|(_, _, rows)| {
+            ctx.records
+                .threads
+                .get(rows.start)
+                .map_or(&[][..], Vec::as_slice)
+        })
+        .collect();
+    let us = |t: u64| t as f64 * ns / 1000.0;
+    let ideal_us =
+        crate::replay::ideal_run(&firsts, trace.store.comms(), trace.pcf.as_ref()).map(|i| {
+            (
+                us(i.runtime),
+                us(i.computation.iter().copied().max().unwrap_or(0)),
+            )
+        });
     Ok(Figures {
+        ideal_us,
         processes: objects.tasks.len(),
         runtime_us,
         useful_us,
@@ -150,6 +180,10 @@ pub fn metrics(runs: &[Figures]) -> Vec<(&'static str, Vec<Option<f64>>)> {
     // Computation scalability for strong scaling: the reference's total useful time over
     // this run's (modelfactors' default).
     let cs = |r: &Figures| r0.useful_total() / r.useful_total() * 100.0;
+    let ser = |r: &Figures| {
+        let (runtime, computation) = *r.ideal_us.as_ref().ok()?;
+        Some(computation / runtime * 100.0)
+    };
     vec![
         ("Parallel efficiency", per(&|r| Some(pe(r)))),
         (
@@ -160,8 +194,11 @@ pub fn metrics(runs: &[Figures]) -> Vec<(&'static str, Vec<Option<f64>>)> {
             "Communication efficiency",
             per(&|r| Some(r.useful_max() / r.runtime_us * 100.0)),
         ),
-        ("Serialization efficiency", per(&|_| None)),
-        ("Transfer efficiency", per(&|_| None)),
+        ("Serialization efficiency", per(&|r| ser(r))),
+        (
+            "Transfer efficiency",
+            per(&|r| Some(r.useful_max() / r.runtime_us * 100.0 / ser(r)? * 100.0)),
+        ),
         ("Computation scalability", per(&|r| Some(cs(r)))),
         ("Global efficiency", per(&|r| Some(pe(r) * cs(r) / 100.0))),
         (
@@ -206,11 +243,15 @@ pub fn csv(runs: &[Figures]) -> String {
     out.push_str("#\n");
     let raw: [(&str, &Figure); 8] = [
         ("#Runtime (us)", &|r| Some(r.runtime_us)),
-        ("#Runtime (ideal)", &|_| None),
+        ("#Runtime (ideal)", &|r| {
+            r.ideal_us.as_ref().ok().map(|i| i.0)
+        }),
         ("#Useful duration (average)", &|r| Some(r.useful_average())),
         ("#Useful duration (maximum)", &|r| Some(r.useful_max())),
         ("#Useful duration (total)", &|r| Some(r.useful_total())),
-        ("#Useful duration (ideal, max)", &|_| None),
+        ("#Useful duration (ideal, max)", &|r| {
+            r.ideal_us.as_ref().ok().map(|i| i.1)
+        }),
         ("#Useful instructions (total)", &|r| r.instructions),
         ("#Useful cycles (total)", &|r| r.cycles),
     ];

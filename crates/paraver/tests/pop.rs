@@ -1,7 +1,7 @@
 //! POP metrics of the EPOCH scaling series (1, 2 and 4 processes) against BSC's
 //! modelfactors figures for the same traces, published in pypop's repository beside them
-//! (`examples/mpi/epoch_example_traces/modelfactors.csv`). Serialization and transfer need
-//! the ideal-network replay, which is not computed yet.
+//! (`examples/mpi/epoch_example_traces/modelfactors.csv`); BSC's serialization and transfer
+//! come from Dimemas, ours from `prvscope_paraver::replay`.
 
 #![allow(clippy::unwrap_used, clippy::unreadable_literal)] // figures as modelfactors prints them
 
@@ -32,6 +32,11 @@ const BSC: &[(&str, [f64; 3])] = &[
         "Communication efficiency",
         [99.925583, 99.616405, 98.644580],
     ),
+    (
+        "Serialization efficiency",
+        [100.000000, 99.842359, 99.203493],
+    ),
+    ("Transfer efficiency", [99.925583, 99.773690, 99.436599]),
     (
         "Computation scalability",
         [100.000000, 95.500319, 92.390414],
@@ -88,7 +93,31 @@ fn epoch_series_metrics_are_bscs_modelfactors_figures() {
             );
         }
     }
+    // The ideal run: BSC's useful (ideal, max) exactly, its ideal runtime within 0.005%.
+    let ideal: Vec<(f64, f64)> = runs.iter().map(|r| r.ideal_us.clone().unwrap()).collect();
+    for (k, (runtime, useful)) in [
+        (21_884_758.97, 21_884_758.97),
+        (11_504_370.09, 11_486_234.50),
+        (6_051_059.08, 6_002_862.00),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        assert!(
+            (ideal[k].1 - useful).abs() < 0.01,
+            "run {k}: {:?}",
+            ideal[k]
+        );
+        assert!(
+            (ideal[k].0 - runtime).abs() / runtime < 5e-5,
+            "run {k}: {:?}",
+            ideal[k]
+        );
+    }
     let text = pop::csv(&runs);
     assert!(text.starts_with("Number of processes;1;2;4\nParallel efficiency;99.9255"));
-    assert!(text.contains("\nSerialization efficiency;;;\n"), "{text}");
+    assert!(
+        text.contains("\nSerialization efficiency;100.000000;99.8"),
+        "{text}"
+    );
 }
