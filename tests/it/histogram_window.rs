@@ -430,3 +430,81 @@ fn a_node_window_shows_on_rows_of_its_own_with_paramedirs_values() {
     h.run_steps(2);
     assert_eq!(h.state().loaded().unwrap().timeline.rows().len(), 2);
 }
+
+#[test]
+fn pop_metrics_window_shows_the_series_with_traffic_lights_and_charts() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let series = dir.join("pypop_epoch_scaling");
+    let mut h = harness_with(
+        LoadSource::File(series.join("epoch_2proc.prv.gz")),
+        None,
+        (1200.0, 800.0),
+        false,
+    );
+    h.get_by_label("Analysis").click();
+    h.run_steps(2);
+    h.get_by_label("POP metrics…").click();
+    h.run_steps(2);
+    let ctx = h.ctx.clone();
+    // The other runs, as "Add runs of the series…" adds the files picked.
+    {
+        let app = h.state_mut();
+        let w = app.pop_window().expect("the window opened");
+        while w.busy() {
+            w.poll(&ctx);
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        w.add_runs(
+            &ctx,
+            vec![
+                series.join("epoch_4proc.prv.gz"),
+                series.join("epoch_1proc.prv.gz"),
+            ],
+        );
+        while w.busy() {
+            w.poll(&ctx);
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let procs: Vec<usize> = w.runs().iter().map(|(_, f)| f.processes).collect();
+        assert_eq!(procs, [1, 2, 4], "ordered by number of processes");
+    }
+    h.run_steps(3);
+    // Parallel efficiency of 2 and 4 processes (BSC: 99.378252, 97.349953), shown with 2
+    // decimals on POP's green.
+    h.get_by_label("99.38");
+    h.get_by_label("97.35");
+    // Computation scalability at 4 processes: 92.39, green; IPC 1.87.
+    h.get_by_label("92.39");
+    assert!(h.query_all_by_label("1.87").count() >= 3);
+    assert_eq!(
+        prvscope_viewer::pop_window::traffic_light(92.39),
+        prvscope_viewer::pop_window::traffic_light(80.0)
+    );
+    assert_ne!(
+        prvscope_viewer::pop_window::traffic_light(79.9),
+        prvscope_viewer::pop_window::traffic_light(80.0)
+    );
+    h.snapshot("pop_window_epoch_series");
+    // The CSV export writes modelfactors' layout, and says so.
+    let out = std::env::temp_dir().join(format!("prvscope-pop-{}.csv", std::process::id()));
+    h.state_mut().pop_window().unwrap().save_csv(&out);
+    let csv = std::fs::read_to_string(&out).unwrap();
+    assert!(csv.starts_with(
+        "Number of processes;1;2;4\nParallel efficiency;99.925583;99.378252;97.349953\n"
+    ));
+    let _ = std::fs::remove_file(&out);
+    h.run_steps(2);
+    h.get_by_label(&format!("saved {}", out.display()));
+    // A file that cannot be written is said too.
+    let bad = std::path::Path::new("/nonexistent-folder/modelfactors.csv");
+    h.state_mut().pop_window().unwrap().save_csv(bad);
+    h.run_steps(2);
+    assert!(
+        h.query_all_by_label_contains("could not save /nonexistent-folder")
+            .next()
+            .is_some()
+    );
+}

@@ -22,6 +22,7 @@ pub mod histogram;
 pub mod jobs;
 pub mod loader;
 pub mod part_dialog;
+pub mod pop_window;
 pub mod render;
 pub mod rows;
 pub mod scope_panel;

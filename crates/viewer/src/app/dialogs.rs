@@ -155,6 +155,12 @@ impl App {
             h.show(ctx);
         }
         self.histograms.retain(|h| h.open);
+        if let Some(p) = &mut self.pop {
+            p.show(ctx);
+            if !p.open {
+                self.pop = None;
+            }
+        }
     }
 
     pub(super) fn ask_save(&mut self, ctx: &egui::Context, kind: Export) {

@@ -112,6 +112,22 @@ impl App {
                     ctx.send_viewport_cmd(egui::ViewportCommand::Close);
                 }
             });
+            if self.loaded.is_some() {
+                ui.menu_button("Analysis", |ui| {
+                    if ui
+                        .button("POP metrics…")
+                        .on_hover_text(
+                            "POP efficiency metrics of this trace, and of the other runs of \
+                             its scaling series",
+                        )
+                        .clicked()
+                    {
+                        let ctx = ui.ctx().clone();
+                        self.open_pop(&ctx);
+                        ui.close();
+                    }
+                });
+            }
             if let Some(l) = &mut self.loaded {
                 ui.menu_button("View", |ui| {
                     if ui.button("Fit (Home)").clicked() {

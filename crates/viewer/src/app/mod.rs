@@ -71,6 +71,8 @@ pub struct App {
     pub(crate) cfg_run: Option<crate::histogram::CfgRun>,
     /// The histogram windows of the cfgs opened.
     pub(crate) histograms: Vec<crate::histogram::HistogramWindow>,
+    /// Analysis > POP metrics.
+    pub(crate) pop: Option<crate::pop_window::PopWindow>,
     /// The timeline windows of the cfgs opened, as views (side panel, "Configuration views").
     pub(crate) cfg_views: Vec<prvscope_store::signal::CustomRef>,
     next_histogram: u64,
@@ -135,6 +137,7 @@ impl App {
             cfg_library_dialog: None,
             cfg_run: None,
             histograms: Vec::new(),
+            pop: None,
             cfg_views: Vec::new(),
             next_histogram: 0,
             png_pending: None,
@@ -343,6 +346,25 @@ impl App {
     /// The histogram windows open.
     pub fn histograms(&self) -> &[crate::histogram::HistogramWindow] {
         &self.histograms
+    }
+
+    /// Opens the POP metrics window on the open trace (computed in the background).
+    pub fn open_pop(&mut self, ctx: &egui::Context) {
+        if let Some(l) = &self.loaded {
+            let name = l
+                .trace
+                .path
+                .file_name()
+                .map_or_else(|| "trace".to_owned(), |n| n.to_string_lossy().into_owned());
+            self.pop = Some(crate::pop_window::PopWindow::new(ctx, &l.trace, name));
+        } else {
+            "POP metrics: no trace is open".clone_into(&mut self.status);
+        }
+    }
+
+    /// The POP metrics window, if open.
+    pub fn pop_window(&mut self) -> Option<&mut crate::pop_window::PopWindow> {
+        self.pop.as_mut()
     }
 
     fn poll_loading(&mut self, ctx: &egui::Context) {

@@ -1,0 +1,298 @@
+//! Analysis > POP metrics: the POP efficiency metrics of the open trace, and of other runs
+//! of its scaling series added from files, as BSC's modelfactors lays them out (see
+//! `prvscope_paraver::pop`): a table coloured as POP reports colour it (green from 80%,
+//! orange from 60%, red below), the efficiencies and the speedup against the number of
+//! processes (`egui_plot`), and the CSV export. Figures are computed off the UI thread; every
+//! failure (a file that does not load, a dialog that does not open) is said in the window.
+
+use std::path::{Path, PathBuf};
+
+use egui::{Color32, RichText};
+use egui_plot::{Legend, Line, Plot, PlotPoints};
+
+use prvscope_paraver::pop::{self, Figures};
+use prvscope_store::Trace;
+
+use crate::jobs::Job;
+
+/// Named runs.
+type Runs = Vec<(String, Figures)>;
+
+/// The metrics of a series, and what is being computed.
+pub struct PopWindow {
+    pub open: bool,
+    /// Runs (a name and its figures), ordered by number of processes.
+    runs: Vec<(String, Figures)>,
+    computing: Option<Job<Result<Runs, String>>>,
+    dialog: Option<(Purpose, Job<Option<Vec<PathBuf>>>)>,
+    message: Option<(String, bool)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    AddRuns,
+    SaveCsv,
+}
+
+/// POP's traffic light for an efficiency (percent).
+pub fn traffic_light(v: f64) -> Color32 {
+    if v >= 80.0 {
+        Color32::from_rgb(90, 180, 90)
+    } else if v >= 60.0 {
+        Color32::from_rgb(230, 160, 60)
+    } else {
+        Color32::from_rgb(210, 80, 70)
+    }
+}
+
+/// The rows that are efficiencies (percent, coloured).
+const PERCENT_ROWS: usize = 10;
+
+impl PopWindow {
+    /// Starts computing the metrics of `trace` (named `name`).
+    pub fn new(ctx: &egui::Context, trace: &Trace, name: String) -> PopWindow {
+        let trace = trace.clone();
+        PopWindow {
+            open: true,
+            runs: Vec::new(),
+            computing: Some(Job::spawn(ctx, "pop", move |_| {
+                pop::figures(&trace).map(|f| vec![(name, f)])
+            })),
+            dialog: None,
+            message: None,
+        }
+    }
+
+    /// The runs shown.
+    pub fn runs(&self) -> &[(String, Figures)] {
+        &self.runs
+    }
+
+    /// Is something still being computed?
+    pub fn busy(&self) -> bool {
+        self.computing.is_some()
+    }
+
+    /// Takes what the background work gave.
+    pub fn poll(&mut self, ctx: &egui::Context) {
+        if let Some(job) = &mut self.computing
+            && let Some(result) = job.poll()
+        {
+            self.computing = None;
+            match result {
+                Ok(runs) => {
+                    self.runs.extend(runs);
+                    self.runs.sort_by_key(|(_, f)| f.processes);
+                }
+                Err(e) => self.message = Some((e, true)),
+            }
+        }
+        let Some((purpose, job)) = &mut self.dialog else {
+            return;
+        };
+        let purpose = *purpose;
+        let (picked, running) = (job.poll(), job.is_running());
+        match picked {
+            Some(Some(paths)) => {
+                self.dialog = None;
+                match purpose {
+                    Purpose::AddRuns => self.add_runs(ctx, paths),
+                    Purpose::SaveCsv => {
+                        if let Some(p) = paths.first() {
+                            self.save_csv(p);
+                        }
+                    }
+                }
+            }
+            Some(None) => {
+                self.dialog = None;
+                self.message = Some((
+                    "no file chosen (the dialog was cancelled, or no file dialog could open)"
+                        .to_owned(),
+                    true,
+                ));
+            }
+            None if !running => {
+                self.dialog = None;
+                self.message = Some(("the file dialog failed".to_owned(), true));
+            }
+            None => {}
+        }
+    }
+
+    /// Loads the traces of `paths` and adds their runs (in the background).
+    pub fn add_runs(&mut self, ctx: &egui::Context, paths: Vec<PathBuf>) {
+        self.computing = Some(Job::spawn(ctx, "pop-series", move |_| {
+            paths
+                .iter()
+                .map(|p| {
+                    let t =
+                        prvscope_import::load(p, &prvscope_import::LoadOptions::default(), None)
+                            .map_err(|e| e.to_string())?;
+                    let f = pop::figures(&t).map_err(|e| format!("{}: {e}", p.display()))?;
+                    Ok((name_of(p), f))
+                })
+                .collect()
+        }));
+    }
+
+    /// Writes modelfactors' CSV of the runs to `path`, and says how it went.
+    pub fn save_csv(&mut self, path: &Path) {
+        let figures: Vec<Figures> = self.runs.iter().map(|(_, f)| f.clone()).collect();
+        self.message = Some(match std::fs::write(path, pop::csv(&figures)) {
+            Ok(()) => (format!("saved {}", path.display()), false),
+            Err(e) => (format!("could not save {}: {e}", path.display()), true),
+        });
+    }
+
+    fn ask(&mut self, ctx: &egui::Context, purpose: Purpose) {
+        let job = Job::try_spawn_outside_pool(ctx, "pop-dialog", move |_| match purpose {
+            Purpose::AddRuns => rfd::FileDialog::new()
+                .add_filter("Paraver trace", &["prv", "gz", "xz"])
+                .pick_files(),
+            Purpose::SaveCsv => rfd::FileDialog::new()
+                .set_file_name("modelfactors.csv")
+                .add_filter("csv", &["csv"])
+                .save_file()
+                .map(|p| vec![p]),
+        });
+        match job {
+            Ok(job) => self.dialog = Some((purpose, job)),
+            Err(e) => self.message = Some((format!("could not open a file dialog: {e}"), true)),
+        }
+    }
+
+    /// Draws the window.
+    pub fn show(&mut self, ctx: &egui::Context) {
+        self.poll(ctx);
+        let mut open = self.open;
+        egui::Window::new("POP metrics")
+            .open(&mut open)
+            .default_size([760.0, 560.0])
+            .show(ctx, |ui| self.ui(ui));
+        self.open = open;
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            let idle = self.computing.is_none() && self.dialog.is_none();
+            if ui
+                .add_enabled(idle, egui::Button::new("Add runs of the series…"))
+                .on_hover_text("Traces of the same program on other numbers of processes")
+                .clicked()
+            {
+                self.ask(ui.ctx(), Purpose::AddRuns);
+            }
+            if ui
+                .add_enabled(
+                    idle && !self.runs.is_empty(),
+                    egui::Button::new("Export CSV…"),
+                )
+                .on_hover_text("BSC modelfactors' layout")
+                .clicked()
+            {
+                self.ask(ui.ctx(), Purpose::SaveCsv);
+            }
+            if self.computing.is_some() {
+                ui.spinner();
+                ui.label("computing…");
+            }
+        });
+        if let Some((text, error)) = &self.message {
+            let color = if *error {
+                ui.visuals().error_fg_color
+            } else {
+                ui.visuals().weak_text_color()
+            };
+            ui.label(RichText::new(text).color(color));
+        }
+        if self.runs.is_empty() {
+            return;
+        }
+        let figures: Vec<Figures> = self.runs.iter().map(|(_, f)| f.clone()).collect();
+        let metrics = pop::metrics(&figures);
+        egui::Grid::new("pop-table").striped(true).show(ui, |ui| {
+            ui.label(RichText::new("Number of processes").strong());
+            for (_, f) in &self.runs {
+                ui.label(RichText::new(f.processes.to_string()).strong());
+            }
+            ui.end_row();
+            for (k, (name, values)) in metrics.iter().enumerate() {
+                ui.label(*name);
+                for v in values {
+                    match v {
+                        Some(v) if k < PERCENT_ROWS => {
+                            let text = RichText::new(format!("{v:.2}"))
+                                .color(Color32::BLACK)
+                                .background_color(traffic_light(*v));
+                            ui.label(text);
+                        }
+                        Some(v) => {
+                            ui.label(format!("{v:.2}"));
+                        }
+                        None => {
+                            ui.label("n/a").on_hover_text("not computed for this run");
+                        }
+                    }
+                }
+                ui.end_row();
+            }
+        });
+        ui.separator();
+        let procs: Vec<f64> = self.runs.iter().map(|(_, f)| f.processes as f64).collect();
+        let line = |name: &str, values: &[Option<f64>]| {
+            let points: PlotPoints = procs
+                .iter()
+                .zip(values)
+                .filter_map(|(&p, v)| v.map(|v| [p, v]))
+                .collect();
+            Line::new(name.to_owned(), points)
+        };
+        ui.columns(2, |cols| {
+            Plot::new("pop-efficiencies")
+                .legend(Legend::default())
+                .height(220.0)
+                .x_axis_label("processes")
+                .y_axis_label("%")
+                .show(&mut cols[0], |plot| {
+                    for (name, values) in metrics.iter().take(PERCENT_ROWS) {
+                        if [
+                            "Parallel efficiency",
+                            "Load balance",
+                            "Communication efficiency",
+                            "Computation scalability",
+                            "Global efficiency",
+                        ]
+                        .contains(name)
+                        {
+                            plot.line(line(name, values));
+                        }
+                    }
+                });
+            let speedup = metrics
+                .iter()
+                .find(|(n, _)| *n == "Speedup")
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default();
+            let first = procs.first().copied().unwrap_or(1.0);
+            Plot::new("pop-speedup")
+                .legend(Legend::default())
+                .height(220.0)
+                .x_axis_label("processes")
+                .y_axis_label("speedup")
+                .show(&mut cols[1], |plot| {
+                    plot.line(line("Speedup", &speedup));
+                    let ideal: PlotPoints = procs.iter().map(|&p| [p, p / first]).collect();
+                    plot.line(Line::new("Ideal", ideal));
+                });
+        });
+    }
+}
+
+/// A run's name: its file's.
+fn name_of(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
