@@ -507,4 +507,37 @@ fn pop_metrics_window_shows_the_series_with_traffic_lights_and_charts() {
             .next()
             .is_some()
     );
+    // The window itself as PNG (the next frame, cropped to the window).
+    let png = std::env::temp_dir().join(format!("prvscope-pop-{}.png", std::process::id()));
+    h.state_mut().pop_window().unwrap().save_png(png.clone());
+    h.run_steps(4);
+    h.get_by_label(&format!("saved {}", png.display()));
+    let img = image::open(&png).unwrap();
+    assert!(
+        img.width() > 300 && img.height() > 300,
+        "{:?}",
+        (img.width(), img.height())
+    );
+    let _ = std::fs::remove_file(&png);
+    // The visible window (here the whole run) as a region of interest: its own column, the
+    // same efficiencies, no ideal-network figures.
+    h.get_by_label("Add the visible window").click();
+    h.run_steps(1);
+    {
+        let w = h.state_mut().pop_window().unwrap();
+        while w.busy() {
+            w.poll(&ctx);
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        assert_eq!(w.runs().len(), 4);
+        let roi = w
+            .runs()
+            .iter()
+            .find(|(n, _)| n.starts_with("window "))
+            .unwrap();
+        assert!(roi.1.ideal_us.is_err());
+        assert!((roi.1.useful_max() - 11_484_151.34).abs() < 0.01);
+    }
+    h.run_steps(2);
+    assert_eq!(h.query_all_by_label("99.38").count(), 2);
 }

@@ -92,11 +92,23 @@ fn counter_cfg(counter: u32) -> String {
 
 /// The figures of `trace`.
 pub fn figures(trace: &Trace) -> Result<Figures, String> {
+    figures_in(trace, None)
+}
+
+/// The figures of `trace`, or of the part of the run in `window` (ticks, a region of
+/// interest): there the runtime is the window's length, useful time is counted inside it,
+/// the counters of the bursts that overlap it, and the ideal run is not computed (a replay
+/// needs the whole run).
+pub fn figures_in(trace: &Trace, window: Option<(u64, u64)>) -> Result<Figures, String> {
     let ctx = Context::new(trace);
     let engine = ctx.engine();
     let objects = &ctx.objects;
     let ns = trace.header.time_unit.ns_per_tick() as f64;
-    let runtime_us = trace.header.end_time as f64 * ns / 1000.0;
+    let (t0, t1) = window.unwrap_or((0, u64::MAX));
+    let runtime_us = match window {
+        Some((a, b)) => b.saturating_sub(a) as f64 * ns / 1000.0,
+        None => trace.header.end_time as f64 * ns / 1000.0,
+    };
     let useful_text = format!(
         "#ParaverCFG\nConfigFile.Version: 3.4\nConfigFile.NumWindows: 1\n\n\
          < NEW DISPLAYING WINDOW Useful >\n{}",
@@ -117,7 +129,7 @@ pub fn figures(trace: &Trace) -> Result<Figures, String> {
             let busy: u64 = ivs
                 .iter()
                 .filter(|i| i.end > i.begin && i.value != 0.0)
-                .map(|i| i.end - i.begin)
+                .map(|i| i.end.min(t1).saturating_sub(i.begin.max(t0)))
                 .sum();
             busy as f64 * ns / 1000.0
         })
@@ -133,7 +145,7 @@ pub fn figures(trace: &Trace) -> Result<Figures, String> {
             c.rows
                 .iter()
                 .flatten()
-                .filter(|i| i.end > i.begin)
+                .filter(|i| i.end > i.begin && i.end > t0 && i.begin < t1)
                 .map(|i| i.value)
                 .sum(),
         ))
@@ -150,13 +162,16 @@ pub fn figures(trace: &Trace) -> Result<Figures, String> {
         })
         .collect();
     let us = |t: u64| t as f64 * ns / 1000.0;
-    let ideal_us =
+    let ideal_us = if window.is_some() {
+        Err("the ideal run is computed for whole runs only".to_owned())
+    } else {
         crate::replay::ideal_run(&firsts, trace.store.comms(), trace.pcf.as_ref()).map(|i| {
             (
                 us(i.runtime),
                 us(i.computation.iter().copied().max().unwrap_or(0)),
             )
-        });
+        })
+    };
     Ok(Figures {
         ideal_us,
         processes: objects.tasks.len(),

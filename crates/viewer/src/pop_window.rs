@@ -2,10 +2,13 @@
 //! of its scaling series added from files, as BSC's modelfactors lays them out (see
 //! `prvscope_paraver::pop`): a table coloured as POP reports colour it (green from 80%,
 //! orange from 60%, red below), the efficiencies and the speedup against the number of
-//! processes (`egui_plot`), and the CSV export. Figures are computed off the UI thread; every
-//! failure (a file that does not load, a dialog that does not open) is said in the window.
+//! processes (`egui_plot`), the metrics of the timeline's visible window (a region of
+//! interest, without the ideal-network figures), and CSV and PNG exports. Figures are
+//! computed off the UI thread; every failure (a file that does not load, a dialog that does
+//! not open, a file that cannot be written) is said in the window.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use egui::{Color32, RichText};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
@@ -26,12 +29,19 @@ pub struct PopWindow {
     computing: Option<Job<Result<Runs, String>>>,
     dialog: Option<(Purpose, Job<Option<Vec<PathBuf>>>)>,
     message: Option<(String, bool)>,
+    /// A PNG export: its file, whether the screenshot was asked for, the screenshot.
+    png: Option<(PathBuf, bool, Screenshot)>,
+    rect: egui::Rect,
 }
+
+/// Where a screenshot arrives.
+type Screenshot = Arc<Mutex<Option<Arc<egui::ColorImage>>>>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Purpose {
     AddRuns,
     SaveCsv,
+    SavePng,
 }
 
 /// POP's traffic light for an efficiency (percent).
@@ -60,6 +70,8 @@ impl PopWindow {
             })),
             dialog: None,
             message: None,
+            png: None,
+            rect: egui::Rect::NOTHING,
         }
     }
 
@@ -102,6 +114,11 @@ impl PopWindow {
                             self.save_csv(p);
                         }
                     }
+                    Purpose::SavePng => {
+                        if let Some(p) = paths.first() {
+                            self.save_png(p.clone());
+                        }
+                    }
                 }
             }
             Some(None) => {
@@ -136,6 +153,57 @@ impl PopWindow {
         }));
     }
 
+    /// Adds the metrics of `trace` over `window` (ticks; the timeline's visible window) as a
+    /// run of its own.
+    pub fn add_window(&mut self, ctx: &egui::Context, trace: &Trace, window: (u64, u64)) {
+        let trace = trace.clone();
+        let ns = trace.header.time_unit.ns_per_tick() as f64;
+        let name = format!(
+            "window {:.3}-{:.3} ms",
+            window.0 as f64 * ns / 1e6,
+            window.1 as f64 * ns / 1e6
+        );
+        self.computing = Some(Job::spawn(ctx, "pop-window", move |_| {
+            pop::figures_in(&trace, Some(window)).map(|f| vec![(name, f)])
+        }));
+    }
+
+    /// Saves the window as drawn next frame to `path` (PNG); the outcome is said in it.
+    pub fn save_png(&mut self, path: PathBuf) {
+        self.png = Some((path, false, Arc::default()));
+    }
+
+    fn finish_png(&mut self, ctx: &egui::Context) {
+        let Some((path, requested, slot)) = &mut self.png else {
+            return;
+        };
+        if !*requested {
+            *requested = true;
+            let slot = Arc::clone(slot);
+            let wake = ctx.clone();
+            ctx.request_screenshot(move |image| {
+                if let Ok(mut s) = slot.lock() {
+                    *s = Some(image);
+                }
+                wake.request_repaint();
+            });
+            return;
+        }
+        let image = slot.lock().ok().and_then(|mut s| s.take());
+        let Some(image) = image else {
+            return;
+        };
+        let path = path.clone();
+        self.png = None;
+        let saved = crate::breakdown::export::crop(&image, self.rect, ctx.pixels_per_point())
+            .ok_or_else(|| "the window is not on screen".to_owned())
+            .and_then(|img| img.save(&path).map_err(|e| e.to_string()));
+        self.message = Some(match saved {
+            Ok(()) => (format!("saved {}", path.display()), false),
+            Err(e) => (format!("could not save {}: {e}", path.display()), true),
+        });
+    }
+
     /// Writes modelfactors' CSV of the runs to `path`, and says how it went.
     pub fn save_csv(&mut self, path: &Path) {
         let figures: Vec<Figures> = self.runs.iter().map(|(_, f)| f.clone()).collect();
@@ -155,6 +223,11 @@ impl PopWindow {
                 .add_filter("csv", &["csv"])
                 .save_file()
                 .map(|p| vec![p]),
+            Purpose::SavePng => rfd::FileDialog::new()
+                .set_file_name("pop_metrics.png")
+                .add_filter("png", &["png"])
+                .save_file()
+                .map(|p| vec![p]),
         });
         match job {
             Ok(job) => self.dialog = Some((purpose, job)),
@@ -162,20 +235,35 @@ impl PopWindow {
         }
     }
 
-    /// Draws the window.
-    pub fn show(&mut self, ctx: &egui::Context) {
+    /// Draws the window; `visible` is the open trace and its timeline's visible window.
+    pub fn show(&mut self, ctx: &egui::Context, visible: Option<(&Trace, (u64, u64))>) {
         self.poll(ctx);
+        self.finish_png(ctx);
         let mut open = self.open;
-        egui::Window::new("POP metrics")
+        let shown = egui::Window::new("POP metrics")
             .open(&mut open)
             .default_size([760.0, 560.0])
-            .show(ctx, |ui| self.ui(ui));
+            .show(ctx, |ui| self.ui(ui, visible));
+        if let Some(r) = shown {
+            self.rect = r.response.rect;
+        }
         self.open = open;
     }
 
-    fn ui(&mut self, ui: &mut egui::Ui) {
+    fn ui(&mut self, ui: &mut egui::Ui, visible: Option<(&Trace, (u64, u64))>) {
         ui.horizontal(|ui| {
-            let idle = self.computing.is_none() && self.dialog.is_none();
+            let idle = self.computing.is_none() && self.dialog.is_none() && self.png.is_none();
+            if let Some((trace, window)) = visible
+                && ui
+                    .add_enabled(idle, egui::Button::new("Add the visible window"))
+                    .on_hover_text(
+                        "The metrics of the part of the run the timeline shows (a region of \
+                         interest; no ideal-network figures)",
+                    )
+                    .clicked()
+            {
+                self.add_window(ui.ctx(), trace, window);
+            }
             if ui
                 .add_enabled(idle, egui::Button::new("Add runs of the series…"))
                 .on_hover_text("Traces of the same program on other numbers of processes")
@@ -192,6 +280,15 @@ impl PopWindow {
                 .clicked()
             {
                 self.ask(ui.ctx(), Purpose::SaveCsv);
+            }
+            if ui
+                .add_enabled(
+                    idle && !self.runs.is_empty(),
+                    egui::Button::new("Export PNG…"),
+                )
+                .clicked()
+            {
+                self.ask(ui.ctx(), Purpose::SavePng);
             }
             if self.computing.is_some() {
                 ui.spinner();
@@ -212,6 +309,11 @@ impl PopWindow {
         let figures: Vec<Figures> = self.runs.iter().map(|(_, f)| f.clone()).collect();
         let metrics = pop::metrics(&figures);
         egui::Grid::new("pop-table").striped(true).show(ui, |ui| {
+            ui.label(RichText::new("Run").strong());
+            for (name, _) in &self.runs {
+                ui.label(RichText::new(name).small());
+            }
+            ui.end_row();
             ui.label(RichText::new("Number of processes").strong());
             for (_, f) in &self.runs {
                 ui.label(RichText::new(f.processes.to_string()).strong());

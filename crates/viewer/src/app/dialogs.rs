@@ -156,7 +156,11 @@ impl App {
         }
         self.histograms.retain(|h| h.open);
         if let Some(p) = &mut self.pop {
-            p.show(ctx);
+            let visible = self.loaded.as_ref().map(|l| {
+                let w = l.timeline.window();
+                (&l.trace, (w.start, w.start + w.span))
+            });
+            p.show(ctx, visible);
             if !p.open {
                 self.pop = None;
             }

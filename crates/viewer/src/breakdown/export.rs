@@ -148,7 +148,11 @@ impl BreakdownWindow {
 }
 
 /// The part of `image` (pixels) under `rect` (points).
-fn crop(image: &egui::ColorImage, rect: egui::Rect, ppp: f32) -> Option<image::RgbaImage> {
+pub(crate) fn crop(
+    image: &egui::ColorImage,
+    rect: egui::Rect,
+    ppp: f32,
+) -> Option<image::RgbaImage> {
     if !rect.is_positive() {
         return None;
     }

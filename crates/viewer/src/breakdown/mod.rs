@@ -11,7 +11,7 @@
 //! - `export`: the save dialogs, the CSV and the PNG (a screenshot cropped to the window).
 
 mod chart;
-mod export;
+pub(crate) mod export;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
