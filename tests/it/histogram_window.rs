@@ -30,15 +30,10 @@ fn mpi_stats_cfg_opens_paramedirs_table_and_a_cell_outlines_its_time() {
     assert_eq!(app.histograms().len(), 1, "status: {}", app.status());
     let w = &app.histograms()[0];
     // The table is paramedir's, to the last printed digit.
-    let mut theirs = String::new();
-    flate2::read::GzDecoder::new(
-        std::fs::File::open(dir.join(
-            "../reference/paramedir/extrae_mpi_prime16/paraver__mpi__analysis__mpi_stats.txt.gz",
-        ))
-        .unwrap(),
-    )
-    .read_to_string(&mut theirs)
-    .unwrap();
+    let theirs = paramedir_output(
+        &dir,
+        "extrae_mpi_prime16/paraver__mpi__analysis__mpi_stats.txt.gz",
+    );
     assert_eq!(w.analysis.histogram.text(), theirs);
 
     // THREAD 1.1.1 spends 62.86% of its time in MPI_Reduce: click that cell.
@@ -201,15 +196,10 @@ fn a_timeline_cfg_opens_as_a_view_with_paramedirs_values() {
     );
     // Each thread's values, in order, are paramedir's dump of the window (intervals of
     // positive length, runs of one value joined; 0 is drawn as background).
-    let mut theirs = String::new();
-    flate2::read::GzDecoder::new(
-        std::fs::File::open(dir.join(
-            "../reference/paramedir/extrae_mpi_prime16/paraver__mpi__views__MPI_call.txt.gz",
-        ))
-        .unwrap(),
-    )
-    .read_to_string(&mut theirs)
-    .unwrap();
+    let theirs = paramedir_output(
+        &dir,
+        "extrae_mpi_prime16/paraver__mpi__views__MPI_call.txt.gz",
+    );
     let sentinel = l.trace.store.null_policy().sentinel;
     for (row, object) in [(0, "1.1.1"), (5, "1.6.1"), (15, "1.16.1")] {
         let mut expected: Vec<u64> = Vec::new();
@@ -260,15 +250,10 @@ fn a_cfg_window_of_real_values_is_drawn_on_a_gradient_labelled_with_them() {
     let view = app.cfg_views().last().expect("the IPC window").clone();
     assert!(view.0.gradient, "IPC is a quantity");
     // The labels are the IPC values paramedir dumps for the window (2 decimals).
-    let mut theirs = String::new();
-    flate2::read::GzDecoder::new(
-        std::fs::File::open(dir.join(
-            "../reference/paramedir/extrae_mpi_prime16/paraver__counters_PAPI__performance__IPC.txt.gz",
-        ))
-        .unwrap(),
-    )
-    .read_to_string(&mut theirs)
-    .unwrap();
+    let theirs = paramedir_output(
+        &dir,
+        "extrae_mpi_prime16/paraver__counters_PAPI__performance__IPC.txt.gz",
+    );
     let dumped: std::collections::BTreeSet<String> = theirs
         .lines()
         .filter(|l| l.starts_with("1.1.1\t") && !l.contains("\t0.00\t") && !l.ends_with("\t0.00"))
@@ -324,15 +309,10 @@ fn an_application_window_is_a_function_line_on_the_collapsed_application_row() {
     );
     // The collapsed row's value at the middle of each of paramedir's intervals (in us) is
     // paramedir's value.
-    let mut theirs = String::new();
-    flate2::read::GzDecoder::new(
-        std::fs::File::open(dir.join(
-            "../reference/paramedir/extrae_mpi_prime16/paraver__General__views__instantaneous_parallelism.txt.gz",
-        ))
-        .unwrap(),
-    )
-    .read_to_string(&mut theirs)
-    .unwrap();
+    let theirs = paramedir_output(
+        &dir,
+        "extrae_mpi_prime16/paraver__General__views__instantaneous_parallelism.txt.gz",
+    );
     let mut checked = 0;
     for line in theirs.lines().step_by(7) {
         let f: Vec<f64> = line
@@ -385,17 +365,10 @@ fn a_node_window_shows_on_rows_of_its_own_with_paramedirs_values() {
         t.rows()[0].kind,
         prvscope_viewer::rows::RowKind::Resource(0)
     ));
-    let mut theirs = String::new();
-    flate2::read::GzDecoder::new(
-        std::fs::File::open(
-            dir.join(
-                "../reference/paramedir/epoch_2proc/paraver__mpi__views__node_bandwidth.txt.gz",
-            ),
-        )
-        .unwrap(),
-    )
-    .read_to_string(&mut theirs)
-    .unwrap();
+    let theirs = paramedir_output(
+        &dir,
+        "epoch_2proc/paraver__mpi__views__node_bandwidth.txt.gz",
+    );
     let mut checked = 0;
     for line in theirs.lines() {
         let f: Vec<f64> = line
@@ -540,4 +513,16 @@ fn pop_metrics_window_shows_the_series_with_traffic_lights_and_charts() {
     }
     h.run_steps(2);
     assert_eq!(h.query_all_by_label("99.38").count(), 2);
+}
+
+/// paramedir's output for `case` (`trace/cfg-name.txt.gz` under `../shared/reference/paramedir`),
+/// `traces` being `../shared/traces`.
+fn paramedir_output(traces: &std::path::Path, case: &str) -> String {
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(
+        std::fs::File::open(traces.join("../reference/paramedir").join(case)).unwrap(),
+    )
+    .read_to_string(&mut text)
+    .unwrap();
+    text
 }

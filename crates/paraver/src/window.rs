@@ -212,64 +212,16 @@ impl Engine<'_> {
                 cpu_node: &objects.cpu_node,
             })
             .collect();
-        if resource {
-            let rows = crate::resource::rows(self, w, level, &f, &contexts)?;
-            let mut rows = rows;
-            if level == w.level {
-                for slot in ["topcompose2", "topcompose1"] {
-                    let c = self.compose(w, slot)?;
-                    for r in &mut rows {
-                        apply_compose(&c, r);
-                    }
-                }
-            }
-            return Ok(Computed {
-                name: w.name.clone(),
-                level,
-                units: w.units,
-                rows,
-                kind: value_kind(w, &f, &filter, level, self.present),
-                code_colour: code_colour(w),
-                function_line: function_line(w),
-                comms: comms_seen,
-                begin_time,
-                end_time,
-            });
-        }
-        for ctx in &contexts {
-            let mut iv = intervals(&f, ctx);
-            apply_compose(&compose_thread, &mut iv);
-            thread_rows.push(iv);
-            collect_comms(ctx, &mut comms_seen[object(ctx.row)]);
-        }
-        let rows = if level == Level::Thread {
-            thread_rows
+        let rows = if resource {
+            crate::resource::rows(self, w, level, &f, &contexts)?
         } else {
-            let mut rows = thread_rows;
-            for (lower, upper, slot) in [
-                (Level::Thread, Level::Task, "task"),
-                (Level::Task, Level::Appl, "appl"),
-                (Level::Appl, Level::Workload, "workload"),
-            ] {
-                if lower == level {
-                    break;
-                }
-                let fname = w.function(slot).unwrap_or("Adding");
-                let params = w.params_of(slot, fname).unwrap_or(&[]);
-                let lf = LevelFn::new(fname, params)
-                    .ok_or_else(|| unsupported(format!("{slot} function `{fname}`")))?;
-                let n = objects.count(upper);
-                let compose = self.compose(w, &format!("compose_{slot}"))?;
-                rows = (0..n)
-                    .map(|o| {
-                        let kids = objects.children(upper, o, lower);
-                        let mut iv = aggregate(&lf, &rows[kids], end);
-                        apply_compose(&compose, &mut iv);
-                        iv
-                    })
-                    .collect();
+            for ctx in &contexts {
+                let mut iv = intervals(&f, ctx);
+                apply_compose(&compose_thread, &mut iv);
+                thread_rows.push(iv);
+                collect_comms(ctx, &mut comms_seen[object(ctx.row)]);
             }
-            rows
+            self.process_rows(w, level, thread_rows)?
         };
         let mut rows = rows;
         if level == w.level {
@@ -292,6 +244,46 @@ impl Engine<'_> {
             begin_time,
             end_time,
         })
+    }
+
+    /// Thread rows aggregated up the process model to `level` (task, application,
+    /// workload), with the window's level functions and compose functions.
+    fn process_rows(
+        &self,
+        w: &WindowCfg,
+        level: Level,
+        thread_rows: Vec<Vec<Interval>>,
+    ) -> Result<Vec<Vec<Interval>>, WindowError> {
+        if level == Level::Thread {
+            return Ok(thread_rows);
+        }
+        let unsupported = |what: String| WindowError::Unsupported(w.name.clone(), what);
+        let (objects, end) = (self.objects, self.records.end_time);
+        let mut rows = thread_rows;
+        for (lower, upper, slot) in [
+            (Level::Thread, Level::Task, "task"),
+            (Level::Task, Level::Appl, "appl"),
+            (Level::Appl, Level::Workload, "workload"),
+        ] {
+            if lower == level {
+                break;
+            }
+            let fname = w.function(slot).unwrap_or("Adding");
+            let params = w.params_of(slot, fname).unwrap_or(&[]);
+            let lf = LevelFn::new(fname, params)
+                .ok_or_else(|| unsupported(format!("{slot} function `{fname}`")))?;
+            let n = objects.count(upper);
+            let compose = self.compose(w, &format!("compose_{slot}"))?;
+            rows = (0..n)
+                .map(|o| {
+                    let kids = objects.children(upper, o, lower);
+                    let mut iv = aggregate(&lf, &rows[kids], end);
+                    apply_compose(&compose, &mut iv);
+                    iv
+                })
+                .collect();
+        }
+        Ok(rows)
     }
 
     /// The compose function of `slot`.

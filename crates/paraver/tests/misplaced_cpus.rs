@@ -7,27 +7,13 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
+
+mod common;
 
 use prvscope_import::IssueKind;
 use prvscope_paraver::cfg::Cfg;
 use prvscope_paraver::paramedir::{Context, Options};
-
-fn shared() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    if p.is_dir() {
-        Some(p)
-    } else if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!(
-            "{} not found: CI must run the tests on the real traces",
-            p.display()
-        );
-    } else {
-        eprintln!("skipping: {} not found", p.display());
-        None
-    }
-}
 
 /// Prime with the CPU field of some records changed, as the fixtures were computed from
 /// (the `.pcf` and `.row` copied beside it).
@@ -65,19 +51,16 @@ fn misplaced_prime(shared: &Path) -> PathBuf {
 }
 
 fn fixture(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/misplaced_cpus")
-        .join(format!("{name}.txt.gz"));
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_string(&mut text)
-        .unwrap();
-    text
+    common::gunzip(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/misplaced_cpus")
+            .join(format!("{name}.txt.gz")),
+    )
 }
 
 #[test]
 fn records_paraver_refuses_for_their_cpu_are_counted_and_left_out_as_paramedir_does() {
-    let Some(shared) = shared() else {
+    let Some(shared) = common::shared() else {
         return;
     };
     let path = misplaced_prime(&shared);

@@ -5,24 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::unreadable_literal)] // figures as modelfactors prints them
 
-use std::path::{Path, PathBuf};
+mod common;
 
 use prvscope_paraver::pop;
-
-fn shared_traces() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
-    if p.is_dir() {
-        Some(p)
-    } else if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!(
-            "{} not found: CI must run the tests on the real traces",
-            p.display()
-        );
-    } else {
-        eprintln!("skipping: {} not found", p.display());
-        None
-    }
-}
 
 /// BSC's modelfactors.csv for 1, 2 and 4 processes (the metrics computed here).
 const BSC: &[(&str, [f64; 3])] = &[
@@ -55,7 +40,7 @@ const BSC: &[(&str, [f64; 3])] = &[
 
 #[test]
 fn epoch_series_metrics_are_bscs_modelfactors_figures() {
-    let Some(dir) = shared_traces() else {
+    let Some(dir) = common::shared().map(|s| s.join("traces")) else {
         return;
     };
     let runs: Vec<pop::Figures> = ["epoch_1proc", "epoch_2proc", "epoch_4proc"]

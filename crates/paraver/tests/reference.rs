@@ -7,28 +7,13 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
+mod common;
+
+use common::gunzip;
 use prvscope_paraver::cfg::Cfg;
 use prvscope_paraver::paramedir::{Context, Options, Outcome};
-
-/// `../shared/traces` beside the repository; without it the test is skipped, except under
-/// `CI=true`, where it fails (CI always has it).
-fn shared_traces() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
-    if p.is_dir() {
-        Some(p)
-    } else if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!(
-            "{} not found: CI must run the tests on the real traces",
-            p.display()
-        );
-    } else {
-        eprintln!("skipping: {} not found", p.display());
-        None
-    }
-}
 
 fn load(path: &Path) -> prvscope_import::Trace {
     prvscope_import::load(path, &prvscope_import::LoadOptions::default(), None)
@@ -77,14 +62,6 @@ fn trace_file(name: &str) -> &'static str {
         "epoch_2proc" => "pypop_epoch_scaling/epoch_2proc.prv.gz",
         other => panic!("unknown trace {other} in INDEX.tsv"),
     }
-}
-
-fn gunzip(path: &Path) -> String {
-    let mut s = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_string(&mut s)
-        .unwrap();
-    s
 }
 
 /// Cfgs whose rows paramedir labels nondeterministically (FUNCTIONS.md, "Known paramedir
@@ -156,7 +133,7 @@ fn run_case(ctx: &Context, cfg_path: &Path) -> Result<Outcome, String> {
 
 #[test]
 fn paramedir_outputs_match_the_reference() {
-    let Some(shared) = shared_traces() else {
+    let Some(shared) = common::shared().map(|s| s.join("traces")) else {
         return;
     };
     let refs = reference_dir(&shared);

@@ -208,22 +208,12 @@ fn row_mesh(
         function_line(&mut mesh, &mut counts, pixels, xs, y.clone(), coloring);
         return (mesh, counts);
     }
-    let mut k = 0;
-    while k < pixels.len() {
-        let value = pixels[k].value;
-        let mut j = k + 1;
-        while j < pixels.len() && pixels[j].value == value {
-            j += 1;
-        }
+    for (k, j, value) in runs(pixels) {
         if let Some(color) = coloring.color(value) {
             let (x0, x1) = (xs[k], xs[j]);
             mesh.add_colored_rect(Rect::from_x_y_ranges(x0..=x1, y.start..=y.end), color);
-            match counts.iter_mut().find(|c| c.0 == value) {
-                Some(c) => c.1 += (j - k) as u32,
-                None => counts.push((value, (j - k) as u32)),
-            }
+            count_pixels(&mut counts, value, j - k);
         }
-        k = j;
     }
     if flags {
         let h = ((y.end - y.start) * 0.5).max(2.0);
@@ -238,6 +228,28 @@ fn row_mesh(
         }
     }
     (mesh, counts)
+}
+
+/// The runs of equal pixels of a row: (first column, end column, value).
+fn runs(pixels: &[Pixel]) -> impl Iterator<Item = (usize, usize, u64)> + '_ {
+    let mut k = 0;
+    std::iter::from_fn(move || {
+        let value = pixels.get(k)?.value;
+        let start = k;
+        k += 1;
+        while pixels.get(k).is_some_and(|p| p.value == value) {
+            k += 1;
+        }
+        Some((start, k, value))
+    })
+}
+
+/// Adds `n` pixel columns showing `value` to a row's legend counts.
+fn count_pixels(counts: &mut Vec<(u64, u32)>, value: u64, n: usize) {
+    match counts.iter_mut().find(|c| c.0 == value) {
+        Some(c) => c.1 += n as u32,
+        None => counts.push((value, n as u32)),
+    }
 }
 
 /// A row as Paraver's function line: a faint baseline at the row's bottom, and each run of
@@ -260,13 +272,7 @@ fn function_line(
     );
     let span = (y.end - y.start - STROKE).max(0.0);
     let mut prev: Option<f32> = None;
-    let mut k = 0;
-    while k < pixels.len() {
-        let value = pixels[k].value;
-        let mut j = k + 1;
-        while j < pixels.len() && pixels[j].value == value {
-            j += 1;
-        }
+    for (k, j, value) in runs(pixels) {
         if coloring.is_null(value) {
             prev = None;
         } else {
@@ -285,12 +291,8 @@ fn function_line(
                 );
             }
             prev = Some(top);
-            match counts.iter_mut().find(|c| c.0 == value) {
-                Some(c) => c.1 += (j - k) as u32,
-                None => counts.push((value, (j - k) as u32)),
-            }
+            count_pixels(counts, value, j - k);
         }
-        k = j;
     }
 }
 

@@ -16,6 +16,7 @@
 
 pub mod app;
 pub mod breakdown;
+pub mod capture;
 pub mod cfg_view;
 pub mod frame;
 pub mod histogram;

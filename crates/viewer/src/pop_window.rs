@@ -8,7 +8,6 @@
 //! not open, a file that cannot be written) is said in the window.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 use egui::{Color32, RichText};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
@@ -16,6 +15,7 @@ use egui_plot::{Legend, Line, Plot, PlotPoints};
 use prvscope_paraver::pop::{self, Figures};
 use prvscope_store::Trace;
 
+use crate::capture::PngCapture;
 use crate::jobs::Job;
 
 /// Named runs.
@@ -29,13 +29,9 @@ pub struct PopWindow {
     computing: Option<Job<Result<Runs, String>>>,
     dialog: Option<(Purpose, Job<Option<Vec<PathBuf>>>)>,
     message: Option<(String, bool)>,
-    /// A PNG export: its file, whether the screenshot was asked for, the screenshot.
-    png: Option<(PathBuf, bool, Screenshot)>,
+    png: Option<PngCapture>,
     rect: egui::Rect,
 }
-
-/// Where a screenshot arrives.
-type Screenshot = Arc<Mutex<Option<Arc<egui::ColorImage>>>>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Purpose {
@@ -170,38 +166,20 @@ impl PopWindow {
 
     /// Saves the window as drawn next frame to `path` (PNG); the outcome is said in it.
     pub fn save_png(&mut self, path: PathBuf) {
-        self.png = Some((path, false, Arc::default()));
+        self.png = Some(PngCapture::new(path));
     }
 
     fn finish_png(&mut self, ctx: &egui::Context) {
-        let Some((path, requested, slot)) = &mut self.png else {
+        let Some(capture) = &mut self.png else {
             return;
         };
-        if !*requested {
-            *requested = true;
-            let slot = Arc::clone(slot);
-            let wake = ctx.clone();
-            ctx.request_screenshot(move |image| {
-                if let Ok(mut s) = slot.lock() {
-                    *s = Some(image);
-                }
-                wake.request_repaint();
+        if let Some((path, saved)) = capture.poll(ctx, self.rect) {
+            self.png = None;
+            self.message = Some(match saved {
+                Ok(()) => (format!("saved {}", path.display()), false),
+                Err(e) => (format!("could not save {}: {e}", path.display()), true),
             });
-            return;
         }
-        let image = slot.lock().ok().and_then(|mut s| s.take());
-        let Some(image) = image else {
-            return;
-        };
-        let path = path.clone();
-        self.png = None;
-        let saved = crate::breakdown::export::crop(&image, self.rect, ctx.pixels_per_point())
-            .ok_or_else(|| "the window is not on screen".to_owned())
-            .and_then(|img| img.save(&path).map_err(|e| e.to_string()));
-        self.message = Some(match saved {
-            Ok(()) => (format!("saved {}", path.display()), false),
-            Err(e) => (format!("could not save {}: {e}", path.display()), true),
-        });
     }
 
     /// Writes modelfactors' CSV of the runs to `path`, and says how it went.

@@ -3,9 +3,9 @@
 //! thread of its own. Every outcome is said in the window: saved, not saved, or why not.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 use super::{BreakdownWindow, Facts};
+use crate::capture::PngCapture;
 use crate::jobs::Job;
 
 /// What the user asked to save.
@@ -13,14 +13,6 @@ use crate::jobs::Job;
 pub(super) enum Export {
     Csv,
     Png,
-}
-
-/// A PNG export waiting for its screenshot.
-pub(super) struct PngCapture {
-    path: PathBuf,
-    /// The screenshot was requested.
-    requested: bool,
-    image: Arc<Mutex<Option<Arc<egui::ColorImage>>>>,
 }
 
 impl BreakdownWindow {
@@ -44,11 +36,7 @@ impl BreakdownWindow {
     /// Saves the window as it is drawn next frame to `path` (PNG); the outcome is shown in
     /// the window a frame or two later ([`Self::message`]).
     pub fn export_png(&mut self, path: PathBuf) {
-        self.png = Some(PngCapture {
-            path,
-            requested: false,
-            image: Arc::default(),
-        });
+        self.png = Some(PngCapture::new(path));
     }
 
     fn say_saved(&mut self, path: &Path, result: Result<&(), String>) {
@@ -117,55 +105,14 @@ impl BreakdownWindow {
         }
     }
 
-    /// Requests the screenshot of a PNG export, or crops and writes it once it arrived.
+    /// Requests the screenshot of a PNG export, or writes it once it arrived.
     pub(super) fn finish_png(&mut self, ctx: &egui::Context) {
         let Some(capture) = &mut self.png else {
             return;
         };
-        if !capture.requested {
-            capture.requested = true;
-            let slot = Arc::clone(&capture.image);
-            let wake = ctx.clone();
-            ctx.request_screenshot(move |image| {
-                if let Ok(mut s) = slot.lock() {
-                    *s = Some(image);
-                }
-                wake.request_repaint();
-            });
-            return;
-        }
-        let image = capture.image.lock().ok().and_then(|mut s| s.take());
-        let Some(image) = image else {
-            return;
-        };
-        let path = capture.path.clone();
-        self.png = None;
-        let saved = crop(&image, self.rect, ctx.pixels_per_point())
-            .ok_or_else(|| "the window is not on screen".to_owned())
-            .and_then(|img| img.save(&path).map_err(|e| e.to_string()));
-        self.say_saved(&path, saved.as_ref().map_err(Clone::clone));
-    }
-}
-
-/// The part of `image` (pixels) under `rect` (points).
-pub(crate) fn crop(
-    image: &egui::ColorImage,
-    rect: egui::Rect,
-    ppp: f32,
-) -> Option<image::RgbaImage> {
-    if !rect.is_positive() {
-        return None;
-    }
-    let [w, h] = image.size;
-    let px = |v: f32, max: usize| ((v * ppp).round().max(0.0) as usize).min(max);
-    let (x0, y0) = (px(rect.left(), w), px(rect.top(), h));
-    let (x1, y1) = (px(rect.right(), w).max(x0), px(rect.bottom(), h).max(y0));
-    let mut rgba = Vec::with_capacity((x1 - x0) * (y1 - y0) * 4);
-    for y in y0..y1 {
-        for p in image.pixels.get(y * w + x0..y * w + x1)? {
-            rgba.extend_from_slice(&p.to_array());
+        if let Some((path, saved)) = capture.poll(ctx, self.rect) {
+            self.png = None;
+            self.say_saved(&path, saved.as_ref().map_err(Clone::clone));
         }
     }
-    image::RgbaImage::from_raw((x1 - x0) as u32, (y1 - y0) as u32, rgba)
-        .filter(|i| i.width() > 0 && i.height() > 0)
 }

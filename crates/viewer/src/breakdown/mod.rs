@@ -11,7 +11,7 @@
 //! - `export`: the save dialogs, the CSV and the PNG (a screenshot cropped to the window).
 
 mod chart;
-pub(crate) mod export;
+mod export;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -27,7 +27,8 @@ use prvscope_analysis::breakdown::Breakdown;
 use prvscope_analysis::scopes::{Category, ScopeAnalysis, ScopeKey};
 use prvscope_store::Trace;
 
-use export::{Export, PngCapture};
+use crate::capture::PngCapture;
+use export::Export;
 
 /// More threads than this are drawn as one bar per task (or per node, when there are more
 /// tasks than this too).
