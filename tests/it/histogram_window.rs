@@ -515,6 +515,43 @@ fn pop_metrics_window_shows_the_series_with_traffic_lights_and_charts() {
     assert_eq!(h.query_all_by_label("99.38").count(), 2);
 }
 
+#[test]
+fn pop_metrics_window_of_an_openmp_run_shows_pypops_hybrid_metrics() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let mut h = harness_with(
+        LoadSource::File(dir.join("pypop_imagemagick_omp4/omp4.prv.gz")),
+        None,
+        (1200.0, 900.0),
+        false,
+    );
+    h.get_by_label("Analysis").click();
+    h.run_steps(2);
+    h.get_by_label("POP metrics…").click();
+    h.run_steps(2);
+    let ctx = h.ctx.clone();
+    {
+        let w = h.state_mut().pop_window().expect("the window opened");
+        while w.busy() {
+            w.poll(&ctx);
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        assert!(w.runs()[0].1.openmp.is_some());
+    }
+    h.run_steps(3);
+    // pypop's figures for this run: OpenMP region 99.5565, serial region 49.8454, parallel
+    // 48.8539 (percent).
+    h.get_by_label("OpenMP region efficiency");
+    h.get_by_label("99.56");
+    h.get_by_label("Serial region efficiency");
+    h.get_by_label("49.85");
+    // Parallel and global efficiency (a single run: computation scalability 100).
+    assert_eq!(h.query_all_by_label("48.85").count(), 2);
+    h.snapshot("pop_window_openmp");
+}
+
 /// paramedir's output for `case` (`trace/cfg-name.txt.gz` under `../shared/reference/paramedir`),
 /// `traces` being `../shared/traces`.
 fn paramedir_output(traces: &std::path::Path, case: &str) -> String {

@@ -69,7 +69,7 @@ fn epoch_series_metrics_are_bscs_modelfactors_figures() {
     assert_eq!(runs[1].cycles, Some(46_855_679_955.0));
     let metrics = pop::metrics(&runs);
     for (name, bsc) in BSC {
-        let ours = &metrics.iter().find(|(n, _)| n == name).unwrap().1;
+        let ours = &metrics.iter().find(|m| m.name == *name).unwrap().values;
         for (k, want) in bsc.iter().enumerate() {
             let got = ours[k].unwrap();
             assert!(
@@ -99,7 +99,10 @@ fn epoch_series_metrics_are_bscs_modelfactors_figures() {
             ideal[k]
         );
     }
+    // MPI only: no OpenMP figures, no hybrid rows.
+    assert!(runs.iter().all(|r| r.openmp.is_none()));
     let text = pop::csv(&runs);
+    assert!(!text.contains("OpenMP"), "{text}");
     assert!(text.starts_with("Number of processes;1;2;4\nParallel efficiency;99.9255"));
     assert!(
         text.contains("\nSerialization efficiency;100.000000;99.8"),

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use egui::{Color32, RichText};
-use egui_plot::{Legend, Line, Plot, PlotPoints};
+use egui_plot::{Corner, Legend, Line, Plot, PlotPoints, Points};
 
 use prvscope_paraver::pop::{self, Figures};
 use prvscope_store::Trace;
@@ -50,9 +50,6 @@ pub fn traffic_light(v: f64) -> Color32 {
         Color32::from_rgb(210, 80, 70)
     }
 }
-
-/// The rows that are efficiencies (percent, coloured).
-const PERCENT_ROWS: usize = 10;
 
 impl PopWindow {
     /// Starts computing the metrics of `trace` (named `name`).
@@ -285,7 +282,13 @@ impl PopWindow {
             return;
         }
         let figures: Vec<Figures> = self.runs.iter().map(|(_, f)| f.clone()).collect();
-        let metrics = pop::metrics(&figures);
+        // POP's tree: global efficiency first (modelfactors lists it after computation
+        // scalability).
+        let mut metrics = pop::metrics(&figures);
+        if let Some(k) = metrics.iter().position(|m| m.name == "Global efficiency") {
+            let global = metrics.remove(k);
+            metrics.insert(0, global);
+        }
         egui::Grid::new("pop-table").striped(true).show(ui, |ui| {
             ui.label(RichText::new("Run").strong());
             for (name, _) in &self.runs {
@@ -297,11 +300,15 @@ impl PopWindow {
                 ui.label(RichText::new(f.processes.to_string()).strong());
             }
             ui.end_row();
-            for (k, (name, values)) in metrics.iter().enumerate() {
-                ui.label(*name);
-                for v in values {
+            for m in &metrics {
+                // POP's tree, as modelfactors indents it.
+                ui.horizontal(|ui| {
+                    ui.add_space(f32::from(m.depth) * 12.0);
+                    ui.label(m.name);
+                });
+                for v in &m.values {
                     match v {
-                        Some(v) if k < PERCENT_ROWS => {
+                        Some(v) if m.percent => {
                             let text = RichText::new(format!("{v:.2}"))
                                 .color(Color32::BLACK)
                                 .background_color(traffic_light(*v));
@@ -320,54 +327,89 @@ impl PopWindow {
         });
         ui.separator();
         let procs: Vec<f64> = self.runs.iter().map(|(_, f)| f.processes as f64).collect();
-        let line = |name: &str, values: &[Option<f64>]| {
-            let points: PlotPoints = procs
+        // A series as a line with a marker on each run (a single run shows as a point), in
+        // one colour of its own.
+        let series = |plot: &mut egui_plot::PlotUi<'_>,
+                      k: usize,
+                      name: &str,
+                      values: &[Option<f64>]| {
+            let points: Vec<[f64; 2]> = procs
                 .iter()
                 .zip(values)
                 .filter_map(|(&p, v)| v.map(|v| [p, v]))
                 .collect();
-            Line::new(name.to_owned(), points)
+            let color = SERIES_COLOURS[k % SERIES_COLOURS.len()];
+            plot.line(Line::new(name.to_owned(), PlotPoints::from(points.clone())).color(color));
+            plot.points(
+                Points::new(name.to_owned(), PlotPoints::from(points))
+                    .color(color)
+                    .radius(3.0),
+            );
         };
+        // Half a process of margin either side, so that the first and last runs are seen.
+        let x_range = (
+            procs.iter().copied().fold(f64::MAX, f64::min) - 0.5,
+            procs.iter().copied().fold(f64::MIN, f64::max) + 0.5,
+        );
         ui.columns(2, |cols| {
             Plot::new("pop-efficiencies")
-                .legend(Legend::default())
+                .legend(Legend::default().position(Corner::LeftBottom))
+                .include_x(x_range.0)
+                .include_x(x_range.1)
                 .height(220.0)
                 .x_axis_label("processes")
                 .y_axis_label("%")
                 .show(&mut cols[0], |plot| {
-                    for (name, values) in metrics.iter().take(PERCENT_ROWS) {
+                    let mut k = 0;
+                    for m in &metrics {
                         if [
                             "Parallel efficiency",
                             "Load balance",
                             "Communication efficiency",
+                            "Process level efficiency",
+                            "Thread level efficiency",
                             "Computation scalability",
                             "Global efficiency",
                         ]
-                        .contains(name)
+                        .contains(&m.name)
                         {
-                            plot.line(line(name, values));
+                            series(plot, k, m.name, &m.values);
+                            k += 1;
                         }
                     }
                 });
             let speedup = metrics
                 .iter()
-                .find(|(n, _)| *n == "Speedup")
-                .map(|(_, v)| v.clone())
+                .find(|m| m.name == "Speedup")
+                .map(|m| m.values.clone())
                 .unwrap_or_default();
             let first = procs.first().copied().unwrap_or(1.0);
             Plot::new("pop-speedup")
-                .legend(Legend::default())
+                .legend(Legend::default().position(Corner::RightBottom))
+                .include_x(x_range.0)
+                .include_x(x_range.1)
                 .height(220.0)
                 .x_axis_label("processes")
                 .y_axis_label("speedup")
                 .show(&mut cols[1], |plot| {
-                    plot.line(line("Speedup", &speedup));
-                    let ideal: PlotPoints = procs.iter().map(|&p| [p, p / first]).collect();
-                    plot.line(Line::new("Ideal", ideal));
+                    series(plot, 0, "Speedup", &speedup);
+                    let ideal: Vec<Option<f64>> = procs.iter().map(|&p| Some(p / first)).collect();
+                    series(plot, 1, "Ideal", &ideal);
                 });
         });
     }
 }
+
+/// The charts' series colours, told apart on the dark background.
+const SERIES_COLOURS: [Color32; 7] = [
+    Color32::from_rgb(230, 90, 80),
+    Color32::from_rgb(90, 160, 240),
+    Color32::from_rgb(120, 200, 110),
+    Color32::from_rgb(240, 190, 60),
+    Color32::from_rgb(190, 120, 230),
+    Color32::from_rgb(80, 210, 200),
+    Color32::from_rgb(240, 140, 200),
+];
 
 /// A run's name: its file's.
 fn name_of(path: &Path) -> String {
