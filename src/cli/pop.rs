@@ -32,13 +32,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     runs.sort_by_key(|(_, r)| r.processes);
     let (paths, runs): (Vec<_>, Vec<_>) = runs.into_iter().unzip();
-    // Why a run has no ideal figures (the CSV leaves them empty).
+    // Why a run has no ideal figures (the CSV leaves them empty), several applications.
     for (path, r) in paths.iter().zip(&runs) {
-        if let Err(why) = &r.ideal_us {
-            eprintln!(
-                "prvscope: {}: no ideal-network figures: {why}",
-                path.display()
-            );
+        for caveat in r.caveats() {
+            eprintln!("prvscope: {}: {caveat}", path.display());
         }
     }
     let csv = pop::csv(&runs);

@@ -53,6 +53,8 @@ pub struct Figures {
     pub tasks: Vec<std::ops::Range<usize>>,
     /// The OpenMP figures, when the trace has OpenMP regions.
     pub openmp: Option<OpenMp>,
+    /// The number of applications of the trace (their processes are taken together).
+    pub applications: usize,
 }
 
 /// pypop's OpenMP figures of one run, per thread (in the order of `Figures::useful_us`), in
@@ -75,6 +77,22 @@ pub const OMP_FUNCTION: u32 = 60_000_018;
 pub const OMP_TASK_FUNCTION: u32 = 60_000_023;
 
 impl Figures {
+    /// What a reader of this run's metrics should know: figures not computed and why, and
+    /// several applications taken together.
+    pub fn caveats(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.applications > 1 {
+            out.push(format!(
+                "{} applications: their {} processes are taken together (POP's metrics are \
+                 defined for one application; pypop refuses such traces)",
+                self.applications, self.processes
+            ));
+        }
+        if let Err(why) = &self.ideal_us {
+            out.push(format!("no ideal-network figures: {why}"));
+        }
+        out
+    }
     pub fn useful_average(&self) -> f64 {
         self.useful_total() / self.useful_us.len().max(1) as f64
     }
@@ -297,6 +315,11 @@ pub fn figures_in(trace: &Trace, window: Option<(u64, u64)>) -> Result<Figures, 
             .map(|(_, _, rows)| rows.clone())
             .collect(),
         openmp,
+        applications: {
+            let mut appls: Vec<u32> = objects.tasks.iter().map(|(a, _, _)| *a).collect();
+            appls.dedup();
+            appls.len()
+        },
         processes: objects.tasks.len(),
         runtime_us,
         useful_us,

@@ -99,8 +99,9 @@ fn epoch_series_metrics_are_bscs_modelfactors_figures() {
             ideal[k]
         );
     }
-    // MPI only: no OpenMP figures, no hybrid rows.
+    // MPI only: no OpenMP figures, no hybrid rows; one application, replayed.
     assert!(runs.iter().all(|r| r.openmp.is_none()));
+    assert!(runs.iter().all(|r| r.caveats().is_empty()));
     let text = pop::csv(&runs);
     assert!(!text.contains("OpenMP"), "{text}");
     assert!(text.starts_with("Number of processes;1;2;4\nParallel efficiency;99.9255"));
@@ -108,4 +109,22 @@ fn epoch_series_metrics_are_bscs_modelfactors_figures() {
         text.contains("\nSerialization efficiency;100.000000;99.8"),
         "{text}"
     );
+}
+
+#[test]
+fn a_cut_two_application_trace_says_what_its_metrics_cannot_mean() {
+    let Some(dir) = common::shared().map(|s| s.join("traces")) else {
+        return;
+    };
+    let path =
+        dir.join("profet_lulesh_2appl_comms/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv");
+    let trace =
+        prvscope_import::load(&path, &prvscope_import::LoadOptions::default(), None).unwrap();
+    let f = pop::figures(&trace).unwrap();
+    assert_eq!(f.applications, 2);
+    let caveats = f.caveats();
+    assert_eq!(caveats.len(), 2, "{caveats:?}");
+    assert!(caveats[0].starts_with("2 applications: their 20 processes are taken together"));
+    // A cut trace: messages whose other end was cut away never arrive in the replay.
+    assert!(caveats[1].starts_with("no ideal-network figures: the replay cannot go on"));
 }

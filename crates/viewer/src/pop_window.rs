@@ -281,6 +281,15 @@ impl PopWindow {
         if self.runs.is_empty() {
             return;
         }
+        for (name, f) in &self.runs {
+            for caveat in f.caveats() {
+                ui.label(
+                    RichText::new(format!("{name}: {caveat}"))
+                        .color(ui.visuals().warn_fg_color)
+                        .small(),
+                );
+            }
+        }
         let figures: Vec<Figures> = self.runs.iter().map(|(_, f)| f.clone()).collect();
         // POP's tree: global efficiency first (modelfactors lists it after computation
         // scalability).
