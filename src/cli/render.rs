@@ -14,6 +14,10 @@ pub enum LevelArg {
     Thread,
     Task,
     Appl,
+    /// One row per CPU: the thread on it.
+    Cpu,
+    /// One row per node: its CPUs together.
+    Node,
 }
 
 /// Draws the timeline as PNG: the rows only, one pixel column per `--width` step of the
@@ -31,7 +35,8 @@ pub struct Args {
     /// counters).
     #[arg(long)]
     pub draw_mode: Option<DrawMode>,
-    /// Rows: one per thread, or one per task or application (collapsed).
+    /// Rows: one per thread, one per task or application (collapsed), or one per CPU or
+    /// node (the threads that ran there; communications are not drawn).
     #[arg(long, value_enum, default_value = "thread")]
     pub level: LevelArg,
     /// Window start in trace ticks (default: the trace's start).
@@ -89,6 +94,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             LevelArg::Thread => Level::Thread,
             LevelArg::Task => Level::Task,
             LevelArg::Appl => Level::Application,
+            LevelArg::Cpu => Level::Cpu,
+            LevelArg::Node => Level::Node,
         },
         from: args.from,
         to: args.to,
@@ -117,6 +124,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         r.config.name(&t),
         r.config.mode
     );
+    if let Some(note) = r
+        .placement
+        .as_ref()
+        .and_then(prvscope_store::placement::Placement::unplaced_note)
+    {
+        eprintln!("prvscope: {note}");
+    }
     super::print_warnings(&t);
     Ok(())
 }

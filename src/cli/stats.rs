@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use prvscope_analysis::stats::{self, Semantic};
-use prvscope_analysis::table::stats_text;
+use prvscope_analysis::table::{column_label, named_table_text, stats_text};
+use prvscope_store::placement::Placement;
+use prvscope_store::signal::{SignalSpec, ViewSignals};
 
 use super::WindowArgs;
 
@@ -17,8 +19,20 @@ pub struct Args {
     /// Event type for "Last Evt Val" (default: states).
     #[arg(long = "type")]
     pub ty: Option<u32>,
+    /// Rows: threads, or the CPUs or nodes they ran on (the time of the thread on each CPU;
+    /// `null` is time with no thread there; a node adds its CPUs).
+    #[arg(long, value_enum, default_value = "thread")]
+    pub level: StatsLevel,
     #[command(flatten)]
     pub window: WindowArgs,
+}
+
+/// The rows of `stats`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StatsLevel {
+    Thread,
+    Cpu,
+    Node,
 }
 
 /// Runs `stats`.
@@ -29,6 +43,38 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let semantic = args
         .ty
         .map_or(Semantic::StateAsIs, Semantic::LastEventValue);
+    if args.level != StatsLevel::Thread {
+        let placement = Placement::of(&t).map_err(anyhow::Error::msg)?;
+        let spec = args
+            .ty
+            .map_or(SignalSpec::States, |ty| SignalSpec::Events(vec![ty]));
+        let zero_is_null = t.store.null_policy().zero_is_null;
+        let view = ViewSignals::build(std::sync::Arc::clone(&t.store), spec, zero_is_null)
+            .on_cpus(&placement);
+        let nodes = args.level == StatsLevel::Node;
+        let table = stats::time_per_value_on_cpus(&view, &placement, nodes, t0, t1);
+        let names: Vec<(usize, String)> = if nodes {
+            placement
+                .nodes
+                .iter()
+                .map(|(l, _)| l.clone())
+                .enumerate()
+                .collect()
+        } else {
+            placement.cpus.iter().cloned().enumerate().collect()
+        };
+        let label = |c| column_label(&t, semantic, c);
+        let what = if nodes { "node" } else { "cpu" };
+        print!(
+            "{}",
+            named_table_text(&t, &table, args.window.csv, &label, what, &names)
+        );
+        if let Some(note) = placement.unplaced_note() {
+            eprintln!("prvscope: {note}");
+        }
+        super::print_warnings(&t);
+        return Ok(());
+    }
     let table = stats::time_per_value(&t.store, semantic, t0, t1);
     print!("{}", stats_text(&t, semantic, &table, args.window.csv));
     super::print_warnings(&t);

@@ -361,10 +361,10 @@ fn a_node_window_shows_on_rows_of_its_own_with_paramedirs_values() {
     let t = &l.timeline;
     // One row per node of the header (one), not the threads'.
     assert_eq!(t.rows().len(), 1);
-    assert!(matches!(
+    assert_eq!(
         t.rows()[0].kind,
-        prvscope_viewer::rows::RowKind::Resource(0)
-    ));
+        prvscope_viewer::rows::RowKind::Resource(0..1)
+    );
     let theirs = paramedir_output(
         &dir,
         "epoch_2proc/paraver__mpi__views__node_bandwidth.txt.gz",

@@ -86,24 +86,70 @@ pub fn time_per_value_of_view(
         _ => Column::Null,
     };
     let rows = (0..view.row_count())
-        .map(|row| {
-            let steps = view.steps(row);
-            let mut map = BTreeMap::new();
-            let mut current = steps.point_at(t0).map(|i| steps.value.get(i));
-            let mut since = t0;
-            let first = steps.time.upper_bound(t0);
-            let stop = steps.time.lower_bound(t1);
-            for i in first..stop.max(first) {
-                let time = steps.time.get(i);
-                add(&mut map, column_of(current), time - since);
-                current = Some(steps.value.get(i));
-                since = time;
-            }
-            add(&mut map, column_of(current), t1.saturating_sub(since));
-            map
-        })
+        .map(|row| steps_row(&view.steps(row), &column_of, t0, t1))
         .collect();
     TimeTable { t0, t1, rows }
+}
+
+/// The table of a view on the CPUs of `placement` (see [`prvscope_store::placement`]): per
+/// CPU, time per value of the thread on it, null time where none is; with `nodes`, per
+/// node, its CPUs' times added (as Paraver adds a node's CPUs).
+pub fn time_per_value_on_cpus(
+    view: &ViewSignals,
+    placement: &prvscope_store::placement::Placement,
+    nodes: bool,
+    t0: u64,
+    t1: u64,
+) -> TimeTable {
+    let t1 = t1.max(t0);
+    let sentinel = view.sentinel();
+    let column_of = |v: Option<u64>| match v {
+        Some(v) if v != sentinel => Column::Value(v),
+        _ => Column::Null,
+    };
+    let cpus: Vec<BTreeMap<Column, u64>> = (0..view.resource_count())
+        .map(|k| steps_row(&view.resource_steps(k), &column_of, t0, t1))
+        .collect();
+    let rows = if nodes {
+        placement
+            .nodes
+            .iter()
+            .map(|(_, ks)| {
+                let mut map = BTreeMap::new();
+                for m in &cpus[ks.clone()] {
+                    for (&c, &ticks) in m {
+                        add(&mut map, c, ticks);
+                    }
+                }
+                map
+            })
+            .collect()
+    } else {
+        cpus
+    };
+    TimeTable { t0, t1, rows }
+}
+
+/// Time per column of one step function over `[t0, t1)`.
+fn steps_row(
+    steps: &prvscope_store::summary::Steps<'_>,
+    column_of: &dyn Fn(Option<u64>) -> Column,
+    t0: u64,
+    t1: u64,
+) -> BTreeMap<Column, u64> {
+    let mut map = BTreeMap::new();
+    let mut current = steps.point_at(t0).map(|i| steps.value.get(i));
+    let mut since = t0;
+    let first = steps.time.upper_bound(t0);
+    let stop = steps.time.lower_bound(t1);
+    for i in first..stop.max(first) {
+        let time = steps.time.get(i);
+        add(&mut map, column_of(current), time - since);
+        current = Some(steps.value.get(i));
+        since = time;
+    }
+    add(&mut map, column_of(current), t1.saturating_sub(since));
+    map
 }
 
 fn add(map: &mut BTreeMap<Column, u64>, column: Column, ticks: u64) {

@@ -42,23 +42,37 @@ pub fn table_text(
     label: &dyn Fn(Column) -> String,
 ) -> String {
     // Threads left out of a partial load are not listed (they would read as idle).
-    let shown: Vec<usize> = (0..table.rows.len())
+    let names: Vec<(usize, String)> = (0..table.rows.len())
         .filter(|&r| t.is_row_loaded(r))
+        .map(|r| (r, t.thread_name(r)))
         .collect();
+    named_table_text(t, table, csv, label, "thread", &names)
+}
+
+/// A time-per-value table of the rows `names` (index into the table, name), the first
+/// column headed `what`.
+pub fn named_table_text(
+    t: &Trace,
+    table: &crate::stats::TimeTable,
+    csv: bool,
+    label: &dyn Fn(Column) -> String,
+    what: &str,
+    names: &[(usize, String)],
+) -> String {
+    let shown: Vec<usize> = names.iter().map(|(r, _)| *r).collect();
     let columns: Vec<_> = table
         .columns()
         .into_iter()
         .filter(|&c| shown.iter().any(|&r| table.get(r, c) > 0))
         .collect();
     let labels: Vec<String> = columns.iter().map(|&c| label(c)).collect();
-    let names: Vec<(usize, String)> = shown.iter().map(|&r| (r, t.thread_name(r))).collect();
     let mut s = String::new();
     if csv {
-        let header: Vec<String> = std::iter::once("thread".to_string())
+        let header: Vec<String> = std::iter::once(what.to_string())
             .chain(labels.iter().map(|l| csv_field(l)))
             .collect();
         let _ = writeln!(s, "{}", header.join(","));
-        for (r, name) in &names {
+        for (r, name) in names {
             let cells: Vec<String> = std::iter::once(csv_field(name))
                 .chain(columns.iter().map(|&c| table.get(*r, c).to_string()))
                 .collect();
@@ -85,12 +99,12 @@ pub fn table_text(
                 .max(l.len())
         })
         .collect();
-    let _ = write!(s, "{:name_w$}", "thread");
+    let _ = write!(s, "{what:name_w$}");
     for (l, w) in labels.iter().zip(&widths) {
         let _ = write!(s, "  {l:>w$}");
     }
     s.push('\n');
-    for (r, name) in &names {
+    for (r, name) in names {
         let _ = write!(s, "{name:name_w$}");
         for (&c, w) in columns.iter().zip(&widths) {
             let _ = write!(s, "  {:>w$}", table.get(*r, c));

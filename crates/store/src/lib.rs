@@ -17,6 +17,7 @@
 pub mod columns;
 pub mod comm_index;
 pub mod null;
+pub mod placement;
 pub mod signal;
 pub mod summary;
 pub mod trace;

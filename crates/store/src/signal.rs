@@ -144,7 +144,7 @@ impl std::str::FromStr for SignalSpec {
     }
 }
 
-enum Source {
+pub(crate) enum Source {
     /// The store's column `events[i]` of the thread.
     Event(usize),
     /// Points built for this view.
@@ -156,8 +156,8 @@ enum Source {
     Empty,
 }
 
-struct RowSignal {
-    source: Source,
+pub(crate) struct RowSignal {
+    pub(crate) source: Source,
     pyramid: Pyramid,
 }
 
@@ -178,8 +178,9 @@ pub struct ViewSignals {
     rows: Vec<RowSignal>,
     /// A custom view's rows of objects above threads, by their thread rows.
     groups: Vec<(std::ops::Range<usize>, RowSignal)>,
-    /// A custom view's rows of CPUs, nodes or the system.
-    resources: Vec<RowSignal>,
+    /// A custom view's rows of CPUs, nodes or the system (or a view's CPUs, see
+    /// [`crate::placement`]).
+    pub(crate) resources: Vec<RowSignal>,
     /// Every distinct non-null value of the view, sorted (for legends and gradients).
     values: BTreeSet<u64>,
     /// Was 0 turned into null?
@@ -230,25 +231,15 @@ impl ViewSignals {
         let mut groups = Vec::new();
         let mut resources = Vec::new();
         if let SignalSpec::Custom(c) = &spec {
-            let empty = ThreadData::default();
-            let mut owned = |times: &[u64], vals: &[u64]| {
-                let row = RowSignal {
-                    source: Source::Owned {
-                        time: TimeColumn::from_times(times),
-                        value: ValueColumn::from_values(vals, sentinel),
-                    },
-                    pyramid: Pyramid::default(),
-                };
-                let steps = steps_of(&row, &empty, sentinel);
-                values.extend(distinct_values(steps.value, sentinel));
-                let pyramid = Pyramid::build(&steps);
-                RowSignal { pyramid, ..row }
-            };
             for (threads, times, vals) in &c.0.groups {
-                groups.push((threads.clone(), owned(times, vals)));
+                let (row, v) = owned_row(times, vals, sentinel);
+                values.extend(v);
+                groups.push((threads.clone(), row));
             }
             for (_, times, vals) in &c.0.resource_rows {
-                resources.push(owned(times, vals));
+                let (row, v) = owned_row(times, vals, sentinel);
+                values.extend(v);
+                resources.push(row);
             }
         }
         ViewSignals {
@@ -347,21 +338,31 @@ impl ViewSignals {
         summary::summarize_group(&rows, edges, mode, out);
     }
 
-    /// Summarises resource row `k` (a CPU, node or the system of a custom view) into `out`.
-    pub fn summarize_resource(
+    /// Number of resource rows (CPUs, nodes or the system).
+    pub fn resource_count(&self) -> usize {
+        self.resources.len()
+    }
+
+    /// Summarises the resource rows `ks` (a CPU, node or the system of a custom view, or the
+    /// CPUs of a node together, as a collapsed task's threads) into `out`.
+    pub fn summarize_resources(
         &self,
-        k: usize,
+        ks: std::ops::Range<usize>,
         edges: &[u64],
         mode: DrawMode,
         out: &mut Vec<Pixel>,
     ) {
-        match self.resources.get(k) {
-            Some(r) => {
-                let empty = ThreadData::default();
-                let steps = steps_of(r, &empty, self.sentinel());
-                summarize(&steps, &r.pyramid, edges, mode, out);
-            }
-            None => out.clear(),
+        let empty = ThreadData::default();
+        let rows: Vec<(Steps<'_>, &Pyramid)> = ks
+            .filter_map(|k| {
+                let r = self.resources.get(k)?;
+                Some((steps_of(r, &empty, self.sentinel()), &r.pyramid))
+            })
+            .collect();
+        match rows.as_slice() {
+            [] => out.clear(),
+            [(steps, pyramid)] => summarize(steps, pyramid, edges, mode, out),
+            _ => summary::summarize_group(&rows, edges, mode, out),
         }
     }
 
@@ -411,7 +412,7 @@ impl ViewSignals {
 }
 
 /// The columns of a row without points.
-static EMPTY: std::sync::LazyLock<(TimeColumn, ValueColumn)> =
+pub(crate) static EMPTY: std::sync::LazyLock<(TimeColumn, ValueColumn)> =
     std::sync::LazyLock::new(|| (TimeColumn::default(), ValueColumn::default()));
 
 fn steps_of<'a>(row: &'a RowSignal, thread: &'a ThreadData, sentinel: u64) -> Steps<'a> {
@@ -470,6 +471,22 @@ fn distinct_values(column: &ValueColumn, sentinel: u64) -> BTreeSet<u64> {
     }
     many.extend(few);
     many
+}
+
+/// A row of points computed elsewhere, with its pyramid, and its distinct values.
+pub(crate) fn owned_row(times: &[u64], vals: &[u64], sentinel: u64) -> (RowSignal, BTreeSet<u64>) {
+    let empty = ThreadData::default();
+    let row = RowSignal {
+        source: Source::Owned {
+            time: TimeColumn::from_times(times),
+            value: ValueColumn::from_values(vals, sentinel),
+        },
+        pyramid: Pyramid::default(),
+    };
+    let steps = steps_of(&row, &empty, sentinel);
+    let values = distinct_values(steps.value, sentinel);
+    let pyramid = Pyramid::build(&steps);
+    (RowSignal { pyramid, ..row }, values)
 }
 
 fn state_points(thread: &ThreadData, sentinel: u64, zero_is_null: bool) -> Source {

@@ -181,8 +181,8 @@ pub fn row_pixels(
     mode: DrawMode,
 ) -> Vec<Pixel> {
     let mut out = Vec::with_capacity(edges.len());
-    if let RowKind::Resource(k) = item.kind {
-        view.summarize_resource(k, edges, mode, &mut out);
+    if let RowKind::Resource(ks) = &item.kind {
+        view.summarize_resources(ks.clone(), edges, mode, &mut out);
     } else if item.threads.len() == 1 {
         view.summarize_row(item.threads.start, edges, mode, &mut out);
     } else {

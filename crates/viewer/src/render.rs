@@ -53,6 +53,8 @@ pub struct Rendered {
     pub config: ViewConfig,
     pub coloring: Coloring,
     pub comms: Option<Bundles>,
+    /// Where the threads ran, at the CPU and node levels.
+    pub placement: Option<prvscope_store::placement::Placement>,
 }
 
 /// Draws `trace` as `opts` say.
@@ -76,7 +78,13 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
     if let Some(mode) = opts.mode {
         config.mode = mode;
     }
-    config.comms = opts.comms;
+    // Communications are drawn between threads: not on CPU or node rows.
+    config.comms = opts.comms && !opts.level.is_resource();
+    let placement = if opts.level.is_resource() {
+        Some(prvscope_store::placement::Placement::of(trace).map_err(anyhow::Error::msg)?)
+    } else {
+        None
+    };
     // The communication index is built beside the view (its sort is one thread's work).
     let (signals, index) = rayon::join(
         || {
@@ -86,12 +94,19 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
                 config.zero_is_null,
             )
         },
-        || opts.comms.then(|| CommIndex::build(trace.store.comms())),
+        || config.comms.then(|| CommIndex::build(trace.store.comms())),
     );
+    let (signals, rows) = if let Some(p) = &placement {
+        (
+            signals.on_cpus(p),
+            super::rows::resource_layout(p, opts.level),
+        )
+    } else {
+        let mut grouping = Grouping::default();
+        grouping.set_level(trace, opts.level);
+        (signals, grouping.layout(trace))
+    };
     let coloring = Coloring::new(trace, &config, signals.values());
-    let mut grouping = Grouping::default();
-    grouping.set_level(trace, opts.level);
-    let rows = grouping.layout(trace);
     anyhow::ensure!(!rows.is_empty(), "the trace has no rows to draw");
     anyhow::ensure!(
         opts.height as usize >= rows.len(),
@@ -162,6 +177,7 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
         config,
         coloring,
         comms,
+        placement,
     })
 }
 

@@ -15,9 +15,9 @@ pub enum RowKind {
     Task { appl: usize, task: usize },
     /// A collapsed application.
     Appl { appl: usize },
-    /// A CPU, node or the system of a view at those levels (its index among them); it
-    /// shows no thread.
-    Resource(usize),
+    /// CPUs, a node or the system (the indices of the view's resource rows it shows: one
+    /// for a CPU, or the CPUs of a node together); it shows no thread.
+    Resource(Range<usize>),
 }
 
 /// One drawn row.
@@ -32,12 +32,51 @@ pub struct RowItem {
     pub task: usize,
 }
 
-/// The collapse level of every row.
+/// The collapse level of every row, or the resources shown instead of threads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
     Thread,
     Task,
     Application,
+    /// One row per CPU: the thread on it (see [`prvscope_store::placement`]).
+    Cpu,
+    /// One row per node: its CPUs together.
+    Node,
+}
+
+impl Level {
+    /// True for the CPU and node levels (rows of resources, not threads).
+    pub fn is_resource(self) -> bool {
+        matches!(self, Level::Cpu | Level::Node)
+    }
+}
+
+/// The rows of the CPU or node level of `placement` (no rows at other levels).
+pub fn resource_layout(
+    placement: &prvscope_store::placement::Placement,
+    level: Level,
+) -> Vec<RowItem> {
+    let item = |label: &str, cpus: Range<usize>| RowItem {
+        label: label.to_string(),
+        kind: RowKind::Resource(cpus),
+        threads: 0..0,
+        appl: 0,
+        task: 0,
+    };
+    match level {
+        Level::Cpu => placement
+            .cpus
+            .iter()
+            .enumerate()
+            .map(|(k, l)| item(l, k..k + 1))
+            .collect(),
+        Level::Node => placement
+            .nodes
+            .iter()
+            .map(|(l, cpus)| item(l, cpus.clone()))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// Which tasks and applications are collapsed.
@@ -54,7 +93,7 @@ impl Grouping {
         self.apps.clear();
         for (a, app) in trace.header.applications.iter().enumerate() {
             match level {
-                Level::Thread => {}
+                Level::Thread | Level::Cpu | Level::Node => {}
                 Level::Task => self.tasks.extend((0..app.tasks.len()).map(|t| (a, t))),
                 Level::Application => {
                     self.apps.insert(a);

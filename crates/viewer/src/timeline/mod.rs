@@ -365,7 +365,7 @@ impl Timeline {
                 .enumerate()
                 .map(|(k, label)| RowItem {
                     label,
-                    kind: RowKind::Resource(k),
+                    kind: RowKind::Resource(k..k + 1),
                     threads: 0..0,
                     appl: 0,
                     task: 0,
