@@ -195,3 +195,59 @@ fn a_cpu_shows_the_last_thread_to_arrive_and_cpu_0_is_reported_not_drawn() {
     );
     assert_eq!(stats("node"), "node,1,2,3,null\nNODE 1,300,200,400,1100\n");
 }
+
+#[test]
+fn the_viewer_switches_to_cpu_and_node_rows_and_back_and_says_when_it_cannot() {
+    use egui_kittest::kittest::Queryable;
+    use prvscope_viewer::loader::LoadSource;
+    use prvscope_viewer::rows::RowKind;
+
+    let _shared = crate::common::shared();
+    let Some(root) = shared_traces() else { return };
+    let prv = std::fs::read_dir(root.join("extrae_mpi_prime16"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "prv"))
+        .unwrap();
+    let mut h = crate::viewer::harness_with(LoadSource::File(prv), None, (1000.0, 640.0), false);
+    let pick = |h: &mut egui_kittest::Harness<'static, prvscope_viewer::app::App>, item: &str| {
+        h.get_by_label("View").click();
+        h.run_steps(2);
+        h.get_by_label(item).click();
+        h.run_steps(3);
+    };
+    pick(&mut h, "Rows: CPUs");
+    {
+        let t = &h.state().loaded().unwrap().timeline;
+        assert_eq!(t.level(), Level::Cpu);
+        assert_eq!(t.rows().len(), 16);
+        assert_eq!(t.rows()[0].kind, RowKind::Resource(0..1));
+    }
+    h.snapshot("cpu_view_prime");
+    pick(&mut h, "Rows: nodes");
+    {
+        let t = &h.state().loaded().unwrap().timeline;
+        assert_eq!(t.rows().len(), 4);
+        assert_eq!(t.rows()[0].kind, RowKind::Resource(0..13));
+    }
+    pick(&mut h, "Rows: threads");
+    {
+        let t = &h.state().loaded().unwrap().timeline;
+        assert_eq!(t.rows().len(), 16);
+        assert_eq!(t.rows()[0].kind, RowKind::Thread(0));
+    }
+    // ovni's CPU trace declares no CPU and has no affinity channel: the status line says so.
+    let mut h = crate::viewer::harness_with(
+        LoadSource::File(root.join("ovni_nanos6-task-types/cpu.prv")),
+        None,
+        (1000.0, 640.0),
+        false,
+    );
+    pick(&mut h, "Rows: CPUs");
+    assert_eq!(h.state().loaded().unwrap().timeline.level(), Level::Thread);
+    assert!(
+        h.query_all_by_label_contains("no CPU rows: the trace declares no CPU")
+            .next()
+            .is_some()
+    );
+}

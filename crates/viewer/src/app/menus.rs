@@ -128,6 +128,7 @@ impl App {
                     }
                 });
             }
+            let mut level_chosen = None;
             if let Some(l) = &mut self.loaded {
                 ui.menu_button("View", |ui| {
                     if ui.button("Fit (Home)").clicked() {
@@ -152,13 +153,32 @@ impl App {
                         }
                     });
                     ui.separator();
-                    for (level, name) in [
-                        (Level::Thread, "Rows: threads"),
-                        (Level::Task, "Rows: tasks"),
-                        (Level::Application, "Rows: applications"),
+                    let current = l.timeline.level();
+                    for (level, name, hint) in [
+                        (Level::Thread, "Rows: threads", "One row per thread"),
+                        (Level::Task, "Rows: tasks", "Each task's threads on one row"),
+                        (
+                            Level::Application,
+                            "Rows: applications",
+                            "Each application's threads on one row",
+                        ),
+                        (
+                            Level::Cpu,
+                            "Rows: CPUs",
+                            "One row per CPU: the thread that ran there (Paraver's CPU level)",
+                        ),
+                        (
+                            Level::Node,
+                            "Rows: nodes",
+                            "One row per node: its CPUs together",
+                        ),
                     ] {
-                        if ui.button(name).clicked() {
-                            l.timeline.set_level(&l.trace, level);
+                        if ui
+                            .radio(current == level, name)
+                            .on_hover_text(hint)
+                            .clicked()
+                        {
+                            level_chosen = Some(level);
                         }
                     }
                     if ui
@@ -201,6 +221,9 @@ impl App {
                         self.show_report = true;
                     }
                 });
+            }
+            if let Some(level) = level_chosen {
+                self.set_level(level);
             }
             // The view and the window, on the menu bar's free space (the toolbar below keeps
             // its controls in place whatever their length).

@@ -419,6 +419,25 @@ impl App {
         ctx.request_repaint();
     }
 
+    /// Shows the rows of `level`: threads, tasks, applications, CPUs or nodes (the status
+    /// line says why not, when the trace does not tell where its threads ran).
+    pub fn set_level(&mut self, level: Level) {
+        if let Some(l) = &mut self.loaded {
+            match l.timeline.set_level(&self.ctx, &l.trace, level) {
+                Ok(()) => {
+                    if let Some(note) = l
+                        .timeline
+                        .placement()
+                        .and_then(|p| level.is_resource().then(|| p.unplaced_note()).flatten())
+                    {
+                        self.status = note;
+                    }
+                }
+                Err(e) => self.status = format!("no CPU rows: {e}"),
+            }
+        }
+    }
+
     /// Switches the timeline to a view.
     pub fn set_view(&mut self, spec: SignalSpec) {
         if let Some(l) = &mut self.loaded {
@@ -431,12 +450,16 @@ impl App {
             config.comms = l.timeline.config.comms;
             config.flags = l.timeline.config.flags;
             l.timeline.set_view(&self.ctx, &l.trace, config);
-            match collapse {
-                Some(GroupLevel::Task) => l.timeline.set_level(&l.trace, Level::Task),
-                Some(GroupLevel::Application) => {
-                    l.timeline.set_level(&l.trace, Level::Application);
-                }
-                None => {}
+            let level = match collapse {
+                Some(GroupLevel::Task) => Some(Level::Task),
+                Some(GroupLevel::Application) => Some(Level::Application),
+                // A thread view stays on the CPUs or nodes shown.
+                None => None,
+            };
+            if let Some(level) = level
+                && let Err(e) = l.timeline.set_level(&self.ctx, &l.trace, level)
+            {
+                self.status = e;
             }
         }
     }

@@ -107,7 +107,10 @@ impl Timeline {
             && let Some(p) = response.interact_pointer_pos()
         {
             let row = self.first_row + ((p.y - area.top()) / row_height) as usize;
-            if let Some(item) = self.rows.get(row) {
+            // A row of threads (not of CPUs or nodes, which name none).
+            if let Some(item) = self.rows.get(row)
+                && !item.threads.is_empty()
+            {
                 let t = self.window.time_from_x(p.x, area).max(0.0) as u64;
                 self.breakdown_request = Some((item.threads.start, t));
             }

@@ -27,6 +27,7 @@ use super::theme;
 use super::view::{ColorMode, Coloring, ViewConfig, value_label};
 use prvscope_store::Trace;
 use prvscope_store::comm_index::{Bundle, Bundles, CommIndex};
+use prvscope_store::placement::Placement;
 use prvscope_store::signal::ViewSignals;
 
 /// Width of the row label column.
@@ -124,6 +125,10 @@ pub struct Timeline {
     pub(crate) row_height: f32,
     /// Intervals to outline per thread (the scope selected in the scope panel).
     pub(crate) highlight: Option<super::scope_panel::Intervals>,
+    /// Threads, tasks, applications, CPUs or nodes.
+    level: Level,
+    /// Where the threads ran (computed when CPU or node rows are first asked for).
+    placement: Option<Arc<Placement>>,
 }
 
 impl Timeline {
@@ -176,6 +181,8 @@ impl Timeline {
             area: Rect::NOTHING,
             row_height: MIN_ROW_HEIGHT,
             highlight: None,
+            level: Level::Thread,
+            placement: None,
         }
     }
 
@@ -297,8 +304,26 @@ impl Timeline {
             self.apply_config(trace, config);
             return;
         }
+        self.build_view(ctx, trace, config);
+    }
+
+    /// Builds the rows of `config`'s view (on the CPUs at the CPU and node levels): now for
+    /// small traces, else on a worker.
+    fn build_view(&mut self, ctx: &egui::Context, trace: &Trace, config: ViewConfig) {
+        let placement = self
+            .level
+            .is_resource()
+            .then(|| self.placement.clone())
+            .flatten();
+        let build = move |store, spec, zero_is_null| {
+            let view = ViewSignals::build(store, spec, zero_is_null);
+            match placement {
+                Some(p) => view.on_cpus(&p),
+                None => view,
+            }
+        };
         if trace.store.counts().total() < SYNC_BUILD_RECORDS {
-            let signals = Arc::new(ViewSignals::build(
+            let signals = Arc::new(build(
                 Arc::clone(&trace.store),
                 config.spec.clone(),
                 config.zero_is_null,
@@ -310,7 +335,7 @@ impl Timeline {
             let spec = config.spec.clone();
             let zero_is_null = config.zero_is_null;
             let job = Job::spawn_outside_pool(ctx, "view-builder", move |_| {
-                Arc::new(ViewSignals::build(store, spec, zero_is_null))
+                Arc::new(build(store, spec, zero_is_null))
             });
             self.pending = Some((config, job));
         }
@@ -344,10 +369,38 @@ impl Timeline {
         }
     }
 
-    /// Collapses or expands every task/application.
-    pub fn set_level(&mut self, trace: &Trace, level: Level) {
+    /// Collapses or expands every task/application, or shows the CPUs or nodes instead of
+    /// the threads (the view is rebuilt on them); says why when the trace does not tell
+    /// where its threads ran.
+    pub fn set_level(
+        &mut self,
+        ctx: &egui::Context,
+        trace: &Trace,
+        level: Level,
+    ) -> Result<(), String> {
+        if level.is_resource() && self.placement.is_none() {
+            self.placement = Some(Arc::new(Placement::of(trace)?));
+        }
+        let rebuild = level.is_resource() != self.level.is_resource();
+        self.level = level;
         self.grouping.set_level(trace, level);
+        if rebuild {
+            // Communications are drawn between threads only.
+            let config = self.config.clone();
+            self.build_view(ctx, trace, config);
+        }
         self.relayout(trace);
+        Ok(())
+    }
+
+    /// The rows' level.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// Where the threads ran, once CPU or node rows were shown.
+    pub fn placement(&self) -> Option<&Placement> {
+        self.placement.as_deref()
     }
 
     /// Toggles the group of drawn row `i`.
@@ -359,6 +412,11 @@ impl Timeline {
     }
 
     fn relayout(&mut self, trace: &Trace) {
+        let placed = self
+            .placement
+            .as_ref()
+            .filter(|_| self.level.is_resource())
+            .map(|p| super::rows::resource_layout(p, self.level));
         self.rows = match resource_rows(&self.config.spec) {
             Some(labels) => labels
                 .into_iter()
@@ -371,7 +429,7 @@ impl Timeline {
                     task: 0,
                 })
                 .collect(),
-            None => self.grouping.layout(trace),
+            None => placed.unwrap_or_else(|| self.grouping.layout(trace)),
         };
         self.rows_generation += 1;
         self.first_row = self.first_row.min(self.rows.len().saturating_sub(1));
