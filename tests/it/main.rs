@@ -11,6 +11,7 @@ mod demo;
 mod generated;
 mod histogram_window;
 mod hostile;
+mod navigation;
 mod parallel_vs_naive;
 mod part_dialog;
 mod real_traces;

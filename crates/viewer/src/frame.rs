@@ -501,6 +501,20 @@ pub fn format_ns(ns: f64, precision_ns: f64) -> String {
     format!("{value:.digits$} {unit}")
 }
 
+/// A time or duration in nanoseconds in the unit of its size, with as many decimals as
+/// `precision_ns` (the smallest difference it must show) needs: `1.3710002 s` for a time
+/// read at 229 ns, `229.4 us` for a duration read at 100 ns.
+pub fn format_time(ns: f64, precision_ns: f64) -> String {
+    let (unit, scale) = unit_for(ns.abs());
+    let ratio = scale / precision_ns.max(1.0);
+    let digits = if ratio <= 1.0 {
+        0
+    } else {
+        (ratio.log10().ceil() as usize).min(9)
+    };
+    format!("{:.digits$} {unit}", ns / scale)
+}
+
 /// A duration or instant in ticks, with the trace's unit, for tooltips and panels.
 pub fn format_ticks(ticks: u64, ns_per_tick: u64) -> String {
     let ns = ticks as f64 * ns_per_tick.max(1) as f64;
@@ -529,6 +543,10 @@ mod tests {
         let us = ruler_ticks(w, 1000, 1000.0, 100.0);
         assert_eq!(us[1].1, "200 ms");
         assert_eq!(format_ns(1_500.0, 100.0), "1500 ns");
+        assert_eq!(format_time(1_371_000_229.0, 229.0), "1.3710002 s");
+        assert_eq!(format_time(229_407.0, 100.0), "229.4 us");
+        assert_eq!(format_time(1_500.0, 1.0), "1.500 us");
+        assert_eq!(format_time(0.0, 1000.0), "0 ns");
         assert_eq!(format_ns(1_500_000.0, 1_000_000.0), "2 ms");
         assert_eq!(format_ticks(1_871_483, 1000), "1.871 s");
     }

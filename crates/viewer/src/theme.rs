@@ -35,6 +35,8 @@ pub const SELECTION_EDGE: Color32 = Color32::from_rgb(160, 160, 255);
 pub const CURSOR: Color32 = Color32::from_rgb(255, 255, 255);
 /// Highlight of the pinned interval.
 pub const PINNED: Color32 = Color32::from_rgb(255, 80, 200);
+/// Markers (key M) across the rows.
+pub const MARKER: Color32 = Color32::from_rgb(255, 220, 90);
 /// Group headers of collapsed rows.
 pub const GROUP_TEXT: Color32 = Color32::from_rgb(150, 200, 255);
 /// Warnings in the load report.

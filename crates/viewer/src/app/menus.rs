@@ -129,10 +129,15 @@ impl App {
                 });
             }
             let mut level_chosen = None;
+            let mut find_asked = false;
             if let Some(l) = &mut self.loaded {
                 ui.menu_button("View", |ui| {
                     if ui.button("Fit (Home)").clicked() {
                         l.timeline.fit();
+                    }
+                    if ui.button("Find… (Ctrl+F)").clicked() {
+                        find_asked = true;
+                        ui.close();
                     }
                     if ui.button("Undo zoom (Ctrl+U, Ctrl+Z)").clicked() {
                         l.timeline.undo_zoom();
@@ -225,6 +230,15 @@ impl App {
             if let Some(level) = level_chosen {
                 self.set_level(level);
             }
+            if find_asked {
+                self.find.open = true;
+            }
+            ui.menu_button("Help", |ui| {
+                if ui.button("Keys and gestures (F1)").clicked() {
+                    self.show_help = true;
+                    ui.close();
+                }
+            });
             // The view and the window, on the menu bar's free space (the toolbar below keeps
             // its controls in place whatever their length).
             if let Some(l) = &self.loaded {

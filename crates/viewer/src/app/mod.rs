@@ -9,6 +9,9 @@
 mod dialogs;
 mod export;
 mod menus;
+mod navigate;
+
+pub use navigate::{FindState, KEYS};
 mod panels;
 
 use std::path::PathBuf;
@@ -101,6 +104,9 @@ pub struct App {
     pub(crate) frame_starts: std::collections::VecDeque<std::time::Instant>,
     /// The context the app draws in: background work repaints it when done.
     ctx: egui::Context,
+    /// Find (Ctrl+F) and the keys window (F1).
+    pub(crate) find: navigate::FindState,
+    pub(crate) show_help: bool,
 }
 
 impl App {
@@ -144,6 +150,8 @@ impl App {
             screenshot: Arc::default(),
             status: String::new(),
             type_filter: String::new(),
+            find: navigate::FindState::default(),
+            show_help: false,
             show_report: false,
             timeline_rect: egui::Rect::NOTHING,
             title: String::new(),
@@ -515,6 +523,7 @@ impl eframe::App for App {
             }
         }
         self.panel_keys(&ctx);
+        self.navigation_keys(&ctx);
         let scopes_shown = self.scope_panel_shown();
         if let Some(l) = &mut self.loaded {
             l.scopes.update(&ctx, l.timeline.window);
@@ -590,6 +599,8 @@ impl eframe::App for App {
             }
         });
         self.report_window(&ctx);
+        self.help_window(&ctx);
+        self.find_window(&ctx);
         if let Some(l) = &mut self.loaded {
             if let Some((thread, t)) = l.timeline.take_breakdown_request()
                 && l.scopes.open_breakdown_at(thread, t).is_none()

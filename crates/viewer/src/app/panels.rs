@@ -19,7 +19,10 @@ impl App {
         ui.separator();
         egui::ScrollArea::vertical()
             .id_salt("side-lower")
-            .show(ui, |ui| self.legend_ui(ui));
+            .show(ui, |ui| {
+                self.legend_ui(ui);
+                self.marks_ui(ui);
+            });
     }
 
     fn views_ui(&mut self, ui: &mut Ui) {

@@ -100,6 +100,8 @@ impl Timeline {
             let px =
                 (self.window.x_from_time(end, area) - self.window.x_from_time(start, area)).abs();
             if px >= 3.0 {
+                let (a, b) = (start.min(end).max(0.0), start.max(end).max(0.0));
+                self.measured = Some((a.round() as u64, b.round() as u64));
                 self.zoom_to(TimeWindow::between(start, end, limit));
             }
         }
@@ -131,6 +133,14 @@ impl Timeline {
         }
         if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::F)) {
             self.fit_rows = !self.fit_rows;
+        }
+        // M: a marker at the pointer over the rows, else at the window's centre.
+        if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::M)) {
+            let t = match response.hover_pos() {
+                Some(p) => self.window.time_from_x(p.x, area).max(0.0) as u64,
+                None => self.window.start + self.window.span / 2,
+            };
+            self.add_marker(t);
         }
         let (redo, undo, fit, left, right, zoom_in, zoom_out, up, down, page_up, page_down) = ui
             .input_mut(|i| {

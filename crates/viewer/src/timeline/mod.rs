@@ -10,9 +10,11 @@
 //! - `widgets`: the details of a point and the legend's swatches, for the side panels.
 
 mod input;
+mod marks;
 mod paint;
 mod widgets;
 
+pub use marks::Marker;
 pub use widgets::{details_ui, swatch};
 
 use std::sync::Arc;
@@ -129,6 +131,12 @@ pub struct Timeline {
     level: Level,
     /// Where the threads ran (computed when CPU or node rows are first asked for).
     placement: Option<Arc<Placement>>,
+    /// Markers in time order, and how many were ever added (for their default labels).
+    markers: Vec<Marker>,
+    marker_count: usize,
+    /// The last range selected.
+    measured: Option<(u64, u64)>,
+    hovered_row: Option<usize>,
 }
 
 impl Timeline {
@@ -183,6 +191,10 @@ impl Timeline {
             highlight: None,
             level: Level::Thread,
             placement: None,
+            markers: Vec::new(),
+            marker_count: 0,
+            measured: None,
+            hovered_row: None,
         }
     }
 
@@ -616,6 +628,7 @@ impl Timeline {
         }
         self.paint_app_separators(ui, labels, area, row_height, &visible);
         self.paint_overlays(ui, area, row_height, &visible);
+        self.paint_marks(ui, area);
         self.paint_ruler(ui, ruler, area);
         self.paint_labels(ui, trace, labels, row_height, &visible);
         if self.rows.len() > per_page {
@@ -635,6 +648,7 @@ impl Timeline {
 
         // Hover tooltip: a communication line under the pointer, else the row's value.
         self.hovered = None;
+        self.hovered_row = None;
         self.hovered_comm = None;
         if let Some(pos) = response.hover_pos()
             && self.selecting.is_none()
@@ -664,6 +678,7 @@ impl Timeline {
         {
             let t = self.window.time_from_x(pos.x, area).max(0.0) as u64;
             self.hovered = self.details(trace, row, t);
+            self.hovered_row = Some(row);
             ui.painter_at(area).line_segment(
                 [pos2(pos.x, area.top()), pos2(pos.x, area.bottom())],
                 Stroke::new(1.0, theme::CURSOR.gamma_multiply(0.4)),

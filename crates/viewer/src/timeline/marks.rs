@@ -1,0 +1,136 @@
+//! Markers and measures: markers (key M at the pointer) are labelled instants drawn across
+//! the rows, listed with the distance from the one before; a range selection (shift-drag or
+//! right-drag) measures its duration, shown while dragging and kept after it.
+
+use egui::{Align2, FontId, Rect, Stroke, Ui, pos2};
+
+use super::Timeline;
+use crate::frame::{TimeWindow, format_ticks};
+use crate::theme;
+
+/// A labelled instant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marker {
+    pub time: u64,
+    pub label: String,
+}
+
+impl Timeline {
+    /// Adds a marker at `time` (labelled M1, M2...), kept in time order; returns its index.
+    pub fn add_marker(&mut self, time: u64) -> usize {
+        self.marker_count += 1;
+        let marker = Marker {
+            time,
+            label: format!("M{}", self.marker_count),
+        };
+        let i = self.markers.partition_point(|m| m.time <= time);
+        self.markers.insert(i, marker);
+        i
+    }
+
+    /// The markers, in time order.
+    pub fn markers(&self) -> &[Marker] {
+        &self.markers
+    }
+
+    /// The markers, to relabel (their times stay).
+    pub fn marker_labels_mut(&mut self) -> impl Iterator<Item = &mut String> {
+        self.markers.iter_mut().map(|m| &mut m.label)
+    }
+
+    /// Replaces the markers (a session restored).
+    pub fn set_markers(&mut self, mut markers: Vec<Marker>) {
+        markers.sort_by_key(|m| m.time);
+        self.marker_count = markers.len();
+        self.markers = markers;
+    }
+
+    /// Removes marker `i`.
+    pub fn remove_marker(&mut self, i: usize) {
+        if i < self.markers.len() {
+            self.markers.remove(i);
+        }
+    }
+
+    /// The last range measured (a selection): its first and last tick.
+    pub fn measured(&self) -> Option<(u64, u64)> {
+        self.measured
+    }
+
+    /// Shows `[begin, end]` with a quarter of its length either side (at least the shortest
+    /// window), remembering the current window for undo.
+    pub fn reveal(&mut self, begin: u64, end: u64) {
+        let len = end.saturating_sub(begin).max(1);
+        let pad = (len / 4).max(1);
+        let w = TimeWindow::between(
+            begin.saturating_sub(pad) as f64,
+            (end + pad) as f64,
+            self.end_time,
+        );
+        self.zoom_to(w);
+    }
+
+    /// Centres the window on `t`, keeping its length.
+    pub fn centre_on(&mut self, t: u64) {
+        let half = self.window.span / 2;
+        let w = TimeWindow {
+            start: t.saturating_sub(half),
+            span: self.window.span,
+        };
+        self.zoom_to(w);
+    }
+
+    /// The drawn row under the pointer in the last frame.
+    pub fn hovered_row(&self) -> Option<usize> {
+        self.hovered_row
+    }
+
+    /// Scrolls so that drawn row `row` is in view.
+    pub fn ensure_row_visible(&mut self, row: usize) {
+        let per_page = (self.area.height() / self.row_height.max(1.0))
+            .floor()
+            .max(1.0) as usize;
+        if row < self.first_row || row >= self.first_row + per_page {
+            self.first_row = row.saturating_sub(per_page / 2);
+        }
+    }
+
+    /// Draws the markers across the rows, their labels at the top, and the duration of the
+    /// range being selected beside it.
+    pub(super) fn paint_marks(&self, ui: &Ui, area: Rect) {
+        let painter = ui.painter_at(area);
+        let font = FontId::proportional(11.0);
+        for m in &self.markers {
+            let x = self.window.x_from_time(m.time as f64, area);
+            if x < area.left() || x > area.right() {
+                continue;
+            }
+            painter.line_segment(
+                [pos2(x, area.top()), pos2(x, area.bottom())],
+                Stroke::new(1.0, theme::MARKER),
+            );
+            painter.text(
+                pos2(x + 3.0, area.top() + 2.0),
+                Align2::LEFT_TOP,
+                &m.label,
+                font.clone(),
+                theme::MARKER,
+            );
+        }
+        if let Some(start) = self.selecting
+            && let Some(p) = ui.input(|i| i.pointer.interact_pos())
+        {
+            let end = self
+                .window
+                .time_from_x(p.x.clamp(area.left(), area.right()), area);
+            let ticks = (end - start).abs().round() as u64;
+            painter.text(
+                pos2(p.x + 8.0, p.y - 8.0),
+                Align2::LEFT_BOTTOM,
+                format!("Δ {}", format_ticks(ticks, self.ns_per_tick)),
+                font,
+                theme::SELECTION_EDGE,
+            );
+        }
+    }
+}

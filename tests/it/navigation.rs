@@ -1,0 +1,180 @@
+//! Moving around a trace in the viewer: Find (Ctrl+F) against a naive scan, markers (M) and
+//! their distances, the duration of a range selection, and the keys window (F1, `?`).
+
+use egui::{Event, Key, Modifiers, PointerButton};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use prvscope_viewer::app::App;
+use prvscope_viewer::find::{self, Target};
+use prvscope_viewer::loader::LoadSource;
+
+use crate::viewer::{at, drag, harness_with};
+
+fn demo() -> Harness<'static, App> {
+    harness_with(LoadSource::Demo, None, (1400.0, 800.0), false)
+}
+
+/// The earliest state `v` beginning after `after` on any thread, by a plain scan.
+fn naive_next_state(app: &App, v: u64, after: u64) -> Option<(usize, u64)> {
+    let store = &app.loaded().unwrap().trace.store;
+    (0..store.threads().len())
+        .flat_map(|row| {
+            store
+                .states_in(row, 0, u64::MAX)
+                .filter(move |&(b, _, value)| b > after && value == v)
+                .map(move |(b, _, _)| (row, b))
+        })
+        .min_by_key(|&(row, b)| (b, row))
+}
+
+#[test]
+fn find_walks_the_occurrences_of_a_state_forward_and_back_and_pins_them() {
+    let _shared = crate::common::shared();
+    let mut h = demo();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::F);
+    h.run_steps(2);
+    assert!(h.state().find().open);
+    // The query goes to the find field, which has the focus.
+    h.event(Event::Text("synchroniz".into()));
+    h.run_steps(2);
+    h.get_by_label_contains("state Synchronization (5)");
+    h.state_mut().find_mut().all_rows = true;
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        h.key_press(Key::Enter);
+        h.run_steps(2);
+        let app = h.state();
+        let last = app.find().last.expect("an occurrence");
+        let after = seen.last().map_or_else(
+            || app.loaded().unwrap().timeline.window().start,
+            |&(_, b): &(usize, u64)| b,
+        );
+        // The next one is the first a plain scan finds after the previous.
+        let want = naive_next_state(app, 5, after);
+        if seen.is_empty() {
+            // The first search starts at the window's start (the whole trace here, 0).
+            assert_eq!(
+                Some((last.row, last.begin)),
+                naive_next_state(app, 5, 0).or(want)
+            );
+        } else {
+            assert_eq!(Some((last.row, last.begin)), want);
+        }
+        // It is shown and pinned.
+        let t = &app.loaded().unwrap().timeline;
+        let w = t.window();
+        assert!(w.start <= last.begin && last.begin <= w.start + w.span);
+        assert_eq!(t.pinned().map(|p| p.time), Some(last.begin));
+        seen.push((last.row, last.begin));
+    }
+    assert!(seen.windows(2).all(|w| w[0].1 <= w[1].1), "{seen:?}");
+    h.get_by_label_contains("Synchronization (5) on THREAD");
+    // For the picture: the find window, and a marker across the rows and in the side panel
+    // (placed after a click on the timeline, which takes the keys back from the find field).
+    let p = at(&h, 6, 0.8);
+    crate::common::click_at(&mut h, p);
+    h.run_steps(2);
+    h.key_press(Key::M);
+    h.run_steps(2);
+    assert_eq!(h.state().loaded().unwrap().timeline.markers().len(), 1);
+    h.snapshot("find_window_and_marker");
+    // Shift+Enter goes back to the one before.
+    h.key_press_modifiers(Modifiers::SHIFT, Key::Enter);
+    h.run_steps(2);
+    let back = h.state().find().last.unwrap();
+    assert_eq!((back.row, back.begin), seen[1]);
+    // A name the trace does not have says so.
+    h.state_mut().find_mut().query = "no such thing".into();
+    h.run_steps(2);
+    h.get_by_label("nothing in this trace is named so");
+    // The search itself, against the scan, from the end backwards.
+    let app = h.state();
+    let trace = &app.loaded().unwrap().trace;
+    let rows: Vec<usize> = (0..trace.store.threads().len()).collect();
+    let last = find::previous(trace, Target::State(5), &rows, u64::MAX).unwrap();
+    let naive_last = rows
+        .iter()
+        .flat_map(|&r| {
+            trace
+                .store
+                .states_in(r, 0, u64::MAX)
+                .filter(|s| s.2 == 5)
+                .map(move |s| (s.0, std::cmp::Reverse(r)))
+        })
+        .max()
+        .unwrap();
+    assert_eq!((last.begin, std::cmp::Reverse(last.row)), naive_last);
+}
+
+#[test]
+fn markers_are_placed_with_m_listed_with_their_distance_and_removed() {
+    let _shared = crate::common::shared();
+    let mut h = demo();
+    let span = h.state().loaded().unwrap().timeline.window().span;
+    for f in [0.25, 0.75] {
+        h.event(Event::PointerMoved(at(&h, 1, f)));
+        h.run_steps(2);
+        h.key_press(Key::M);
+        h.run_steps(2);
+    }
+    let markers = h.state().loaded().unwrap().timeline.markers().to_vec();
+    assert_eq!(markers.len(), 2);
+    assert_eq!(markers[0].label, "M1");
+    for (m, f) in markers.iter().zip([0.25, 0.75]) {
+        let want = span as f64 * f;
+        assert!((m.time as f64 - want).abs() < span as f64 * 0.002, "{m:?}");
+    }
+    // The second is listed with its distance from the first.
+    let d = markers[1].time - markers[0].time;
+    let npt = h
+        .state()
+        .loaded()
+        .unwrap()
+        .trace
+        .header
+        .time_unit
+        .ns_per_tick();
+    let precision = (span as f64 * npt as f64 / 1000.0).max(1.0);
+    let text = format!(
+        "+{}",
+        prvscope_viewer::frame::format_time(d as f64 * npt as f64, precision)
+    );
+    h.get_by_label(&text);
+    // × removes the first.
+    h.get_all_by_label("×").next().unwrap().click();
+    h.run_steps(2);
+    let left = h.state().loaded().unwrap().timeline.markers().to_vec();
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0].label, "M2");
+}
+
+#[test]
+fn a_range_selection_measures_its_duration() {
+    let _shared = crate::common::shared();
+    let mut h = demo();
+    let span = h.state().loaded().unwrap().timeline.window().span;
+    let (a, b) = (at(&h, 1, 0.2), at(&h, 1, 0.6));
+    drag(&mut h, a, b, PointerButton::Secondary);
+    let (from, to) = h.state().loaded().unwrap().timeline.measured().unwrap();
+    let want = span as f64 * 0.4;
+    assert!(((to - from) as f64 - want).abs() < span as f64 * 0.005);
+    h.get_by_label_contains("selected ");
+}
+
+#[test]
+fn f1_and_question_mark_list_every_key_and_gesture() {
+    let _shared = crate::common::shared();
+    let mut h = demo();
+    h.key_press(Key::F1);
+    h.run_steps(2);
+    h.get_by_label("Keys and gestures");
+    for (key, _) in prvscope_viewer::app::KEYS {
+        h.get_by_label(key);
+    }
+    h.key_press(Key::Escape);
+    h.run_steps(2);
+    assert!(h.query_by_label("Keys and gestures").is_none());
+    h.event(Event::Text("?".into()));
+    h.run_steps(2);
+    h.get_by_label("Keys and gestures");
+}
