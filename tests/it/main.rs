@@ -8,6 +8,7 @@ mod common;
 mod consistency;
 mod cpu_rows;
 mod demo;
+mod dialogs;
 mod generated;
 mod histogram_window;
 mod hostile;

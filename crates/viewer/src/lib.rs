@@ -18,6 +18,7 @@ pub mod app;
 pub mod breakdown;
 pub mod capture;
 pub mod cfg_view;
+pub mod file_dialog;
 pub mod find;
 pub mod frame;
 pub mod histogram;

@@ -16,6 +16,7 @@ use prvscope_paraver::pop::{self, Figures};
 use prvscope_store::Trace;
 
 use crate::capture::PngCapture;
+use crate::file_dialog::{FileDialog, Kind, Spec};
 use crate::jobs::Job;
 
 /// Named runs.
@@ -27,7 +28,7 @@ pub struct PopWindow {
     /// Runs (a name and its figures), ordered by number of processes.
     runs: Vec<(String, Figures)>,
     computing: Option<Job<Result<Runs, String>>>,
-    dialog: Option<(Purpose, Job<Option<Vec<PathBuf>>>)>,
+    dialog: Option<(Purpose, FileDialog)>,
     message: Option<(String, bool)>,
     png: Option<PngCapture>,
     rect: egui::Rect,
@@ -92,41 +93,22 @@ impl PopWindow {
                 Err(e) => self.message = Some((e, true)),
             }
         }
-        let Some((purpose, job)) = &mut self.dialog else {
+        let Some((purpose, d)) = &mut self.dialog else {
             return;
         };
         let purpose = *purpose;
-        let (picked, running) = (job.poll(), job.is_running());
-        match picked {
-            Some(Some(paths)) => {
-                self.dialog = None;
-                match purpose {
-                    Purpose::AddRuns => self.add_runs(ctx, paths),
-                    Purpose::SaveCsv => {
-                        if let Some(p) = paths.first() {
-                            self.save_csv(p);
-                        }
-                    }
-                    Purpose::SavePng => {
-                        if let Some(p) = paths.first() {
-                            self.save_png(p.clone());
-                        }
-                    }
-                }
-            }
-            Some(None) => {
-                self.dialog = None;
-                self.message = Some((
-                    "no file chosen (the dialog was cancelled, or no file dialog could open)"
-                        .to_owned(),
-                    true,
-                ));
-            }
-            None if !running => {
-                self.dialog = None;
-                self.message = Some(("the file dialog failed".to_owned(), true));
-            }
-            None => {}
+        let Some(paths) = d.poll(ctx) else {
+            return;
+        };
+        self.dialog = None;
+        if paths.is_empty() {
+            self.message = Some(("no file chosen".to_owned(), true));
+            return;
+        }
+        match purpose {
+            Purpose::AddRuns => self.add_runs(ctx, paths),
+            Purpose::SaveCsv => self.save_csv(&paths[0]),
+            Purpose::SavePng => self.save_png(paths[0].clone()),
         }
     }
 
@@ -189,25 +171,15 @@ impl PopWindow {
     }
 
     fn ask(&mut self, ctx: &egui::Context, purpose: Purpose) {
-        let job = Job::try_spawn_outside_pool(ctx, "pop-dialog", move |_| match purpose {
-            Purpose::AddRuns => rfd::FileDialog::new()
-                .add_filter("Paraver trace", &["prv", "gz", "xz"])
-                .pick_files(),
-            Purpose::SaveCsv => rfd::FileDialog::new()
-                .set_file_name("modelfactors.csv")
-                .add_filter("csv", &["csv"])
-                .save_file()
-                .map(|p| vec![p]),
-            Purpose::SavePng => rfd::FileDialog::new()
-                .set_file_name("pop_metrics.png")
-                .add_filter("png", &["png"])
-                .save_file()
-                .map(|p| vec![p]),
-        });
-        match job {
-            Ok(job) => self.dialog = Some((purpose, job)),
-            Err(e) => self.message = Some((format!("could not open a file dialog: {e}"), true)),
-        }
+        let spec = match purpose {
+            Purpose::AddRuns => Spec::new("Add runs of the series", Kind::OpenMany)
+                .filter("Paraver trace", &["prv", "gz", "xz"]),
+            Purpose::SaveCsv => Spec::new("Export CSV", Kind::Save("modelfactors.csv".into()))
+                .filter("csv", &["csv"]),
+            Purpose::SavePng => Spec::new("Export PNG", Kind::Save("pop_metrics.png".into()))
+                .filter("png", &["png"]),
+        };
+        self.dialog = Some((purpose, FileDialog::open(ctx, spec)));
     }
 
     /// Draws the window; `visible` is the open trace and its timeline's visible window.

@@ -6,42 +6,38 @@ use std::path::PathBuf;
 
 use super::App;
 use super::export::Export;
-use crate::jobs::Job;
+use crate::file_dialog::{FileDialog, Kind, Spec};
 use crate::loader::LoadSource;
 
 impl App {
     pub(super) fn ask_open(&mut self, ctx: &egui::Context, part: bool) {
-        // The dialog blocks its thread; the UI keeps drawing.
-        let job = Job::spawn_outside_pool(ctx, "open-dialog", |_| {
-            rfd::FileDialog::new()
-                .add_filter("Paraver trace", &["prv", "xz", "gz"])
-                .add_filter("All files", &["*"])
-                .pick_file()
-        });
-        self.open_dialog = Some((job, part));
+        // From the folder of the trace open, if any.
+        let dir = self
+            .loaded
+            .as_ref()
+            .and_then(|l| l.trace.path.parent())
+            .filter(|d| d.is_dir())
+            .map(std::path::Path::to_path_buf);
+        let spec = Spec::new("Open a trace", Kind::Open)
+            .filter("Paraver trace", &["prv", "xz", "gz"])
+            .filter("All files", &["*"])
+            .dir(dir);
+        self.open_dialog = Some((FileDialog::open(ctx, spec), part));
     }
 
     /// File > Open configuration…: a Paraver `.cfg`, from the folder of the last one.
     pub(super) fn ask_cfg(&mut self, ctx: &egui::Context) {
-        let folder = self.settings.cfg_folder.clone();
-        let job = Job::spawn_outside_pool(ctx, "cfg-dialog", move |_| {
-            let mut d = rfd::FileDialog::new()
-                .add_filter("Paraver configuration", &["cfg"])
-                .add_filter("All files", &["*"]);
-            if let Some(f) = folder {
-                d = d.set_directory(f);
-            }
-            d.pick_file()
-        });
-        self.cfg_dialog = Some(job);
+        let spec = Spec::new("Open a Paraver configuration", Kind::Open)
+            .filter("Paraver configuration", &["cfg"])
+            .filter("All files", &["*"])
+            .dir(self.settings.cfg_folder.clone());
+        self.cfg_dialog = Some(FileDialog::open(ctx, spec));
     }
 
     /// File > Configurations > Choose configuration folder….
     pub(super) fn ask_cfg_library(&mut self, ctx: &egui::Context) {
-        let job = Job::spawn_outside_pool(ctx, "cfg-library-dialog", |_| {
-            rfd::FileDialog::new().pick_folder()
-        });
-        self.cfg_library_dialog = Some(job);
+        let spec = Spec::new("Choose a configuration folder", Kind::Folder);
+        self.cfg_library_dialog = Some(FileDialog::open(ctx, spec));
     }
 
     /// Computes the cfg at `path` over the open trace (or says why not).
@@ -60,19 +56,19 @@ impl App {
 
     /// Takes a finished cfg: one window per analyzer; the status says what was not shown.
     pub(crate) fn poll_cfg(&mut self, ctx: &egui::Context) {
-        if let Some(job) = &mut self.cfg_dialog
-            && let Some(picked) = job.poll()
+        if let Some(d) = &mut self.cfg_dialog
+            && let Some(picked) = d.poll(ctx)
         {
             self.cfg_dialog = None;
-            if let Some(path) = picked {
+            if let Some(path) = picked.into_iter().next() {
                 self.open_cfg(ctx, path);
             }
         }
-        if let Some(job) = &mut self.cfg_library_dialog
-            && let Some(picked) = job.poll()
+        if let Some(d) = &mut self.cfg_library_dialog
+            && let Some(picked) = d.poll(ctx)
         {
             self.cfg_library_dialog = None;
-            if let Some(dir) = picked {
+            if let Some(dir) = picked.into_iter().next() {
                 self.status = format!("configurations from {}", dir.display());
                 self.settings.cfg_library = Some(dir);
             }
@@ -172,42 +168,36 @@ impl App {
             Export::Png => ("timeline.png", "png"),
             Export::Csv => ("time_per_value.csv", "csv"),
         };
-        let job = Job::spawn_outside_pool(ctx, "save-dialog", move |_| {
-            rfd::FileDialog::new()
-                .set_file_name(name)
-                .add_filter(ext, &[ext])
-                .save_file()
-        });
-        self.save_dialog = Some((kind, job));
+        let spec = Spec::new("Export", Kind::Save(name.to_string())).filter(ext, &[ext]);
+        self.save_dialog = Some((kind, FileDialog::open(ctx, spec)));
     }
 
     pub(super) fn poll_dialogs(&mut self, ctx: &egui::Context) {
-        if let Some((job, part)) = &mut self.open_dialog
-            && let Some(picked) = job.poll()
+        if let Some((d, part)) = &mut self.open_dialog
+            && let Some(picked) = d.poll(ctx)
         {
             let part = *part;
             self.open_dialog = None;
-            match picked {
+            match picked.into_iter().next() {
                 Some(path) if part => self.ask_part(path),
                 Some(path) => self.open(ctx, LoadSource::File(path)),
                 None => {}
             }
         }
-        if let Some((kind, job)) = &mut self.save_dialog
-            && let Some(picked) = job.poll()
+        if let Some((kind, d)) = &mut self.save_dialog
+            && let Some(picked) = d.poll(ctx)
         {
             let kind = *kind;
             self.save_dialog = None;
-            if let Some(path) = picked {
-                match kind {
+            match picked.into_iter().next() {
+                Some(path) => match kind {
                     Export::Png => self.export_png(path),
                     Export::Csv => {
-                        self.status = match self.export_csv(&path) {
-                            Ok(()) => format!("saved {}", path.display()),
-                            Err(e) => format!("could not save {}: {e}", path.display()),
-                        }
+                        let result = self.export_csv(&path);
+                        self.say_saved(&path, result.map_err(|e| e.to_string()));
                     }
-                }
+                },
+                None => self.status = "not exported: no file was chosen".to_string(),
             }
         }
         if self.open_dialog.is_some() || self.save_dialog.is_some() {

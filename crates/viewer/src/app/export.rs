@@ -17,6 +17,18 @@ pub(super) enum Export {
 }
 
 impl App {
+    /// Says in the status bar, and in the log (standard error), whether `path` was written.
+    pub(crate) fn say_saved(&mut self, path: &Path, result: Result<(), String>) {
+        self.status = match result {
+            Ok(()) => format!("saved {}", path.display()),
+            Err(e) => {
+                let text = format!("could not save {}: {e}", path.display());
+                eprintln!("prvscope: {text}");
+                text
+            }
+        };
+    }
+
     /// Writes the visible window's time per value per row as CSV.
     pub fn export_csv(&self, path: &Path) -> std::io::Result<()> {
         let Some(l) = &self.loaded else {
@@ -28,12 +40,12 @@ impl App {
     /// Saves the timeline's part of the next frame to `path` (PNG): the frame is captured
     /// with a screenshot request, and written when it arrives a frame or two later.
     pub fn export_png(&mut self, path: PathBuf) {
-        self.png_pending = Some((path, false));
+        self.png_pending = Some((path, None));
     }
 
     pub(super) fn finish_png(&mut self, ctx: &egui::Context) {
-        if let Some((_, requested @ false)) = &mut self.png_pending {
-            *requested = true;
+        if let Some((_, requested @ None)) = &mut self.png_pending {
+            *requested = Some(std::time::Instant::now());
             let slot = Arc::clone(&self.screenshot);
             let wake = ctx.clone();
             ctx.request_screenshot(move |image| {
@@ -45,6 +57,26 @@ impl App {
             return;
         }
         let image = self.screenshot.lock().ok().and_then(|mut s| s.take());
+        // A renderer that never delivers the screenshot: the rows are drawn headless
+        // instead, as `prvscope render` draws them, rather than nothing at all.
+        if image.is_none()
+            && let Some((_, Some(at))) = &self.png_pending
+        {
+            if at.elapsed() > SCREENSHOT_WAIT {
+                if let Some((path, _)) = self.png_pending.take() {
+                    let saved = self.render_png(ctx, &path);
+                    self.say_saved(&path, saved);
+                    if self.status.starts_with("saved") {
+                        self.status.push_str(
+                            " (the rows drawn headless: the renderer returned no screenshot)",
+                        );
+                    }
+                }
+            } else {
+                ctx.request_repaint_after(std::time::Duration::from_millis(100));
+            }
+            return;
+        }
         let (Some(image), Some((path, _))) = (image, self.png_pending.take()) else {
             return;
         };
@@ -64,10 +96,33 @@ impl App {
         let saved = image::RgbaImage::from_raw((x1 - x0) as u32, (y1 - y0) as u32, rgba)
             .ok_or_else(|| "empty image".to_owned())
             .and_then(|img| img.save(&path).map_err(|e| e.to_string()));
-        self.status = match saved {
-            Ok(()) => format!("saved {}", path.display()),
-            Err(e) => format!("could not save {}: {e}", path.display()),
+        self.say_saved(&path, saved);
+    }
+}
+
+/// How long a PNG export waits for the renderer's screenshot.
+const SCREENSHOT_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+impl App {
+    /// The timeline's rows as `prvscope render` draws them, at the timeline's size.
+    fn render_png(&self, ctx: &egui::Context, path: &Path) -> Result<(), String> {
+        let Some(l) = &self.loaded else {
+            return Err("no trace is open".into());
         };
+        let t = &l.timeline;
+        let ppp = ctx.pixels_per_point();
+        let opts = crate::render::RenderOptions {
+            view: t.config.spec.clone(),
+            mode: Some(t.config.mode),
+            level: t.level(),
+            from: Some(t.window.start),
+            to: Some(t.window.end()),
+            width: ((t.area().width() * ppp) as u32).max(1),
+            height: ((t.area().height() * ppp) as u32).max(t.rows().len() as u32),
+            comms: t.config.comms,
+        };
+        let r = crate::render::render(&l.trace, &opts).map_err(|e| e.to_string())?;
+        r.save_png(path).map_err(|e| e.to_string())
     }
 }
 

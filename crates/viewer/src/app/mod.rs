@@ -11,6 +11,8 @@ mod export;
 mod menus;
 mod navigate;
 
+use crate::file_dialog::FileDialog;
+
 pub use navigate::{FindState, KEYS};
 mod panels;
 
@@ -19,7 +21,6 @@ use std::sync::{Arc, Mutex};
 
 use egui::{RichText, Ui};
 
-use super::jobs::Job;
 use super::loader::{LoadOutcome, LoadRequest, LoadSource, Loading};
 use super::part_dialog::{PartChoice, PartDialog};
 use super::rows::Level;
@@ -60,17 +61,17 @@ pub struct App {
     settings: Settings,
     null: NullOverride,
     /// The file dialog, and whether the file picked opens the "part" dialog.
-    open_dialog: Option<(Job<Option<PathBuf>>, bool)>,
+    open_dialog: Option<(FileDialog, bool)>,
     /// "Open part of a trace", when shown.
     pub(crate) part_dialog: Option<PartDialog>,
     /// Load without estimating the memory first (`--skip-memory-check`).
     pub(crate) skip_memory_check: bool,
     /// The memory to count on instead of what the machine has (tests).
     pub(crate) available_override: Option<u64>,
-    save_dialog: Option<(Export, Job<Option<PathBuf>>)>,
+    save_dialog: Option<(Export, FileDialog)>,
     /// File > Open configuration…: the dialog, then the cfg being computed.
-    cfg_dialog: Option<Job<Option<PathBuf>>>,
-    cfg_library_dialog: Option<Job<Option<PathBuf>>>,
+    cfg_dialog: Option<FileDialog>,
+    cfg_library_dialog: Option<FileDialog>,
     pub(crate) cfg_run: Option<crate::histogram::CfgRun>,
     /// The histogram windows of the cfgs opened.
     pub(crate) histograms: Vec<crate::histogram::HistogramWindow>,
@@ -80,7 +81,7 @@ pub struct App {
     pub(crate) cfg_views: Vec<prvscope_store::signal::CustomRef>,
     next_histogram: u64,
     /// A PNG export waiting for its screenshot: path and the timeline's rect in points.
-    png_pending: Option<(PathBuf, bool)>,
+    png_pending: Option<(PathBuf, Option<std::time::Instant>)>,
     screenshot: Arc<Mutex<Option<Arc<egui::ColorImage>>>>,
     /// The last status message (saved files, export errors).
     pub(crate) status: String,

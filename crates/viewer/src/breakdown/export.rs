@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use super::{BreakdownWindow, Facts};
 use crate::capture::PngCapture;
-use crate::jobs::Job;
 
 /// What the user asked to save.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,28 +57,26 @@ impl BreakdownWindow {
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
         let name = format!("breakdown_{stem}.{ext}");
-        let job = Job::try_spawn_outside_pool(ctx, "breakdown-save-dialog", move |_| {
-            rfd::FileDialog::new()
-                .set_file_name(name)
-                .add_filter(ext, &[ext])
-                .save_file()
-        });
-        match job {
-            Ok(job) => self.dialog = Some((kind, job)),
-            Err(e) => self.message = Some((format!("could not open a save dialog: {e}"), true)),
-        }
+        let spec = crate::file_dialog::Spec::new(
+            "Export the breakdown",
+            crate::file_dialog::Kind::Save(name),
+        )
+        .filter(ext, &[ext]);
+        self.dialog = Some((kind, crate::file_dialog::FileDialog::open(ctx, spec)));
     }
 
     /// Takes the file chosen in the save dialog and exports to it.
     pub(super) fn poll_dialog(&mut self, ctx: &egui::Context, facts: &Facts) {
-        let Some((kind, job)) = &mut self.dialog else {
+        let Some((kind, d)) = &mut self.dialog else {
             return;
         };
         let kind = *kind;
-        let (picked, running) = (job.poll(), job.is_running());
-        match picked {
-            Some(Some(path)) => {
-                self.dialog = None;
+        let Some(picked) = d.poll(ctx) else {
+            return;
+        };
+        self.dialog = None;
+        match picked.into_iter().next() {
+            Some(path) => {
                 match kind {
                     Export::Csv => {
                         // The outcome is in the window's message.
@@ -89,19 +86,9 @@ impl BreakdownWindow {
                 }
                 ctx.request_repaint();
             }
-            Some(None) => {
-                self.dialog = None;
-                self.message = Some((
-                    "not saved: no file was chosen (the dialog was cancelled, or no file dialog could open)"
-                        .to_owned(),
-                    true,
-                ));
+            None => {
+                self.message = Some(("not saved: no file was chosen".to_owned(), true));
             }
-            None if !running => {
-                self.dialog = None;
-                self.message = Some(("not saved: the save dialog failed".to_owned(), true));
-            }
-            None => {}
         }
     }
 

@@ -14,13 +14,11 @@ mod chart;
 mod export;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use egui::{Color32, Rect, RichText};
 
 use crate::frame::format_ticks;
-use crate::jobs::Job;
 use crate::rows::{Grouping, Level};
 use crate::theme;
 use prvscope_analysis::breakdown::Breakdown;
@@ -231,7 +229,7 @@ pub struct BreakdownWindow {
     rect: Rect,
     /// The last export's outcome: text, and whether it failed.
     message: Option<(String, bool)>,
-    dialog: Option<(Export, Job<Option<PathBuf>>)>,
+    dialog: Option<(Export, crate::file_dialog::FileDialog)>,
     png: Option<PngCapture>,
     /// Bring the window to the front next frame.
     raise: bool,

@@ -91,7 +91,9 @@ pub struct ScopePanel {
     finder: SourceFinder,
     /// Folders the user added to the source search (remembered).
     pub(crate) folders: RecentFiles,
-    folder_dialog: Option<Job<Option<PathBuf>>>,
+    folder_dialog: Option<crate::file_dialog::FileDialog>,
+    /// What the last "Add source folder…" did.
+    folder_note: Option<String>,
     /// The breakdown windows.
     breakdowns: Breakdowns,
     scroll_to_line: Option<u32>,
@@ -140,6 +142,7 @@ impl ScopePanel {
             finder,
             folders,
             folder_dialog: None,
+            folder_note: None,
             breakdowns: Breakdowns::default(),
             scroll_to_line: None,
             first_visible_line: 1,
@@ -362,13 +365,22 @@ impl ScopePanel {
                 self.highlight = Some((key, Arc::new(iv)));
             }
         }
-        if let Some(job) = &mut self.folder_dialog
-            && let Some(choice) = job.poll()
+    }
+
+    /// Takes the folder chosen in "Add source folder…" (the in-app browser is drawn here
+    /// when the system dialog cannot open).
+    fn poll_folder_dialog(&mut self, ctx: &egui::Context) {
+        if let Some(d) = &mut self.folder_dialog
+            && let Some(choice) = d.poll(ctx)
         {
             self.folder_dialog = None;
-            if let Some(dir) = choice {
-                self.add_folder(&dir);
-            }
+            self.folder_note = Some(match choice.into_iter().next() {
+                Some(dir) => {
+                    self.add_folder(&dir);
+                    format!("source folder {} added", dir.display())
+                }
+                None => "no source folder added: none was chosen".to_string(),
+            });
         }
     }
 
@@ -546,10 +558,16 @@ impl ScopePanel {
                 .clicked()
                 && self.folder_dialog.is_none()
             {
-                self.folder_dialog =
-                    Some(Job::spawn_outside_pool(ui.ctx(), "folder-dialog", |_| {
-                        rfd::FileDialog::new().pick_folder()
-                    }));
+                let spec = crate::file_dialog::Spec::new(
+                    "Add a source folder",
+                    crate::file_dialog::Kind::Folder,
+                );
+                self.folder_dialog = Some(crate::file_dialog::FileDialog::open(ui.ctx(), spec));
+            }
+            let ctx = ui.ctx().clone();
+            self.poll_folder_dialog(&ctx);
+            if let Some(note) = &self.folder_note {
+                ui.label(egui::RichText::new(note).small());
             }
         });
         // Below the timeline the panel is wide and low: the source on the left, the table
