@@ -12,6 +12,7 @@ mod dialogs;
 mod generated;
 mod histogram_window;
 mod hostile;
+mod legend;
 mod navigation;
 mod parallel_vs_naive;
 mod part_dialog;

@@ -14,6 +14,7 @@ mod navigate;
 use crate::file_dialog::FileDialog;
 
 pub use navigate::{FindState, KEYS};
+pub use panels::thousands;
 mod panels;
 
 use std::path::PathBuf;

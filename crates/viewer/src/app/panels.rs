@@ -9,6 +9,78 @@ use crate::timeline;
 use crate::view::{ColorMode, MPI_CALL_TYPES, type_label, value_label};
 use prvscope_store::signal::SignalSpec;
 
+/// A gradient's legend: the colour ramp from the scale's smallest value to its largest,
+/// both written under it, what this window draws, and its values in order on demand.
+fn gradient_legend(ui: &mut Ui, l: &super::Loaded, legend: &[(u64, u32)]) {
+    let t = &l.timeline;
+    let (lo, hi) = t.coloring().range();
+    let name = |v: u64| {
+        let label = value_label(&l.trace, &t.config.spec, v, false);
+        if label == v.to_string() {
+            thousands(v)
+        } else {
+            format!("{label} ({})", thousands(v))
+        }
+    };
+    let width = ui.available_width().clamp(80.0, 260.0);
+    let (rect, response) = ui.allocate_exact_size(egui::vec2(width, 16.0), egui::Sense::hover());
+    const STEPS: u32 = 64;
+    for k in 0..STEPS {
+        let v = lo + ((hi - lo) as f64 * f64::from(k) / f64::from(STEPS - 1)).round() as u64;
+        let x0 = rect.left() + rect.width() * k as f32 / STEPS as f32;
+        let x1 = rect.left() + rect.width() * (k + 1) as f32 / STEPS as f32;
+        let c = t.coloring().color(v).unwrap_or(Color32::TRANSPARENT);
+        ui.painter().rect_filled(
+            egui::Rect::from_x_y_ranges(x0..=x1 + 0.5, rect.y_range()),
+            0.0,
+            c,
+        );
+    }
+    if let Some(p) = response.hover_pos() {
+        let f = ((p.x - rect.left()) / rect.width()).clamp(0.0, 1.0);
+        let v = lo + ((hi - lo) as f64 * f64::from(f)).round() as u64;
+        response.on_hover_text_at_pointer(name(v));
+    }
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(name(lo)).small());
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            ui.label(RichText::new(name(hi)).small());
+        });
+    });
+    let mut drawn: Vec<u64> = legend.iter().map(|e| e.0).collect();
+    drawn.sort_unstable();
+    if let (Some(&a), Some(&b)) = (drawn.first(), drawn.last()) {
+        ui.label(format!(
+            "this window: {} value{} from {} to {}",
+            drawn.len(),
+            if drawn.len() == 1 { "" } else { "s" },
+            name(a),
+            name(b)
+        ));
+    }
+    egui::CollapsingHeader::new("values drawn, in order")
+        .default_open(false)
+        .show(ui, |ui| {
+            for v in drawn.iter().take(200) {
+                let c = t.coloring().color(*v).unwrap_or(Color32::TRANSPARENT);
+                timeline::swatch(ui, c, &name(*v));
+            }
+        });
+}
+
+/// `1234567` as `1,234,567`.
+pub fn thousands(v: u64) -> String {
+    let digits = v.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (k, ch) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
 impl App {
     /// The side panel: the view list, then the legend, the details and the trace's summary.
     pub(super) fn side_ui(&mut self, ui: &mut Ui) {
@@ -136,19 +208,19 @@ impl App {
                 if legend.is_empty() {
                     ui.label("nothing drawn in this window");
                 }
-                let mut entries: Vec<(u64, u32)> = legend.to_vec();
-                entries.sort_by_key(|e| std::cmp::Reverse(e.1));
-                for (value, px) in entries.iter().take(200) {
-                    let color = t.coloring().color(*value).unwrap_or(Color32::TRANSPARENT);
-                    let label = value_label(&l.trace, &t.config.spec, *value, false);
-                    let share = 100.0 * f64::from(*px) / total.max(1) as f64;
-                    let text = format!("{label} ({value})");
-                    timeline::swatch(ui, color, &text)
-                        .on_hover_text(format!("{text}: {share:.1}% of the drawn pixels"));
-                }
-                if t.config.color == ColorMode::Gradient {
-                    let (lo, hi) = t.coloring().range();
-                    ui.label(format!("gradient {lo} (green) to {hi} (blue)"));
+                if t.config.color == ColorMode::Gradient && !legend.is_empty() {
+                    gradient_legend(ui, l, legend);
+                } else {
+                    let mut entries: Vec<(u64, u32)> = legend.to_vec();
+                    entries.sort_by_key(|e| std::cmp::Reverse(e.1));
+                    for (value, px) in entries.iter().take(200) {
+                        let color = t.coloring().color(*value).unwrap_or(Color32::TRANSPARENT);
+                        let label = value_label(&l.trace, &t.config.spec, *value, false);
+                        let share = 100.0 * f64::from(*px) / total.max(1) as f64;
+                        let text = format!("{label} ({value})");
+                        timeline::swatch(ui, color, &text)
+                            .on_hover_text(format!("{text}: {share:.1}% of the drawn pixels"));
+                    }
                 }
                 if t.config.color == ColorMode::FunctionLine {
                     let (lo, hi) = t.coloring().range();

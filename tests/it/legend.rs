@@ -1,0 +1,47 @@
+//! The legend of a gradient view: a colour ramp from the scale's smallest to its largest
+//! value, and what the window draws, in order.
+
+use egui_kittest::kittest::Queryable;
+use prvscope_store::signal::SignalSpec;
+use prvscope_viewer::loader::LoadSource;
+use prvscope_viewer::view::ColorMode;
+
+use crate::viewer::harness_with;
+
+#[test]
+fn a_gradient_view_has_a_colour_ramp_with_its_range_and_the_values_drawn_in_order() {
+    let _shared = crate::common::shared();
+    let mut h = harness_with(
+        LoadSource::Demo,
+        Some(SignalSpec::Events(vec![42_000_050])),
+        (1200.0, 800.0),
+        false,
+    );
+    let (lo, hi, drawn) = {
+        let t = &h.state().loaded().unwrap().timeline;
+        assert_eq!(t.config().color, ColorMode::Gradient);
+        let (lo, hi) = t.coloring().range();
+        let mut drawn: Vec<u64> = t.legend().iter().map(|e| e.0).collect();
+        drawn.sort_unstable();
+        (lo, hi, drawn)
+    };
+    assert!(hi > lo && drawn.len() > 10);
+    let thousands = prvscope_viewer::app::thousands;
+    // The ramp's ends, written with thousands separators.
+    h.get_by_label(&thousands(lo));
+    h.get_by_label(&thousands(hi));
+    // What this window draws: the smallest and largest of the values drawn.
+    h.get_by_label(&format!(
+        "this window: {} values from {} to {}",
+        drawn.len(),
+        thousands(drawn[0]),
+        thousands(*drawn.last().unwrap())
+    ));
+    // The values drawn, in order, on demand.
+    h.get_by_label("values drawn, in order").click();
+    h.run_steps(2);
+    h.get_by_label(&thousands(drawn[1]));
+    h.snapshot("gradient_legend");
+    assert_eq!(thousands(1_234_567), "1,234,567");
+    assert_eq!(thousands(999), "999");
+}
