@@ -110,10 +110,22 @@ fn open_part_of_a_trace_loads_a_time_range_and_home_fits_it() {
     h.run_steps(2);
     h.get_by_label_contains("The whole trace needs about");
     let (from, to) = (end / 4, end / 2);
-    h.get_by_label("From (ticks)").focus();
-    h.get_by_label("From (ticks)").type_text(&from.to_string());
-    h.get_by_label("To (ticks)").focus();
-    h.get_by_label("To (ticks)").type_text(&to.to_string());
+    // From in ticks, To with a unit (the trace's ticks are nanoseconds).
+    assert_eq!(
+        h.state()
+            .loaded()
+            .unwrap()
+            .trace
+            .header
+            .time_unit
+            .ns_per_tick(),
+        1
+    );
+    h.get_by_label("From").focus();
+    h.get_by_label("From").type_text(&from.to_string());
+    h.get_by_label("To").focus();
+    h.get_by_label("To")
+        .type_text(&format!("{}us", to as f64 / 1000.0));
     h.run_steps(2);
     // A bad field says what is wrong and disables loading.
     h.get_by_label("Threads").focus();

@@ -143,7 +143,7 @@ fn viewer_opens_the_demo_switches_views_zooms_undoes_and_selects() {
     );
     h.get_by_label_contains(&format!(
         "window {}",
-        prvscope_viewer::frame::format_ticks(zoomed.start, 1)
+        prvscope_viewer::frame::format_window(zoomed.start, zoomed.end(), 1)
     ));
 
     // Undo (Ctrl+U) goes back, redo (Ctrl+R) forth, Ctrl+Z / Ctrl+Shift+Z too, Home fits.

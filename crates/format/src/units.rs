@@ -44,9 +44,52 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     Ok((n * mult) as u64)
 }
 
+/// Parses a time: a number of ticks (`1370000`), or a number with a unit (`2.5s`, `300ms`,
+/// `1200us` or `1200µs`, `40ns`), turned into ticks of `ns_per_tick` nanoseconds (rounded).
+pub fn parse_time(s: &str, ns_per_tick: u64) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || *b == b'.')
+        .count();
+    let (num, unit) = t.split_at(digits);
+    let unit = unit.trim().to_ascii_lowercase();
+    if unit.is_empty() {
+        return num.parse::<u64>().map_err(|_| {
+            format!("expected ticks or a time like 2.5s, 300ms, 1200us, found `{s}`")
+        });
+    }
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("expected a time like 2.5s, 300ms, 1200us, found `{s}`"))?;
+    let ns = match unit.as_str() {
+        "s" => 1e9,
+        "ms" => 1e6,
+        "us" | "µs" => 1e3,
+        "ns" => 1.0,
+        _ => return Err(format!("unknown time unit in `{s}` (s, ms, us or ns)")),
+    };
+    #[allow(clippy::cast_sign_loss)] // digits and a dot only: never negative
+    Ok((n * ns / ns_per_tick.max(1) as f64).round() as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times() {
+        assert_eq!(parse_time("1370000", 1), Ok(1_370_000));
+        assert_eq!(parse_time("2.5s", 1), Ok(2_500_000_000));
+        assert_eq!(parse_time("300ms", 1), Ok(300_000_000));
+        assert_eq!(parse_time("1200us", 1), Ok(1_200_000));
+        assert_eq!(parse_time("1200 µs", 1000), Ok(1200));
+        assert_eq!(parse_time("40ns", 1), Ok(40));
+        assert_eq!(parse_time("1.5us", 1000), Ok(2));
+        assert!(parse_time("2.5", 1).is_err());
+        assert!(parse_time("3 min", 1).is_err());
+        assert!(parse_time("ms", 1).is_err());
+    }
 
     #[test]
     fn sizes() {

@@ -482,6 +482,53 @@ fn unit_for(ns: f64) -> (&'static str, f64) {
     }
 }
 
+/// `1234567` as `1,234,567`.
+pub fn thousands(v: u64) -> String {
+    group_digits(&v.to_string())
+}
+
+/// A number written in decimal with separators in its integer part: `1234567.25` as
+/// `1,234,567.25`.
+fn group_digits(s: &str) -> String {
+    let (sign, rest) = s.strip_prefix('-').map_or(("", s), |r| ("-", r));
+    let (int, frac) = rest
+        .split_once('.')
+        .map_or((rest, None), |(i, f)| (i, Some(f)));
+    let mut out = String::with_capacity(s.len() + int.len() / 3);
+    out.push_str(sign);
+    for (k, ch) in int.chars().enumerate() {
+        if k > 0 && (int.len() - k).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if let Some(f) = frac {
+        out.push('.');
+        out.push_str(f);
+    }
+    out
+}
+
+/// A window's first and last instant in one unit (the last's), with the digits its length
+/// needs: `1.3700 s – 1.3730 s`.
+pub fn format_window(start: u64, end: u64, ns_per_tick: u64) -> String {
+    let npt = ns_per_tick.max(1) as f64;
+    let (s, e) = (start as f64 * npt, end as f64 * npt);
+    let (unit, scale) = unit_for(e.abs());
+    let precision = ((e - s) / 1000.0).max(1.0);
+    let ratio = scale / precision;
+    let digits = if ratio <= 1.0 {
+        0
+    } else {
+        (ratio.log10().ceil() as usize).min(9)
+    };
+    format!(
+        "{} {unit} – {} {unit}",
+        group_digits(&format!("{:.digits$}", s / scale)),
+        group_digits(&format!("{:.digits$}", e / scale))
+    )
+}
+
 /// A time in nanoseconds with a unit suited to `precision_ns` (the smallest difference
 /// the label must show).
 pub fn format_ns(ns: f64, precision_ns: f64) -> String {
@@ -498,7 +545,7 @@ pub fn format_ns(ns: f64, precision_ns: f64) -> String {
         }
         d
     };
-    format!("{value:.digits$} {unit}")
+    format!("{} {unit}", group_digits(&format!("{value:.digits$}")))
 }
 
 /// A time or duration in nanoseconds in the unit of its size, with as many decimals as
@@ -512,7 +559,10 @@ pub fn format_time(ns: f64, precision_ns: f64) -> String {
     } else {
         (ratio.log10().ceil() as usize).min(9)
     };
-    format!("{:.digits$} {unit}", ns / scale)
+    format!(
+        "{} {unit}",
+        group_digits(&format!("{:.digits$}", ns / scale))
+    )
 }
 
 /// A duration or instant in ticks, with the trace's unit, for tooltips and panels.
@@ -542,11 +592,19 @@ mod tests {
         assert!(ticks.len() <= 10 && ticks.len() >= 5, "{labels:?}");
         let us = ruler_ticks(w, 1000, 1000.0, 100.0);
         assert_eq!(us[1].1, "200 ms");
-        assert_eq!(format_ns(1_500.0, 100.0), "1500 ns");
+        assert_eq!(format_ns(1_500.0, 100.0), "1,500 ns");
         assert_eq!(format_time(1_371_000_229.0, 229.0), "1.3710002 s");
         assert_eq!(format_time(229_407.0, 100.0), "229.4 us");
         assert_eq!(format_time(1_500.0, 1.0), "1.500 us");
         assert_eq!(format_time(0.0, 1000.0), "0 ns");
+        assert_eq!(format_ns(1_370_000_000.0, 200_000.0), "1,370,000 us");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(
+            format_window(1_370_000_000, 1_373_000_000, 1),
+            "1.370000 s – 1.373000 s"
+        );
+        assert_eq!(format_window(0, 23_500_434, 1), "0.00 ms – 23.50 ms");
         assert_eq!(format_ns(1_500_000.0, 1_000_000.0), "2 ms");
         assert_eq!(format_ticks(1_871_483, 1000), "1.871 s");
     }

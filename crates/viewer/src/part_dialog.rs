@@ -87,14 +87,20 @@ impl PartDialog {
 
     /// The part the fields describe, or what is wrong with them.
     pub fn subset(&self) -> Result<Subset, String> {
+        // Ticks, or a time with its unit, in the trace's ticks once its header is read.
+        let npt = self
+            .estimate
+            .as_ref()
+            .and_then(|e| e.header.as_ref())
+            .map_or(1, |h| h.time_unit.ns_per_tick());
         let tick = |s: &str, name: &str| -> Result<Option<u64>, String> {
             let s = s.trim();
             if s.is_empty() {
                 return Ok(None);
             }
-            s.parse::<u64>()
+            prvscope_format::units::parse_time(s, npt)
                 .map(Some)
-                .map_err(|_| format!("{name}: `{s}` is not a time in ticks"))
+                .map_err(|e| format!("{name}: {e}"))
         };
         let from = tick(&self.from, "From")?;
         let to = tick(&self.to, "To")?;
@@ -208,8 +214,12 @@ impl PartDialog {
             .num_columns(2)
             .show(ui, |ui| {
                 for (name, value, hint) in [
-                    ("From (ticks)", &mut self.from, "the start"),
-                    ("To (ticks)", &mut self.to, "the end"),
+                    (
+                        "From",
+                        &mut self.from,
+                        "the start: ticks, or 2.5s, 300ms, 1200us",
+                    ),
+                    ("To", &mut self.to, "the end: ticks, or 2.5s, 300ms, 1200us"),
                     ("Threads", &mut self.threads, "all, or 1-8,12 or 1.2"),
                 ] {
                     let label = ui.label(name);

@@ -248,9 +248,8 @@ impl App {
                 let w = l.timeline.window;
                 ui.add(
                     egui::Label::new(format!(
-                        "window {} – {}",
-                        crate::frame::format_ticks(w.start, npt),
-                        crate::frame::format_ticks(w.end(), npt)
+                        "window {}",
+                        crate::frame::format_window(w.start, w.end(), npt)
                     ))
                     .truncate(),
                 );

@@ -13,8 +13,8 @@ mod navigate;
 
 use crate::file_dialog::FileDialog;
 
+pub use crate::frame::thousands;
 pub use navigate::{FindState, KEYS};
-pub use panels::thousands;
 mod panels;
 
 use std::path::PathBuf;

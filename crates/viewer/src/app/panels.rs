@@ -4,10 +4,14 @@
 use egui::{Color32, RichText, Ui};
 
 use super::App;
+use crate::frame::thousands;
 use crate::theme;
 use crate::timeline;
 use crate::view::{ColorMode, MPI_CALL_TYPES, type_label, value_label};
 use prvscope_store::signal::SignalSpec;
+
+/// Colour steps of a gradient's ramp.
+const RAMP_STEPS: u32 = 64;
 
 /// A gradient's legend: the colour ramp from the scale's smallest value to its largest,
 /// both written under it, what this window draws, and its values in order on demand.
@@ -24,11 +28,10 @@ fn gradient_legend(ui: &mut Ui, l: &super::Loaded, legend: &[(u64, u32)]) {
     };
     let width = ui.available_width().clamp(80.0, 260.0);
     let (rect, response) = ui.allocate_exact_size(egui::vec2(width, 16.0), egui::Sense::hover());
-    const STEPS: u32 = 64;
-    for k in 0..STEPS {
-        let v = lo + ((hi - lo) as f64 * f64::from(k) / f64::from(STEPS - 1)).round() as u64;
-        let x0 = rect.left() + rect.width() * k as f32 / STEPS as f32;
-        let x1 = rect.left() + rect.width() * (k + 1) as f32 / STEPS as f32;
+    for k in 0..RAMP_STEPS {
+        let v = lo + ((hi - lo) as f64 * f64::from(k) / f64::from(RAMP_STEPS - 1)).round() as u64;
+        let x0 = rect.left() + rect.width() * k as f32 / RAMP_STEPS as f32;
+        let x1 = rect.left() + rect.width() * (k + 1) as f32 / RAMP_STEPS as f32;
         let c = t.coloring().color(v).unwrap_or(Color32::TRANSPARENT);
         ui.painter().rect_filled(
             egui::Rect::from_x_y_ranges(x0..=x1 + 0.5, rect.y_range()),
@@ -66,19 +69,6 @@ fn gradient_legend(ui: &mut Ui, l: &super::Loaded, legend: &[(u64, u32)]) {
                 timeline::swatch(ui, c, &name(*v));
             }
         });
-}
-
-/// `1234567` as `1,234,567`.
-pub fn thousands(v: u64) -> String {
-    let digits = v.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (k, ch) in digits.chars().enumerate() {
-        if k > 0 && (digits.len() - k) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }
 
 impl App {

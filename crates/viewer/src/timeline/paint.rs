@@ -183,19 +183,32 @@ impl Timeline {
             Stroke::new(1.0, theme::AXIS),
         );
         let font = FontId::proportional(11.0);
+        // The window's end at the right edge, as Paraver writes it; tick labels stay inside
+        // the timeline and clear of it.
+        let npt = self.ns_per_tick.max(1) as f64;
+        let end_ns = self.window.end() as f64 * npt;
+        let end_text =
+            frame::format_time(end_ns, (self.window.span as f64 * npt / 1000.0).max(1.0));
+        let end_galley = painter.layout_no_wrap(end_text, font.clone(), theme::FOREGROUND);
+        let end_left = area.right() - end_galley.size().x - 2.0;
+        painter.galley(
+            pos2(end_left, ruler.top() + 5.0),
+            end_galley,
+            theme::FOREGROUND,
+        );
         for (t, label) in frame::ruler_ticks(self.window, self.ns_per_tick, area.width(), 110.0) {
             let x = self.window.x_from_time(t, area);
+            let galley = painter.layout_no_wrap(label, font.clone(), theme::FOREGROUND);
+            let w = galley.size().x;
+            let left = (x - w / 2.0).max(area.left() + 1.0);
+            if left + w > end_left - 6.0 {
+                continue;
+            }
             painter.line_segment(
                 [pos2(x, ruler.top()), pos2(x, ruler.top() + 4.0)],
                 Stroke::new(1.0, theme::AXIS),
             );
-            painter.text(
-                pos2(x, ruler.top() + 5.0),
-                Align2::CENTER_TOP,
-                label,
-                font.clone(),
-                theme::FOREGROUND,
-            );
+            painter.galley(pos2(left, ruler.top() + 5.0), galley, theme::FOREGROUND);
         }
     }
 

@@ -7,8 +7,15 @@ use crate::frame;
 
 /// The details of a point: used by the tooltip and the pinned panel.
 pub fn details_ui(ui: &mut Ui, d: &Details, ns_per_tick: u64) {
+    // Enough digits to tell the interval's begin from its end (a tenth of its length).
+    let npt = ns_per_tick.max(1) as f64;
+    let precision = match (d.begin, d.end) {
+        (Some(b), Some(e)) if e > b => ((e - b) as f64 * npt / 10.0).clamp(1.0, 1e6),
+        _ => 1.0,
+    };
+    let time = |ticks: u64| frame::format_time(ticks as f64 * npt, precision);
     ui.label(egui::RichText::new(&d.row_label).strong());
-    ui.label(format!("time {}", frame::format_ticks(d.time, ns_per_tick)));
+    ui.label(format!("time {}", time(d.time)));
     match d.value {
         Some(v) => ui.label(format!("value {v}: {}", d.label)),
         None => ui.label("no value (null)"),
@@ -16,9 +23,9 @@ pub fn details_ui(ui: &mut Ui, d: &Details, ns_per_tick: u64) {
     if let (Some(b), Some(e)) = (d.begin, d.end) {
         ui.label(format!(
             "from {} to {} ({})",
-            frame::format_ticks(b, ns_per_tick),
-            frame::format_ticks(e, ns_per_tick),
-            frame::format_ticks(e.saturating_sub(b), ns_per_tick)
+            time(b),
+            time(e),
+            time(e.saturating_sub(b))
         ));
     }
 }
