@@ -178,3 +178,72 @@ fn f1_and_question_mark_list_every_key_and_gesture() {
     h.run_steps(2);
     h.get_by_label("Keys and gestures");
 }
+
+#[test]
+fn the_session_is_kept_and_restored_on_the_next_start_without_a_trace() {
+    use prvscope_import::NullOverride;
+    use prvscope_store::signal::SignalSpec;
+    use prvscope_viewer::settings::{MemoryStorage, Settings};
+
+    let _shared = crate::common::shared();
+    let Some(root) = crate::common::shared_traces() else {
+        return;
+    };
+    let prv = std::fs::read_dir(root.join("extrae_mpi_prime16"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "prv"))
+        .unwrap();
+    let mut h = harness_with(LoadSource::File(prv.clone()), None, (1200.0, 800.0), false);
+    // A view, a window, a collapsed task, a marker.
+    h.state_mut().set_view(SignalSpec::Events(vec![50_000_002]));
+    h.run_steps(2);
+    let window = {
+        let l = h.state_mut().loaded_mut().unwrap();
+        let w = prvscope_viewer::frame::TimeWindow {
+            start: 600_000_000,
+            span: 300_000_000,
+        };
+        l.timeline.zoom_to(w);
+        l.timeline.toggle_row(&l.trace, 2);
+        l.timeline.add_marker(700_000_000);
+        w
+    };
+    h.run_steps(2);
+    let rows_before = h.state().loaded().unwrap().timeline.rows().len();
+    let mut storage = MemoryStorage::default();
+    eframe::App::save(h.state_mut(), &mut storage);
+    drop(h);
+    // The next start, without a trace.
+    let settings = Settings::load(Some(&storage));
+    assert_eq!(
+        settings.session.as_ref().map(|s| s.path.clone()),
+        Some(std::fs::canonicalize(&prv).unwrap())
+    );
+    let mut h = egui_kittest::Harness::builder()
+        .with_size(egui::vec2(1200.0, 800.0))
+        .build_eframe(move |cc| {
+            let mut app = App::new(&cc.egui_ctx, LoadSource::Demo, NullOverride::Auto, settings);
+            app.set_show_timings(false);
+            app
+        });
+    let ctx = h.ctx.clone();
+    h.state_mut().wait_for_load(&ctx);
+    h.run_steps(4);
+    let app = h.state();
+    let t = &app.loaded().unwrap().timeline;
+    assert_eq!(
+        app.loaded().unwrap().trace.path,
+        std::fs::canonicalize(&prv).unwrap()
+    );
+    assert_eq!(t.config().spec, SignalSpec::Events(vec![50_000_002]));
+    assert_eq!(t.window(), window);
+    assert_eq!(
+        t.rows().len(),
+        rows_before,
+        "the collapsed task stays collapsed"
+    );
+    assert_eq!(t.markers().len(), 1);
+    assert_eq!(t.markers()[0].time, 700_000_000);
+    h.get_by_label_contains("restored the last session of");
+}

@@ -18,6 +18,8 @@ const SIDE_KEY: &str = "prvscope.show_side_panel";
 const SCOPES_KEY: &str = "prvscope.show_scope_panel";
 const CFG_FOLDER_KEY: &str = "prvscope.cfg_folder";
 const CFG_LIBRARY_KEY: &str = "prvscope.cfg_library";
+/// eframe's key of the last session.
+const SESSION_KEY: &str = "prvscope.session";
 
 /// A list of paths, newest first, without duplicates, at most [`MAX_RECENT`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -54,6 +56,61 @@ impl RecentFiles {
     }
 }
 
+/// What was open when the viewer closed, restored when it next starts without a trace: the
+/// trace, its view, window, rows and markers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Session {
+    pub path: PathBuf,
+    /// `state`, `mpi` or event types (`50000001,50000002`), as `--view` reads them.
+    pub view: String,
+    /// The window's first tick and length.
+    pub window: (u64, u64),
+    /// `thread`, `task`, `appl`, `cpu` or `node`.
+    pub level: String,
+    /// Collapsed (application, task) pairs and applications, 0-based.
+    pub collapsed_tasks: Vec<(usize, usize)>,
+    pub collapsed_apps: Vec<usize>,
+    /// Markers: time and label.
+    pub markers: Vec<(u64, String)>,
+}
+
+/// How eframe keeps a [`Session`].
+type SessionTuple = (
+    PathBuf,
+    String,
+    (u64, u64),
+    String,
+    Vec<(usize, usize)>,
+    Vec<usize>,
+    Vec<(u64, String)>,
+);
+
+impl Session {
+    fn to_tuple(&self) -> SessionTuple {
+        (
+            self.path.clone(),
+            self.view.clone(),
+            self.window,
+            self.level.clone(),
+            self.collapsed_tasks.clone(),
+            self.collapsed_apps.clone(),
+            self.markers.clone(),
+        )
+    }
+
+    fn from_tuple(t: SessionTuple) -> Session {
+        Session {
+            path: t.0,
+            view: t.1,
+            window: t.2,
+            level: t.3,
+            collapsed_tasks: t.4,
+            collapsed_apps: t.5,
+            markers: t.6,
+        }
+    }
+}
+
 /// The viewer's settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[allow(clippy::struct_excessive_bools)] // independent switches
@@ -71,6 +128,8 @@ pub struct Settings {
     pub cfg_folder: Option<PathBuf>,
     /// The user's folder of Paraver cfgs, browsed by topic in File > Configurations.
     pub cfg_library: Option<PathBuf>,
+    /// The last session, if a trace file was open.
+    pub session: Option<Session>,
 }
 
 impl Default for Settings {
@@ -82,6 +141,7 @@ impl Default for Settings {
             show_scopes: true,
             cfg_folder: None,
             cfg_library: None,
+            session: None,
         }
     }
 }
@@ -110,6 +170,9 @@ impl Settings {
             show_scopes: eframe::get_value(storage, SCOPES_KEY).unwrap_or(true),
             cfg_folder: eframe::get_value(storage, CFG_FOLDER_KEY).unwrap_or(None),
             cfg_library: eframe::get_value(storage, CFG_LIBRARY_KEY).unwrap_or(None),
+            session: eframe::get_value::<Option<SessionTuple>>(storage, SESSION_KEY)
+                .flatten()
+                .map(Session::from_tuple),
         }
     }
 
@@ -121,6 +184,11 @@ impl Settings {
         eframe::set_value(storage, SCOPES_KEY, &self.show_scopes);
         eframe::set_value(storage, CFG_FOLDER_KEY, &self.cfg_folder);
         eframe::set_value(storage, CFG_LIBRARY_KEY, &self.cfg_library);
+        eframe::set_value(
+            storage,
+            SESSION_KEY,
+            &self.session.as_ref().map(Session::to_tuple),
+        );
     }
 }
 
@@ -200,6 +268,15 @@ mod tests {
         settings.recent.add(Path::new("/nonexistent/c.prv.xz"));
         settings.source_folders.add(Path::new("/nonexistent/src"));
         settings.show_side = false;
+        settings.session = Some(Session {
+            path: PathBuf::from("/nonexistent/a b.prv"),
+            view: "50000001,50000002".into(),
+            window: (1000, 5000),
+            level: "task".into(),
+            collapsed_tasks: vec![(0, 1)],
+            collapsed_apps: vec![],
+            markers: vec![(1500, "start of the loop".into())],
+        });
         let mut storage = MemoryStorage::default();
         settings.save(&mut storage);
         assert_eq!(Settings::load(Some(&storage)), settings);

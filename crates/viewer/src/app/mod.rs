@@ -10,6 +10,7 @@ mod dialogs;
 mod export;
 mod menus;
 mod navigate;
+mod session;
 
 use crate::file_dialog::FileDialog;
 
@@ -108,6 +109,8 @@ pub struct App {
     ctx: egui::Context,
     /// Find (Ctrl+F) and the keys window (F1).
     pub(crate) find: navigate::FindState,
+    /// The last session, to restore once its trace is loaded.
+    restore: Option<crate::settings::Session>,
     pub(crate) show_help: bool,
 }
 
@@ -153,6 +156,7 @@ impl App {
             status: String::new(),
             type_filter: String::new(),
             find: navigate::FindState::default(),
+            restore: None,
             show_help: false,
             show_report: false,
             timeline_rect: egui::Rect::NOTHING,
@@ -165,6 +169,14 @@ impl App {
             frame_starts: std::collections::VecDeque::new(),
             scopes_forced: false,
             ctx: ctx.clone(),
+        };
+        // Without a trace, the last session's (if its file is still there).
+        let source = match (&source, &app.settings.session) {
+            (LoadSource::Demo, Some(s)) if s.path.is_file() => {
+                app.restore = Some(s.clone());
+                LoadSource::File(s.path.clone())
+            }
+            _ => source,
         };
         app.open_request(ctx, source, request);
         app
@@ -402,6 +414,13 @@ impl App {
                 if let Some(spec) = self.start_view.clone() {
                     self.set_view(spec);
                 }
+                if let Some(s) = self.restore.take()
+                    && self.loaded.as_ref().is_some_and(|l| {
+                        std::fs::canonicalize(&l.trace.path).ok() == Some(s.path.clone())
+                    })
+                {
+                    self.restore_session(&s);
+                }
                 if let Some(mode) = self.start_mode
                     && let Some(l) = &mut self.loaded
                 {
@@ -490,6 +509,10 @@ impl App {
 impl eframe::App for App {
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         self.take_source_folders();
+        // The session of the trace file open; the demo (or nothing) keeps the last one.
+        if let Some(s) = self.session() {
+            self.settings.session = Some(s);
+        }
         self.settings.save(storage);
     }
 

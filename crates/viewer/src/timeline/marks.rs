@@ -80,6 +80,12 @@ impl Timeline {
         self.zoom_to(w);
     }
 
+    /// Collapses the tasks and applications of `grouping` (a session restored).
+    pub fn set_grouping(&mut self, trace: &prvscope_store::Trace, grouping: crate::rows::Grouping) {
+        self.grouping = grouping;
+        self.relayout(trace);
+    }
+
     /// The drawn row under the pointer in the last frame.
     pub fn hovered_row(&self) -> Option<usize> {
         self.hovered_row
