@@ -93,3 +93,55 @@ fn an_export_through_the_browser_writes_its_file_or_says_why_not() {
     h.run_steps(6);
     h.get_by_label_contains(&format!("could not save {}", bad.display()));
 }
+
+#[test]
+fn save_view_as_paraver_cfg_writes_a_cfg_the_engine_computes_over_the_visible_window() {
+    let _shared = crate::common::shared();
+    file_dialog::use_builtin(true);
+    let dir = temp_dir("dialogs-cfg");
+    let mut h = harness_with(LoadSource::Demo, None, (1200.0, 800.0), false);
+    {
+        let l = h.state_mut().loaded_mut().unwrap();
+        let w = prvscope_viewer::frame::TimeWindow {
+            start: 5_000_000,
+            span: 2_000_000,
+        };
+        l.timeline.zoom_to(w);
+    }
+    h.run_steps(2);
+    menu(&mut h, "File", "Save view as Paraver cfg…");
+    type_path(&mut h, &dir.display().to_string());
+    h.get_by_label("Save").click();
+    h.run_steps(3);
+    let path = dir.join("view.cfg");
+    h.get_by_label_contains(&format!("saved {}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cfg = prvscope_paraver::cfg::Cfg::parse("view.cfg", &text).unwrap();
+    let app = h.state();
+    let trace = &app.loaded().unwrap().trace;
+    let out = prvscope_paraver::paramedir::compute(
+        trace,
+        &cfg,
+        &prvscope_paraver::paramedir::Options {
+            trace_units: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let prvscope_paraver::paramedir::OutcomeKind::Timeline { one, .. } = out.kind else {
+        panic!("a timeline");
+    };
+    // The visible window, on every thread (the values are checked against BSC's paramedir and
+    // the store in crates/paraver/tests/saved_view.rs).
+    let mut rows = std::collections::BTreeSet::new();
+    for line in one.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        let begin: u64 = f[1].parse().unwrap();
+        let len: u64 = f[2].parse().unwrap();
+        assert!(begin + len >= 5_000_000 && begin <= 7_000_000, "{line}");
+        let thread: usize = f[0].rsplit('.').next().unwrap().parse().unwrap();
+        let task: usize = f[0].split('.').nth(1).unwrap().parse().unwrap();
+        rows.insert((task, thread));
+    }
+    assert_eq!(rows.len(), 8, "every thread");
+}

@@ -30,6 +30,7 @@ pub mod pop;
 pub mod records;
 pub mod replay;
 mod resource;
+pub mod save;
 pub mod table;
 pub mod thread;
 pub mod window;

@@ -167,6 +167,7 @@ impl App {
         let (name, ext) = match kind {
             Export::Png => ("timeline.png", "png"),
             Export::Csv => ("time_per_value.csv", "csv"),
+            Export::Cfg => ("view.cfg", "cfg"),
         };
         let spec = Spec::new("Export", Kind::Save(name.to_string())).filter(ext, &[ext]);
         self.save_dialog = Some((kind, FileDialog::open(ctx, spec)));
@@ -195,6 +196,12 @@ impl App {
                     Export::Csv => {
                         let result = self.export_csv(&path);
                         self.say_saved(&path, result.map_err(|e| e.to_string()));
+                    }
+                    Export::Cfg => {
+                        let result = self.save_view_cfg(&path);
+                        let note = result.as_ref().map_or_else(|_| String::new(), Clone::clone);
+                        self.say_saved(&path, result.map(|_| ()));
+                        self.status.push_str(&note);
                     }
                 },
                 None => self.status = "not exported: no file was chosen".to_string(),

@@ -14,6 +14,8 @@ use prvscope_store::signal::SignalSpec;
 pub(super) enum Export {
     Png,
     Csv,
+    /// The view as a Paraver cfg.
+    Cfg,
 }
 
 impl App {
@@ -27,6 +29,55 @@ impl App {
                 text
             }
         };
+    }
+
+    /// Writes the view as a Paraver cfg (see [`prvscope_paraver::save`]): its semantic, rows,
+    /// visible window, draw and colour mode. Returns what a reader should know beside it.
+    pub fn save_view_cfg(&self, path: &Path) -> Result<String, String> {
+        use prvscope_paraver::save::{View, ViewKind, ViewLevel, view_cfg};
+        use prvscope_store::summary::DrawMode;
+        let Some(l) = &self.loaded else {
+            return Err("no trace is open".into());
+        };
+        let t = &l.timeline;
+        let kind = match &t.config.spec {
+            SignalSpec::States => ViewKind::States,
+            SignalSpec::Events(types) => ViewKind::Events(types.clone()),
+            SignalSpec::Custom(_) => {
+                return Err("this view comes from a configuration: save that cfg instead".into());
+            }
+        };
+        let (level, note) = match t.level() {
+            crate::rows::Level::Thread => (ViewLevel::Thread, ""),
+            crate::rows::Level::Task | crate::rows::Level::Application => (
+                ViewLevel::Thread,
+                " (thread rows: Paraver's collapsed rows would add their threads' values)",
+            ),
+            crate::rows::Level::Cpu => (ViewLevel::Cpu, ""),
+            crate::rows::Level::Node => (
+                ViewLevel::Cpu,
+                " (CPU rows: Paraver's node rows would add their CPUs' values)",
+            ),
+        };
+        let draw_mode = match t.config.mode {
+            DrawMode::Average => "draw_average",
+            DrawMode::Maximum => "draw_maximum",
+            DrawMode::Minimum => "draw_minimum",
+            DrawMode::Random => "draw_random",
+            // Paraver has no "dominant": the last value is the closest.
+            DrawMode::Last | DrawMode::Dominant => "draw_last",
+        };
+        let view = View {
+            name: crate::view::view_name(&l.trace, &t.config.spec),
+            kind,
+            level,
+            window: (t.window.start, t.window.end()),
+            end_time: l.trace.header.end_time.max(t.end_time()),
+            draw_mode,
+            gradient: t.config.color == crate::view::ColorMode::Gradient,
+        };
+        std::fs::write(path, view_cfg(&view)).map_err(|e| e.to_string())?;
+        Ok(note.to_string())
     }
 
     /// Writes the visible window's time per value per row as CSV.

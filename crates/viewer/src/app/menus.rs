@@ -107,6 +107,16 @@ impl App {
                 {
                     self.ask_save(&ctx, Export::Csv);
                 }
+                if ui
+                    .add_enabled(loaded, egui::Button::new("Save view as Paraver cfg…"))
+                    .on_hover_text(
+                        "The view, its rows and the visible window as a Paraver configuration \
+                         (wxparaver and paramedir compute it as shown)",
+                    )
+                    .clicked()
+                {
+                    self.ask_save(&ctx, Export::Cfg);
+                }
                 ui.separator();
                 if ui.button("Quit").clicked() {
                     ctx.send_viewport_cmd(egui::ViewportCommand::Close);
