@@ -247,3 +247,23 @@ fn the_session_is_kept_and_restored_on_the_next_start_without_a_trace() {
     assert_eq!(t.markers()[0].time, 700_000_000);
     h.get_by_label_contains("restored the last session of");
 }
+
+#[test]
+fn the_wheel_over_the_row_names_scrolls_the_rows() {
+    let _shared = crate::common::shared();
+    let Some(root) = crate::common::shared_traces() else {
+        return;
+    };
+    let prv = root.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv");
+    // 24 rows in a short window: they do not all fit.
+    let mut h = harness_with(LoadSource::File(prv), None, (1000.0, 380.0), false);
+    let (first, label_x, y) = {
+        let t = &h.state().loaded().unwrap().timeline;
+        assert!(t.area().height() < 24.0 * prvscope_viewer::timeline::MIN_ROW_HEIGHT);
+        (t.first_row(), t.area().left() - 40.0, t.area().center().y)
+    };
+    assert_eq!(first, 0);
+    crate::viewer::wheel(&mut h, egui::pos2(label_x, y), -2.0);
+    let t = &h.state().loaded().unwrap().timeline;
+    assert!(t.first_row() > 0, "the rows scrolled down");
+}

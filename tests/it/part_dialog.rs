@@ -89,6 +89,9 @@ fn a_trace_too_large_opens_the_part_dialog_and_loads_the_threads_chosen() {
     assert!(h.query_by_label("THREAD 1.1.1").is_none());
     h.get_by_label_contains("part loaded: threads 1.3");
     h.get_by_label("Part loaded: threads 1.3 (4 of 16 threads)");
+    // The Trace panel counts the rows loaded, and the "too large" message is gone.
+    h.get_by_label_contains("4 of 16 rows loaded");
+    assert!(h.query_by_label_contains("needs about").is_none());
     h.snapshot("part_loaded_task_1_3");
 }
 

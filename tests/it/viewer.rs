@@ -430,6 +430,12 @@ fn window_stays_responsive_while_a_big_trace_loads_and_cancel_works() {
     assert!(seen_progress);
     h.get_by_label_contains("was cancelled");
     h.get_by_label("State @ demo.prv");
+    // A later load that succeeds clears it.
+    let ctx = h.ctx.clone();
+    h.state_mut().open(&ctx, LoadSource::Demo);
+    h.state_mut().wait_for_load(&ctx);
+    h.run_steps(3);
+    assert!(h.query_by_label_contains("was cancelled").is_none());
     let _ = Path::new(&path);
 }
 

@@ -397,6 +397,10 @@ impl App {
         match result {
             LoadOutcome::Loaded(loaded) => {
                 let (trace, timeline) = *loaded;
+                // What an earlier load said (cancelled, too large) is no longer true.
+                if self.status.starts_with("loading ") || self.status.contains("needs about") {
+                    self.status.clear();
+                }
                 if let Some(LoadSource::File(path)) = &source {
                     self.settings.recent.add(path);
                 }

@@ -259,10 +259,17 @@ impl App {
         ui.separator();
         ui.heading("Trace");
         let c = l.trace.store.counts();
+        // A partial load counts the rows it loaded.
+        let rows = l.trace.store.threads().len();
+        let loaded = (0..rows).filter(|&r| l.trace.is_row_loaded(r)).count();
+        let rows_text = if loaded == rows {
+            format!("{rows} rows")
+        } else {
+            format!("{loaded} of {rows} rows loaded")
+        };
         ui.label(format!(
-            "{} rows, {} ticks ({})",
-            l.trace.store.threads().len(),
-            l.trace.header.end_time,
+            "{rows_text}, {} ticks ({})",
+            thousands(l.trace.header.end_time),
             l.trace.header.time_unit
         ));
         ui.label(format!(
@@ -308,11 +315,15 @@ impl App {
             if let Some(loading) = &self.loading {
                 let (done, total) = loading.bytes();
                 ui.label(format!("Loading {}", loading.source.display_name()));
-                ui.add(
-                    egui::ProgressBar::new(loading.progress.fraction() as f32)
-                        .desired_width(240.0)
-                        .show_percentage(),
-                );
+                let fraction = loading.progress.fraction() as f32;
+                // Once every byte is read the store is still being assembled: say so rather
+                // than sit at 100%.
+                let bar = egui::ProgressBar::new(fraction).desired_width(240.0);
+                ui.add(if fraction >= 1.0 {
+                    bar.text("read; building the store…").animate(true)
+                } else {
+                    bar.show_percentage()
+                });
                 ui.label(format!(
                     "{:.0} / {:.0} MB, {:.0} MB/s",
                     done as f64 / 1e6,

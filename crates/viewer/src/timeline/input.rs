@@ -61,7 +61,12 @@ impl Timeline {
                 let dt = -f64::from(horizontal) * 0.1 * self.window.span as f64;
                 self.window = self.window.panned(dt, limit);
             }
-        } else if label_response.hovered() && wheel != 0.0 {
+        } else if wheel != 0.0
+            // Over the row names (by position: their click areas sit on top of this one).
+            && ui
+                .input(|i| i.pointer.hover_pos())
+                .is_some_and(|p| label_response.rect.contains(p))
+        {
             let rows = (-wheel * 3.0).round() as isize;
             self.first_row = self.first_row.saturating_add_signed(rows);
         }
