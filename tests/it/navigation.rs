@@ -267,3 +267,24 @@ fn the_wheel_over_the_row_names_scrolls_the_rows() {
     let t = &h.state().loaded().unwrap().timeline;
     assert!(t.first_row() > 0, "the rows scrolled down");
 }
+
+#[test]
+fn home_over_the_rows_goes_to_the_timeline_while_the_filter_box_has_the_keys() {
+    let _shared = crate::common::shared();
+    let mut h = demo();
+    let all = h.state().loaded().unwrap().timeline.window();
+    let p = at(&h, 2, 0.5);
+    crate::viewer::wheel(&mut h, p, 3.0);
+    assert!(h.state().loaded().unwrap().timeline.window().span < all.span);
+    h.get_by_label("Filter").focus();
+    h.step();
+    h.get_by_label("Filter").type_text("user");
+    h.run_steps(2);
+    // The pointer over the rows, Home: the whole trace, and the filter keeps its text.
+    h.event(Event::PointerMoved(p));
+    h.run_steps(2);
+    h.key_press(Key::Home);
+    h.run_steps(2);
+    assert_eq!(h.state().loaded().unwrap().timeline.window(), all);
+    h.get_by_label("User function (60000019)");
+}

@@ -132,9 +132,26 @@ impl Timeline {
             }
         }
 
-        // Keyboard (not while typing in a text field).
+        // Keyboard (not while typing in a text field, unless the pointer is over the rows
+        // and the key moves the timeline: the field then gives the keys back).
         if ui.ctx().text_edit_focused() {
-            return;
+            let navigation = ui.input(|i| {
+                [
+                    Key::Home,
+                    Key::ArrowLeft,
+                    Key::ArrowRight,
+                    Key::ArrowUp,
+                    Key::ArrowDown,
+                    Key::PageUp,
+                    Key::PageDown,
+                ]
+                .iter()
+                .any(|&k| i.key_pressed(k))
+            });
+            if !(navigation && response.hovered()) {
+                return;
+            }
+            ui.ctx().memory_mut(egui::Memory::stop_text_input);
         }
         if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::F)) {
             self.fit_rows = !self.fit_rows;
