@@ -45,3 +45,55 @@ fn a_gradient_view_has_a_colour_ramp_with_its_range_and_the_values_drawn_in_orde
     assert_eq!(thousands(1_234_567), "1,234,567");
     assert_eq!(thousands(999), "999");
 }
+
+#[test]
+fn a_view_of_two_counters_draws_a_lane_per_type_with_its_own_scale_and_legend() {
+    use std::sync::Arc;
+
+    use prvscope_store::signal::ViewSignals;
+
+    let _shared = crate::common::shared();
+    let (ins, cyc) = (42_000_050, 42_000_059);
+    let mut h = harness_with(
+        LoadSource::Demo,
+        Some(SignalSpec::Events(vec![ins, cyc])),
+        (1200.0, 800.0),
+        false,
+    );
+    h.run_steps(2);
+    let app = h.state();
+    let l = app.loaded().unwrap();
+    let t = &l.timeline;
+    let lanes = t.lanes();
+    assert_eq!(lanes.iter().map(|l| l.ty).collect::<Vec<_>>(), [ins, cyc]);
+    // Each lane's colour scale spans its own type's values only.
+    for lane in lanes {
+        let alone = ViewSignals::build(
+            Arc::clone(&l.trace.store),
+            SignalSpec::Events(vec![lane.ty]),
+            t.config().zero_is_null,
+        );
+        let values = alone.values();
+        assert_eq!(
+            lane.coloring.range(),
+            (*values.first().unwrap(), *values.last().unwrap()),
+            "type {}",
+            lane.ty
+        );
+        assert!(!lane.legend.is_empty());
+    }
+    assert_ne!(lanes[0].coloring.range(), lanes[1].coloring.range());
+    // The details of a point name both types' values.
+    let d = t
+        .details(&l.trace, 0, t.window().start + t.window().span / 2)
+        .unwrap();
+    assert!(
+        d.label.contains("PAPI_TOT_INS") && d.label.contains("PAPI_TOT_CYC"),
+        "{}",
+        d.label
+    );
+    // A legend part per lane.
+    h.get_by_label_contains("lane 1: PAPI_TOT_INS");
+    h.get_by_label_contains("lane 2: PAPI_TOT_CYC");
+    h.snapshot("lanes_two_counters");
+}

@@ -10,16 +10,51 @@ use crate::timeline;
 use crate::view::{ColorMode, MPI_CALL_TYPES, type_label, value_label};
 use prvscope_store::signal::SignalSpec;
 
+/// Tells legends of different views apart (their collapsing headers' state).
+fn spec_key(spec: &SignalSpec) -> String {
+    match spec {
+        SignalSpec::States => "states".into(),
+        SignalSpec::Events(types) => format!("{types:?}"),
+        SignalSpec::Custom(c) => format!("custom {}", c.0.id),
+    }
+}
+
+/// The entries of a legend (a colour per value): the most drawn first.
+fn value_entries(
+    ui: &mut Ui,
+    trace: &prvscope_store::Trace,
+    spec: &SignalSpec,
+    coloring: &crate::view::Coloring,
+    legend: &[(u64, u32)],
+) {
+    let total: u64 = legend.iter().map(|e| u64::from(e.1)).sum();
+    let mut entries: Vec<(u64, u32)> = legend.to_vec();
+    entries.sort_by_key(|e| std::cmp::Reverse(e.1));
+    for (value, px) in entries.iter().take(200) {
+        let color = coloring.color(*value).unwrap_or(Color32::TRANSPARENT);
+        let label = value_label(trace, spec, *value, false);
+        let share = 100.0 * f64::from(*px) / total.max(1) as f64;
+        let text = format!("{label} ({value})");
+        timeline::swatch(ui, color, &text)
+            .on_hover_text(format!("{text}: {share:.1}% of the drawn pixels"));
+    }
+}
+
 /// Colour steps of a gradient's ramp.
 const RAMP_STEPS: u32 = 64;
 
 /// A gradient's legend: the colour ramp from the scale's smallest value to its largest,
 /// both written under it, what this window draws, and its values in order on demand.
-fn gradient_legend(ui: &mut Ui, l: &super::Loaded, legend: &[(u64, u32)]) {
-    let t = &l.timeline;
-    let (lo, hi) = t.coloring().range();
+fn gradient_legend(
+    ui: &mut Ui,
+    trace: &prvscope_store::Trace,
+    spec: &SignalSpec,
+    coloring: &crate::view::Coloring,
+    legend: &[(u64, u32)],
+) {
+    let (lo, hi) = coloring.range();
     let name = |v: u64| {
-        let label = value_label(&l.trace, &t.config.spec, v, false);
+        let label = value_label(trace, spec, v, false);
         if label == v.to_string() {
             thousands(v)
         } else {
@@ -32,7 +67,7 @@ fn gradient_legend(ui: &mut Ui, l: &super::Loaded, legend: &[(u64, u32)]) {
         let v = lo + ((hi - lo) as f64 * f64::from(k) / f64::from(RAMP_STEPS - 1)).round() as u64;
         let x0 = rect.left() + rect.width() * k as f32 / RAMP_STEPS as f32;
         let x1 = rect.left() + rect.width() * (k + 1) as f32 / RAMP_STEPS as f32;
-        let c = t.coloring().color(v).unwrap_or(Color32::TRANSPARENT);
+        let c = coloring.color(v).unwrap_or(Color32::TRANSPARENT);
         ui.painter().rect_filled(
             egui::Rect::from_x_y_ranges(x0..=x1 + 0.5, rect.y_range()),
             0.0,
@@ -62,10 +97,11 @@ fn gradient_legend(ui: &mut Ui, l: &super::Loaded, legend: &[(u64, u32)]) {
         ));
     }
     egui::CollapsingHeader::new("values drawn, in order")
+        .id_salt(("values drawn", spec_key(spec)))
         .default_open(false)
         .show(ui, |ui| {
             for v in drawn.iter().take(200) {
-                let c = t.coloring().color(*v).unwrap_or(Color32::TRANSPARENT);
+                let c = coloring.color(*v).unwrap_or(Color32::TRANSPARENT);
                 timeline::swatch(ui, c, &name(*v));
             }
         });
@@ -190,27 +226,35 @@ impl App {
         let t = &l.timeline;
         ui.heading("Legend");
         let legend = t.legend();
-        let total: u64 = legend.iter().map(|e| u64::from(e.1)).sum();
         egui::ScrollArea::vertical()
             .id_salt("legend")
             .max_height(ui.available_height() * 0.55)
             .show(ui, |ui| {
-                if legend.is_empty() {
+                // A view of several types: a part per type, as its lane is drawn.
+                for (j, lane) in t.lanes().iter().enumerate() {
+                    let spec = SignalSpec::Events(vec![lane.ty]);
+                    ui.label(
+                        RichText::new(format!("lane {}: {}", j + 1, type_label(&l.trace, lane.ty)))
+                            .strong(),
+                    );
+                    if lane.legend.is_empty() {
+                        ui.label("nothing drawn in this window");
+                    } else if t.config.color == ColorMode::Gradient {
+                        gradient_legend(ui, &l.trace, &spec, &lane.coloring, &lane.legend);
+                    } else {
+                        value_entries(ui, &l.trace, &spec, &lane.coloring, &lane.legend);
+                    }
+                }
+                if t.lanes().is_empty() && legend.is_empty() {
                     ui.label("nothing drawn in this window");
                 }
-                if t.config.color == ColorMode::Gradient && !legend.is_empty() {
-                    gradient_legend(ui, l, legend);
-                } else {
-                    let mut entries: Vec<(u64, u32)> = legend.to_vec();
-                    entries.sort_by_key(|e| std::cmp::Reverse(e.1));
-                    for (value, px) in entries.iter().take(200) {
-                        let color = t.coloring().color(*value).unwrap_or(Color32::TRANSPARENT);
-                        let label = value_label(&l.trace, &t.config.spec, *value, false);
-                        let share = 100.0 * f64::from(*px) / total.max(1) as f64;
-                        let text = format!("{label} ({value})");
-                        timeline::swatch(ui, color, &text)
-                            .on_hover_text(format!("{text}: {share:.1}% of the drawn pixels"));
-                    }
+                if t.lanes().is_empty()
+                    && t.config.color == ColorMode::Gradient
+                    && !legend.is_empty()
+                {
+                    gradient_legend(ui, &l.trace, &t.config.spec, t.coloring(), legend);
+                } else if t.lanes().is_empty() {
+                    value_entries(ui, &l.trace, &t.config.spec, t.coloring(), legend);
                 }
                 if t.config.color == ColorMode::FunctionLine {
                     let (lo, hi) = t.coloring().range();

@@ -10,10 +10,12 @@
 //! - `widgets`: the details of a point and the legend's swatches, for the side panels.
 
 mod input;
+mod lanes;
 mod marks;
 mod paint;
 mod widgets;
 
+pub use lanes::{Lane, MAX_LANES};
 pub use marks::Marker;
 pub use widgets::{details_ui, swatch};
 
@@ -137,6 +139,8 @@ pub struct Timeline {
     /// The last range selected.
     measured: Option<(u64, u64)>,
     hovered_row: Option<usize>,
+    /// One lane per type of a view of several event types.
+    lanes: Vec<Lane>,
 }
 
 impl Timeline {
@@ -195,6 +199,7 @@ impl Timeline {
             marker_count: 0,
             measured: None,
             hovered_row: None,
+            lanes: Vec::new(),
         }
     }
 
@@ -366,6 +371,7 @@ impl Timeline {
         let spec_changed = config.spec != self.config.spec;
         self.config = config;
         self.view_generation += 1;
+        self.update_lanes(trace);
         if resource_view != resource_shown || (resource_view && spec_changed) {
             self.relayout(trace);
         }
@@ -474,6 +480,9 @@ impl Timeline {
 
     /// Details of drawn row `row` at tick `t`.
     pub fn details(&self, trace: &Trace, row: usize, t: u64) -> Option<Details> {
+        if let Some(d) = self.lane_details(trace, row, t) {
+            return Some(d);
+        }
         let item = self.rows.get(row)?;
         let spec = &self.config.spec;
         if let RowKind::Thread(thread) = item.kind {
@@ -581,17 +590,20 @@ impl Timeline {
         };
         if self.cache.as_ref().is_none_or(|c| c.0 != key) {
             let started = Instant::now();
-            let built = frame::build(&FrameRequest {
-                view: &self.signals,
-                coloring: &self.coloring,
-                rows: &self.rows,
-                visible: visible.clone(),
-                rect: area,
-                row_height,
-                window: self.window,
-                flags: self.config.flags,
-                mode: self.config.mode,
-            });
+            let built = Self::build_frame(
+                &mut self.lanes,
+                &FrameRequest {
+                    view: &self.signals,
+                    coloring: &self.coloring,
+                    rows: &self.rows,
+                    visible: visible.clone(),
+                    rect: area,
+                    row_height,
+                    window: self.window,
+                    flags: self.config.flags,
+                    mode: self.config.mode,
+                },
+            );
             let comms = self.config.comms.then(|| {
                 let drawn = drawn_row_of_thread(&self.rows, trace.store.threads().len());
                 let row_of = |thread: u32| {

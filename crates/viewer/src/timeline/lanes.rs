@@ -1,0 +1,173 @@
+//! Lanes: a view of several event types (other than the MPI call view, whose types are one
+//! call at a time) draws each thread's row as one lane per type, top
+//! to bottom in type order, each with its own colours (a counter's gradient spans that
+//! type's values only), so that the types are told apart; the legend has a part per type.
+//! Collapsed and CPU rows draw lanes too: each lane is that type's view of the row.
+
+use std::sync::Arc;
+
+use egui::Mesh;
+
+use super::{Details, Timeline};
+use crate::frame::{self, Frame, FrameRequest};
+use crate::view::{Coloring, ViewConfig, value_label};
+use prvscope_store::Trace;
+use prvscope_store::signal::{SignalSpec, ViewSignals};
+
+/// At most this many types are drawn as lanes (more share one lane, as before).
+pub const MAX_LANES: usize = 4;
+
+/// The view's settings for one of its types.
+fn lane_config(config: &ViewConfig, ty: u32) -> ViewConfig {
+    ViewConfig {
+        spec: SignalSpec::Events(vec![ty]),
+        ..config.clone()
+    }
+}
+
+/// One type's lane.
+pub struct Lane {
+    pub ty: u32,
+    pub signals: Arc<ViewSignals>,
+    pub coloring: Coloring,
+    /// What the last frame drew in this lane (value, pixel columns).
+    pub legend: Vec<(u64, u32)>,
+}
+
+impl Timeline {
+    /// The lanes of the view (none unless it reads 2 to [`MAX_LANES`] event types).
+    pub fn lanes(&self) -> &[Lane] {
+        &self.lanes
+    }
+
+    /// Rebuilds the lanes for the current view (after its signals changed).
+    pub(super) fn update_lanes(&mut self, trace: &Trace) {
+        let types = match &self.config.spec {
+            // The MPI call view reads its types as one (a call is of one of them at a time).
+            SignalSpec::Events(types)
+                if (2..=MAX_LANES).contains(&types.len())
+                    && types.as_slice() != crate::view::MPI_CALL_TYPES =>
+            {
+                types.clone()
+            }
+            _ => {
+                self.lanes.clear();
+                return;
+            }
+        };
+        if self.lanes.iter().map(|l| l.ty).eq(types.iter().copied())
+            && self.lanes.first().is_some_and(|l| {
+                l.signals.zero_is_null() == self.config.zero_is_null
+                    && Arc::ptr_eq(l.signals.store(), &trace.store)
+            })
+        {
+            // Same types: only the colours may have changed.
+            for lane in &mut self.lanes {
+                let config = lane_config(&self.config, lane.ty);
+                lane.coloring = Coloring::new(trace, &config, lane.signals.values());
+            }
+            return;
+        }
+        let placement = self
+            .level
+            .is_resource()
+            .then(|| self.placement.clone())
+            .flatten();
+        self.lanes = types
+            .iter()
+            .map(|&ty| {
+                let view = ViewSignals::build(
+                    Arc::clone(&trace.store),
+                    SignalSpec::Events(vec![ty]),
+                    self.config.zero_is_null,
+                );
+                let view = match &placement {
+                    Some(p) => view.on_cpus(p),
+                    None => view,
+                };
+                let config = lane_config(&self.config, ty);
+                let coloring = Coloring::new(trace, &config, view.values());
+                Lane {
+                    ty,
+                    signals: Arc::new(view),
+                    coloring,
+                    legend: Vec::new(),
+                }
+            })
+            .collect();
+    }
+
+    /// The frame of `req`, or, with lanes, each lane's frame squeezed into its band of every
+    /// row (the frame's legend is then empty: each lane keeps its own).
+    pub(super) fn build_frame(lanes: &mut [Lane], req: &FrameRequest<'_>) -> Frame {
+        if lanes.is_empty() {
+            return frame::build(req);
+        }
+        let k = lanes.len() as f32;
+        let mut out = Frame::default();
+        for (j, lane) in lanes.iter_mut().enumerate() {
+            let f = frame::build(&FrameRequest {
+                view: &lane.signals,
+                coloring: &lane.coloring,
+                rows: req.rows,
+                visible: req.visible.clone(),
+                rect: req.rect,
+                row_height: req.row_height,
+                window: req.window,
+                flags: req.flags,
+                mode: req.mode,
+            });
+            for (i, mesh) in f.meshes.iter().enumerate() {
+                let top = req.rect.top() + i as f32 * req.row_height;
+                let band = top + j as f32 * req.row_height / k;
+                let mut m: Mesh = (**mesh).clone();
+                for v in &mut m.vertices {
+                    v.pos.y = band + (v.pos.y - top) / k;
+                }
+                out.meshes.push(Arc::new(m));
+            }
+            out.quads += f.quads;
+            lane.legend = f.legend;
+        }
+        out
+    }
+
+    /// The details of a thread row with lanes: every type's value at `t`.
+    pub(super) fn lane_details(&self, trace: &Trace, row: usize, t: u64) -> Option<Details> {
+        if self.lanes.is_empty() {
+            return None;
+        }
+        let item = self.rows.get(row)?;
+        let crate::rows::RowKind::Thread(thread) = item.kind else {
+            return None;
+        };
+        let mut labels = Vec::new();
+        let mut first = None;
+        for lane in &self.lanes {
+            let spec = SignalSpec::Events(vec![lane.ty]);
+            let interval = lane.signals.interval_at(thread, t);
+            let value = interval.map(|i| i.value);
+            let null = value.is_none_or(|v| lane.coloring.is_null(v));
+            first = first.or(interval.filter(|_| !null));
+            labels.push(format!(
+                "{}: {}",
+                crate::view::type_label(trace, lane.ty),
+                if null {
+                    "null".to_string()
+                } else {
+                    value_label(trace, &spec, value.unwrap_or(0), false)
+                }
+            ));
+        }
+        // No single value: the label lists each type's.
+        let _ = first;
+        Some(Details {
+            row_label: item.label.clone(),
+            time: t,
+            value: None,
+            label: labels.join("\n"),
+            begin: None,
+            end: None,
+        })
+    }
+}
