@@ -25,6 +25,15 @@ fn options(view: SignalSpec, level: Level, width: u32) -> RenderOptions {
     }
 }
 
+/// Asserts that a command succeeded, with its standard error if not.
+fn succeeded(run: &std::process::Output) {
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
 /// (row label, values per column; `None` for null) of a render.
 fn values(t: &prvscope_store::Trace, opts: &RenderOptions) -> Vec<(String, Vec<Option<u64>>)> {
     let r = render::render(t, opts).unwrap();
@@ -46,12 +55,7 @@ fn values(t: &prvscope_store::Trace, opts: &RenderOptions) -> Vec<(String, Vec<O
 fn prime_has_a_row_per_cpu_and_node_of_its_header_and_each_cpu_shows_its_thread() {
     let _shared = crate::common::shared();
     let Some(root) = shared_traces() else { return };
-    let dir = root.join("extrae_mpi_prime16");
-    let prv = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|e| e == "prv"))
-        .unwrap();
+    let prv = root.join("extrae_mpi_prime16/prime_v0.prv");
     let out = temp_dir("cpu_rows");
     let csv = out.join("cpu.csv");
     let run = Command::new(env!("CARGO_BIN_EXE_prvscope"))
@@ -63,11 +67,7 @@ fn prime_has_a_row_per_cpu_and_node_of_its_header_and_each_cpu_shows_its_thread(
         .arg(&csv)
         .output()
         .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    succeeded(&run);
     let text = std::fs::read_to_string(&csv).unwrap();
     let rows: std::collections::BTreeSet<&str> = text
         .lines()
@@ -168,7 +168,7 @@ fn a_cpu_shows_the_last_thread_to_arrive_and_cpu_0_is_reported_not_drawn() {
         .arg(temp_dir("cpu_rows").join("meeting.png"))
         .output()
         .unwrap();
-    assert!(run.status.success());
+    succeeded(&run);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(
         stderr.contains("1 thread ran on CPU 0 (not assigned)"),
@@ -182,11 +182,7 @@ fn a_cpu_shows_the_last_thread_to_arrive_and_cpu_0_is_reported_not_drawn() {
             .args(["--level", level, "--csv"])
             .output()
             .unwrap();
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
+        succeeded(&run);
         String::from_utf8(run.stdout).unwrap()
     };
     assert_eq!(
@@ -204,11 +200,7 @@ fn the_viewer_switches_to_cpu_and_node_rows_and_back_and_says_when_it_cannot() {
 
     let _shared = crate::common::shared();
     let Some(root) = shared_traces() else { return };
-    let prv = std::fs::read_dir(root.join("extrae_mpi_prime16"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|e| e == "prv"))
-        .unwrap();
+    let prv = root.join("extrae_mpi_prime16/prime_v0.prv");
     let mut h = crate::viewer::harness_with(LoadSource::File(prv), None, (1000.0, 640.0), false);
     let pick = |h: &mut egui_kittest::Harness<'static, prvscope_viewer::app::App>, item: &str| {
         h.get_by_label("View").click();

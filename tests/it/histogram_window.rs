@@ -404,6 +404,27 @@ fn a_node_window_shows_on_rows_of_its_own_with_paramedirs_values() {
     assert_eq!(h.state().loaded().unwrap().timeline.rows().len(), 2);
 }
 
+/// The viewer on `path` with Analysis > POP metrics… open, its figures computed.
+fn pop_window_on(
+    path: &std::path::Path,
+    size: (f32, f32),
+) -> egui_kittest::Harness<'static, prvscope_viewer::app::App> {
+    let mut h = harness_with(LoadSource::File(path.to_path_buf()), None, size, false);
+    h.get_by_label("Analysis").click();
+    h.run_steps(2);
+    h.get_by_label("POP metrics…").click();
+    h.run_steps(2);
+    h
+}
+
+/// Waits for the POP window's background work.
+fn settle(w: &mut prvscope_viewer::pop_window::PopWindow, ctx: &egui::Context) {
+    while w.busy() {
+        w.poll(ctx);
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
 #[test]
 fn pop_metrics_window_shows_the_series_with_traffic_lights_and_charts() {
     let _shared = crate::common::shared();
@@ -411,25 +432,13 @@ fn pop_metrics_window_shows_the_series_with_traffic_lights_and_charts() {
         return;
     };
     let series = dir.join("pypop_epoch_scaling");
-    let mut h = harness_with(
-        LoadSource::File(series.join("epoch_2proc.prv.gz")),
-        None,
-        (1200.0, 800.0),
-        false,
-    );
-    h.get_by_label("Analysis").click();
-    h.run_steps(2);
-    h.get_by_label("POP metrics…").click();
-    h.run_steps(2);
+    let mut h = pop_window_on(&series.join("epoch_2proc.prv.gz"), (1200.0, 800.0));
     let ctx = h.ctx.clone();
     // The other runs, as "Add runs of the series…" adds the files picked.
     {
         let app = h.state_mut();
         let w = app.pop_window().expect("the window opened");
-        while w.busy() {
-            w.poll(&ctx);
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
+        settle(w, &ctx);
         w.add_runs(
             &ctx,
             vec![
@@ -437,10 +446,7 @@ fn pop_metrics_window_shows_the_series_with_traffic_lights_and_charts() {
                 series.join("epoch_1proc.prv.gz"),
             ],
         );
-        while w.busy() {
-            w.poll(&ctx);
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
+        settle(w, &ctx);
         let procs: Vec<usize> = w.runs().iter().map(|(_, f)| f.processes).collect();
         assert_eq!(procs, [1, 2, 4], "ordered by number of processes");
     }
@@ -498,10 +504,7 @@ fn pop_metrics_window_shows_the_series_with_traffic_lights_and_charts() {
     h.run_steps(1);
     {
         let w = h.state_mut().pop_window().unwrap();
-        while w.busy() {
-            w.poll(&ctx);
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
+        settle(w, &ctx);
         assert_eq!(w.runs().len(), 4);
         let roi = w
             .runs()
@@ -521,23 +524,14 @@ fn pop_metrics_window_of_an_openmp_run_shows_pypops_hybrid_metrics() {
     let Some(dir) = shared_traces() else {
         return;
     };
-    let mut h = harness_with(
-        LoadSource::File(dir.join("pypop_imagemagick_omp4/omp4.prv.gz")),
-        None,
+    let mut h = pop_window_on(
+        &dir.join("pypop_imagemagick_omp4/omp4.prv.gz"),
         (1200.0, 900.0),
-        false,
     );
-    h.get_by_label("Analysis").click();
-    h.run_steps(2);
-    h.get_by_label("POP metrics…").click();
-    h.run_steps(2);
     let ctx = h.ctx.clone();
     {
         let w = h.state_mut().pop_window().expect("the window opened");
-        while w.busy() {
-            w.poll(&ctx);
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
+        settle(w, &ctx);
         assert!(w.runs()[0].1.openmp.is_some());
     }
     h.run_steps(3);

@@ -189,11 +189,7 @@ fn the_session_is_kept_and_restored_on_the_next_start_without_a_trace() {
     let Some(root) = crate::common::shared_traces() else {
         return;
     };
-    let prv = std::fs::read_dir(root.join("extrae_mpi_prime16"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|e| e == "prv"))
-        .unwrap();
+    let prv = root.join("extrae_mpi_prime16/prime_v0.prv");
     let mut h = harness_with(LoadSource::File(prv.clone()), None, (1200.0, 800.0), false);
     // A view, a window, a collapsed task, a marker.
     h.state_mut().set_view(SignalSpec::Events(vec![50_000_002]));

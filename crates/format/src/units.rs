@@ -16,14 +16,19 @@ pub fn human_bytes(b: u64) -> String {
     }
 }
 
-/// Parses sizes like `100MB`, `1GB`, `512k`, `1.5GiB`, `4096`.
-pub fn parse_size(s: &str) -> Result<u64, String> {
+/// A quantity split into its number (digits and dots) and what follows.
+fn number_and_unit(s: &str) -> (&str, &str) {
     let t = s.trim();
     let digits = t
         .bytes()
         .take_while(|b| b.is_ascii_digit() || *b == b'.')
         .count();
-    let (num, unit) = t.split_at(digits);
+    t.split_at(digits)
+}
+
+/// Parses sizes like `100MB`, `1GB`, `512k`, `1.5GiB`, `4096`.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let (num, unit) = number_and_unit(s);
     let n: f64 = num
         .parse()
         .map_err(|_| format!("expected a size like 100MB, found `{s}`"))?;
@@ -47,12 +52,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 /// Parses a time: a number of ticks (`1370000`), or a number with a unit (`2.5s`, `300ms`,
 /// `1200us` or `1200µs`, `40ns`), turned into ticks of `ns_per_tick` nanoseconds (rounded).
 pub fn parse_time(s: &str, ns_per_tick: u64) -> Result<u64, String> {
-    let t = s.trim();
-    let digits = t
-        .bytes()
-        .take_while(|b| b.is_ascii_digit() || *b == b'.')
-        .count();
-    let (num, unit) = t.split_at(digits);
+    let (num, unit) = number_and_unit(s);
     let unit = unit.trim().to_ascii_lowercase();
     if unit.is_empty() {
         return num.parse::<u64>().map_err(|_| {

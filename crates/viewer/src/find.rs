@@ -107,14 +107,7 @@ fn next_on(trace: &Trace, target: Target, row: usize, after: u64) -> Option<Occu
             let from = c.time.upper_bound(after);
             (from..c.len())
                 .find(|&i| matches_value(target, c.value.get(i)))
-                .map(|i| {
-                    let t = c.time.get(i);
-                    Occurrence {
-                        row,
-                        begin: t,
-                        end: t,
-                    }
-                })
+                .map(|i| at(row, c.time.get(i)))
         }
     }
 }
@@ -133,15 +126,17 @@ fn previous_on(trace: &Trace, target: Target, row: usize, before: u64) -> Option
             (0..to)
                 .rev()
                 .find(|&i| matches_value(target, c.value.get(i)))
-                .map(|i| {
-                    let t = c.time.get(i);
-                    Occurrence {
-                        row,
-                        begin: t,
-                        end: t,
-                    }
-                })
+                .map(|i| at(row, c.time.get(i)))
         }
+    }
+}
+
+/// An event's occurrence: an instant.
+fn at(row: usize, t: u64) -> Occurrence {
+    Occurrence {
+        row,
+        begin: t,
+        end: t,
     }
 }
 
