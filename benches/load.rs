@@ -1,6 +1,10 @@
 //! Loading throughput, each figure beside a reference measured in the same run:
 //! - a generated 1 GB plain `.prv` from the page cache, against `wc -l` on the same file;
-//! - `ovni_gen_large_4x16/thread.prv.xz` (282 MB of text), against `xz -dc -T0 > /dev/null`.
+//! - `ovni_gen_large_4x16/thread.prv.xz` (282 MB of text), against `xz -dc -T0 > /dev/null`;
+//! - the same ovni trace unpacked (one event per line, 20-digit times: per-line costs), and
+//!   a generated 1 GB trace of 4096 threads, each against `wc -l`;
+//! - `scaling`: the generated 1 GB trace (64 threads) and the 4096-thread one loaded on
+//!   rayon pools of 1, 2, 4... threads up to the machine's (compare the ratios).
 //!
 //! Run with `cargo bench --bench load`. The generated trace is written once to
 //! `target/bench-data/` and reused. Each benchmark checks what it loaded, so that it cannot
@@ -14,14 +18,18 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use prvscope_import::synth::{self, GenOptions};
 use prvscope_import::{self as trace, LoadOptions};
 
-/// The generated 1 GB trace (64 threads, seed 1), written on first use.
-pub fn generated_1gb() -> PathBuf {
+fn bench_data() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
-    let path = dir.join("gen_1gb.prv");
+    std::fs::create_dir_all(&dir).expect("bench data folder");
+    dir
+}
+
+/// A generated 1 GB trace of `threads` threads (seed 1), written on first use.
+fn generated(name: &str, threads: u32) -> PathBuf {
+    let path = bench_data().join(name);
     if !path.exists() {
-        std::fs::create_dir_all(&dir).expect("bench data folder");
         let opts = GenOptions {
-            threads: 64,
+            threads,
             threads_per_task: 4,
             target_bytes: 1_000_000_000,
             seed: 1,
@@ -31,6 +39,30 @@ pub fn generated_1gb() -> PathBuf {
         synth::generate(&path, &opts).expect("generating the bench trace");
     }
     path
+}
+
+/// The generated 1 GB trace (64 threads, seed 1), written on first use.
+pub fn generated_1gb() -> PathBuf {
+    generated("gen_1gb.prv", 64)
+}
+
+/// The same size with 4096 threads.
+fn generated_4096() -> PathBuf {
+    generated("gen_1gb_4096.prv", 4096)
+}
+
+/// `ovni_gen_large_4x16/thread.prv.xz` unpacked once (with its `.pcf` and `.row`).
+fn ovni_plain() -> Option<PathBuf> {
+    let xz = shared_trace("ovni_gen_large_4x16/thread.prv.xz")?;
+    let path = bench_data().join("ovni_thread.prv");
+    if !path.exists() {
+        run(&format!("xz -dc '{}' > '{}'", xz.display(), path.display()));
+        for ext in ["pcf", "row"] {
+            let from = xz.with_file_name(format!("thread.{ext}"));
+            std::fs::copy(&from, path.with_extension(ext)).expect("copying the pcf and row");
+        }
+    }
+    Some(path)
 }
 
 fn shared_trace(rel: &str) -> Option<PathBuf> {
@@ -93,5 +125,78 @@ fn xz(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, plain, xz);
+/// A plain trace against `wc -l`; `min_records` checks what was loaded.
+fn against_wc(c: &mut Criterion, group: &str, path: &Path, min_records: u64) {
+    let bytes = std::fs::metadata(path).expect("bench trace").len();
+    run(&format!("cat '{}' > /dev/null", path.display()));
+    let mut g = c.benchmark_group(group);
+    g.sample_size(10)
+        .measurement_time(Duration::from_secs(20))
+        .throughput(Throughput::Bytes(bytes));
+    g.bench_function("prvscope_load", |b| {
+        b.iter(|| {
+            let t = trace::load(path, &LoadOptions::default(), None).expect("load");
+            assert!(t.store.counts().total() >= min_records);
+            t
+        });
+    });
+    g.bench_function("wc_-l", |b| {
+        b.iter(|| run(&format!("wc -l '{}' > /dev/null", path.display())));
+    });
+    g.finish();
+}
+
+fn ovni_unpacked(c: &mut Criterion) {
+    let Some(path) = ovni_plain() else {
+        eprintln!("../shared/traces not found: skipping the unpacked ovni benchmark");
+        return;
+    };
+    against_wc(c, "ovni_plain", &path, 10_327_530);
+}
+
+fn threads_4096(c: &mut Criterion) {
+    against_wc(c, "plain_1gb_4096_threads", &generated_4096(), 40_000_000);
+}
+
+/// Loads on rayon pools of 1, 2, 4... threads (up to the machine's): the speed-up is the
+/// ratio to one thread.
+fn scaling(c: &mut Criterion) {
+    let most = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let mut sizes = vec![1];
+    while sizes.last().is_some_and(|&n| n * 2 <= most) {
+        sizes.push(sizes.last().copied().unwrap_or(1) * 2);
+    }
+    if sizes.last() != Some(&most) {
+        sizes.push(most);
+    }
+    for (group, path) in [
+        ("scaling_64_threads", generated_1gb()),
+        ("scaling_4096_threads", generated_4096()),
+    ] {
+        run(&format!("cat '{}' > /dev/null", path.display()));
+        let bytes = std::fs::metadata(&path).expect("bench trace").len();
+        let mut g = c.benchmark_group(group);
+        g.sample_size(10)
+            .measurement_time(Duration::from_secs(20))
+            .throughput(Throughput::Bytes(bytes));
+        for &n in &sizes {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .expect("a rayon pool");
+            g.bench_function(format!("rayon_{n}"), |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        let t = trace::load(&path, &LoadOptions::default(), None).expect("load");
+                        assert!(t.store.counts().total() > 40_000_000);
+                        t
+                    })
+                });
+            });
+        }
+        g.finish();
+    }
+}
+
+criterion_group!(benches, plain, xz, ovni_unpacked, threads_4096, scaling);
 criterion_main!(benches);
