@@ -42,7 +42,7 @@ fn values(t: &prvscope_store::Trace, opts: &RenderOptions) -> Vec<(String, Vec<O
         .zip(&r.pixels)
         .map(|(item, px)| {
             (
-                item.label.trim().to_string(),
+                item.label.clone(),
                 px.iter()
                     .map(|p| (!r.coloring.is_null(p.value)).then_some(p.value))
                     .collect(),
@@ -129,12 +129,39 @@ fn ovnis_thread_trace_on_its_cpus_is_ovnis_cpu_trace() {
                 &options(SignalSpec::Events(vec![ty]), Level::Thread, 500),
             );
             assert_eq!(ours.len(), ovni.len(), "{dir}: one row per CPU");
+            // Labelled as ovni's cpu.row names them (leading spaces kept).
             for ((label, a), (ovni_label, b)) in ours.iter().zip(&ovni) {
                 assert_eq!(label, ovni_label, "{dir}");
                 assert_eq!(a, b, "{dir}, type {ty}, {label}");
             }
         }
     }
+}
+
+#[test]
+fn render_of_ovnis_thread_trace_on_its_cpus_writes_the_csv_of_its_cpu_trace() {
+    let _shared = crate::common::shared();
+    let Some(root) = shared_traces() else { return };
+    let dir = root.join("ovni_nanos6-task-types");
+    let out = temp_dir("cpu_rows_ovni");
+    let csv = |trace: &str, level: &str| {
+        let path = out.join(format!("{trace}-{level}.csv"));
+        let run = Command::new(env!("CARGO_BIN_EXE_prvscope"))
+            .arg("render")
+            .arg(dir.join(format!("{trace}.prv")))
+            .args(["--level", level, "--view", "2", "--width", "400", "-o"])
+            .arg(out.join(format!("{trace}.png")))
+            .arg("--values-csv")
+            .arg(&path)
+            .output()
+            .unwrap();
+        succeeded(&run);
+        std::fs::read_to_string(path).unwrap()
+    };
+    // The TID of the thread running on each CPU, byte for byte, labels included.
+    let ours = csv("thread", "cpu");
+    assert!(ours.lines().count() > 20 * 400);
+    assert_eq!(ours, csv("cpu", "thread"));
 }
 
 /// Two CPUs on one node; three threads of one task. Thread 1 runs on CPU 1 (state 1) until

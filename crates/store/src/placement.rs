@@ -300,7 +300,7 @@ fn from_ovni_affinity(trace: &Trace) -> Option<Placement> {
         .map(|v| {
             info.values
                 .get(&v)
-                .map_or_else(|| format!("CPU {v}"), |l| l.trim().to_string())
+                .map_or_else(|| format!("CPU {v}"), Clone::clone)
         })
         .collect();
     let end = trace.store.end_time();
