@@ -97,3 +97,39 @@ fn a_view_of_two_counters_draws_a_lane_per_type_with_its_own_scale_and_legend() 
     h.get_by_label_contains("lane 2: PAPI_TOT_CYC");
     h.snapshot("lanes_two_counters");
 }
+
+#[test]
+fn lanes_of_a_large_trace_are_built_in_the_background_and_then_drawn() {
+    let _shared = crate::common::shared();
+    let path = crate::common::temp_dir("lanes_large").join("g.prv");
+    prvscope_import::synth::generate(
+        &path,
+        &prvscope_import::synth::GenOptions {
+            threads: 16,
+            threads_per_task: 4,
+            target_bytes: 60 << 20,
+            ..prvscope_import::synth::GenOptions::default()
+        },
+    )
+    .unwrap();
+    let mut h = harness_with(
+        LoadSource::File(path),
+        Some(SignalSpec::Events(vec![42_000_050, 42_000_059])),
+        (1000.0, 600.0),
+        false,
+    );
+    assert!(h.state().loaded().unwrap().trace.store.counts().total() > 2_000_000);
+    let started = std::time::Instant::now();
+    while h.state().loaded().unwrap().timeline.lanes().is_empty() {
+        h.run_steps(1);
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        assert!(started.elapsed().as_secs() < 120, "the lanes never came");
+    }
+    h.run_steps(2);
+    let t = &h.state().loaded().unwrap().timeline;
+    assert_eq!(t.lanes().len(), 2);
+    assert!(
+        t.lanes().iter().all(|l| !l.legend.is_empty()),
+        "both lanes drawn"
+    );
+}

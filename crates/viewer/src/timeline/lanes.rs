@@ -17,6 +17,13 @@ use prvscope_store::signal::{SignalSpec, ViewSignals};
 /// At most this many types are drawn as lanes (more share one lane, as before).
 pub const MAX_LANES: usize = 4;
 
+/// Lanes of stores with fewer records are built on the UI thread (instantly); bigger ones on
+/// a thread of their own, the view drawn in one lane meanwhile.
+const SYNC_LANE_RECORDS: u64 = 2_000_000;
+
+/// Lanes being built: their types, and where the built views arrive.
+pub type LanesJob = (Vec<u32>, std::sync::mpsc::Receiver<Vec<(u32, ViewSignals)>>);
+
 /// The view's settings for one of its types.
 fn lane_config(config: &ViewConfig, ty: u32) -> ViewConfig {
     ViewConfig {
@@ -68,23 +75,57 @@ impl Timeline {
             }
             return;
         }
+        if self.lanes_job.as_ref().is_some_and(|(t, _)| *t == types) {
+            // Already being built.
+            return;
+        }
         let placement = self
             .level
             .is_resource()
             .then(|| self.placement.clone())
             .flatten();
-        self.lanes = types
-            .iter()
-            .map(|&ty| {
-                let view = ViewSignals::build(
-                    Arc::clone(&trace.store),
-                    SignalSpec::Events(vec![ty]),
-                    self.config.zero_is_null,
-                );
-                let view = match &placement {
-                    Some(p) => view.on_cpus(p),
-                    None => view,
-                };
+        let store = Arc::clone(&trace.store);
+        let zero_is_null = self.config.zero_is_null;
+        let build = move |types: Vec<u32>| -> Vec<(u32, ViewSignals)> {
+            types
+                .into_iter()
+                .map(|ty| {
+                    let view = ViewSignals::build(
+                        Arc::clone(&store),
+                        SignalSpec::Events(vec![ty]),
+                        zero_is_null,
+                    );
+                    let view = match &placement {
+                        Some(p) => view.on_cpus(p),
+                        None => view,
+                    };
+                    (ty, view)
+                })
+                .collect()
+        };
+        self.lanes.clear();
+        self.lanes_job = None;
+        if trace.store.counts().total() < SYNC_LANE_RECORDS {
+            let built = build(types);
+            self.set_lanes(trace, built);
+        } else {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let wanted = types.clone();
+            let spawned = std::thread::Builder::new()
+                .name("lanes".into())
+                .spawn(move || {
+                    let _ = tx.send(build(types));
+                });
+            if spawned.is_ok() {
+                self.lanes_job = Some((wanted, rx));
+            }
+        }
+    }
+
+    fn set_lanes(&mut self, trace: &Trace, built: Vec<(u32, ViewSignals)>) {
+        self.lanes = built
+            .into_iter()
+            .map(|(ty, view)| {
                 let config = lane_config(&self.config, ty);
                 let coloring = Coloring::new(trace, &config, view.values());
                 Lane {
@@ -95,6 +136,27 @@ impl Timeline {
                 }
             })
             .collect();
+        self.view_generation += 1;
+    }
+
+    /// Takes lanes built in the background, if they are still the view's.
+    pub(super) fn poll_lanes(&mut self, trace: &Trace, ctx: &egui::Context) {
+        let Some((types, rx)) = &self.lanes_job else {
+            return;
+        };
+        match rx.try_recv() {
+            Ok(built) => {
+                let current = matches!(&self.config.spec, SignalSpec::Events(t) if t == types);
+                self.lanes_job = None;
+                if current {
+                    self.set_lanes(trace, built);
+                }
+            }
+            Err(std::sync::mpsc::TryRecvError::Empty) => {
+                ctx.request_repaint_after(std::time::Duration::from_millis(50));
+            }
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => self.lanes_job = None,
+        }
     }
 
     /// The frame of `req`, or, with lanes, each lane's frame squeezed into its band of every

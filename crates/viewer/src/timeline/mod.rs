@@ -139,8 +139,9 @@ pub struct Timeline {
     /// The last range selected.
     measured: Option<(u64, u64)>,
     hovered_row: Option<usize>,
-    /// One lane per type of a view of several event types.
+    /// One lane per type of a view of several event types (and lanes being built).
     lanes: Vec<Lane>,
+    lanes_job: Option<lanes::LanesJob>,
 }
 
 impl Timeline {
@@ -200,6 +201,7 @@ impl Timeline {
             measured: None,
             hovered_row: None,
             lanes: Vec::new(),
+            lanes_job: None,
         }
     }
 
@@ -517,6 +519,7 @@ impl Timeline {
     /// Draws the timeline in all of `ui`'s available space and handles its input.
     pub fn ui(&mut self, ui: &mut Ui, trace: &Trace) {
         self.poll_pending(trace);
+        self.poll_lanes(trace, ui.ctx());
         if self.pending.is_some() {
             ui.ctx()
                 .request_repaint_after(std::time::Duration::from_millis(50));
