@@ -106,8 +106,8 @@ impl Timeline {
         self.lanes.clear();
         self.lanes_job = None;
         if trace.store.counts().total() < SYNC_LANE_RECORDS {
-            let built = build(types);
-            self.set_lanes(trace, built);
+            let views = build(types);
+            self.set_lanes(trace, views);
         } else {
             let (tx, rx) = std::sync::mpsc::channel();
             let wanted = types.clone();
