@@ -77,13 +77,18 @@ pub fn load(path: &Path) -> Trace {
 
 /// A generated trace of 16 threads (4 per task), about 4 MB, in a fresh folder `name`.
 pub fn generated_16_threads(name: &str) -> PathBuf {
+    generated_16_threads_of(name, 4 << 20)
+}
+
+/// A generated trace of 16 threads (4 per task), about `bytes`, in a fresh folder `name`.
+pub fn generated_16_threads_of(name: &str, bytes: u64) -> PathBuf {
     let path = temp_dir(name).join("g.prv");
     prvscope_import::synth::generate(
         &path,
         &prvscope_import::synth::GenOptions {
             threads: 16,
             threads_per_task: 4,
-            target_bytes: 4 << 20,
+            target_bytes: bytes,
             ..prvscope_import::synth::GenOptions::default()
         },
     )

@@ -101,17 +101,7 @@ fn a_view_of_two_counters_draws_a_lane_per_type_with_its_own_scale_and_legend() 
 #[test]
 fn lanes_of_a_large_trace_are_built_in_the_background_and_then_drawn() {
     let _shared = crate::common::shared();
-    let path = crate::common::temp_dir("lanes_large").join("g.prv");
-    prvscope_import::synth::generate(
-        &path,
-        &prvscope_import::synth::GenOptions {
-            threads: 16,
-            threads_per_task: 4,
-            target_bytes: 60 << 20,
-            ..prvscope_import::synth::GenOptions::default()
-        },
-    )
-    .unwrap();
+    let path = crate::common::generated_16_threads_of("lanes_large", 60 << 20);
     let mut h = harness_with(
         LoadSource::File(path),
         Some(SignalSpec::Events(vec![42_000_050, 42_000_059])),

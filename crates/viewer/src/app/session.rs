@@ -87,8 +87,12 @@ impl App {
             apps: s.collapsed_apps.iter().copied().collect(),
         };
         t.set_grouping(&l.trace, grouping);
-        if let Some(level) = level_of(&s.level).filter(|l| l.is_resource()) {
-            let _ = t.set_level(&self.ctx, &l.trace, level);
+        // CPU or node rows the trace can no longer show are said, not dropped silently.
+        let mut level_note = String::new();
+        if let Some(level) = level_of(&s.level).filter(|l| l.is_resource())
+            && let Err(e) = t.set_level(&self.ctx, &l.trace, level)
+        {
+            level_note = format!("; no CPU rows: {e}");
         }
         t.zoom_to(crate::frame::TimeWindow {
             start: s.window.0,
@@ -112,5 +116,6 @@ impl App {
             s.markers.len(),
             if s.markers.len() == 1 { "" } else { "s" }
         );
+        self.status.push_str(&level_note);
     }
 }
