@@ -90,13 +90,14 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
                     Some((Some(row), begin, end, v)) if end >= begin => {
                         chunk.note_cpu(row, begin, cpu_of(&f));
                         null_values += u64::from(v == policy.sentinel);
-                        if let Some(states) = chunk.states.get_mut(row as usize) {
-                            states.push(RawState {
+                        chunk.push_state(
+                            row,
+                            RawState {
                                 begin,
                                 end,
                                 value: v,
-                            });
-                        }
+                            },
+                        );
                     }
                     Some((None, ..)) => out_of_range += 1,
                     // A state that ends before it begins.

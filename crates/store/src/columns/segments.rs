@@ -12,6 +12,10 @@ pub trait Segment {
     fn seg_len(&self) -> usize;
     /// Heap bytes held.
     fn seg_heap_bytes(&self) -> usize;
+    /// Makes room for `additional` more records.
+    fn seg_reserve(&mut self, additional: usize);
+    /// Gives back the room not used.
+    fn seg_shrink(&mut self);
 }
 
 impl Segment for TimeSeg {
@@ -21,6 +25,12 @@ impl Segment for TimeSeg {
     fn seg_heap_bytes(&self) -> usize {
         self.heap_bytes()
     }
+    fn seg_reserve(&mut self, additional: usize) {
+        self.reserve(additional);
+    }
+    fn seg_shrink(&mut self) {
+        self.shrink_to_fit();
+    }
 }
 
 impl Segment for ValueSeg {
@@ -29,6 +39,12 @@ impl Segment for ValueSeg {
     }
     fn seg_heap_bytes(&self) -> usize {
         self.heap_bytes()
+    }
+    fn seg_reserve(&mut self, additional: usize) {
+        self.reserve(additional);
+    }
+    fn seg_shrink(&mut self) {
+        self.shrink_to_fit();
     }
 }
 
@@ -71,14 +87,25 @@ impl<S: Segment> Segments<S> {
 
     /// Joins pieces: a piece shorter than [`MOVE_MIN`] records whose segments the last
     /// segment `can` take is appended to it by `append`; other pieces have their segments
-    /// moved in.
+    /// moved in. The last segment makes room at once for the short pieces that follow it
+    /// (thousands of threads give many short pieces: growing by doubling copied each
+    /// segment several times), and gives back what it did not use.
     pub(super) fn join(
         pieces: Vec<Segments<S>>,
         can: impl Fn(&S, &S) -> bool,
         mut append: impl FnMut(&mut S, &S),
     ) -> Self {
+        // Per piece: the records of the short pieces right after it.
+        let mut short_after = vec![0; pieces.len()];
+        let mut run = 0;
+        for (i, p) in pieces.iter().enumerate().rev() {
+            if let Some(slot) = short_after.get_mut(i) {
+                *slot = run;
+            }
+            run = if p.len < MOVE_MIN { run + p.len } else { 0 };
+        }
         let mut out = Segments::default();
-        for p in pieces {
+        for (p, after) in pieces.into_iter().zip(short_after) {
             if p.len < MOVE_MIN
                 && let Some(last) = out.segs.last_mut()
                 && p.segs.iter().all(|s| can(last, s))
@@ -89,9 +116,20 @@ impl<S: Segment> Segments<S> {
                 out.len += p.len;
                 continue;
             }
+            if let Some(last) = out.segs.last_mut() {
+                last.seg_shrink();
+            }
             for seg in p.segs {
                 out.push(seg);
             }
+            if let Some(last) = out.segs.last_mut()
+                && after > 0
+            {
+                last.seg_reserve(after);
+            }
+        }
+        if let Some(last) = out.segs.last_mut() {
+            last.seg_shrink();
         }
         out
     }

@@ -110,6 +110,19 @@ impl TimeSeg {
         }
     }
 
+    /// Makes room for `additional` more times.
+    pub fn reserve(&mut self, additional: usize) {
+        self.deltas.reserve(additional);
+        self.bases.reserve(additional.div_ceil(BLOCK) + 1);
+    }
+
+    /// Gives back the room not used.
+    pub fn shrink_to_fit(&mut self) {
+        self.deltas.shrink_to_fit();
+        self.bases.shrink_to_fit();
+        self.escapes.shrink_to_fit();
+    }
+
     /// Appends times that keep the column sorted.
     pub fn extend_sorted(&mut self, mut times: &[u64]) {
         while !times.is_empty() {

@@ -103,7 +103,35 @@ impl ValueSeg {
     }
 
     /// Appends the values of a segment that is not wider than this one.
+    /// Makes room for `additional` more values.
+    pub fn reserve(&mut self, additional: usize) {
+        match self {
+            Self::U8(v) => v.reserve(additional),
+            Self::U16(v) => v.reserve(additional),
+            Self::U32(v) => v.reserve(additional),
+            Self::U64(v) => v.reserve(additional),
+        }
+    }
+
+    /// Gives back the room not used.
+    pub fn shrink_to_fit(&mut self) {
+        match self {
+            Self::U8(v) => v.shrink_to_fit(),
+            Self::U16(v) => v.shrink_to_fit(),
+            Self::U32(v) => v.shrink_to_fit(),
+            Self::U64(v) => v.shrink_to_fit(),
+        }
+    }
+
     fn append_seg(&mut self, other: &ValueSeg, sentinel: u64) {
+        // Same width: the encodings (null included) are the same.
+        match (&mut *self, other) {
+            (Self::U8(v), Self::U8(o)) => return v.extend_from_slice(o),
+            (Self::U16(v), Self::U16(o)) => return v.extend_from_slice(o),
+            (Self::U32(v), Self::U32(o)) => return v.extend_from_slice(o),
+            (Self::U64(v), Self::U64(o)) => return v.extend_from_slice(o),
+            _ => {}
+        }
         let n = other.len();
         let values = (0..n).map(|i| other.get(i, sentinel));
         match self {
