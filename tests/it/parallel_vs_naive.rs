@@ -58,12 +58,24 @@ fn cpu() -> impl Strategy<Value = u64> {
     prop_oneof![8 => 0u64..3, 1 => 3u64..5]
 }
 
+/// An event type: mostly one of a few, sometimes one of many (a thread with more types than
+/// the parser keeps at hand per thread).
+fn ty() -> impl Strategy<Value = u32> {
+    prop_oneof![6 => 1u32..6, 1 => 6u32..40]
+}
+
+/// A time: often one of a few, so that records of one thread and type share times (their
+/// file order must be kept).
+fn time() -> impl Strategy<Value = u64> {
+    prop_oneof![3 => 0u64..1_000_000, 1 => 0u64..8]
+}
+
 fn line(threads: u32) -> impl Strategy<Value = Line> {
     // Thread numbers go one past the header to exercise out-of-range records.
     let th = 0..=threads + 1;
     prop_oneof![
-        4 => (cpu(), th.clone(), 0u64..1_000_000, 0u64..5000, 0u64..20).prop_map(|(cpu, th, begin, dur, value)| Line::State { cpu, th, begin, dur, value }),
-        6 => (cpu(), th.clone(), 0u64..1_000_000, prop::collection::vec((1u32..6, val()), 1..5)).prop_map(|(cpu, th, time, pairs)| Line::Event { cpu, th, time, pairs }),
+        4 => (cpu(), th.clone(), time(), 0u64..5000, 0u64..20).prop_map(|(cpu, th, begin, dur, value)| Line::State { cpu, th, begin, dur, value }),
+        6 => (cpu(), th.clone(), time(), prop::collection::vec((ty(), val()), 1..5)).prop_map(|(cpu, th, time, pairs)| Line::Event { cpu, th, time, pairs }),
         1 => (cpu(), th.clone(), th, 0u64..1_000_000, 0u64..5000).prop_map(|(cpu, from, to, send, lat)| Line::Comm { cpu, from, to, send, lat }),
         1 => Just(Line::Comment),
         1 => Just(Line::Communicator),
@@ -115,6 +127,33 @@ fn render(l: &Line) -> String {
     }
 }
 
+/// `text` with the times of its state, event and communication lines zero-padded to 20
+/// digits or more, as ovni writes them (a number of 20 digits or more is read by the fast
+/// path when its leading zeros leave at most 19).
+fn pad_times(text: &str) -> String {
+    let mut out = String::new();
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let times: &[usize] = match line.as_bytes().first() {
+            _ if i == 0 => &[],
+            Some(b'1') => &[5, 6],
+            Some(b'2') => &[5],
+            Some(b'3') => &[5, 6, 11, 12],
+            _ => &[],
+        };
+        let fields: Vec<String> = line
+            .split(':')
+            .enumerate()
+            .map(|(f, x)| match x.parse::<u64>() {
+                Ok(t) if times.contains(&f) => format!("{t:0width$}", width = 20 + f % 3),
+                _ => x.to_string(),
+            })
+            .collect();
+        out.push_str(&fields.join(":"));
+    }
+    out
+}
+
+/// The trace of `lines` with a header of `threads` threads.
 fn trace_text(threads: u32, lines: &[Line], crlf: bool, final_newline: bool) -> String {
     let nl = if crlf { "\r\n" } else { "\n" };
     // Two nodes: CPUs 1 and 2 on node 1, where the task runs, CPU 3 on node 2.
@@ -131,6 +170,9 @@ fn trace_text(threads: u32, lines: &[Line], crlf: bool, final_newline: bool) -> 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
+    /// With `many_threads`, the header declares hundreds of threads more than the lines
+    /// use: traces of many threads are parsed in line order and grouped per thread at the
+    /// end of each chunk, those of few straight into per-thread buffers; both are checked.
     #[test]
     fn parallel_parser_equals_line_by_line_parser(
         threads in 1u32..6,
@@ -139,8 +181,14 @@ proptest! {
         final_newline in any::<bool>(),
         chunk in 1usize..300,
         null_mode in any::<bool>(),
+        many_threads in any::<bool>(),
+        padded in any::<bool>(),
     ) {
-        let text = trace_text(threads, &lines, crlf, final_newline);
+        let declared = if many_threads { threads + 400 } else { threads };
+        let mut text = trace_text(declared, &lines, crlf, final_newline);
+        if padded {
+            text = pad_times(&text);
+        }
         let policy = if null_mode { NullPolicy::sentinel(u64::MAX) } else { NullPolicy::default() };
         let reference = naive::parse(&text, policy).expect("header is valid");
         let opts = LoadOptions {
@@ -165,8 +213,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 100, ..ProptestConfig::default() })]
 
     /// A plain file is read in pieces by positioned reads, each piece taking the lines that
-    /// start in its byte range: whatever the piece size, the store and the report (line
-    /// numbers included) equal those of parsing the same text in memory.
+    /// start in its byte range: whatever the piece and window sizes, the store and the report
+    /// (line numbers included) equal those of parsing the same text in memory.
     #[test]
     fn a_file_read_in_pieces_equals_the_text_parsed_in_memory(
         threads in 1u32..6,
@@ -174,11 +222,20 @@ proptest! {
         crlf in any::<bool>(),
         final_newline in any::<bool>(),
         chunk in 1usize..300,
+        window in 1usize..400,
+        many_threads in any::<bool>(),
     ) {
         let _shared = crate::common::shared();
-        let text = trace_text(threads, &lines, crlf, final_newline);
+        let declared = if many_threads { threads + 400 } else { threads };
+        let text = trace_text(declared, &lines, crlf, final_newline);
         let path = crate::common::temp_file("pieces.prv", text.as_bytes());
-        let opts = LoadOptions { chunk_bytes: chunk, ..LoadOptions::default() };
+        // Chunks are read a window at a time: windows of any size, smaller or larger than
+        // the chunks and than a line, give the same store and report.
+        let opts = LoadOptions {
+            chunk_bytes: chunk,
+            read_window_bytes: window,
+            ..LoadOptions::default()
+        };
         let from_file = trace::load(&path, &opts, None).unwrap();
         let in_memory = trace::load_bytes(&path, text.as_bytes(), None, &opts).unwrap();
         prop_assert_eq!(&*from_file.store, &*in_memory.store);

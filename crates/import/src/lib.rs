@@ -42,6 +42,10 @@ pub struct LoadOptions {
     /// Largest size of the chunks parsed in parallel (plain files); see [`chunk_size`] for
     /// the size chosen below it.
     pub chunk_bytes: usize,
+    /// How much of a chunk of a plain file is read and parsed at a time (the text of a
+    /// window is still in cache when it is parsed, and a worker holds one window, not a whole
+    /// chunk).
+    pub read_window_bytes: usize,
     /// Size of the decoded blocks of compressed files.
     pub stream_block_bytes: usize,
     /// The part of the trace to load (default: all of it).
@@ -53,6 +57,7 @@ impl Default for LoadOptions {
         LoadOptions {
             null: NullOverride::Auto,
             chunk_bytes: 256 << 20,
+            read_window_bytes: 8 << 20,
             stream_block_bytes: source::STREAM_BLOCK,
             subset: Subset::default(),
         }
@@ -154,7 +159,6 @@ fn into_trace(
         from_disk,
     } = side;
     report.merge(body.report);
-    prv::release_scratch();
     release_free_memory();
     let part = loaded_part(&options.subset, &body.header);
     let mut store = TraceStore::new(
@@ -394,6 +398,7 @@ fn parse_file(
         .map(|i| body_start + i * chunk)
         .collect();
     let read_error = std::sync::Mutex::new(None);
+    let window = options.read_window_bytes.max(1) as u64;
     let mut chunks: Vec<prv::ChunkOut> = starts
         .into_par_iter()
         .map(|start| {
@@ -401,25 +406,31 @@ fn parse_file(
                 return prv::ChunkOut::default();
             }
             let end = start.saturating_add(chunk).min(file.len());
-            let out = PIECE.with(|piece| {
+            PIECE.with(|piece| {
                 let mut own = source::Piece::default();
                 let mut borrowed = piece.try_borrow_mut();
                 let piece = borrowed.as_deref_mut().unwrap_or(&mut own);
-                match file.read_lines(body_start, start, end, piece) {
-                    Ok(()) => prv::parse_chunk(&ctx, piece.text()),
-                    Err(e) => {
-                        if let Ok(mut slot) = read_error.lock() {
-                            slot.get_or_insert(e);
-                        }
-                        progress.cancel.store(true, Ordering::Relaxed);
-                        prv::ChunkOut::default()
+                // The chunk is read and parsed a window at a time (see
+                // `LoadOptions::read_window_bytes`).
+                let parsed = prv::parse_chunk_windows(&ctx, |parse| {
+                    let mut from = start;
+                    while from < end && !progress.is_cancelled() {
+                        let to = from.saturating_add(window).min(end);
+                        file.read_lines(body_start, from, to, piece)?;
+                        parse(piece.text());
+                        progress.bytes_done.fetch_add(to - from, Ordering::Relaxed);
+                        from = to;
                     }
-                }
-            });
-            progress
-                .bytes_done
-                .fetch_add(end - start, Ordering::Relaxed);
-            out
+                    Ok::<(), std::io::Error>(())
+                });
+                parsed.unwrap_or_else(|e| {
+                    if let Ok(mut slot) = read_error.lock() {
+                        slot.get_or_insert(e);
+                    }
+                    progress.cancel.store(true, Ordering::Relaxed);
+                    prv::ChunkOut::default()
+                })
+            })
         })
         .collect();
     rayon::broadcast(|_| {
@@ -596,6 +607,10 @@ fn finish(
     path: &Path,
     mut report: LoadReport,
 ) -> Body {
+    // The parse's scratch is not needed any more: freed before assembly, which holds the
+    // pieces and the columns built from them at once.
+    prv::release_scratch();
+    release_free_memory();
     let assembled = prv::assemble(chunks, rows, policy.sentinel, 2);
     report.merge(assembled.report);
     if assembled.communicator_lines < u64::from(header.communicator_lines) {

@@ -98,24 +98,46 @@ pub fn release_scratch() {
 
 /// Parses one chunk of body lines.
 pub fn parse_chunk(ctx: &ParseContext<'_>, bytes: &[u8]) -> ChunkOut {
+    parse_chunk_windows(ctx, |parse| -> Result<(), std::convert::Infallible> {
+        parse(bytes);
+        Ok(())
+    })
+    .unwrap_or_else(|e| match e {})
+}
+
+/// Parses one chunk given as consecutive windows of whole lines: `windows` calls `parse` on
+/// each window in order (so that a chunk need not be held in memory at once: it is read a
+/// window at a time into a buffer that stays in cache). Line numbers go on from window to
+/// window. An error of `windows` is passed on.
+pub fn parse_chunk_windows<E>(
+    ctx: &ParseContext<'_>,
+    windows: impl FnOnce(&mut dyn FnMut(&[u8])) -> Result<(), E>,
+) -> Result<ChunkOut, E> {
     SCRATCH.with(|scratch| {
-        if let Ok(mut scratch) = scratch.try_borrow_mut() {
-            if scratch.0 != ctx.id {
-                *scratch = (ctx.id, ChunkOut::new(ctx.rows.rows()));
+        let mut own = None;
+        let mut borrowed = scratch.try_borrow_mut();
+        let out = match borrowed.as_deref_mut() {
+            Ok(scratch) => {
+                if scratch.0 != ctx.id {
+                    *scratch = (ctx.id, ChunkOut::new(ctx.rows.rows()));
+                }
+                &mut scratch.1
             }
-            parse_into(ctx, bytes, &mut scratch.1);
-            scratch.1.take_output(ctx.sentinel)
-        } else {
             // Re-entered on this thread (a nested rayon job): parse without the scratch.
-            let mut out = ChunkOut::new(ctx.rows.rows());
-            parse_into(ctx, bytes, &mut out);
-            out.take_output(ctx.sentinel)
-        }
+            Err(_) => own.insert(ChunkOut::new(ctx.rows.rows())),
+        };
+        let result = windows(&mut |bytes| parse_into(ctx, bytes, out));
+        // Taken even after an error, so that the scratch is left empty for the next chunk.
+        let taken = out.take_output(ctx.sentinel);
+        result.map(|()| taken)
     })
 }
 
+/// Parses `bytes` (whole lines) into `out`, numbering lines on from those `out` holds.
 fn parse_into(ctx: &ParseContext<'_>, bytes: &[u8], out: &mut ChunkOut) {
-    let mut line_no = 0u64;
+    // The previous line of the fast path lies in another buffer.
+    out.last_line = fast::LastLine::default();
+    let mut line_no = out.lines;
     let mut start = 0usize;
     while start < bytes.len() {
         if let Some(next) = fast_line(ctx, bytes, start, out) {
