@@ -70,20 +70,23 @@ pub struct EventBuf {
 }
 
 /// The keys of a row's first event types, so that most pairs find their key in the row's
-/// own cache lines instead of the hash table: 16 slots, a type's first choice given by its
-/// hash, linear probing. Free slots have key `u32::MAX`.
+/// own cache line instead of the hash table: 8 slots, a type's first choice given by its
+/// hash, linear probing. Free slots have key `u32::MAX`. One line per row keeps the table of
+/// thousands of threads small enough for the cache: with 16 slots, a 4096-thread trace took
+/// 15% more CPU time (an ovni trace's 12 types per thread then find 4 in the hash table,
+/// about 5% slower).
 #[derive(Debug, Clone, Copy)]
 #[repr(align(64))]
 struct RowTypes {
-    ty: [u32; 16],
-    key: [u32; 16],
+    ty: [u32; 8],
+    key: [u32; 8],
 }
 
 impl Default for RowTypes {
     fn default() -> Self {
         RowTypes {
-            ty: [0; 16],
-            key: [u32::MAX; 16],
+            ty: [0; 8],
+            key: [u32::MAX; 8],
         }
     }
 }
@@ -91,14 +94,14 @@ impl Default for RowTypes {
 impl RowTypes {
     #[inline(always)]
     fn home(ty: u32) -> usize {
-        (ty.wrapping_mul(0x9E37_79B9) >> 28) as usize
+        (ty.wrapping_mul(0x9E37_79B9) >> 29) as usize
     }
 
     #[inline(always)]
     fn find(&self, ty: u32) -> Option<u32> {
         let home = Self::home(ty);
-        for i in 0..16 {
-            let slot = (home + i) & 15;
+        for i in 0..8 {
+            let slot = (home + i) & 7;
             let (Some(&k), Some(&t)) = (self.key.get(slot), self.ty.get(slot)) else {
                 return None;
             };
@@ -114,8 +117,8 @@ impl RowTypes {
 
     fn insert(&mut self, ty: u32, key: u32) {
         let home = Self::home(ty);
-        for i in 0..16 {
-            let slot = (home + i) & 15;
+        for i in 0..8 {
+            let slot = (home + i) & 7;
             if let (Some(k), Some(t)) = (self.key.get_mut(slot), self.ty.get_mut(slot))
                 && *k == u32::MAX
             {
@@ -129,22 +132,24 @@ impl RowTypes {
 
 /// The output of parsing one chunk.
 ///
-/// While a chunk is parsed, its records are written in line order, each tagged with its row
-/// (states) or its (row, type) key (event pairs): one sequential stream, however many threads
-/// the lines interleave. Writing each record straight into a buffer of its own row cost a
-/// cache miss per record once the rows' buffers outgrew the cache (thousands of threads);
-/// [`take_output`](Self::take_output) groups the records by key with a counting sort, the
-/// only pass that writes to many places, and encodes each group.
+/// Records end up in a buffer per row (states) and per (row, type) key (event pairs), which
+/// [`take_output`](Self::take_output) encodes. With few threads each record is written
+/// straight to its buffer. With many, that cost a cache miss per record once the buffers'
+/// ends outgrew the cache, so records are first written in line order, tagged with their row
+/// or key (one sequential stream, however many threads the lines interleave); at the end of
+/// each window of lines ([`end_window`](Self::end_window)) a counting sort groups them in
+/// cache and each group is copied to its buffer at once.
 #[derive(Debug, Default)]
 pub struct ChunkOut {
-    /// How records are kept while parsing: straight into per-row and per-key buffers (few
-    /// rows: their buffers' ends stay in cache), or in line order, grouped at the end.
+    /// How records are kept while parsing: straight into the per-row and per-key buffers
+    /// (few rows: their buffers' ends stay in cache), or first in line order, grouped and
+    /// copied to those buffers at the end of each window.
     direct: bool,
-    /// While parsing, direct: the states of each row.
-    direct_states: Vec<Vec<RawState>>,
-    /// While parsing, direct: the pairs of each key.
-    direct_pairs: Vec<Vec<(u64, u64)>>,
-    /// While parsing, line order: the states and their rows.
+    /// While parsing: the states of each row.
+    states: Vec<Vec<RawState>>,
+    /// While parsing: the pairs of each key (index in `events`).
+    pairs: Vec<Vec<(u64, u64)>>,
+    /// While parsing, line order: the states of the window and their rows.
     state_rows: Vec<u32>,
     state_recs: Vec<RawState>,
     /// Once parsed: the non-empty rows' states, encoded.
@@ -157,14 +162,14 @@ pub struct ChunkOut {
     cpu_changes: Vec<(u32, u64, u32)>,
     /// Once parsed: the rows' CPU changes.
     pub cpu_pieces: Vec<(u32, Vec<(u64, u32)>)>,
-    /// While parsing: the event pairs (line order) and their keys (indexes in `events`).
+    /// While parsing, line order: the event pairs of the window and their keys.
     event_keys: Vec<u32>,
     event_pairs: Vec<(u64, u64)>,
     /// Every (row, type) seen, in first-seen order; kept from chunk to chunk.
     events: Vec<EventBuf>,
     /// Per row, the keys of its first types.
     row_types: Vec<RowTypes>,
-    /// Grouping scratch: write cursors per key or row, and the grouped records.
+    /// Grouping scratch of a window: write cursors per key or row, and the grouped records.
     cursors: Vec<u32>,
     grouped_pairs: Vec<(u64, u64)>,
     grouped_states: Vec<RawState>,
@@ -299,14 +304,9 @@ fn group_by_key<T: Copy + Default>(
 impl ChunkOut {
     /// A chunk output with room for `rows` rows.
     pub fn new(rows: usize) -> Self {
-        let direct = rows <= DIRECT_MAX_ROWS;
         ChunkOut {
-            direct,
-            direct_states: if direct {
-                vec![Vec::new(); rows]
-            } else {
-                Vec::new()
-            },
+            direct: rows <= DIRECT_MAX_ROWS,
+            states: vec![Vec::new(); rows],
             last_cpu: vec![u64::MAX; rows],
             row_types: vec![RowTypes::default(); rows],
             last_object: (0, 0, 0, 0),
@@ -319,32 +319,13 @@ impl ChunkOut {
     /// Parsing into warm, reused buffers and copying out once avoids the reallocations and
     /// first-touch page faults that growing fresh vectors per chunk costs.
     pub(crate) fn take_output(&mut self, sentinel: u64) -> ChunkOut {
-        let rows = self.last_cpu.len();
+        self.end_window();
         let mut state_pieces = Vec::new();
-        if self.direct {
-            for (row, v) in self.direct_states.iter_mut().enumerate() {
-                if !v.is_empty() {
-                    state_pieces.push(state_piece(row as u32, v, sentinel));
-                    v.clear();
-                }
+        for (row, v) in self.states.iter_mut().enumerate() {
+            if !v.is_empty() {
+                state_pieces.push(state_piece(row as u32, v, sentinel));
+                v.clear();
             }
-        } else {
-            let mut grouped = std::mem::take(&mut self.grouped_states);
-            let by_row = group_by_key(
-                &self.state_rows,
-                &self.state_recs,
-                rows,
-                &mut self.cursors,
-                &mut grouped,
-            );
-            state_pieces.reserve(by_row.len());
-            for (row, range) in by_row {
-                let v = grouped.get(range).unwrap_or_default();
-                state_pieces.push(state_piece(row, v, sentinel));
-            }
-            self.grouped_states = grouped;
-            self.state_rows.clear();
-            self.state_recs.clear();
         }
 
         let mut cpu_pieces: Vec<(u32, Vec<(u64, u32)>)> = Vec::new();
@@ -376,43 +357,18 @@ impl ChunkOut {
             }
         }
         let mut pieces = Vec::new();
-        if self.direct {
-            for (b, pairs) in self.events.iter().zip(&mut self.direct_pairs) {
-                if pairs.is_empty() {
-                    // Not used by this chunk: give most of its memory back, so the scratch
-                    // holds about a chunk's worth however many (row, type) pairs the trace
-                    // has, but keep some, as the pair may come back in the next chunk (ovni
-                    // writes each thread's events in runs).
-                    pairs.shrink_to(pairs.capacity() / 4);
-                    continue;
-                }
-                pieces.push(event_piece(b, pairs, sentinel));
-                pairs.clear();
+        for (b, pairs) in self.events.iter().zip(&mut self.pairs) {
+            if pairs.is_empty() {
+                // Not used by this chunk: give most of its memory back, so the scratch holds
+                // about a chunk's worth however many (row, type) pairs the trace has, but
+                // keep some, as the pair may come back in the next chunk (ovni writes each
+                // thread's events in runs).
+                pairs.shrink_to(pairs.capacity() / 4);
+                continue;
             }
-        } else {
-            let mut grouped = std::mem::take(&mut self.grouped_pairs);
-            let by_key = group_by_key(
-                &self.event_keys,
-                &self.event_pairs,
-                self.events.len(),
-                &mut self.cursors,
-                &mut grouped,
-            );
-            pieces.reserve(by_key.len());
-            for (key, range) in by_key {
-                if let Some(b) = self.events.get(key as usize) {
-                    pieces.push(event_piece(
-                        b,
-                        grouped.get(range).unwrap_or_default(),
-                        sentinel,
-                    ));
-                }
-            }
-            self.grouped_pairs = grouped;
-            self.event_keys.clear();
-            self.event_pairs.clear();
+            pieces.push(event_piece(b, pairs, sentinel));
+            pairs.clear();
         }
-        self.shrink_scratch();
         let out = ChunkOut {
             state_pieces,
             cpu_pieces,
@@ -433,17 +389,45 @@ impl ChunkOut {
         out
     }
 
-    /// The scratch keeps about a chunk's worth of capacity: a chunk much smaller than the
-    /// largest seen (the last of a file) does not keep the largest one's memory.
-    fn shrink_scratch(&mut self) {
-        fn keep<T>(v: &mut Vec<T>, used: usize) {
-            if v.capacity() > 4 * used.max(1 << 16) {
-                v.shrink_to(2 * used);
+    /// At the end of a window of lines parsed in line order: its records grouped by row and
+    /// (row, type) with a counting sort over cache-resident buffers, and each group appended
+    /// to its row's or key's buffer in one copy.
+    pub(crate) fn end_window(&mut self) {
+        if self.direct {
+            return;
+        }
+        let rows = self.states.len();
+        let mut grouped = std::mem::take(&mut self.grouped_states);
+        for (row, range) in group_by_key(
+            &self.state_rows,
+            &self.state_recs,
+            rows,
+            &mut self.cursors,
+            &mut grouped,
+        ) {
+            if let (Some(to), Some(from)) = (self.states.get_mut(row as usize), grouped.get(range))
+            {
+                to.extend_from_slice(from);
             }
         }
-        let (states, pairs) = (self.state_recs.capacity(), self.event_pairs.capacity());
-        keep(&mut self.grouped_states, states);
-        keep(&mut self.grouped_pairs, pairs);
+        self.grouped_states = grouped;
+        self.state_rows.clear();
+        self.state_recs.clear();
+        let mut grouped = std::mem::take(&mut self.grouped_pairs);
+        for (key, range) in group_by_key(
+            &self.event_keys,
+            &self.event_pairs,
+            self.events.len(),
+            &mut self.cursors,
+            &mut grouped,
+        ) {
+            if let (Some(to), Some(from)) = (self.pairs.get_mut(key as usize), grouped.get(range)) {
+                to.extend_from_slice(from);
+            }
+        }
+        self.grouped_pairs = grouped;
+        self.event_keys.clear();
+        self.event_pairs.clear();
     }
 
     /// Notes the CPU of a state or event record of `row` at `time` (kept when it changes).
@@ -472,10 +456,10 @@ impl ChunkOut {
     #[inline(always)]
     pub fn push_state(&mut self, row: u32, s: RawState) {
         if self.direct {
-            if let Some(v) = self.direct_states.get_mut(row as usize) {
+            if let Some(v) = self.states.get_mut(row as usize) {
                 v.push(s);
             }
-        } else if (row as usize) < self.last_cpu.len() {
+        } else if (row as usize) < self.states.len() {
             self.state_rows.push(row);
             self.state_recs.push(s);
         }
@@ -523,7 +507,7 @@ impl ChunkOut {
     pub fn push_event(&mut self, row: u32, e: RawEvent) {
         let key = self.buffer_of(row, e.ty);
         if self.direct {
-            if let Some(v) = self.direct_pairs.get_mut(key) {
+            if let Some(v) = self.pairs.get_mut(key) {
                 v.push((e.time, e.value));
             }
         } else {
@@ -532,8 +516,8 @@ impl ChunkOut {
         }
     }
 
-    /// The key of (`row`, `ty`): from the row's cache lines when it is among the row's first
-    /// sixteen types, else from the hash table.
+    /// The key of (`row`, `ty`): from the row's cache line when it is among the row's first
+    /// eight types, else from the hash table.
     #[inline(always)]
     fn buffer_of(&mut self, row: u32, ty: u32) -> usize {
         if let Some(k) = self.row_types.get(row as usize).and_then(|t| t.find(ty)) {
@@ -545,17 +529,14 @@ impl ChunkOut {
     #[cold]
     fn buffer_of_slow(&mut self, row: u32, ty: u32) -> usize {
         let key = (u64::from(row) << 32) | u64::from(ty);
-        let (events, direct_pairs, direct) =
-            (&mut self.events, &mut self.direct_pairs, self.direct);
+        let (events, pairs) = (&mut self.events, &mut self.pairs);
         let i = self.event_index.get_or_insert(key, || {
             events.push(EventBuf {
                 row,
                 ty,
                 before: None,
             });
-            if direct {
-                direct_pairs.push(Vec::new());
-            }
+            pairs.push(Vec::new());
             events.len() - 1
         });
         if let Some(t) = self.row_types.get_mut(row as usize) {

@@ -238,17 +238,7 @@ pub(super) fn fast_line(
     let pairs = &mut out.line_pairs;
     pairs.clear();
     pairs.push((ty, v));
-    let next = (|| loop {
-        let ty = u32::try_from(fast_num(b, &mut q)?).ok()?;
-        fast_colon(b, &mut q)?;
-        let v = fast_value(b, &mut q, sentinel)?;
-        pairs.push((ty, v));
-        if b.get(q) == Some(&b':') {
-            q += 1;
-        } else {
-            break fast_eol(b, q);
-        }
-    })();
+    let next = more_pairs(b, &mut q, sentinel, pairs);
     if next.is_some() {
         for j in 0..out.line_pairs.len() {
             let Some(&(ty, v)) = out.line_pairs.get(j) else {
@@ -260,6 +250,28 @@ pub(super) fn fast_line(
         out.last_line = this_line;
     }
     next
+}
+
+/// The pairs after the first of an event line, from `q` (just after a `:`) to the line's
+/// end, appended to `pairs`; returns the start of the next line, or `None`.
+#[inline(always)]
+fn more_pairs(
+    b: &[u8],
+    q: &mut usize,
+    sentinel: u64,
+    pairs: &mut Vec<(u32, u64)>,
+) -> Option<usize> {
+    loop {
+        let ty = u32::try_from(fast_num(b, q)?).ok()?;
+        fast_colon(b, q)?;
+        let v = fast_value(b, q, sentinel)?;
+        pairs.push((ty, v));
+        if b.get(*q) == Some(&b':') {
+            *q += 1;
+        } else {
+            return fast_eol(b, *q);
+        }
+    }
 }
 
 /// The optimistic parser for a well-formed communication line between threads the header has.

@@ -96,10 +96,15 @@ pub fn release_scratch() {
     });
 }
 
+/// The windows a chunk in memory is parsed in (see [`ChunkOut`]).
+const WINDOW: usize = 8 << 20;
+
 /// Parses one chunk of body lines.
 pub fn parse_chunk(ctx: &ParseContext<'_>, bytes: &[u8]) -> ChunkOut {
     parse_chunk_windows(ctx, |parse| -> Result<(), std::convert::Infallible> {
-        parse(bytes);
+        for window in split_chunks(bytes, WINDOW) {
+            parse(bytes.get(window).unwrap_or_default());
+        }
         Ok(())
     })
     .unwrap_or_else(|e| match e {})
@@ -156,6 +161,7 @@ fn parse_into(ctx: &ParseContext<'_>, bytes: &[u8], out: &mut ChunkOut) {
         parse_line(ctx, line, rest, line_no, out);
     }
     out.lines = line_no;
+    out.end_window();
 }
 
 /// A communication from its (cpu, row) ends and `[lsend, psend, lrecv, precv, size, tag]`.
