@@ -1,8 +1,10 @@
 //! Loading throughput, each figure beside a reference measured in the same run:
 //! - a generated 1 GB plain `.prv` from the page cache, against `wc -l` on the same file;
 //! - `ovni_gen_large_4x16/thread.prv.xz` (282 MB of text), against `xz -dc -T0 > /dev/null`;
-//! - the same ovni trace unpacked (one event per line, 20-digit times: per-line costs), and
-//!   a generated 1 GB trace of 4096 threads, each against `wc -l`;
+//! - the same ovni trace unpacked (one event per line: per-line costs), and a copy with its
+//!   times zero-padded to 20 digits, each against `wc -l` and Paraver's loader (BSC's
+//!   paramedir with a one-window cfg, when `build-paramedir.sh` built it);
+//! - a generated 1 GB trace of 4096 threads against `wc -l`;
 //! - `scaling`: the generated 1 GB trace (64 threads) and the 4096-thread one loaded on
 //!   rayon pools of 1, 2, 4... threads up to the machine's (compare the ratios).
 //!
@@ -65,6 +67,55 @@ fn ovni_plain() -> Option<PathBuf> {
     Some(path)
 }
 
+/// The unpacked ovni trace with every time written in 20 digits, zero-padded (the style of
+/// ovni traces whose header reserves room for the end time: 20.6 M records in 551 MB), so
+/// that the per-line cost of long numbers is measured too.
+fn ovni_padded() -> Option<PathBuf> {
+    let plain = ovni_plain()?;
+    let path = bench_data().join("ovni_padded.prv");
+    if !path.exists() {
+        let text = std::fs::read(&plain).expect("the unpacked ovni trace");
+        let mut out = Vec::with_capacity(text.len() * 3 / 2);
+        for (i, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
+            // Time fields: 6 (and 7) of states and events, 6, 7, 12 and 13 of communications.
+            let times: &[usize] = match line.first() {
+                _ if i == 0 => &[],
+                Some(b'1') => &[5, 6],
+                Some(b'2') => &[5],
+                Some(b'3') => &[5, 6, 11, 12],
+                _ => &[],
+            };
+            for (f, field) in line.split(|&b| b == b':').enumerate() {
+                if f > 0 {
+                    out.push(b':');
+                }
+                if times.contains(&f) {
+                    out.resize(out.len() + 20usize.saturating_sub(field.len()), b'0');
+                }
+                out.extend_from_slice(field);
+            }
+        }
+        std::fs::write(&path, out).expect("writing the padded ovni trace");
+        for ext in ["pcf", "row"] {
+            std::fs::copy(plain.with_extension(ext), path.with_extension(ext))
+                .expect("copying the pcf and row");
+        }
+    }
+    Some(path)
+}
+
+/// BSC's paramedir (`build-paramedir.sh`'s default prefix, or `PARAMEDIR`), when built.
+fn paramedir() -> Option<PathBuf> {
+    let path = std::env::var_os("PARAMEDIR").map_or_else(
+        || {
+            Path::new(&std::env::var_os("HOME").unwrap_or_default())
+                .join(".local/paramedir/bin/paramedir")
+        },
+        PathBuf::from,
+    );
+    path.exists().then_some(path)
+}
+
 fn shared_trace(rel: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/traces")
@@ -125,8 +176,9 @@ fn xz(c: &mut Criterion) {
     g.finish();
 }
 
-/// A plain trace against `wc -l`; `min_records` checks what was loaded.
-fn against_wc(c: &mut Criterion, group: &str, path: &Path, min_records: u64) {
+/// A plain trace against `wc -l` (and Paraver's loader, paramedir running the simplest
+/// cfg, when `with_paraver` and it is built); `min_records` checks what was loaded.
+fn against_wc(c: &mut Criterion, group: &str, path: &Path, min_records: u64, with_paraver: bool) {
     let bytes = std::fs::metadata(path).expect("bench trace").len();
     run(&format!("cat '{}' > /dev/null", path.display()));
     let mut g = c.benchmark_group(group);
@@ -143,6 +195,22 @@ fn against_wc(c: &mut Criterion, group: &str, path: &Path, min_records: u64) {
     g.bench_function("wc_-l", |b| {
         b.iter(|| run(&format!("wc -l '{}' > /dev/null", path.display())));
     });
+    let cfg = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/paraver_cfgs/paraver/General/views/state_as_is.cfg");
+    if let Some(paramedir) = paramedir().filter(|_| with_paraver && cfg.exists()) {
+        let out = bench_data().join("paramedir.out");
+        g.bench_function("paramedir", |b| {
+            b.iter(|| {
+                run(&format!(
+                    "'{}' '{}' '{}' '{}' > /dev/null",
+                    paramedir.display(),
+                    path.display(),
+                    cfg.display(),
+                    out.display()
+                ));
+            });
+        });
+    }
     g.finish();
 }
 
@@ -151,11 +219,21 @@ fn ovni_unpacked(c: &mut Criterion) {
         eprintln!("../shared/traces not found: skipping the unpacked ovni benchmark");
         return;
     };
-    against_wc(c, "ovni_plain", &path, 10_327_530);
+    against_wc(c, "ovni_plain", &path, 10_327_530, true);
+    let Some(padded) = ovni_padded() else {
+        return;
+    };
+    against_wc(c, "ovni_padded", &padded, 10_327_530, true);
 }
 
 fn threads_4096(c: &mut Criterion) {
-    against_wc(c, "plain_1gb_4096_threads", &generated_4096(), 40_000_000);
+    against_wc(
+        c,
+        "plain_1gb_4096_threads",
+        &generated_4096(),
+        40_000_000,
+        false,
+    );
 }
 
 /// Loads on rayon pools of 1, 2, 4... threads (up to the machine's): the speed-up is the
