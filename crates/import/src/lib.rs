@@ -500,12 +500,13 @@ fn note_changed_file(
 /// The size of the chunks a body of `body` bytes and `rows` threads is parsed in.
 ///
 /// Large chunks become large store segments, but every core needs several of them: a
-/// quarter of a worker's share, from 1 to 32 MB. Each chunk also costs a piece and scratch
-/// buffers per thread it holds, so traces of many threads get at least 32 kB of text per
-/// thread in a chunk (as much as a worker's share): measured on a generated 1 GB trace of
-/// 4096 threads, 128 MB chunks loaded in 2.9-3.3 s and a peak of 1.08 GB, against 4.6-7.0 s
-/// and 1.25 GB with 32 MB chunks; with 64 threads, 128 MB chunks only raised the peak
-/// (790 MB against 552 MB). `options.chunk_bytes` caps it.
+/// quarter of a worker's share, from 1 to 32 MB. A chunk gives a piece per (thread, type) it
+/// holds, and pieces shorter than [`MOVE_MIN`](prvscope_store::columns::MOVE_MIN) records
+/// are copied at assembly, so traces of many threads get at least 32 kB of text per thread
+/// in a chunk (as much as a worker's share; a worker's scratch is a read window whatever the
+/// chunk size): measured on a generated 1 GB trace of 4096 threads on 2 cores, 128 MB chunks
+/// loaded in 4.4 s with a peak of 773 MB, 64 MB chunks in 4.8 s and 917 MB, 32 MB chunks in
+/// 6.0 s and 1.22 GB. `options.chunk_bytes` caps it.
 fn chunk_size(body: u64, rows: usize, options: &LoadOptions) -> u64 {
     let workers = rayon::current_num_threads().max(1) as u64;
     let per_thread = (rows as u64).saturating_mul(32 << 10);

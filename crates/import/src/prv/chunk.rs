@@ -7,6 +7,7 @@
 
 use prvscope_format::error::LoadReport;
 use prvscope_format::subset::Filter;
+use prvscope_store::columns::{TimeSeg, ValueSeg};
 use prvscope_store::{Comm, TimeColumn, ValueColumn};
 
 use super::fast::LastLine;
@@ -145,10 +146,14 @@ pub struct ChunkOut {
     /// (few rows: their buffers' ends stay in cache), or first in line order, grouped and
     /// copied to those buffers at the end of each window.
     direct: bool,
-    /// While parsing: the states of each row.
+    /// While parsing, direct: the states of each row in the window.
     states: Vec<Vec<RawState>>,
-    /// While parsing: the pairs of each key (index in `events`).
+    /// While parsing, direct: the pairs of each key (index in `events`) in the window.
     pairs: Vec<Vec<(u64, u64)>>,
+    /// The states of each row in the chunk so far, encoded.
+    state_runs: Vec<StateRun>,
+    /// The pairs of each key in the chunk so far, encoded.
+    event_runs: Vec<EventRun>,
     /// While parsing, line order: the states of the window and their rows.
     state_rows: Vec<u32>,
     state_recs: Vec<RawState>,
@@ -203,59 +208,105 @@ pub struct ChunkOut {
 /// faster in line order.
 const DIRECT_MAX_ROWS: usize = 256;
 
-/// The states of `row` in a chunk, encoded.
-fn state_piece(row: u32, v: &[RawState], sentinel: u64) -> StatePiece {
-    // One pass for order and the largest value, then one per column.
-    let (mut begins_sorted, mut ends_sorted, mut max) = (true, true, 0);
-    for w in v.windows(2) {
-        if let [a, b] = w {
-            begins_sorted &= a.begin <= b.begin;
-            ends_sorted &= a.end <= b.end;
+/// The states of one row in a chunk so far, encoded a window at a time.
+#[derive(Debug, Default)]
+struct StateRun {
+    begin: TimeSeg,
+    end: TimeSeg,
+    value: ValueSeg,
+    /// Are the begin (end) times in order so far? The last of them.
+    begins_sorted: bool,
+    ends_sorted: bool,
+    last_begin: u64,
+    last_end: u64,
+}
+
+impl StateRun {
+    /// Appends the states of a window (file order).
+    fn extend(&mut self, v: &[RawState], sentinel: u64) {
+        if self.begin.is_empty() {
+            (self.begins_sorted, self.ends_sorted) = (true, true);
+            (self.last_begin, self.last_end) = (0, 0);
         }
+        // One pass for order and the largest value, then one per column.
+        let (mut begins_sorted, mut ends_sorted, mut max) =
+            (self.begins_sorted, self.ends_sorted, 0);
+        let (mut last_begin, mut last_end) = (self.last_begin, self.last_end);
+        for s in v {
+            begins_sorted &= s.begin >= last_begin;
+            ends_sorted &= s.end >= last_end;
+            last_begin = s.begin;
+            last_end = s.end;
+            if s.value != sentinel {
+                max = max.max(s.value);
+            }
+        }
+        (self.begins_sorted, self.ends_sorted) = (begins_sorted, ends_sorted);
+        (self.last_begin, self.last_end) = (last_begin, last_end);
+        self.begin.extend_by(v, |s| s.begin);
+        self.end.extend_by(v, |s| s.end);
+        self.value.extend_with_max(v, sentinel, max, |s| s.value);
     }
-    for s in v {
-        if s.value != sentinel {
-            max = max.max(s.value);
+
+    /// The run as a piece, leaving it empty.
+    fn take(&mut self, row: u32, sentinel: u64) -> StatePiece {
+        let mut run = std::mem::take(self);
+        run.begin.shrink_to_fit();
+        run.end.shrink_to_fit();
+        run.value.shrink_to_fit();
+        StatePiece {
+            row,
+            begins_sorted: run.begins_sorted,
+            ends_sorted: run.ends_sorted,
+            begin: TimeColumn::from_seg(run.begin),
+            end: TimeColumn::from_seg(run.end),
+            value: ValueColumn::from_seg(run.value, sentinel),
         }
-    }
-    let time = |sorted: bool, t: fn(&RawState) -> u64| {
-        if sorted {
-            TimeColumn::from_sorted_slice_by(v, t)
-        } else {
-            TimeColumn::from_slice_by(v, t)
-        }
-    };
-    StatePiece {
-        row,
-        begins_sorted,
-        ends_sorted,
-        begin: time(begins_sorted, |s| s.begin),
-        end: time(ends_sorted, |s| s.end),
-        value: ValueColumn::from_slice_with_max(v, sentinel, max, |s| s.value),
     }
 }
 
-/// The pairs of one (row, type) in a chunk, encoded.
-fn event_piece(b: &EventBuf, pairs: &[(u64, u64)], sentinel: u64) -> EventPiece {
-    // One pass for order and the largest value, then one per column.
-    let (mut sorted, mut last, mut max) = (true, 0, 0);
-    for &(t, v) in pairs {
-        sorted &= t >= last;
-        last = t;
-        if v != sentinel {
-            max = max.max(v);
+/// The pairs of one (row, type) in a chunk so far, encoded a window at a time.
+#[derive(Debug, Default)]
+struct EventRun {
+    time: TimeSeg,
+    value: ValueSeg,
+    /// Are the times in order so far? The last of them.
+    sorted: bool,
+    last: u64,
+}
+
+impl EventRun {
+    /// Appends the pairs of a window (file order).
+    fn extend(&mut self, pairs: &[(u64, u64)], sentinel: u64) {
+        if self.time.is_empty() {
+            (self.sorted, self.last) = (true, 0);
         }
+        // One pass for order and the largest value, then one per column.
+        let (mut sorted, mut last, mut max) = (self.sorted, self.last, 0);
+        for &(t, v) in pairs {
+            sorted &= t >= last;
+            last = t;
+            if v != sentinel {
+                max = max.max(v);
+            }
+        }
+        (self.sorted, self.last) = (sorted, last);
+        self.time.extend_by(pairs, |p| p.0);
+        self.value.extend_with_max(pairs, sentinel, max, |p| p.1);
     }
-    EventPiece {
-        row: b.row,
-        ty: b.ty,
-        sorted,
-        time: if sorted {
-            TimeColumn::from_sorted_slice_by(pairs, |p| p.0)
-        } else {
-            TimeColumn::from_slice_by(pairs, |p| p.0)
-        },
-        value: ValueColumn::from_slice_with_max(pairs, sentinel, max, |p| p.1),
+
+    /// The run as a piece, leaving it empty.
+    fn take(&mut self, b: &EventBuf, sentinel: u64) -> EventPiece {
+        let mut run = std::mem::take(self);
+        run.time.shrink_to_fit();
+        run.value.shrink_to_fit();
+        EventPiece {
+            row: b.row,
+            ty: b.ty,
+            sorted: run.sorted,
+            time: TimeColumn::from_seg(run.time),
+            value: ValueColumn::from_seg(run.value, sentinel),
+        }
     }
 }
 
@@ -307,6 +358,7 @@ impl ChunkOut {
         ChunkOut {
             direct: rows <= DIRECT_MAX_ROWS,
             states: vec![Vec::new(); rows],
+            state_runs: (0..rows).map(|_| StateRun::default()).collect(),
             last_cpu: vec![u64::MAX; rows],
             row_types: vec![RowTypes::default(); rows],
             last_object: (0, 0, 0, 0),
@@ -319,12 +371,11 @@ impl ChunkOut {
     /// Parsing into warm, reused buffers and copying out once avoids the reallocations and
     /// first-touch page faults that growing fresh vectors per chunk costs.
     pub(crate) fn take_output(&mut self, sentinel: u64) -> ChunkOut {
-        self.end_window();
+        self.end_window(sentinel);
         let mut state_pieces = Vec::new();
-        for (row, v) in self.states.iter_mut().enumerate() {
-            if !v.is_empty() {
-                state_pieces.push(state_piece(row as u32, v, sentinel));
-                v.clear();
+        for (row, run) in self.state_runs.iter_mut().enumerate() {
+            if !run.begin.is_empty() {
+                state_pieces.push(run.take(row as u32, sentinel));
             }
         }
 
@@ -357,17 +408,21 @@ impl ChunkOut {
             }
         }
         let mut pieces = Vec::new();
-        for (b, pairs) in self.events.iter().zip(&mut self.pairs) {
-            if pairs.is_empty() {
-                // Not used by this chunk: give most of its memory back, so the scratch holds
-                // about a chunk's worth however many (row, type) pairs the trace has, but
-                // keep some, as the pair may come back in the next chunk (ovni writes each
-                // thread's events in runs).
+        for ((b, run), pairs) in self
+            .events
+            .iter()
+            .zip(&mut self.event_runs)
+            .zip(&mut self.pairs)
+        {
+            if run.time.is_empty() {
+                // Not used by this chunk: give most of its window buffer back, so the scratch
+                // stays small however many (row, type) pairs the trace has, but keep some, as
+                // the pair may come back in the next chunk (ovni writes each thread's events
+                // in runs).
                 pairs.shrink_to(pairs.capacity() / 4);
                 continue;
             }
-            pieces.push(event_piece(b, pairs, sentinel));
-            pairs.clear();
+            pieces.push(run.take(b, sentinel));
         }
         let out = ChunkOut {
             state_pieces,
@@ -389,11 +444,23 @@ impl ChunkOut {
         out
     }
 
-    /// At the end of a window of lines parsed in line order: its records grouped by row and
-    /// (row, type) with a counting sort over cache-resident buffers, and each group appended
-    /// to its row's or key's buffer in one copy.
-    pub(crate) fn end_window(&mut self) {
+    /// At the end of a window of lines: its records encoded onto their row's and key's
+    /// runs while they are still in cache. Records kept in line order are first grouped by
+    /// row and by key with a counting sort.
+    pub(crate) fn end_window(&mut self, sentinel: u64) {
         if self.direct {
+            for (v, run) in self.states.iter_mut().zip(&mut self.state_runs) {
+                if !v.is_empty() {
+                    run.extend(v, sentinel);
+                    v.clear();
+                }
+            }
+            for (v, run) in self.pairs.iter_mut().zip(&mut self.event_runs) {
+                if !v.is_empty() {
+                    run.extend(v, sentinel);
+                    v.clear();
+                }
+            }
             return;
         }
         let rows = self.states.len();
@@ -405,9 +472,10 @@ impl ChunkOut {
             &mut self.cursors,
             &mut grouped,
         ) {
-            if let (Some(to), Some(from)) = (self.states.get_mut(row as usize), grouped.get(range))
+            if let (Some(run), Some(v)) =
+                (self.state_runs.get_mut(row as usize), grouped.get(range))
             {
-                to.extend_from_slice(from);
+                run.extend(v, sentinel);
             }
         }
         self.grouped_states = grouped;
@@ -421,8 +489,10 @@ impl ChunkOut {
             &mut self.cursors,
             &mut grouped,
         ) {
-            if let (Some(to), Some(from)) = (self.pairs.get_mut(key as usize), grouped.get(range)) {
-                to.extend_from_slice(from);
+            if let (Some(run), Some(v)) =
+                (self.event_runs.get_mut(key as usize), grouped.get(range))
+            {
+                run.extend(v, sentinel);
             }
         }
         self.grouped_pairs = grouped;
@@ -529,7 +599,7 @@ impl ChunkOut {
     #[cold]
     fn buffer_of_slow(&mut self, row: u32, ty: u32) -> usize {
         let key = (u64::from(row) << 32) | u64::from(ty);
-        let (events, pairs) = (&mut self.events, &mut self.pairs);
+        let (events, pairs, runs) = (&mut self.events, &mut self.pairs, &mut self.event_runs);
         let i = self.event_index.get_or_insert(key, || {
             events.push(EventBuf {
                 row,
@@ -537,6 +607,7 @@ impl ChunkOut {
                 before: None,
             });
             pairs.push(Vec::new());
+            runs.push(EventRun::default());
             events.len() - 1
         });
         if let Some(t) = self.row_types.get_mut(row as usize) {

@@ -161,7 +161,7 @@ fn parse_into(ctx: &ParseContext<'_>, bytes: &[u8], out: &mut ChunkOut) {
         parse_line(ctx, line, rest, line_no, out);
     }
     out.lines = line_no;
-    out.end_window();
+    out.end_window(ctx.sentinel);
 }
 
 /// A communication from its (cpu, row) ends and `[lsend, psend, lrecv, precv, size, tag]`.

@@ -193,3 +193,36 @@ fn values_pick_narrow_width_and_keep_null() {
     assert_eq!(col.get(0), 42);
     assert_eq!(col.get(2), 0);
 }
+
+#[test]
+fn segments_extended_run_by_run_equal_segments_built_at_once() {
+    // Runs of times (the third out of order, one past the escape distance) and of values
+    // that need wider widths as they come, nulls included.
+    let s = u64::MAX;
+    let runs: Vec<Vec<(u64, u64)>> = vec![
+        (0..300).map(|i| (i * 10, if i % 7 == 0 { s } else { i % 200 })).collect(),
+        (0..50).map(|i| (5_000 + i, 1_000 + i)).collect(),
+        vec![(4_000, 7), (1 << 40, s), (3, 70_000)],
+        (0..600).map(|i| ((1 << 40) + i, (1 << 33) + i)).collect(),
+    ];
+    let all: Vec<(u64, u64)> = runs.concat();
+    let mut time = TimeSeg::default();
+    let mut value = ValueSeg::default();
+    let mut widths = Vec::new();
+    for run in &runs {
+        let max = run.iter().map(|p| p.1).filter(|&v| v != s).max().unwrap_or(0);
+        time.extend_by(run, |p| p.0);
+        value.extend_with_max(run, s, max, |p| p.1);
+        widths.push(value.width());
+    }
+    assert_eq!(widths, [1, 2, 4, 8]);
+    let times: Vec<u64> = time.iter().collect();
+    assert_eq!(times, all.iter().map(|p| p.0).collect::<Vec<_>>());
+    let values: Vec<u64> = (0..value.len()).map(|i| value.get(i, s)).collect();
+    assert_eq!(values, all.iter().map(|p| p.1).collect::<Vec<_>>());
+    // The sorted prefix is encoded as a sorted build encodes it.
+    let sorted = TimeSeg::from_sorted_iter(all.iter().take(350).map(|p| p.0), 350);
+    let mut prefix = TimeSeg::default();
+    prefix.extend_by(&all[..350], |p| p.0);
+    assert_eq!(prefix, sorted);
+}

@@ -110,6 +110,20 @@ impl TimeSeg {
         }
     }
 
+    /// Appends the times `time` gives for `items`. Times that keep the segment sorted are
+    /// stored compactly; any others are kept exactly too (as escapes), so a segment built
+    /// from unsorted runs decodes to its times in the order given.
+    pub fn extend_by<T>(&mut self, items: &[T], time: impl Fn(&T) -> u64) {
+        let mut buf = [0u64; BLOCK];
+        for part in items.chunks(BLOCK) {
+            let out = buf.get_mut(..part.len()).unwrap_or(&mut []);
+            for (o, item) in out.iter_mut().zip(part) {
+                *o = time(item);
+            }
+            self.extend_sorted(out);
+        }
+    }
+
     /// Makes room for `additional` more times.
     pub fn reserve(&mut self, additional: usize) {
         self.deltas.reserve(additional);
@@ -275,6 +289,11 @@ impl TimeColumn {
         TimeColumn {
             segs: Segments::single(seg),
         }
+    }
+
+    /// A column of one segment.
+    pub fn from_seg(seg: TimeSeg) -> Self {
+        Self::single(seg)
     }
 
     /// Builds a column from times (any order; sorted columns are the common case).

@@ -103,6 +103,44 @@ impl ValueSeg {
     }
 
     /// Appends the values of a segment that is not wider than this one.
+    /// Appends the values `value` gives for `items`, `max` being the largest of them that is
+    /// not `sentinel`: the segment is widened first when `max` needs it (building a segment a
+    /// run of values at a time, as a parse goes).
+    pub fn extend_with_max<T>(
+        &mut self,
+        items: &[T],
+        sentinel: u64,
+        max: u64,
+        value: impl Fn(&T) -> u64,
+    ) {
+        let need = if max < u64::from(u8::MAX) {
+            1
+        } else if max < u64::from(u16::MAX) {
+            2
+        } else if max < u64::from(u32::MAX) {
+            4
+        } else {
+            8
+        };
+        if need > self.width() {
+            let old = std::mem::take(self);
+            let values = (0..old.len()).map(|i| old.get(i, sentinel));
+            let n = old.len() + items.len();
+            *self = match need {
+                2 => ValueSeg::U16(narrow_iter(values, n, sentinel, u16::MAX, |v| v as u16)),
+                4 => ValueSeg::U32(narrow_iter(values, n, sentinel, u32::MAX, |v| v as u32)),
+                _ => ValueSeg::U64(narrow_iter(values, n, sentinel, sentinel, |v| v)),
+            };
+        }
+        let all = items.iter().map(value);
+        match self {
+            Self::U8(v) => v.extend(all.map(|x| if x == sentinel { u8::MAX } else { x as u8 })),
+            Self::U16(v) => v.extend(all.map(|x| if x == sentinel { u16::MAX } else { x as u16 })),
+            Self::U32(v) => v.extend(all.map(|x| if x == sentinel { u32::MAX } else { x as u32 })),
+            Self::U64(v) => v.extend(all),
+        }
+    }
+
     /// Makes room for `additional` more values.
     pub fn reserve(&mut self, additional: usize) {
         match self {
@@ -291,6 +329,11 @@ impl ValueColumn {
             segs: Segments::single(seg),
             sentinel,
         }
+    }
+
+    /// A column of one segment.
+    pub fn from_seg(seg: ValueSeg, sentinel: u64) -> Self {
+        Self::single(seg, sentinel)
     }
 
     /// Builds a column; `sentinel` (the null value) is stored as the narrow width's maximum.
