@@ -1,22 +1,23 @@
 //! Before loading: how much memory will the load need, and does the machine have it?
 //!
 //! The estimate comes from the size of the trace text (for `.xz`/`.gz`, from the ratio of a
-//! decoded sample) and the number of threads in the header, with factors measured on
-//! generated and real traces (release build, peak resident size of `prvscope info`):
+//! decoded sample), the number of threads in the header and the number of workers, with
+//! factors measured on generated and real traces (release build, peak resident size of
+//! `prvscope info`):
 //!
-//! | trace | text | threads | peak / text |
-//! |---|---|---|---|
-//! | generated, 64 threads | 1000 MB | 64 | 0.565 |
-//! | `ovni_gen_large_4x16` (`.xz`) | 282 MB | 64 | 0.547 |
-//! | generated, 4096 threads | 1000 MB | 4096 | 1.25 (0.6 + 170 kB per thread) |
-//! | generated, 64 threads | 4000 MB | 64 | 0.49 |
+//! | trace | text | threads | peak, 2 workers | peak, 16 workers |
+//! |---|---|---|---|---|
+//! | generated | 1000 MB | 64 | 521 MB | 708 MB |
+//! | generated | 1000 MB | 4096 | 776 MB | 1153 MB |
+//! | `ovni_gen_large_4x16` (`.xz`) | 282 MB | 64 | 165 MB | |
+//! | `ovni_gen_large_4x16` unpacked, times padded to 20 digits | 392 MB | 64 | 137 MB | |
 //!
-//! so the peak is taken as `0.6 x text + 170 kB x threads + 16 MB` (on the high side of
-//! each measurement, by up to 12%). Since traces of many threads are parsed in larger
-//! chunks, the 4096-thread trace peaks at 1.09 GB (1.09 x text): the per-thread share is
-//! kept at 170 kB as a margin, since a machine with more cores holds more chunks (and
-//! their per-thread buffers) at once. The memory available
-//! is Linux's `MemAvailable`, or less when a control group limits the process.
+//! (16 workers: `RAYON_NUM_THREADS=16` on 2 cores.) Each worker holds a read window, its
+//! grouping scratch and the runs of the chunk it parses (a piece per thread and type), so
+//! the peak is taken as `0.52 x text + workers x (14 MB + 4 kB x threads) + 60 kB x threads
+//! + 16 MB` (a worker's share at most its share of the text), from 8% to 18% above each measurement but the padded one: longer lines need
+//! less per byte of text (137 MB against 250 MB estimated). The memory available is Linux's
+//! `MemAvailable`, or less when a control group limits the process.
 
 use std::fmt::Write as _;
 use std::fs::File;
@@ -28,9 +29,13 @@ use prvscope_format::Header;
 use prvscope_format::Subset;
 
 /// Peak memory of a load per byte of trace text.
-const PEAK_PER_TEXT_BYTE: f64 = 0.6;
-/// Peak memory of a load per thread (per-worker and per-chunk buffers of each row).
-const PEAK_PER_THREAD: u64 = 170 << 10;
+const PEAK_PER_TEXT_BYTE: f64 = 0.52;
+/// Peak memory of a load per thread (its share of the pieces' overhead and assembly).
+const PEAK_PER_THREAD: u64 = 60 << 10;
+/// Peak memory per worker (its read window and scratch), and per worker and thread (the
+/// runs of each thread in the chunk a worker parses).
+const PEAK_PER_WORKER: u64 = 14 << 20;
+const PEAK_PER_WORKER_THREAD: u64 = 4 << 10;
 /// What any load needs besides (tables, threads, the side files).
 const PEAK_BASE: u64 = 16 << 20;
 /// The largest `.xz` index believed: 64 MB is some 4 million blocks.
@@ -90,7 +95,12 @@ impl MemoryEstimate {
     /// trace when it fits, at least 1 tick).
     pub fn range_that_fits(&self, budget: u64) -> Option<(u64, u64)> {
         let h = self.header.as_ref()?;
-        let fixed = peak(0, h.thread_count() as u64);
+        // The workers' share is at most their full windows, whatever the range.
+        let workers = rayon::current_num_threads().max(1) as u64;
+        let threads = h.thread_count() as u64;
+        let per_worker =
+            PEAK_PER_WORKER.saturating_add(threads.saturating_mul(PEAK_PER_WORKER_THREAD));
+        let fixed = peak(0, threads).saturating_add(workers.saturating_mul(per_worker));
         let text_budget = budget.saturating_sub(fixed) as f64 / PEAK_PER_TEXT_BYTE;
         let share = (text_budget / self.text_bytes.max(1) as f64).clamp(0.0, 1.0);
         // f64 rounds up near 2^64: the range stays within the trace.
@@ -128,9 +138,23 @@ impl MemoryEstimate {
     }
 }
 
-/// Peak memory of loading `text` bytes of `threads` threads.
+/// Peak memory of loading `text` bytes of `threads` threads with the loader's workers.
 fn peak(text: u64, threads: u64) -> u64 {
-    (text as f64 * PEAK_PER_TEXT_BYTE) as u64 + threads.saturating_mul(PEAK_PER_THREAD) + PEAK_BASE
+    peak_with(text, threads, rayon::current_num_threads() as u64)
+}
+
+/// Peak memory of loading `text` bytes of `threads` threads with `workers` workers.
+fn peak_with(text: u64, threads: u64, workers: u64) -> u64 {
+    let workers = workers.max(1);
+    // A worker holds no more than its share of the text (so the estimate of a small trace
+    // does not depend on the machine).
+    let per_worker = PEAK_PER_WORKER
+        .saturating_add(threads.saturating_mul(PEAK_PER_WORKER_THREAD))
+        .min(text / workers);
+    (text as f64 * PEAK_PER_TEXT_BYTE) as u64
+        + workers.saturating_mul(per_worker)
+        + threads.saturating_mul(PEAK_PER_THREAD)
+        + PEAK_BASE
 }
 
 use prvscope_format::units::human_bytes;
@@ -363,13 +387,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_peak_grows_with_text_and_threads() {
-        assert_eq!(peak(0, 0), 16 << 20);
+    fn the_peak_grows_with_text_threads_and_workers() {
+        assert_eq!(peak_with(0, 0, 1), 16 << 20);
+        assert_eq!(
+            peak_with(1 << 30, 0, 2) - peak_with(1 << 30, 0, 1),
+            14 << 20
+        );
         // The measured cases of the module documentation, estimated a little above.
-        let gen64 = peak(1_000_000_000, 64) as f64 / 565e6;
-        let gen4096 = peak(1_000_000_000, 4096) as f64 / 1252e6;
-        assert!((1.0..1.15).contains(&gen64), "{gen64}");
-        assert!((1.0..1.15).contains(&gen4096), "{gen4096}");
+        for (text, threads, workers, measured) in [
+            (1_000_000_000, 64, 2, 521e6),
+            (1_000_000_000, 64, 16, 708e6),
+            (1_000_000_000, 4096, 2, 776e6),
+            (1_000_000_000, 4096, 16, 1153e6),
+            (282_396_914, 64, 2, 165e6),
+        ] {
+            let ratio = peak_with(text, threads, workers) as f64 / measured;
+            assert!(
+                (1.0..1.2).contains(&ratio),
+                "{text} {threads} {workers}: {ratio}"
+            );
+        }
         assert_eq!(human_bytes(3 << 30), "3.22 GB");
         assert_eq!(human_bytes(5 << 20), "5.2 MB");
     }
