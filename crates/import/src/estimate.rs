@@ -14,10 +14,14 @@
 //!
 //! (16 workers: `RAYON_NUM_THREADS=16` on 2 cores.) Each worker holds a read window, its
 //! grouping scratch and the runs of the chunk it parses (a piece per thread and type), so
-//! the peak is taken as `0.52 x text + workers x (14 MB + 4 kB x threads) + 60 kB x threads
-//! + 16 MB` (a worker's share at most its share of the text), from 8% to 18% above each measurement but the padded one: longer lines need
-//! less per byte of text (137 MB against 250 MB estimated). The memory available is Linux's
-//! `MemAvailable`, or less when a control group limits the process.
+//! the peak is taken as
+//!
+//! `0.52 x text + workers x (14 MB + 4 kB x threads) + 60 kB x threads + 16 MB`
+//!
+//! (a worker's share at most its share of the text), from 8% to 18% above each measurement
+//! but the padded one: longer lines need less per byte of text (137 MB against 250 MB
+//! estimated). The memory available is Linux's `MemAvailable`, or less when a control group
+//! limits the process.
 
 use std::fmt::Write as _;
 use std::fs::File;

@@ -200,7 +200,9 @@ fn segments_extended_run_by_run_equal_segments_built_at_once() {
     // that need wider widths as they come, nulls included.
     let s = u64::MAX;
     let runs: Vec<Vec<(u64, u64)>> = vec![
-        (0..300).map(|i| (i * 10, if i % 7 == 0 { s } else { i % 200 })).collect(),
+        (0..300)
+            .map(|i| (i * 10, if i % 7 == 0 { s } else { i % 200 }))
+            .collect(),
         (0..50).map(|i| (5_000 + i, 1_000 + i)).collect(),
         vec![(4_000, 7), (1 << 40, s), (3, 70_000)],
         (0..600).map(|i| ((1 << 40) + i, (1 << 33) + i)).collect(),
@@ -210,7 +212,12 @@ fn segments_extended_run_by_run_equal_segments_built_at_once() {
     let mut value = ValueSeg::default();
     let mut widths = Vec::new();
     for run in &runs {
-        let max = run.iter().map(|p| p.1).filter(|&v| v != s).max().unwrap_or(0);
+        let max = run
+            .iter()
+            .map(|p| p.1)
+            .filter(|&v| v != s)
+            .max()
+            .unwrap_or(0);
         time.extend_by(run, |p| p.0);
         value.extend_with_max(run, s, max, |p| p.1);
         widths.push(value.width());
