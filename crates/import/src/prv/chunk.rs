@@ -70,39 +70,36 @@ pub struct EventBuf {
     pub before: Option<(u64, u64)>,
 }
 
-/// The keys of a row's first event types, so that most pairs find their key in the row's
-/// own cache line instead of the hash table: 8 slots, a type's first choice given by its
-/// hash, linear probing. Free slots have key `u32::MAX`. One line per row keeps the table of
-/// thousands of threads small enough for the cache: with 16 slots, a 4096-thread trace took
-/// 15% more CPU time (an ovni trace's 12 types per thread then find 4 in the hash table,
-/// about 5% slower).
+/// The keys of a row's first `N` event types, so that most pairs find their key in the row's
+/// own cache lines instead of the hash table: a type's first slot is given by its hash, then
+/// linear probing. Free slots have key `u32::MAX`.
 #[derive(Debug, Clone, Copy)]
 #[repr(align(64))]
-struct RowTypes {
-    ty: [u32; 8],
-    key: [u32; 8],
+struct RowTypes<const N: usize> {
+    ty: [u32; N],
+    key: [u32; N],
 }
 
-impl Default for RowTypes {
+impl<const N: usize> Default for RowTypes<N> {
     fn default() -> Self {
         RowTypes {
-            ty: [0; 8],
-            key: [u32::MAX; 8],
+            ty: [0; N],
+            key: [u32::MAX; N],
         }
     }
 }
 
-impl RowTypes {
+impl<const N: usize> RowTypes<N> {
     #[inline(always)]
     fn home(ty: u32) -> usize {
-        (ty.wrapping_mul(0x9E37_79B9) >> 29) as usize
+        ((u64::from(ty.wrapping_mul(0x9E37_79B9)) * N as u64) >> 32) as usize
     }
 
     #[inline(always)]
     fn find(&self, ty: u32) -> Option<u32> {
         let home = Self::home(ty);
-        for i in 0..8 {
-            let slot = (home + i) & 7;
+        for i in 0..N {
+            let slot = (home + i) % N;
             let (Some(&k), Some(&t)) = (self.key.get(slot), self.ty.get(slot)) else {
                 return None;
             };
@@ -118,14 +115,64 @@ impl RowTypes {
 
     fn insert(&mut self, ty: u32, key: u32) {
         let home = Self::home(ty);
-        for i in 0..8 {
-            let slot = (home + i) & 7;
+        for i in 0..N {
+            let slot = (home + i) % N;
             if let (Some(k), Some(t)) = (self.key.get_mut(slot), self.ty.get_mut(slot))
                 && *k == u32::MAX
             {
                 *k = key;
                 *t = ty;
                 return;
+            }
+        }
+    }
+}
+
+/// The per-row type tables: 16 types per row (two cache lines) for traces of few threads,
+/// whose tables stay in cache whatever their size (ovni threads have 12 event types: with 8
+/// slots, a third of their pairs went to the hash table, 8% of the instructions); 8 (one
+/// line) for many threads, where the table must stay small enough for the cache (with 16
+/// slots, a 4096-thread trace took 15% more CPU time).
+#[derive(Debug)]
+enum TypeTable {
+    Wide(Vec<RowTypes<16>>),
+    Narrow(Vec<RowTypes<8>>),
+}
+
+impl Default for TypeTable {
+    fn default() -> Self {
+        TypeTable::Narrow(Vec::new())
+    }
+}
+
+impl TypeTable {
+    fn new(rows: usize, wide: bool) -> Self {
+        if wide {
+            TypeTable::Wide(vec![RowTypes::default(); rows])
+        } else {
+            TypeTable::Narrow(vec![RowTypes::default(); rows])
+        }
+    }
+
+    #[inline(always)]
+    fn find(&self, row: u32, ty: u32) -> Option<u32> {
+        match self {
+            TypeTable::Wide(t) => t.get(row as usize)?.find(ty),
+            TypeTable::Narrow(t) => t.get(row as usize)?.find(ty),
+        }
+    }
+
+    fn insert(&mut self, row: u32, ty: u32, key: u32) {
+        match self {
+            TypeTable::Wide(t) => {
+                if let Some(t) = t.get_mut(row as usize) {
+                    t.insert(ty, key);
+                }
+            }
+            TypeTable::Narrow(t) => {
+                if let Some(t) = t.get_mut(row as usize) {
+                    t.insert(ty, key);
+                }
             }
         }
     }
@@ -173,7 +220,7 @@ pub struct ChunkOut {
     /// Every (row, type) seen, in first-seen order; kept from chunk to chunk.
     events: Vec<EventBuf>,
     /// Per row, the keys of its first types.
-    row_types: Vec<RowTypes>,
+    row_types: TypeTable,
     /// Grouping scratch of a window: write cursors per key or row, and the grouped records.
     cursors: Vec<u32>,
     grouped_pairs: Vec<(u64, u64)>,
@@ -360,7 +407,7 @@ impl ChunkOut {
             states: vec![Vec::new(); rows],
             state_runs: (0..rows).map(|_| StateRun::default()).collect(),
             last_cpu: vec![u64::MAX; rows],
-            row_types: vec![RowTypes::default(); rows],
+            row_types: TypeTable::new(rows, rows <= DIRECT_MAX_ROWS),
             last_object: (0, 0, 0, 0),
             ..ChunkOut::default()
         }
@@ -586,11 +633,11 @@ impl ChunkOut {
         }
     }
 
-    /// The key of (`row`, `ty`): from the row's cache line when it is among the row's first
-    /// eight types, else from the hash table.
+    /// The key of (`row`, `ty`): from the row's type table when it is among the row's first
+    /// types, else from the hash table.
     #[inline(always)]
     fn buffer_of(&mut self, row: u32, ty: u32) -> usize {
-        if let Some(k) = self.row_types.get(row as usize).and_then(|t| t.find(ty)) {
+        if let Some(k) = self.row_types.find(row, ty) {
             return k as usize;
         }
         self.buffer_of_slow(row, ty)
@@ -610,9 +657,7 @@ impl ChunkOut {
             runs.push(EventRun::default());
             events.len() - 1
         });
-        if let Some(t) = self.row_types.get_mut(row as usize) {
-            t.insert(ty, i as u32);
-        }
+        self.row_types.insert(row, ty, i as u32);
         i
     }
 }

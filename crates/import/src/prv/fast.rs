@@ -275,6 +275,7 @@ fn more_pairs(
 }
 
 /// The optimistic parser for a well-formed communication line between threads the header has.
+#[inline(always)]
 fn fast_comm(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> Option<usize> {
     let mut q = p + 1;
     let mut f = [0u64; 14];
