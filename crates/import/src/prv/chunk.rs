@@ -201,9 +201,8 @@ pub struct ChunkOut {
     state_runs: Vec<StateRun>,
     /// The pairs of each key in the chunk so far, encoded.
     event_runs: Vec<EventRun>,
-    /// While parsing, line order: the states of the window and their rows.
-    state_rows: Vec<u32>,
-    state_recs: Vec<RawState>,
+    /// While parsing, line order: the states of the window, tagged with their rows.
+    state_window: LineOrder<RawState>,
     /// Once parsed: the non-empty rows' states, encoded.
     pub state_pieces: Vec<StatePiece>,
     /// While parsing: per row, the CPU of its last state or event record in the chunk
@@ -214,17 +213,14 @@ pub struct ChunkOut {
     cpu_changes: Vec<(u32, u64, u32)>,
     /// Once parsed: the rows' CPU changes.
     pub cpu_pieces: Vec<(u32, Vec<(u64, u32)>)>,
-    /// While parsing, line order: the event pairs of the window and their keys.
-    event_keys: Vec<u32>,
-    event_pairs: Vec<(u64, u64)>,
+    /// While parsing, line order: the event pairs of the window, tagged with their keys.
+    event_window: LineOrder<(u64, u64)>,
     /// Every (row, type) seen, in first-seen order; kept from chunk to chunk.
     events: Vec<EventBuf>,
     /// Per row, the keys of its first types.
     row_types: TypeTable,
-    /// Grouping scratch of a window: write cursors per key or row, and the grouped records.
+    /// Grouping scratch of a window: write cursors per key or row.
     cursors: Vec<u32>,
-    grouped_pairs: Vec<(u64, u64)>,
-    grouped_states: Vec<RawState>,
     /// Rows of line prefixes seen.
     pub(super) prefixes: PrefixIndex,
     /// The (type, value) pairs of the line being parsed.
@@ -354,6 +350,68 @@ impl EventRun {
             time: TimeColumn::from_seg(run.time),
             value: ValueColumn::from_seg(run.value, sentinel),
         }
+    }
+}
+
+/// A run that records of type `T` are encoded onto.
+trait Run<T> {
+    fn extend(&mut self, items: &[T], sentinel: u64);
+}
+
+impl Run<RawState> for StateRun {
+    fn extend(&mut self, items: &[RawState], sentinel: u64) {
+        StateRun::extend(self, items, sentinel);
+    }
+}
+
+impl Run<(u64, u64)> for EventRun {
+    fn extend(&mut self, items: &[(u64, u64)], sentinel: u64) {
+        EventRun::extend(self, items, sentinel);
+    }
+}
+
+/// A window's records in line order, each tagged with its key (row or (row, type)).
+#[derive(Debug)]
+struct LineOrder<T> {
+    keys: Vec<u32>,
+    items: Vec<T>,
+    /// Grouping scratch: the records grouped by key.
+    grouped: Vec<T>,
+}
+
+impl<T> Default for LineOrder<T> {
+    fn default() -> Self {
+        LineOrder {
+            keys: Vec::new(),
+            items: Vec::new(),
+            grouped: Vec::new(),
+        }
+    }
+}
+
+impl<T: Copy + Default> LineOrder<T> {
+    #[inline(always)]
+    fn push(&mut self, key: u32, item: T) {
+        self.keys.push(key);
+        self.items.push(item);
+    }
+
+    /// Groups the records by key (below `n`), encodes each group onto its run and empties
+    /// the window.
+    fn flush<R: Run<T>>(
+        &mut self,
+        runs: &mut [R],
+        n: usize,
+        cursors: &mut Vec<u32>,
+        sentinel: u64,
+    ) {
+        for (key, range) in group_by_key(&self.keys, &self.items, n, cursors, &mut self.grouped) {
+            if let (Some(run), Some(v)) = (runs.get_mut(key as usize), self.grouped.get(range)) {
+                run.extend(v, sentinel);
+            }
+        }
+        self.keys.clear();
+        self.items.clear();
     }
 }
 
@@ -511,40 +569,11 @@ impl ChunkOut {
             return;
         }
         let rows = self.states.len();
-        let mut grouped = std::mem::take(&mut self.grouped_states);
-        for (row, range) in group_by_key(
-            &self.state_rows,
-            &self.state_recs,
-            rows,
-            &mut self.cursors,
-            &mut grouped,
-        ) {
-            if let (Some(run), Some(v)) =
-                (self.state_runs.get_mut(row as usize), grouped.get(range))
-            {
-                run.extend(v, sentinel);
-            }
-        }
-        self.grouped_states = grouped;
-        self.state_rows.clear();
-        self.state_recs.clear();
-        let mut grouped = std::mem::take(&mut self.grouped_pairs);
-        for (key, range) in group_by_key(
-            &self.event_keys,
-            &self.event_pairs,
-            self.events.len(),
-            &mut self.cursors,
-            &mut grouped,
-        ) {
-            if let (Some(run), Some(v)) =
-                (self.event_runs.get_mut(key as usize), grouped.get(range))
-            {
-                run.extend(v, sentinel);
-            }
-        }
-        self.grouped_pairs = grouped;
-        self.event_keys.clear();
-        self.event_pairs.clear();
+        self.state_window
+            .flush(&mut self.state_runs, rows, &mut self.cursors, sentinel);
+        let keys = self.events.len();
+        self.event_window
+            .flush(&mut self.event_runs, keys, &mut self.cursors, sentinel);
     }
 
     /// Notes the CPU of a state or event record of `row` at `time` (kept when it changes).
@@ -577,8 +606,7 @@ impl ChunkOut {
                 v.push(s);
             }
         } else if (row as usize) < self.states.len() {
-            self.state_rows.push(row);
-            self.state_recs.push(s);
+            self.state_window.push(row, s);
         }
     }
 
@@ -628,8 +656,7 @@ impl ChunkOut {
                 v.push((e.time, e.value));
             }
         } else {
-            self.event_keys.push(key as u32);
-            self.event_pairs.push((e.time, e.value));
+            self.event_window.push(key as u32, (e.time, e.value));
         }
     }
 
