@@ -75,26 +75,7 @@ fn ovni_padded() -> Option<PathBuf> {
     let path = bench_data().join("ovni_padded.prv");
     if !path.exists() {
         let text = std::fs::read(&plain).expect("the unpacked ovni trace");
-        let mut out = Vec::with_capacity(text.len() * 3 / 2);
-        for (i, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
-            // Time fields: 6 (and 7) of states and events, 6, 7, 12 and 13 of communications.
-            let times: &[usize] = match line.first() {
-                _ if i == 0 => &[],
-                Some(b'1') => &[5, 6],
-                Some(b'2') => &[5],
-                Some(b'3') => &[5, 6, 11, 12],
-                _ => &[],
-            };
-            for (f, field) in line.split(|&b| b == b':').enumerate() {
-                if f > 0 {
-                    out.push(b':');
-                }
-                if times.contains(&f) {
-                    out.resize(out.len() + 20usize.saturating_sub(field.len()), b'0');
-                }
-                out.extend_from_slice(field);
-            }
-        }
+        let out = synth::pad_times(&text, 20);
         std::fs::write(&path, out).expect("writing the padded ovni trace");
         for ext in ["pcf", "row"] {
             std::fs::copy(plain.with_extension(ext), path.with_extension(ext))

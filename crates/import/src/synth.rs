@@ -323,6 +323,33 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<GenSummary> {
     Ok(summary)
 }
 
+/// `text` (a trace) with the times of its state, event and communication lines zero-padded
+/// to `width` digits, as ovni writes them (times already as long are left alone); the
+/// header and other lines are kept as they are.
+pub fn pad_times(text: &[u8], width: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + text.len() / 2);
+    for (i, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
+        // Time fields: 6 (and 7) of states and events, 6, 7, 12 and 13 of communications.
+        let times: &[usize] = match line.first() {
+            _ if i == 0 => &[],
+            Some(b'1') => &[5, 6],
+            Some(b'2') => &[5],
+            Some(b'3') => &[5, 6, 11, 12],
+            _ => &[],
+        };
+        for (f, field) in line.split(|&b| b == b':').enumerate() {
+            if f > 0 {
+                out.push(b':');
+            }
+            if times.contains(&f) && !field.is_empty() && field.iter().all(u8::is_ascii_digit) {
+                out.resize(out.len() + width.saturating_sub(field.len()), b'0');
+            }
+            out.extend_from_slice(field);
+        }
+    }
+    out
+}
+
 /// `<out>.xz`.
 pub fn xz_path(out: &Path) -> PathBuf {
     let mut s = out.as_os_str().to_owned();
@@ -494,4 +521,19 @@ fn row_text(threads: u32, per_task: u32) -> String {
         let _ = writeln!(s, "THREAD 1.{}.{}", r / per_task + 1, r % per_task + 1);
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_padded_in_their_fields_only() {
+        let text = b"#Paraver (x):1000_ns:1(2):1:1(2:1)\n1:1:1:1:1:5:17:3\n2:1:1:1:2:42:6:7:8:9\n3:1:1:1:1:1:2:1:1:1:2:3:4:64:7\nc:1:1\n2:1:1:1:1:9\n";
+        let padded = String::from_utf8(pad_times(text, 6)).unwrap();
+        assert_eq!(
+            padded,
+            "#Paraver (x):1000_ns:1(2):1:1(2:1)\n1:1:1:1:1:000005:000017:3\n2:1:1:1:2:000042:6:7:8:9\n3:1:1:1:1:000001:000002:1:1:1:2:000003:000004:64:7\nc:1:1\n2:1:1:1:1:9\n"
+        );
+    }
 }
