@@ -362,8 +362,9 @@ fn fill(r: &mut impl Read, out: &mut [u8], filled: &mut usize, whole: bool) -> b
     false
 }
 
-/// Memory available to this process now: `MemAvailable`, or what the control group's limit
-/// leaves when that is less. `None` where it is not known.
+/// Memory available to this process now: `MemAvailable`, or what the limits of the process's
+/// own control group and those above it leave when that is less ([`crate::cgroup`]). `None`
+/// where it is not known.
 pub fn available_memory() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
     let kb = meminfo.lines().find_map(|l| {
@@ -374,16 +375,8 @@ pub fn available_memory() -> Option<u64> {
             .parse::<u64>()
             .ok()
     })?;
-    let mut available = kb * 1024;
-    let cgroup = |name: &str| {
-        std::fs::read_to_string(Path::new("/sys/fs/cgroup").join(name))
-            .ok()
-            .and_then(|s| s.trim().parse::<u64>().ok())
-    };
-    if let (Some(max), Some(current)) = (cgroup("memory.max"), cgroup("memory.current")) {
-        available = available.min(max.saturating_sub(current));
-    }
-    Some(available)
+    let available = kb * 1024;
+    Some(crate::cgroup::headroom().map_or(available, |h| available.min(h)))
 }
 
 #[cfg(test)]

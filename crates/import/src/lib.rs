@@ -7,6 +7,7 @@
 // The parsers read untrusted bytes: no indexing that could panic.
 #![deny(clippy::indexing_slicing)]
 
+pub mod cgroup;
 pub mod estimate;
 #[cfg(any(test, feature = "testing"))]
 pub mod naive;
