@@ -85,6 +85,7 @@ fn run(args: Args) -> anyhow::Result<()> {
                 subset: args.part.subset(),
                 skip_memory_check: args.part.skip_memory_check,
                 available_override: args.part.memory_budget,
+                cache: args.part.cache.options(),
             };
             let start = prvscope_viewer::Start {
                 view: args.view,

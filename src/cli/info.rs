@@ -27,10 +27,16 @@ pub struct Args {
 /// Runs `info`.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let subset = args.part.subset();
+    let cache = args.part.cache.options();
     if !args.part.skip_memory_check {
-        super::check_memory(&args.trace, &subset, args.part.memory_budget)?;
+        super::check_memory(
+            &args.trace,
+            &subset,
+            args.part.memory_budget,
+            cache.as_ref(),
+        )?;
     }
-    let t = super::load_for_info(&args.trace, args.null, &subset)?;
+    let t = super::load_for_info(&args.trace, args.null, &subset, cache)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&info_json(&t))?);
     } else {
@@ -64,13 +70,30 @@ pub fn info_json(t: &Trace) -> serde_json::Value {
         "load_seconds": t.stats.load_seconds,
         "bytes_read": t.stats.bytes_read,
         "bytes_decoded": t.stats.bytes_decoded,
-        "store_bytes": t.store.heap_bytes(),
+        "store_bytes": t.store.heap_bytes() as u64 + t.store.mapped_bytes(),
+        "mapped_bytes": t.store.mapped_bytes(),
+        "cache": t.cache.state.name(),
+        "cache_file": t.cache.file.as_ref().map(|f| f.display().to_string()),
+        "cache_note": cache_note(t),
         "resident_bytes": resident_bytes(),
         "bytes_per_record": t.store.bytes_per_record(),
         "pcf": t.pcf.is_some(),
         "row": t.row.is_some(),
         "part": t.part_description(),
     })
+}
+
+/// Why the cache was not used or written, if it was not.
+fn cache_note(t: &Trace) -> Option<String> {
+    let written = match &t.cache.state {
+        prvscope_store::cache::CacheState::NotWritten(why) => Some(why.clone()),
+        _ => None,
+    };
+    match (&t.cache.refused, written) {
+        (Some(r), Some(w)) => Some(format!("{r}; {w}")),
+        (Some(r), None) => Some(format!("{r} (rebuilt)")),
+        (None, w) => w,
+    }
 }
 
 /// The human-readable form of `info`.

@@ -13,6 +13,7 @@ use std::path::Path;
 
 use prvscope_format::units::parse_size;
 use prvscope_format::{LoadError, Subset, ThreadSpec};
+use prvscope_import::cache::CacheOptions;
 use prvscope_import::{self as trace, LoadOptions};
 use prvscope_store::{NullOverride, Trace};
 
@@ -38,6 +39,37 @@ pub struct PartArgs {
     /// node).
     #[arg(long, value_parser = parse_size)]
     pub memory_budget: Option<u64>,
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+/// The store cache: a loaded trace's store is written once and re-opened from the file.
+#[derive(clap::Args, Clone, Default)]
+pub struct CacheArgs {
+    /// Neither read nor write the store cache (parse the trace every time).
+    #[arg(long)]
+    pub no_cache: bool,
+    /// The store cache folder (default: $XDG_CACHE_HOME/prvscope, else ~/.cache/prvscope).
+    #[allow(clippy::doc_markdown)] // the command-line help shows it as written
+    #[arg(long)]
+    pub cache_dir: Option<std::path::PathBuf>,
+    /// Size limit of the store cache folder, e.g. 20GB (the least recently used stores are
+    /// removed first).
+    #[arg(long, value_parser = parse_size)]
+    pub cache_limit: Option<u64>,
+}
+
+impl CacheArgs {
+    /// The cache these options ask for; `None` with `--no-cache` or without a cache folder.
+    pub fn options(&self) -> Option<CacheOptions> {
+        if self.no_cache {
+            return None;
+        }
+        Some(CacheOptions {
+            dir: self.cache_dir.clone().or_else(CacheOptions::default_dir)?,
+            limit_bytes: self.cache_limit.unwrap_or(trace::cache::DEFAULT_LIMIT),
+        })
+    }
 }
 
 impl PartArgs {
@@ -76,10 +108,11 @@ impl WindowArgs {
         if !window_only {
             (subset.from, subset.to) = (None, None);
         }
+        let cache = part.cache.options();
         if !part.skip_memory_check {
-            check_memory(trace, &subset, part.memory_budget)?;
+            check_memory(trace, &subset, part.memory_budget, cache.as_ref())?;
         }
-        let t = load_for_info(trace, self.null, &subset)?;
+        let t = load_for_info(trace, self.null, &subset, cache)?;
         let t0 = part.from.unwrap_or(0);
         let t1 = part.to.unwrap_or(t.header.end_time);
         anyhow::ensure!(t1 >= t0, "--to ({t1}) is before --from ({t0})");
@@ -87,13 +120,20 @@ impl WindowArgs {
     }
 }
 
-/// Loads a trace for `info`.
-pub fn load_for_info(path: &Path, null: NullOverride, subset: &Subset) -> Result<Trace, LoadError> {
+/// Loads a trace for `info` (and the other commands), through the store cache when one is
+/// given.
+pub fn load_for_info(
+    path: &Path,
+    null: NullOverride,
+    subset: &Subset,
+    cache: Option<CacheOptions>,
+) -> Result<Trace, LoadError> {
     trace::load(
         path,
         &LoadOptions {
             null,
             subset: subset.clone(),
+            cache,
             ..LoadOptions::default()
         },
         None,
@@ -102,8 +142,19 @@ pub fn load_for_info(path: &Path, null: NullOverride, subset: &Subset) -> Result
 
 /// Refuses a load that is expected to need more memory than the machine has, with what can
 /// be loaded instead (the operating system would otherwise kill the process mid-way).
-/// `budget` replaces the memory the machine has available.
-pub fn check_memory(path: &Path, subset: &Subset, budget: Option<u64>) -> anyhow::Result<()> {
+/// `budget` replaces the memory the machine has available. A trace whose store the cache
+/// holds needs no check: it is mapped, not parsed.
+pub fn check_memory(
+    path: &Path,
+    subset: &Subset,
+    budget: Option<u64>,
+    cache: Option<&CacheOptions>,
+) -> anyhow::Result<()> {
+    if let Some(c) = cache
+        && trace::cache::is_cached(path, subset, c)
+    {
+        return Ok(());
+    }
     let Ok(mut e) = trace::estimate::estimate(path) else {
         // The load reports why the file cannot be read.
         return Ok(());

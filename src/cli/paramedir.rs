@@ -86,7 +86,12 @@ pub fn parse(args: &[OsString]) -> anyhow::Result<Request> {
 /// others still run; the exit status says whether every cfg was written.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let req = parse(&args.args)?;
-    let t = super::load_for_info(&req.trace, NullOverride::Auto, &Subset::default())?;
+    let t = super::load_for_info(
+        &req.trace,
+        NullOverride::Auto,
+        &Subset::default(),
+        super::CacheArgs::default().options(),
+    )?;
     super::print_warnings(&t);
     let ctx = Context::new(&t);
     let mut failed = 0;

@@ -18,6 +18,8 @@ pub struct Args {
     /// modelfactors' semicolon-separated CSV instead of a table.
     #[arg(long)]
     pub csv: bool,
+    #[command(flatten)]
+    pub cache: super::CacheArgs,
 }
 
 /// Runs `pop`.
@@ -25,7 +27,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let mut runs = Vec::with_capacity(args.traces.len());
     for path in &args.traces {
         // The Paraver semantics read `N` as 0, as paramedir does.
-        let t = super::load_for_info(path, NullOverride::Auto, &Subset::default())?;
+        let t = super::load_for_info(
+            path,
+            NullOverride::Auto,
+            &Subset::default(),
+            args.cache.options(),
+        )?;
         super::print_warnings(&t);
         let f = pop::figures(&t).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         runs.push((path, f));

@@ -67,6 +67,8 @@ pub struct Args {
     /// Memory to count on instead of what the machine has available, e.g. 8GB.
     #[arg(long, value_parser = prvscope_format::units::parse_size)]
     pub memory_budget: Option<u64>,
+    #[command(flatten)]
+    pub cache: super::CacheArgs,
 }
 
 fn on_off(s: &str) -> Result<bool, String> {
@@ -80,10 +82,16 @@ fn on_off(s: &str) -> Result<bool, String> {
 /// Runs `render`.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let subset = prvscope_format::Subset::default();
+    let cache = args.cache.options();
     if !args.skip_memory_check {
-        super::check_memory(&args.trace, &subset, args.memory_budget)?;
+        super::check_memory(&args.trace, &subset, args.memory_budget, cache.as_ref())?;
     }
-    let t = super::load_for_info(&args.trace, prvscope_store::NullOverride::Auto, &subset)?;
+    let t = super::load_for_info(
+        &args.trace,
+        prvscope_store::NullOverride::Auto,
+        &subset,
+        cache,
+    )?;
     let opts = RenderOptions {
         view: args
             .view

@@ -22,6 +22,7 @@ mod replay;
 mod scope_panel;
 mod scopes;
 mod soak;
+mod store_cache;
 mod subset;
 mod viewer;
 mod widgets;

@@ -183,7 +183,7 @@ fn a_trace_too_large_for_the_memory_is_refused_with_what_fits() {
     };
     let fixed = e.bytes_for(&nothing);
     let budget = fixed + (e.whole_bytes - fixed) / 3;
-    let message = prvscope::cli::check_memory(&path, &Subset::default(), Some(budget))
+    let message = prvscope::cli::check_memory(&path, &Subset::default(), Some(budget), None)
         .unwrap_err()
         .to_string();
     for needle in [
@@ -206,8 +206,8 @@ fn a_trace_too_large_for_the_memory_is_refused_with_what_fits() {
     };
     assert!(to > 0 && to < whole.header.end_time);
     assert!(limited.bytes_for(&part) <= budget);
-    prvscope::cli::check_memory(&path, &part, Some(budget)).unwrap();
-    prvscope::cli::check_memory(&path, &Subset::default(), None).unwrap();
+    prvscope::cli::check_memory(&path, &part, Some(budget), None).unwrap();
+    prvscope::cli::check_memory(&path, &Subset::default(), None, None).unwrap();
     // Compressed: the text size comes from the xz index, exactly.
     let summary = synth::generate(
         &path.with_file_name("x.prv"),
@@ -234,10 +234,13 @@ fn the_command_line_loads_a_part_and_refuses_a_trace_that_does_not_fit() {
     let (path, whole) = generated("subset-cli");
     let end = whole.header.end_time;
     let (t0, t1) = (end / 2, end / 2 + end / 10);
+    let cache = crate::common::temp_dir("subset-cli-cache");
     let prvscope = |command: &str, args: &[&str]| {
         std::process::Command::new(env!("CARGO_BIN_EXE_prvscope"))
             .arg(command)
             .arg(&path)
+            .arg("--cache-dir")
+            .arg(&cache)
             .args(args)
             .output()
             .unwrap()
@@ -331,8 +334,13 @@ fn the_command_line_loads_a_part_and_refuses_a_trace_that_does_not_fit() {
     assert_eq!(whole_json["state_records"], all.states);
     assert!(whole_json["part"].is_null());
 
-    let refused = info(&["--memory-budget", "1MB"]);
+    // Parsing the trace does not fit in 1 MB: refused. (Its store, cached by the load above,
+    // is mapped instead, with no memory check.)
+    let refused = info(&["--memory-budget", "1MB", "--no-cache"]);
     assert!(!refused.status.success());
+    let mapped = json(&info(&["--json", "--memory-budget", "1MB"]));
+    assert_eq!(mapped["cache"], "hit");
+    assert_eq!(mapped["event_records"], all.events);
     let message = String::from_utf8_lossy(&refused.stderr);
     for needle in ["g.prv", "needs about", "--from/--to", "--threads"] {
         assert!(message.contains(needle), "{needle}: {message}");
@@ -342,6 +350,7 @@ fn the_command_line_loads_a_part_and_refuses_a_trace_that_does_not_fit() {
         "--memory-budget",
         "1MB",
         "--skip-memory-check",
+        "--no-cache",
     ]));
     assert_eq!(forced["event_records"], all.events);
 }

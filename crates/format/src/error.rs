@@ -73,6 +73,24 @@ pub enum IssueKind {
 }
 
 impl IssueKind {
+    /// Every kind, in declaration order (a kind's index here names it in the store cache).
+    pub const ALL: [IssueKind; 14] = [
+        Self::MalformedRecord,
+        Self::UnknownRecordKind,
+        Self::ThreadOutOfRange,
+        Self::CpuOutsideTaskNode,
+        Self::NegativeDuration,
+        Self::SentinelCollision,
+        Self::CorruptStream,
+        Self::TruncatedLine,
+        Self::PcfLine,
+        Self::RowLine,
+        Self::SideFile,
+        Self::MissingCommunicators,
+        Self::SideFileMismatch,
+        Self::FileChanged,
+    ];
+
     /// A short description, used in summaries.
     pub fn describe(self) -> &'static str {
         match self {

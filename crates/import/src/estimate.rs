@@ -342,6 +342,23 @@ fn decode_sample(file: File, compression: Compression, big: bool) -> Sample {
     }
 }
 
+/// The first line of the trace at `path` (decoding only its start when compressed), without
+/// its newline.
+pub fn first_line(path: &Path, compression: Compression) -> io::Result<Vec<u8>> {
+    let file = File::open(path)?;
+    let mut line = match compression {
+        Compression::None => {
+            let len = file.metadata()?.len();
+            PlainFile::new(file, len).read_first_line_up_to(1 << 20)?.0
+        }
+        Compression::Xz | Compression::Gzip => decode_sample(file, compression, false).output,
+    };
+    if let Some(p) = memchr::memchr(b'\n', &line) {
+        line.truncate(p);
+    }
+    Ok(line)
+}
+
 /// Reads into `out` until it is full (or, unless `whole`, a newline arrived); true when the
 /// stream ended. A decoding error ends the sample.
 fn fill(r: &mut impl Read, out: &mut [u8], filled: &mut usize, whole: bool) -> bool {

@@ -7,6 +7,7 @@
 // The parsers read untrusted bytes: no indexing that could panic.
 #![deny(clippy::indexing_slicing)]
 
+pub mod cache;
 pub mod cgroup;
 pub mod estimate;
 #[cfg(any(test, feature = "testing"))]
@@ -51,6 +52,8 @@ pub struct LoadOptions {
     pub stream_block_bytes: usize,
     /// The part of the trace to load (default: all of it).
     pub subset: Subset,
+    /// The store cache to read the store from and write it to ([`cache`]); none by default.
+    pub cache: Option<cache::CacheOptions>,
 }
 
 impl Default for LoadOptions {
@@ -61,6 +64,7 @@ impl Default for LoadOptions {
             read_window_bytes: 8 << 20,
             stream_block_bytes: source::STREAM_BLOCK,
             subset: Subset::default(),
+            cache: None,
         }
     }
 }
@@ -96,6 +100,17 @@ pub fn load(
         .map(|(p, text)| RowNames::parse(&text, &p, &mut report));
     let policy = resolve_policy(options.null, pcf.as_ref());
 
+    let mut cached = cache::CachedLoad::default();
+    if let Some(hit) = cached.look_up(path, policy, options) {
+        let side = SideFiles {
+            pcf,
+            row,
+            report,
+            from_disk: true,
+        };
+        return cache::from_cache(path, hit, side, compression, options, started, cached);
+    }
+
     let body = match compression {
         Compression::None => {
             let plain = source::PlainFile::new(File::open(path).map_err(io_err)?, meta.len());
@@ -123,7 +138,8 @@ pub fn load(
         report,
         from_disk: true,
     };
-    Ok(into_trace(
+    let body_report = cached.wants_store().then(|| body.report.clone());
+    let mut trace = into_trace(
         path,
         body,
         side,
@@ -131,16 +147,18 @@ pub fn load(
         options,
         (compression, bytes_read),
         started,
-    ))
+    );
+    cached.finish(&mut trace, body_report, compression, bytes_read);
+    Ok(trace)
 }
 
 /// What was read beside the body: the side files and the problems found in them.
-struct SideFiles {
-    pcf: Option<Pcf>,
-    row: Option<RowNames>,
-    report: LoadReport,
+pub(crate) struct SideFiles {
+    pub(crate) pcf: Option<Pcf>,
+    pub(crate) row: Option<RowNames>,
+    pub(crate) report: LoadReport,
     /// Read from beside the trace on disk (so they may belong to another trace: checked).
-    from_disk: bool,
+    pub(crate) from_disk: bool,
 }
 
 /// The one assembly of a [`Trace`] from a parsed body, for every input.
@@ -191,6 +209,7 @@ fn into_trace(
             load_seconds: started.elapsed().as_secs_f64(),
         },
         shipped_sources: Vec::new(),
+        cache: cache::CacheReport::default(),
     }
 }
 
@@ -264,7 +283,7 @@ fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
 /// CPU traces have some), or the
 /// `.row` names fewer threads than the header has. Nothing is lost: labels fall
 /// back to numbers and names to `THREAD a.t.h`.
-fn check_side_files(
+pub(crate) fn check_side_files(
     path: &Path,
     store: &TraceStore,
     pcf: Option<&Pcf>,
@@ -343,7 +362,10 @@ struct Body {
 }
 
 /// Splits the header line off `bytes` and parses it.
-fn split_header<'a>(path: &Path, bytes: &'a [u8]) -> Result<(Header, &'a [u8]), LoadError> {
+pub(crate) fn split_header<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+) -> Result<(Header, &'a [u8]), LoadError> {
     let (line, rest) = match memchr::memchr(b'\n', bytes) {
         Some(p) => (
             bytes.get(..p).unwrap_or(&[]),
@@ -518,7 +540,7 @@ fn chunk_size(body: u64, rows: usize, options: &LoadOptions) -> u64 {
 }
 
 /// What [`Trace::part`] says for a load of `subset`.
-fn loaded_part(subset: &Subset, header: &Header) -> Option<LoadedPart> {
+pub(crate) fn loaded_part(subset: &Subset, header: &Header) -> Option<LoadedPart> {
     if subset.is_whole() {
         return None;
     }

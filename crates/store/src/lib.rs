@@ -14,6 +14,7 @@
 //! Values are kept exactly as written. Null is the [`NullPolicy`]'s sentinel (and 0 when the
 //! policy says zero is null); nothing is rewritten.
 
+pub mod cache;
 pub mod columns;
 pub mod comm_index;
 pub mod null;
@@ -150,8 +151,10 @@ impl ThreadData {
     }
 }
 
-/// One communication (`3:` record). Rows are 0-based thread indices of the store.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One communication (`3:` record). Rows are 0-based thread indices of the store. Laid out
+/// without padding, so that the store cache holds the table as it is in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
 pub struct Comm {
     pub send_row: u32,
     pub recv_row: u32,
@@ -193,14 +196,29 @@ impl RecordCounts {
 pub struct TraceStore {
     threads: Vec<ThreadData>,
     /// Sorted by `lsend` (equal times keep file order).
-    comms: Vec<Comm>,
+    comms: columns::Buf<Comm>,
     policy: NullPolicy,
     counts: RecordCounts,
     end_time: u64,
     /// Per row: are its records loaded? Empty when every row is (a partial load of some
     /// threads keeps the others' rows, empty, so that rows keep the header's numbering).
     loaded: Vec<bool>,
+    /// The cache file the columns read in place, when the store was opened from one.
+    mapped: Backing,
 }
+
+/// The file a store's columns read in place; stores compare by content, whatever their
+/// arrays are read from.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Backing(pub(crate) Option<columns::Mapped>);
+
+impl PartialEq for Backing {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Backing {}
 
 impl TraceStore {
     /// Assembles a store. `threads` are in row order; `comms` must be sorted by `lsend`.
@@ -220,11 +238,12 @@ impl TraceStore {
         debug_assert!(comms.windows(2).all(|w| w[0].lsend <= w[1].lsend));
         TraceStore {
             threads,
-            comms,
+            comms: comms.into(),
             policy,
             counts,
             end_time,
             loaded: Vec::new(),
+            mapped: Backing(None),
         }
     }
 
@@ -342,7 +361,18 @@ impl TraceStore {
                 .iter()
                 .map(ThreadData::heap_bytes)
                 .sum::<usize>()
-            + self.comms.capacity() * std::mem::size_of::<Comm>()
+            + self.comms.heap_bytes()
+    }
+
+    /// Bytes of the store cache file the columns read in place (0 when the store was built
+    /// by a load): these pages belong to the page cache, not to the heap.
+    pub fn mapped_bytes(&self) -> u64 {
+        self.mapped.0.as_ref().map_or(0, |m| m.len() as u64)
+    }
+
+    /// Was this store opened from a cache file?
+    pub fn is_mapped(&self) -> bool {
+        self.mapped.0.is_some()
     }
 
     /// Store bytes per record (states + event pairs + communications).

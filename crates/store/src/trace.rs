@@ -35,6 +35,8 @@ pub struct Trace {
     /// Source files that come with the trace (file name, text), searched instead of the
     /// disk: the embedded demo ships its `demo.c`. Empty for traces read from files.
     pub shipped_sources: Vec<(&'static str, &'static str)>,
+    /// Whether the store came from the store cache, was written to it, or neither.
+    pub cache: crate::cache::CacheReport,
 }
 
 /// The part of a trace that was loaded (see [`subset`]).

@@ -54,6 +54,8 @@ pub struct LoadRequest {
     pub skip_memory_check: bool,
     /// The memory to count on instead of what the machine has available (tests).
     pub available_override: Option<u64>,
+    /// The store cache to re-open the trace from and write it to (none by default).
+    pub cache: Option<trace::cache::CacheOptions>,
 }
 
 /// How a load ended.
@@ -141,6 +143,11 @@ fn load_job(
     if let LoadSource::File(path) = source
         && !request.skip_memory_check
         && request.subset.is_whole()
+        // A trace the cache holds is mapped, not parsed: no memory check.
+        && !request
+            .cache
+            .as_ref()
+            .is_some_and(|c| trace::cache::is_cached(path, &request.subset, c))
         && let Ok(mut e) = trace::estimate::estimate(path)
     {
         if request.available_override.is_some() {
@@ -153,6 +160,7 @@ fn load_job(
     let options = LoadOptions {
         null,
         subset: request.subset,
+        cache: request.cache,
         ..LoadOptions::default()
     };
     let result = in_background(|| {

@@ -17,12 +17,15 @@
 //! to the previous segment instead, so that a rare event type does not pay a segment per
 //! record. Finding a record by index or time first finds its segment by binary search.
 
+mod buf;
+pub(crate) mod persist;
 mod segments;
 #[cfg(test)]
 mod tests;
 mod time;
 mod value;
 
+pub use buf::{Buf, Mapped};
 pub use segments::{MOVE_MIN, Segment, Segments};
 pub use time::{BLOCK, ESCAPE, TimeColumn, TimeSeg};
 pub use value::{ValueColumn, ValueSeg};

@@ -1,7 +1,7 @@
 //! Times: [`TimeSeg`], a run of times as block bases and 32-bit deltas, and [`TimeColumn`],
 //! a list of them.
 
-use super::Segments;
+use super::{Buf, Segments};
 
 /// Records per time block.
 pub const BLOCK: usize = 256;
@@ -13,9 +13,9 @@ pub const ESCAPE: u32 = u32::MAX;
 pub struct TimeSeg {
     /// Base time of each block of [`BLOCK`] records: the first record's time, or the smallest
     /// time of the block when the column is not sorted.
-    bases: Vec<u64>,
+    pub(super) bases: Buf<u64>,
     /// Per record: time minus its block's base, or [`ESCAPE`].
-    deltas: Vec<u32>,
+    pub(super) deltas: Buf<u32>,
     /// (record index, full time) of escaped records, sorted by index.
     pub(super) escapes: Vec<(u32, u64)>,
 }
@@ -29,8 +29,8 @@ impl TimeSeg {
     /// Builds a column from the times `time` gives for the items of `items`.
     pub fn from_slice_by<T>(items: &[T], time: impl Fn(&T) -> u64) -> Self {
         let mut col = TimeSeg {
-            bases: Vec::with_capacity(items.len().div_ceil(BLOCK)),
-            deltas: Vec::with_capacity(items.len()),
+            bases: Buf::with_capacity(items.len().div_ceil(BLOCK)),
+            deltas: Buf::with_capacity(items.len()),
             escapes: Vec::new(),
         };
         for (b, block) in items.chunks(BLOCK).enumerate() {
@@ -53,8 +53,8 @@ impl TimeSeg {
     /// Builds a column from times that come in sorted order, without collecting them first.
     pub fn from_sorted_iter(times: impl IntoIterator<Item = u64>, len_hint: usize) -> Self {
         let mut col = TimeSeg {
-            bases: Vec::with_capacity(len_hint.div_ceil(BLOCK)),
-            deltas: Vec::with_capacity(len_hint),
+            bases: Buf::with_capacity(len_hint.div_ceil(BLOCK)),
+            deltas: Buf::with_capacity(len_hint),
             escapes: Vec::new(),
         };
         let mut base = 0u64;
@@ -80,8 +80,8 @@ impl TimeSeg {
     pub fn concat_sorted(pieces: &[&TimeSeg]) -> Self {
         let n: usize = pieces.iter().map(|p| p.len()).sum();
         let mut col = TimeSeg {
-            bases: Vec::with_capacity(n.div_ceil(BLOCK)),
-            deltas: Vec::with_capacity(n),
+            bases: Buf::with_capacity(n.div_ceil(BLOCK)),
+            deltas: Buf::with_capacity(n),
             escapes: Vec::new(),
         };
         for p in pieces {
@@ -274,14 +274,14 @@ impl TimeSeg {
 
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.bases.capacity() * 8 + self.deltas.capacity() * 4 + self.escapes.capacity() * 16
+        self.bases.heap_bytes() + self.deltas.heap_bytes() + self.escapes.capacity() * 16
     }
 }
 
 /// A column of `u64` times: segments of compact times (see the module docs).
 #[derive(Debug, Clone, Default)]
 pub struct TimeColumn {
-    segs: Segments<TimeSeg>,
+    pub(super) segs: Segments<TimeSeg>,
 }
 
 impl TimeColumn {

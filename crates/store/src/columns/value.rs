@@ -1,22 +1,22 @@
 //! Values: [`ValueSeg`], a run of values in the narrowest width, and [`ValueColumn`], a list
 //! of them with the null sentinel they were built with.
 
-use super::Segments;
+use super::{Buf, Segments};
 use crate::null;
 
 /// One segment of a [`ValueColumn`]: `u64` values stored in the narrowest width that holds
 /// them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ValueSeg {
-    U8(Vec<u8>),
-    U16(Vec<u16>),
-    U32(Vec<u32>),
-    U64(Vec<u64>),
+    U8(Buf<u8>),
+    U16(Buf<u16>),
+    U32(Buf<u32>),
+    U64(Buf<u64>),
 }
 
 impl Default for ValueSeg {
     fn default() -> Self {
-        ValueSeg::U8(Vec::new())
+        ValueSeg::U8(Buf::default())
     }
 }
 
@@ -82,13 +82,13 @@ impl ValueSeg {
             .max()
             .unwrap_or(0);
         if max < u64::from(u8::MAX) {
-            ValueSeg::U8(narrow(pieces, sentinel, u8::MAX, |v| v as u8))
+            ValueSeg::U8(narrow(pieces, sentinel, u8::MAX, |v| v as u8).into())
         } else if max < u64::from(u16::MAX) {
-            ValueSeg::U16(narrow(pieces, sentinel, u16::MAX, |v| v as u16))
+            ValueSeg::U16(narrow(pieces, sentinel, u16::MAX, |v| v as u16).into())
         } else if max < u64::from(u32::MAX) {
-            ValueSeg::U32(narrow(pieces, sentinel, u32::MAX, |v| v as u32))
+            ValueSeg::U32(narrow(pieces, sentinel, u32::MAX, |v| v as u32).into())
         } else {
-            ValueSeg::U64(pieces.concat())
+            ValueSeg::U64(pieces.concat().into())
         }
     }
 
@@ -204,7 +204,7 @@ impl ValueSeg {
                         }));
                     }
                 }
-                ValueSeg::$variant(out)
+                ValueSeg::$variant(out.into())
             }};
         }
         match width {
@@ -307,10 +307,10 @@ impl ValueSeg {
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
         match self {
-            Self::U8(v) => v.capacity(),
-            Self::U16(v) => v.capacity() * 2,
-            Self::U32(v) => v.capacity() * 4,
-            Self::U64(v) => v.capacity() * 8,
+            Self::U8(v) => v.heap_bytes(),
+            Self::U16(v) => v.heap_bytes(),
+            Self::U32(v) => v.heap_bytes(),
+            Self::U64(v) => v.heap_bytes(),
         }
     }
 }
@@ -318,9 +318,9 @@ impl ValueSeg {
 /// A column of `u64` values: segments in the narrowest width each (see the module docs).
 #[derive(Debug, Clone, Default)]
 pub struct ValueColumn {
-    segs: Segments<ValueSeg>,
+    pub(super) segs: Segments<ValueSeg>,
     /// The null sentinel the column was built with (64-bit segments store it as it is).
-    sentinel: u64,
+    pub(super) sentinel: u64,
 }
 
 impl ValueColumn {
@@ -558,10 +558,10 @@ fn narrow_iter<T: Copy>(
     sentinel: u64,
     null: T,
     cast: impl Fn(u64) -> T,
-) -> Vec<T> {
+) -> Buf<T> {
     let mut out = Vec::with_capacity(n);
     out.extend(values.map(|v| if v == sentinel { null } else { cast(v) }));
-    out
+    out.into()
 }
 
 #[inline]

@@ -70,6 +70,8 @@ pub struct App {
     pub(crate) skip_memory_check: bool,
     /// The memory to count on instead of what the machine has (tests).
     pub(crate) available_override: Option<u64>,
+    /// The store cache every load of this window goes through.
+    cache: Option<prvscope_import::cache::CacheOptions>,
     save_dialog: Option<(Export, FileDialog)>,
     /// File > Open configuration…: the dialog, then the cfg being computed.
     cfg_dialog: Option<FileDialog>,
@@ -143,6 +145,7 @@ impl App {
             part_dialog: None,
             skip_memory_check: request.skip_memory_check,
             available_override: request.available_override,
+            cache: request.cache.clone(),
             save_dialog: None,
             cfg_dialog: None,
             cfg_library_dialog: None,
@@ -301,6 +304,7 @@ impl App {
             subset: prvscope_format::Subset::default(),
             skip_memory_check: self.skip_memory_check,
             available_override: self.available_override,
+            cache: self.cache.clone(),
         };
         self.open_request(ctx, source, request);
     }
@@ -334,6 +338,7 @@ impl App {
                 subset,
                 skip_memory_check: true,
                 available_override: self.available_override,
+                cache: self.cache.clone(),
             };
             self.open_request(ctx, LoadSource::File(path), request);
         }

@@ -324,7 +324,17 @@ impl App {
             ui.label(RichText::new(format!("Part loaded: {part}")).color(theme::WARNING));
         }
         if self.show_timings {
-            ui.label(format!("loaded in {:.2} s", l.trace.stats.load_seconds));
+            let how = match l.trace.cache.state {
+                prvscope_store::cache::CacheState::Hit => " from the store cache",
+                _ => "",
+            };
+            ui.label(format!(
+                "loaded in {:.2} s{how}",
+                l.trace.stats.load_seconds
+            ));
+        }
+        if let Some(note) = cache_note(&l.trace.cache) {
+            ui.label(RichText::new(note).color(theme::WARNING));
         }
         if !l.trace.report.is_empty()
             && ui
@@ -418,5 +428,16 @@ impl App {
                 ui.label(&self.status);
             }
         });
+    }
+}
+
+/// What the trace facts say when the store cache could not be used or written.
+fn cache_note(c: &prvscope_store::cache::CacheReport) -> Option<String> {
+    match (&c.refused, &c.state) {
+        (_, prvscope_store::cache::CacheState::NotWritten(why)) => {
+            Some(format!("Store cache not written: {why}"))
+        }
+        (Some(why), _) => Some(format!("Store cache rebuilt: {why}")),
+        _ => None,
     }
 }

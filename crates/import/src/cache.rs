@@ -1,0 +1,420 @@
+//! The store cache of loaded traces (the file layout is [`prvscope_store::cache`]'s).
+//!
+//! After a load, the store is written under the cache folder (`$XDG_CACHE_HOME/prvscope`, else
+//! `~/.cache/prvscope`, or the folder given) in a file named after its key: the trace's
+//! canonical path, size and modification time, the `.pcf`'s size and modification time (it
+//! decides the null sentinel), the load options that change the store (null handling, the
+//! part loaded) and the program's version, size and modification time (a rebuilt prvscope
+//! parses again). Re-opening the same trace maps that file and uses its
+//! columns in place. The key is stored in the file and compared too, so a name collision is a
+//! miss, never a wrong store.
+//!
+//! Side files are read again on every open (they are small, and may have been edited); the
+//! body's load report comes from the cache. The folder is kept under a size limit: after a
+//! write, the files used least recently (a hit touches its file) are removed until the rest
+//! fit, and files left by a write that did not finish are removed once an hour old.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use prvscope_format::{Issue, IssueKind, LoadReport};
+use prvscope_store::NullPolicy;
+use prvscope_store::cache::{self as layout, CacheError, Dec, Enc};
+pub use prvscope_store::cache::{CacheReport, CacheState};
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use prvscope_format::LoadError;
+use prvscope_store::{LoadStats, Trace};
+
+use crate::{Compression, LoadOptions};
+
+/// File name ending of cache files.
+pub const EXTENSION: &str = "prvc";
+/// The default size limit of the cache folder.
+pub const DEFAULT_LIMIT: u64 = 20 << 30;
+
+/// Where the cache is and how large it may grow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheOptions {
+    pub dir: PathBuf,
+    /// Bytes the folder's cache files may take together.
+    pub limit_bytes: u64,
+}
+
+impl CacheOptions {
+    /// `$XDG_CACHE_HOME/prvscope`, else `$HOME/.cache/prvscope`; `None` when neither is set.
+    pub fn default_dir() -> Option<PathBuf> {
+        let base = std::env::var_os("XDG_CACHE_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("HOME")
+                    .filter(|v| !v.is_empty())
+                    .map(|h| PathBuf::from(h).join(".cache"))
+            })?;
+        Some(base.join("prvscope"))
+    }
+
+    /// The default folder and limit, if there is a default folder.
+    pub fn standard() -> Option<Self> {
+        Some(CacheOptions {
+            dir: Self::default_dir()?,
+            limit_bytes: DEFAULT_LIMIT,
+        })
+    }
+}
+
+/// The key of a load of `path` with `options` (see the module documentation).
+pub(crate) fn key(path: &Path, policy: NullPolicy, options: &LoadOptions) -> Option<String> {
+    let canonical = std::fs::canonicalize(path).ok()?;
+    let stamp = |p: &Path| {
+        std::fs::metadata(p).ok().map(|m| {
+            let mtime = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            format!("{}@{mtime}", m.len())
+        })
+    };
+    let trace = stamp(&canonical)?;
+    let pcf = stamp(&crate::source::side_file(&canonical, "pcf")).unwrap_or_default();
+    // The program that parsed: a rebuilt or upgraded prvscope parses again.
+    let program = std::env::current_exe()
+        .ok()
+        .and_then(|p| stamp(&p))
+        .unwrap_or_default();
+    Some(format!(
+        "prvscope {} {program} layout {}\ntrace {}\nstamp {trace}\npcf {pcf}\nnull {:?} {}\nsubset {:?}\n",
+        env!("CARGO_PKG_VERSION"),
+        layout::FORMAT_VERSION,
+        canonical.display(),
+        options.null,
+        policy.sentinel,
+        options.subset,
+    ))
+}
+
+/// The file of `key` in `dir`: named by a 64-bit FNV-1a hash of the key.
+pub(crate) fn file_for(dir: &Path, key: &str) -> PathBuf {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in key.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    dir.join(format!("{h:016x}.{EXTENSION}"))
+}
+
+/// The cache's part in a load: what it did, and where a parsed store goes.
+#[derive(Default)]
+pub(crate) struct CachedLoad {
+    report: CacheReport,
+    target: Option<(CacheOptions, PathBuf, String)>,
+}
+
+impl CachedLoad {
+    /// Looks for the store of this load in the cache: the store when it is there and sound;
+    /// otherwise remembers where the parsed store goes (and why a file there was refused).
+    pub(crate) fn look_up(
+        &mut self,
+        path: &Path,
+        policy: NullPolicy,
+        options: &LoadOptions,
+    ) -> Option<Hit> {
+        let opts = options.cache.as_ref()?;
+        let key = key(path, policy, options)?;
+        let file = file_for(&opts.dir, &key);
+        self.report.file = Some(file.clone());
+        match open(&file, &key) {
+            Ok(Some(hit)) => return Some(hit),
+            Ok(None) => {}
+            Err(why) => self.report.refused = Some(why),
+        }
+        self.target = Some((opts.clone(), file, key));
+        None
+    }
+
+    /// Will the parsed store be written?
+    pub(crate) fn wants_store(&self) -> bool {
+        self.target.is_some()
+    }
+
+    /// Writes the parsed store (unless the trace changed while it was read) and says so.
+    pub(crate) fn finish(
+        self,
+        trace: &mut Trace,
+        body_report: Option<LoadReport>,
+        compression: Compression,
+        bytes_read: u64,
+    ) {
+        trace.cache = self.report;
+        let (Some((opts, file, key)), Some(report)) = (self.target, body_report) else {
+            return;
+        };
+        trace.cache.state = if trace.report.count(IssueKind::FileChanged) > 0 {
+            CacheState::NotWritten("the trace changed while it was read".into())
+        } else {
+            let extra = Extra {
+                key,
+                compression,
+                bytes_read,
+                bytes_decoded: trace.stats.bytes_decoded,
+                report,
+            };
+            match write(&opts, &file, &trace.store, &extra) {
+                Ok(()) => CacheState::Built,
+                Err(why) => CacheState::NotWritten(why),
+            }
+        };
+    }
+}
+
+/// A trace whose store comes from the cache: the header is read again from the trace's first
+/// line, the side files were just read, the body's report is the cached one.
+pub(crate) fn from_cache(
+    path: &Path,
+    hit: Hit,
+    side: crate::SideFiles,
+    compression: Compression,
+    options: &LoadOptions,
+    started: Instant,
+    mut cached: CachedLoad,
+) -> Result<Trace, LoadError> {
+    let line = crate::estimate::first_line(path, compression).map_err(|reason| LoadError::Io {
+        path: path.to_path_buf(),
+        reason,
+    })?;
+    let (header, _) = crate::split_header(path, &line)?;
+    let crate::SideFiles {
+        pcf,
+        row,
+        mut report,
+        ..
+    } = side;
+    report.merge(hit.extra.report);
+    let store = hit.store;
+    crate::check_side_files(path, &store, pcf.as_ref(), row.as_ref(), &mut report);
+    report.sort_examples();
+    cached.report.state = CacheState::Hit;
+    Ok(Trace {
+        path: path.to_path_buf(),
+        part: crate::loaded_part(&options.subset, &header),
+        header,
+        pcf,
+        row,
+        store: Arc::new(store),
+        report,
+        stats: LoadStats {
+            compression: hit.extra.compression,
+            bytes_read: hit.extra.bytes_read,
+            bytes_decoded: hit.extra.bytes_decoded,
+            load_seconds: started.elapsed().as_secs_f64(),
+        },
+        shipped_sources: Vec::new(),
+        cache: cached.report,
+    })
+}
+
+/// What the cache holds beside the store.
+#[derive(Debug)]
+pub(crate) struct Extra {
+    pub key: String,
+    pub compression: Compression,
+    pub bytes_read: u64,
+    pub bytes_decoded: u64,
+    /// The body's report (the side files' is made again on every open).
+    pub report: LoadReport,
+}
+
+fn compression_code(c: Compression) -> u8 {
+    match c {
+        Compression::None => 0,
+        Compression::Xz => 1,
+        Compression::Gzip => 2,
+    }
+}
+
+impl Extra {
+    fn encode(&self) -> Vec<u8> {
+        let mut e = Enc::default();
+        e.str(&self.key);
+        e.u8(compression_code(self.compression));
+        e.u64(self.bytes_read);
+        e.u64(self.bytes_decoded);
+        let counts: Vec<(IssueKind, u64)> = self.report.counts().collect();
+        e.u32(counts.len() as u32);
+        for (kind, n) in counts {
+            e.u32(kind_code(kind));
+            e.u64(n);
+        }
+        e.u32(self.report.examples().len() as u32);
+        for i in self.report.examples() {
+            e.u32(kind_code(i.kind));
+            e.str(&i.file.to_string_lossy());
+            e.u64(i.line);
+            e.u64(i.column);
+            e.str(&i.message);
+        }
+        e.0
+    }
+
+    fn decode(bytes: &[u8]) -> Option<Self> {
+        let mut d = Dec(bytes);
+        let key = d.str()?.to_string();
+        let compression = match d.u8()? {
+            0 => Compression::None,
+            1 => Compression::Xz,
+            2 => Compression::Gzip,
+            _ => return None,
+        };
+        let bytes_read = d.u64()?;
+        let bytes_decoded = d.u64()?;
+        let mut counts = Vec::new();
+        for _ in 0..d.u32()? {
+            counts.push((kind_of(d.u32()?)?, d.u64()?));
+        }
+        let mut report = LoadReport::default();
+        let mut examples = Vec::new();
+        for _ in 0..d.u32()? {
+            let kind = kind_of(d.u32()?)?;
+            let file = PathBuf::from(d.str()?);
+            let (line, column) = (d.u64()?, d.u64()?);
+            let message = d.str()?.to_string();
+            examples.push(Issue {
+                kind,
+                file,
+                line,
+                column,
+                message,
+            });
+        }
+        // Examples count once each; the rest of each kind's count has no example.
+        for (kind, n) in counts {
+            let shown = examples.iter().filter(|i| i.kind == kind).count() as u64;
+            report.add_count(kind, n.saturating_sub(shown));
+        }
+        for issue in examples {
+            report.push(issue);
+        }
+        Some(Extra {
+            key,
+            compression,
+            bytes_read,
+            bytes_decoded,
+            report,
+        })
+    }
+}
+
+fn kind_code(kind: IssueKind) -> u32 {
+    IssueKind::ALL
+        .iter()
+        .position(|&k| k == kind)
+        .map_or(u32::MAX, |i| i as u32)
+}
+
+fn kind_of(code: u32) -> Option<IssueKind> {
+    IssueKind::ALL.get(code as usize).copied()
+}
+
+/// A store read from the cache.
+pub(crate) struct Hit {
+    pub store: prvscope_store::TraceStore,
+    pub extra: Extra,
+}
+
+/// Opens the cache file for `key`: `Ok(None)` when there is none, `Err` with the reason when
+/// there is one that cannot be used (it is removed).
+pub(crate) fn open(file: &Path, key: &str) -> Result<Option<Hit>, String> {
+    if !file.exists() {
+        return Ok(None);
+    }
+    let refuse = |why: String| {
+        let _ = std::fs::remove_file(file);
+        Err(format!("{}: {why}", file.display()))
+    };
+    let opened = match layout::open(file) {
+        Ok(o) => o,
+        Err(CacheError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return refuse(e.to_string()),
+    };
+    let Some(extra) = Extra::decode(&opened.extra) else {
+        return refuse("corrupt cache: unreadable load facts".into());
+    };
+    if extra.key != key {
+        return refuse("stale cache: written for another trace or version".into());
+    }
+    // Used now: the least recently used files are evicted first.
+    if let Ok(f) = File::options().append(true).open(file) {
+        let _ = f.set_modified(SystemTime::now());
+    }
+    Ok(Some(Hit {
+        store: opened.store,
+        extra,
+    }))
+}
+
+/// Writes the cache file of a load, then keeps the folder under its limit.
+pub(crate) fn write(
+    options: &CacheOptions,
+    file: &Path,
+    store: &prvscope_store::TraceStore,
+    extra: &Extra,
+) -> Result<(), String> {
+    std::fs::create_dir_all(&options.dir)
+        .map_err(|e| format!("could not create {}: {e}", options.dir.display()))?;
+    layout::write(store, &extra.encode(), file)
+        .map_err(|e| format!("could not write {}: {e}", file.display()))?;
+    evict(&options.dir, options.limit_bytes, file);
+    Ok(())
+}
+
+/// Removes the least recently used cache files of `dir` until the others take at most
+/// `limit` bytes (never `keep`, just written), and unfinished writes older than an hour.
+pub fn evict(dir: &Path, limit: u64, keep: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = SystemTime::now();
+    let mut files = Vec::new();
+    for e in entries.flatten() {
+        let path = e.path();
+        let Ok(meta) = e.metadata() else { continue };
+        let used = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+        let ext = path.extension().and_then(|x| x.to_str()).unwrap_or("");
+        if ext == EXTENSION {
+            files.push((used, meta.len(), path));
+        } else if ext.starts_with("tmp")
+            && now.duration_since(used).unwrap_or_default() > Duration::from_hours(1)
+        {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
+    let mut total = 0u64;
+    for (_, len, path) in files {
+        total = total.saturating_add(len);
+        if total > limit && path != keep {
+            let _ = std::fs::remove_file(&path);
+            total -= len;
+        }
+    }
+}
+
+/// Does the cache hold a store for loading `subset` of `path` (a file of the right key whose
+/// header is sound)? Reads the `.pcf` for the null sentinel, not the trace; for deciding
+/// whether a memory check is needed (opening still checks the whole file).
+pub fn is_cached(path: &Path, subset: &prvscope_format::Subset, options: &CacheOptions) -> bool {
+    let mut report = LoadReport::default();
+    let pcf = std::fs::read(crate::source::side_file(path, "pcf"))
+        .ok()
+        .map(|text| prvscope_format::Pcf::parse(&text, path, &mut report));
+    let load = LoadOptions {
+        subset: subset.clone(),
+        ..LoadOptions::default()
+    };
+    let policy = prvscope_store::null::resolve_policy(load.null, pcf.as_ref());
+    key(path, policy, &load).is_some_and(|k| layout::looks_whole(&file_for(&options.dir, &k)))
+}

@@ -1,0 +1,468 @@
+//! The store cache file: a [`TraceStore`] written once after a load, then mapped read-only and
+//! used in place (its columns' arrays are slices of the map: no parse, no copy; pages are read
+//! when touched).
+//!
+//! Layout (little-endian):
+//! - a fixed header of 64 bytes: magic `PRVSCACH`, [`FORMAT_VERSION`], the directory's offset,
+//!   length and CRC-32, and the file's length;
+//! - the data sections, contiguous from byte 64: one per thread (its columns' arrays, each
+//!   aligned to 8 bytes) and one for the communications;
+//! - the `meta` section (each column's segments: where their arrays are, escapes, widths,
+//!   sentinels; the store's counts and null policy) and the caller's `extra` section;
+//! - the directory: each section's offset, length and CRC-32.
+//!
+//! Opening checks the magic, the version, the length, the directory's CRC and then every
+//! section's CRC (in parallel) before anything is used, so a stale, truncated or corrupt file
+//! is refused with the reason, never trusted. Writing goes to a new file that is renamed over
+//! the final name only once complete and synced, so a crash mid-write leaves no file that is
+//! used, and a file that may be mapped is never truncated.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::columns::persist::Sink;
+use crate::columns::{Buf, Mapped};
+use crate::{
+    Comm, EventColumn, NullPolicy, RecordCounts, StateColumns, ThreadData, TimeColumn, TraceStore,
+    ValueColumn,
+};
+
+/// The first bytes of every cache file.
+pub const MAGIC: &[u8; 8] = b"PRVSCACH";
+/// The layout version; a file of another version is stale and rebuilt.
+pub const FORMAT_VERSION: u32 = 1;
+const HEADER: usize = 64;
+
+/// What the cache did for a load.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum CacheState {
+    /// No cache was asked for.
+    #[default]
+    Off,
+    /// The store was read from the cache file.
+    Hit,
+    /// The trace was parsed and its store written to the cache file.
+    Built,
+    /// The trace was parsed; the store could not be written (the reason).
+    NotWritten(String),
+}
+
+impl CacheState {
+    /// `off`, `hit`, `built` or `not written`, as `info --json` says it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            CacheState::Off => "off",
+            CacheState::Hit => "hit",
+            CacheState::Built => "built",
+            CacheState::NotWritten(_) => "not written",
+        }
+    }
+}
+
+/// What the cache did for one load, with the file and why a file there was not used.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CacheReport {
+    pub state: CacheState,
+    pub file: Option<PathBuf>,
+    /// A cache file that was there and refused (stale, truncated, corrupt), and why; it was
+    /// rebuilt.
+    pub refused: Option<String>,
+}
+
+/// Why a cache file was not used.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    #[error("could not read the cache: {0}")]
+    Io(#[from] io::Error),
+    #[error("stale cache: {0}")]
+    Stale(String),
+    #[error("corrupt cache: {0}")]
+    Corrupt(String),
+}
+
+fn corrupt(why: impl Into<String>) -> CacheError {
+    CacheError::Corrupt(why.into())
+}
+
+/// Maps `file` read-only.
+pub fn map_file(file: &File) -> io::Result<Mapped> {
+    #[allow(unsafe_code)]
+    // SAFETY: the map is read-only and the bytes are only read through checked casts of Pod
+    // types. Cache files are written under a new name and renamed into place, never changed or
+    // truncated after; a file truncated by someone else would fault on access (SIGBUS), which
+    // is the documented risk of any memory map (the trace itself is read, not mapped, for
+    // that reason).
+    let map = unsafe { memmap2::MmapOptions::new().populate().map(file)? };
+    Ok(Arc::new(map))
+}
+
+/// Writes what the directory needs, little-endian.
+#[derive(Debug, Default)]
+pub struct Enc(pub Vec<u8>);
+
+impl Enc {
+    pub fn u8(&mut self, x: u8) {
+        self.0.push(x);
+    }
+    pub fn u32(&mut self, x: u32) {
+        self.0.extend_from_slice(&x.to_le_bytes());
+    }
+    pub fn u64(&mut self, x: u64) {
+        self.0.extend_from_slice(&x.to_le_bytes());
+    }
+    pub fn f64(&mut self, x: f64) {
+        self.u64(x.to_bits());
+    }
+    pub fn bytes(&mut self, b: &[u8]) {
+        self.u64(b.len() as u64);
+        self.0.extend_from_slice(b);
+    }
+    pub fn str(&mut self, s: &str) {
+        self.bytes(s.as_bytes());
+    }
+}
+
+/// Reads what [`Enc`] wrote; every read is `None` past the end.
+#[derive(Debug)]
+pub struct Dec<'a>(pub &'a [u8]);
+
+impl<'a> Dec<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (a, b) = (self.0.get(..n)?, self.0.get(n..)?);
+        self.0 = b;
+        Some(a)
+    }
+    pub fn u8(&mut self) -> Option<u8> {
+        self.take(1)?.first().copied()
+    }
+    pub fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    pub fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    pub fn f64(&mut self) -> Option<f64> {
+        Some(f64::from_bits(self.u64()?))
+    }
+    pub fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = usize::try_from(self.u64()?).ok()?;
+        self.take(n)
+    }
+    pub fn str(&mut self) -> Option<&'a str> {
+        std::str::from_utf8(self.bytes()?).ok()
+    }
+    pub fn remaining(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// The file being written: arrays aligned to 8, each section's CRC computed as it goes.
+struct Writer {
+    out: BufWriter<File>,
+    pos: u64,
+    section_start: u64,
+    crc: crc32fast::Hasher,
+    sections: Vec<(u64, u64, u32)>,
+}
+
+impl Writer {
+    fn write(&mut self, b: &[u8]) -> io::Result<()> {
+        self.out.write_all(b)?;
+        self.crc.update(b);
+        self.pos += b.len() as u64;
+        Ok(())
+    }
+
+    fn end_section(&mut self) {
+        let crc = std::mem::take(&mut self.crc).finalize();
+        self.sections
+            .push((self.section_start, self.pos - self.section_start, crc));
+        self.section_start = self.pos;
+    }
+}
+
+impl Sink for Writer {
+    fn array(&mut self, bytes: &[u8]) -> io::Result<u64> {
+        let pad = self.pos.next_multiple_of(8) - self.pos;
+        self.write(&[0u8; 8][..pad as usize])?;
+        let at = self.pos;
+        self.write(bytes)?;
+        Ok(at)
+    }
+}
+
+/// Writes `store` and the caller's `extra` bytes to `path`: to a new file beside it first,
+/// synced, then renamed over `path`. Returns the file's size.
+pub fn write(store: &TraceStore, extra: &[u8], path: &Path) -> io::Result<u64> {
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let result = write_new(store, extra, &tmp).and_then(|n| {
+        std::fs::rename(&tmp, path)?;
+        Ok(n)
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn write_new(store: &TraceStore, extra: &[u8], tmp: &Path) -> io::Result<u64> {
+    let file = File::create(tmp)?;
+    let mut w = Writer {
+        out: BufWriter::with_capacity(1 << 20, file),
+        pos: 0,
+        section_start: HEADER as u64,
+        crc: crc32fast::Hasher::new(),
+        sections: Vec::new(),
+    };
+    w.out.write_all(&[0u8; HEADER])?;
+    w.pos = HEADER as u64;
+    let mut meta = Enc::default();
+    meta.u32(store.threads.len() as u32);
+    for t in &store.threads {
+        let s = &t.states;
+        s.begin.persist(&mut w, &mut meta)?;
+        s.end.persist(&mut w, &mut meta)?;
+        s.value.persist(&mut w, &mut meta)?;
+        meta.u8(u8::from(s.ends_sorted));
+        meta.u32(t.events.len() as u32);
+        for e in &t.events {
+            meta.u32(e.ty);
+            e.time.persist(&mut w, &mut meta)?;
+            e.value.persist(&mut w, &mut meta)?;
+        }
+        meta.u32(t.cpus.len() as u32);
+        for &(time, cpu) in &t.cpus {
+            meta.u64(time);
+            meta.u32(cpu);
+        }
+        w.end_section();
+    }
+    let at = w.array(bytemuck::cast_slice(&store.comms))?;
+    meta.u64(at);
+    meta.u64(store.comms.len() as u64);
+    w.end_section();
+    meta.u64(store.policy.sentinel);
+    meta.u8(u8::from(store.policy.zero_is_null));
+    let c = store.counts;
+    for n in [c.states, c.events, c.comms, c.null_values, store.end_time] {
+        meta.u64(n);
+    }
+    meta.bytes(
+        &store
+            .loaded
+            .iter()
+            .map(|&l| u8::from(l))
+            .collect::<Vec<_>>(),
+    );
+    w.write(&meta.0)?;
+    w.end_section();
+    w.write(extra)?;
+    w.end_section();
+    let mut dir = Enc::default();
+    dir.u32(w.sections.len() as u32);
+    for &(at, len, crc) in &w.sections {
+        dir.u64(at);
+        dir.u64(len);
+        dir.u32(crc);
+    }
+    let dir_at = w.pos;
+    w.out.write_all(&dir.0)?;
+    let file_len = dir_at + dir.0.len() as u64;
+    let mut head = Enc::default();
+    head.0.extend_from_slice(MAGIC);
+    head.u32(FORMAT_VERSION);
+    head.u32(0);
+    head.u64(dir_at);
+    head.u64(dir.0.len() as u64);
+    head.u32(crc32fast::hash(&dir.0));
+    head.u32(0);
+    head.u64(file_len);
+    head.0.resize(HEADER, 0);
+    let mut file = w.out.into_inner().map_err(io::IntoInnerError::into_error)?;
+    file.seek(SeekFrom::Start(0))?;
+    file.write_all(&head.0)?;
+    file.sync_all()?;
+    Ok(file_len)
+}
+
+/// A store read back from a cache file, with the caller's extra bytes.
+#[derive(Debug)]
+pub struct Opened {
+    pub store: TraceStore,
+    pub extra: Vec<u8>,
+    /// Size of the file mapped.
+    pub bytes: u64,
+}
+
+/// Opens the cache file at `path`: maps it, checks it whole (see the module documentation)
+/// and gives the store whose columns read the map in place.
+pub fn open(path: &Path) -> Result<Opened, CacheError> {
+    let file = File::open(path)?;
+    if file.metadata()?.len() < HEADER as u64 {
+        return Err(corrupt("truncated header"));
+    }
+    let map = map_file(&file)?;
+    let bytes: &[u8] = &map;
+    let mut head = Dec(bytes
+        .get(..HEADER)
+        .ok_or_else(|| corrupt("truncated header"))?);
+    if head.take(8) != Some(MAGIC.as_slice()) {
+        return Err(corrupt("not a prvscope cache file"));
+    }
+    let version = head.u32().unwrap_or(0);
+    if version != FORMAT_VERSION {
+        return Err(CacheError::Stale(format!(
+            "written in layout version {version}, this prvscope reads {FORMAT_VERSION}"
+        )));
+    }
+    head.u32();
+    let (dir_at, dir_len) = (head.u64().unwrap_or(0), head.u64().unwrap_or(0));
+    let dir_crc = head.u32().unwrap_or(0);
+    head.u32();
+    let file_len = head.u64().unwrap_or(0);
+    if file_len != bytes.len() as u64 {
+        return Err(corrupt(format!(
+            "truncated: {} bytes of the {file_len} written",
+            bytes.len()
+        )));
+    }
+    let range = |at: u64, len: u64| -> Option<&[u8]> {
+        bytes.get(usize::try_from(at).ok()?..usize::try_from(at.checked_add(len)?).ok()?)
+    };
+    let dir = range(dir_at, dir_len).ok_or_else(|| corrupt("directory outside the file"))?;
+    if crc32fast::hash(dir) != dir_crc {
+        return Err(corrupt("directory checksum differs"));
+    }
+    let mut d = Dec(dir);
+    let n = d.u32().ok_or_else(|| corrupt("empty directory"))?;
+    let mut sections = Vec::new();
+    let mut next = HEADER as u64;
+    for _ in 0..n {
+        let (at, len, crc) = (d.u64(), d.u64(), d.u32());
+        let (Some(at), Some(len), Some(crc)) = (at, len, crc) else {
+            return Err(corrupt("short directory"));
+        };
+        // Sections tile the file from the header to the directory: every byte is checked.
+        if at != next {
+            return Err(corrupt("sections do not tile the file"));
+        }
+        next = at + len;
+        let s = range(at, len).ok_or_else(|| corrupt("section outside the file"))?;
+        sections.push((s, crc));
+    }
+    if next != dir_at || sections.len() < 3 {
+        return Err(corrupt("sections do not tile the file"));
+    }
+    if let Some(i) = sections
+        .par_iter()
+        .position_any(|(s, crc)| crc32fast::hash(s) != *crc)
+    {
+        return Err(corrupt(format!("section {i} checksum differs")));
+    }
+    let (meta, extra) = match sections.as_slice() {
+        [.., (meta, _), (extra, _)] => (*meta, extra.to_vec()),
+        _ => return Err(corrupt("no directory sections")),
+    };
+    let store = restore(&mut Dec(meta), &map).ok_or_else(|| corrupt("inconsistent directory"))?;
+    Ok(Opened {
+        store,
+        extra,
+        bytes: file_len,
+    })
+}
+
+fn restore(d: &mut Dec<'_>, map: &Mapped) -> Option<TraceStore> {
+    let n = d.u32()? as usize;
+    let mut threads = Vec::with_capacity(n.min(d.remaining()));
+    for _ in 0..n {
+        let begin = TimeColumn::restore(d, map)?;
+        let end = TimeColumn::restore(d, map)?;
+        let value = ValueColumn::restore(d, map)?;
+        let ends_sorted = d.u8()? != 0;
+        if begin.len() != end.len() || begin.len() != value.len() {
+            return None;
+        }
+        let k = d.u32()? as usize;
+        let mut events = Vec::with_capacity(k.min(d.remaining()));
+        for _ in 0..k {
+            let ty = d.u32()?;
+            let time = TimeColumn::restore(d, map)?;
+            let value = ValueColumn::restore(d, map)?;
+            if time.len() != value.len() {
+                return None;
+            }
+            events.push(EventColumn { ty, time, value });
+        }
+        if !events.windows(2).all(|w| w[0].ty < w[1].ty) {
+            return None;
+        }
+        let c = d.u32()? as usize;
+        let mut cpus = Vec::with_capacity(c.min(d.remaining()));
+        for _ in 0..c {
+            cpus.push((d.u64()?, d.u32()?));
+        }
+        threads.push(ThreadData {
+            states: StateColumns {
+                begin,
+                end,
+                value,
+                ends_sorted,
+            },
+            events,
+            cpus,
+        });
+    }
+    let at = usize::try_from(d.u64()?).ok()?;
+    let len = usize::try_from(d.u64()?).ok()?;
+    let comms: Buf<Comm> = Buf::mapped(map, at, len)?;
+    let policy = NullPolicy {
+        sentinel: d.u64()?,
+        zero_is_null: d.u8()? != 0,
+    };
+    let counts = RecordCounts {
+        states: d.u64()?,
+        events: d.u64()?,
+        comms: d.u64()?,
+        null_values: d.u64()?,
+    };
+    let end_time = d.u64()?;
+    let loaded: Vec<bool> = d.bytes()?.iter().map(|&b| b != 0).collect();
+    if !loaded.is_empty() && loaded.len() != threads.len() {
+        return None;
+    }
+    Some(TraceStore {
+        threads,
+        comms,
+        policy,
+        counts,
+        end_time,
+        loaded,
+        mapped: crate::Backing(Some(Arc::clone(map))),
+    })
+}
+
+/// Is the file at `path` a cache file of this layout, as long as its header says? (A quick
+/// look: [`open`] checks everything.)
+pub fn looks_whole(path: &Path) -> bool {
+    let Ok(mut f) = File::open(path) else {
+        return false;
+    };
+    let mut head = [0u8; HEADER];
+    if std::io::Read::read_exact(&mut f, &mut head).is_err() {
+        return false;
+    }
+    let len = f.metadata().map_or(0, |m| m.len());
+    let mut d = Dec(&head);
+    d.take(8) == Some(MAGIC.as_slice()) && d.u32() == Some(FORMAT_VERSION) && {
+        d.u32();
+        d.u64();
+        d.u64();
+        d.u32();
+        d.u32();
+        d.u64() == Some(len)
+    }
+}

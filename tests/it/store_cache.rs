@@ -1,0 +1,359 @@
+//! The store cache: a re-opened trace is the same trace, read in place from the mapped file;
+//! a truncated, corrupted, stale or half-written cache is refused and rebuilt, never used.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use prvscope_import::cache::{CacheOptions, CacheState};
+use prvscope_import::{self as trace, LoadOptions, NullOverride, Trace};
+
+use crate::common;
+
+fn options(dir: &Path) -> LoadOptions {
+    LoadOptions {
+        cache: Some(CacheOptions {
+            dir: dir.to_path_buf(),
+            limit_bytes: 1 << 40,
+        }),
+        ..LoadOptions::default()
+    }
+}
+
+fn load(path: &Path, opts: &LoadOptions) -> Trace {
+    trace::load(path, opts, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Everything a user sees of a load, whatever the store was read from.
+fn assert_same(a: &Trace, b: &Trace) {
+    assert_eq!(a.header, b.header);
+    assert_eq!(*a.store, *b.store, "{}", a.path.display());
+    assert_eq!(a.store.counts(), b.store.counts());
+    assert_eq!(a.store.null_policy(), b.store.null_policy());
+    assert_eq!(a.store.loaded_rows(), b.store.loaded_rows());
+    assert_eq!(a.report, b.report);
+    assert_eq!(a.part, b.part);
+    assert_eq!(a.pcf.is_some(), b.pcf.is_some());
+    assert_eq!(a.stats.compression, b.stats.compression);
+    assert_eq!(a.stats.bytes_decoded, b.stats.bytes_decoded);
+}
+
+fn cache_file(t: &Trace) -> PathBuf {
+    t.cache.file.clone().expect("a cache file")
+}
+
+/// Real traces of every kind (MPI with messages, ovni, two applications, plain and
+/// compressed): the second open maps the cache and gives the same trace.
+#[test]
+fn reopening_real_traces_reads_the_same_store_in_place() {
+    let _shared = common::shared();
+    let Some(root) = common::shared_traces() else {
+        return;
+    };
+    let dir = common::temp_dir("store-cache-real");
+    let opts = options(&dir);
+    for rel in [
+        "extrae_mpi_prime16/prime_v0.prv",
+        "ovni_tampi-ss-comm/thread.prv",
+        "ovni_tampi-ss-comm/cpu.prv",
+        "profet_lulesh_2appl_comms/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv",
+        "null_mode",
+    ] {
+        let files: Vec<PathBuf> = if rel.contains(".prv") {
+            vec![root.join(rel)]
+        } else {
+            common::shared_trace_files(&root)
+                .into_iter()
+                .filter(|f| f.starts_with(root.join(rel)))
+                .collect()
+        };
+        assert!(!files.is_empty(), "{rel}");
+        for path in files {
+            let plain = common::load(&path);
+            let built = load(&path, &opts);
+            assert_eq!(built.cache.state, CacheState::Built, "{}", path.display());
+            assert!(!built.store.is_mapped());
+            let hit = load(&path, &opts);
+            assert_eq!(hit.cache.state, CacheState::Hit, "{}", path.display());
+            assert!(hit.store.is_mapped());
+            assert!(hit.store.mapped_bytes() > 0);
+            assert_same(&plain, &built);
+            assert_same(&plain, &hit);
+        }
+    }
+}
+
+/// A generated trace with a part loaded (some threads, a time range): the part is keyed
+/// apart from the whole, and re-opened as the same part.
+#[test]
+fn parts_and_null_options_are_cached_apart() {
+    let _shared = common::shared();
+    let path = common::generated_16_threads("store-cache-parts");
+    let dir = common::temp_dir("store-cache-parts-dir");
+    let whole = options(&dir);
+    let part = LoadOptions {
+        subset: trace::Subset {
+            from: Some(1_000),
+            to: Some(50_000_000),
+            threads: Some("2-5".parse().unwrap()),
+        },
+        ..options(&dir)
+    };
+    let zero = LoadOptions {
+        null: NullOverride::Zero,
+        ..options(&dir)
+    };
+    for opts in [&whole, &part, &zero] {
+        assert_eq!(load(&path, opts).cache.state, CacheState::Built);
+    }
+    for opts in [&whole, &part, &zero] {
+        let hit = load(&path, opts);
+        assert_eq!(hit.cache.state, CacheState::Hit);
+        let fresh = trace::load(
+            &path,
+            &LoadOptions {
+                cache: None,
+                ..opts.clone()
+            },
+            None,
+        )
+        .unwrap();
+        assert_same(&fresh, &hit);
+    }
+    let files = std::fs::read_dir(&dir).unwrap().count();
+    assert_eq!(files, 3);
+}
+
+/// A trace rewritten after its store was cached is parsed again.
+#[test]
+fn a_changed_trace_is_parsed_again() {
+    let _shared = common::shared();
+    let path = common::generated_16_threads("store-cache-changed");
+    let dir = common::temp_dir("store-cache-changed-dir");
+    let opts = options(&dir);
+    let first = load(&path, &opts);
+    assert_eq!(first.cache.state, CacheState::Built);
+    // The same size, another modification time, one value changed.
+    let mut text = std::fs::read(&path).unwrap();
+    let at = text.len() / 2;
+    let at = at + text[at..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    let line_end = at + text[at..].iter().position(|&b| b == b'\n').unwrap();
+    let digit = (at..line_end)
+        .rev()
+        .find(|&i| text[i].is_ascii_digit())
+        .unwrap();
+    text[digit] = if text[digit] == b'7' { b'8' } else { b'7' };
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&path, &text).unwrap();
+    let again = load(&path, &opts);
+    assert_eq!(again.cache.state, CacheState::Built);
+    assert_same(&common::load(&path), &again);
+}
+
+/// Truncated, one byte changed anywhere (header, data, directory), an older layout, a file
+/// of another trace: each is refused with its reason, removed and rebuilt; what loads is the
+/// trace itself.
+#[test]
+fn damaged_or_stale_caches_are_refused_and_rebuilt() {
+    let _shared = common::shared();
+    let path = common::generated_16_threads("store-cache-damage");
+    let other = common::generated_16_threads_of("store-cache-damage-other", 1 << 20);
+    let dir = common::temp_dir("store-cache-damage-dir");
+    let opts = options(&dir);
+    let truth = common::load(&path);
+    let file = cache_file(&load(&path, &opts));
+    let good = std::fs::read(&file).unwrap();
+    let n = good.len();
+    let check = |damaged: Vec<u8>, expect: &str| {
+        std::fs::write(&file, damaged).unwrap();
+        let t = load(&path, &opts);
+        let refused = t.cache.refused.clone().unwrap_or_default();
+        assert!(refused.contains(expect), "{expect}: {refused}");
+        assert_eq!(t.cache.state, CacheState::Built, "{expect}");
+        assert_same(&truth, &t);
+        // Rebuilt: the next open uses the new file.
+        assert_eq!(load(&path, &opts).cache.state, CacheState::Hit);
+        assert_eq!(std::fs::read(&file).unwrap(), good);
+    };
+    check(good[..n - 1].to_vec(), "truncated");
+    check(good[..n / 2].to_vec(), "truncated");
+    check(good[..10].to_vec(), "truncated header");
+    check(Vec::new(), "truncated header");
+    // One byte flipped: in the magic, in the data, near the end (directory or meta).
+    for (at, expect) in [
+        (0, "not a prvscope cache"),
+        (64, "checksum"),
+        (n / 3, "checksum"),
+        (n / 2 + 5, "checksum"),
+        (n - 2, "checksum"),
+    ] {
+        let mut bad = good.clone();
+        bad[at] ^= 0x10;
+        check(bad, expect);
+    }
+    let mut older = good.clone();
+    older[8..12].copy_from_slice(&(prvscope_store::cache::FORMAT_VERSION - 1).to_le_bytes());
+    check(older, "stale cache: written in layout version");
+    // Another trace's cache file under this trace's name.
+    let other_file = cache_file(&load(&other, &opts));
+    check(std::fs::read(other_file).unwrap(), "another trace");
+}
+
+/// A writer killed at any moment leaves nothing that is used: the final name appears only
+/// once complete (written under another name, then renamed), and a load after each kill
+/// either hits a whole cache or parses the trace again.
+#[test]
+fn a_write_killed_midway_leaves_no_cache_that_is_used() {
+    let _shared = common::shared();
+    let path = common::generated_16_threads_of("store-cache-kill", 24 << 20);
+    let dir = common::temp_dir("store-cache-kill-dir");
+    let opts = options(&dir);
+    let truth = common::load(&path);
+    for delay_ms in [30u64, 60, 90, 120, 150, 200, 260, 330] {
+        for f in std::fs::read_dir(&dir).unwrap() {
+            std::fs::remove_file(f.unwrap().path()).unwrap();
+        }
+        let mut child = Command::new(env!("CARGO_BIN_EXE_prvscope"))
+            .args(["info", "--cache-dir"])
+            .arg(&dir)
+            .arg(&path)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let t = load(&path, &opts);
+        assert!(
+            matches!(t.cache.state, CacheState::Hit | CacheState::Built),
+            "{:?}",
+            t.cache
+        );
+        assert_same(&truth, &t);
+    }
+}
+
+/// Files left by unfinished writes are removed once old; the least recently used stores go
+/// first when the folder is over its limit.
+#[test]
+fn eviction_keeps_the_folder_under_its_limit() {
+    let _shared = common::shared();
+    let dir = common::temp_dir("store-cache-evict-dir");
+    let a = common::generated_16_threads_of("store-cache-evict-a", 1 << 20);
+    let b = common::generated_16_threads_of("store-cache-evict-b", 1 << 20);
+    let c = common::generated_16_threads_of("store-cache-evict-c", 1 << 20);
+    let big = options(&dir);
+    let fa = cache_file(&load(&a, &big));
+    let fb = cache_file(&load(&b, &big));
+    let size = std::fs::metadata(&fa).unwrap().len();
+    // `a` used after `b`: `b` is the least recently used.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    assert_eq!(load(&a, &big).cache.state, CacheState::Hit);
+    let leftover = dir.join("0123456789abcdef.tmp4242");
+    std::fs::write(&leftover, b"half a cache").unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_hours(2);
+    std::fs::File::options()
+        .append(true)
+        .open(&leftover)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let recent = dir.join("fedcba9876543210.tmp4243");
+    std::fs::write(&recent, b"being written").unwrap();
+    let tight = LoadOptions {
+        cache: Some(CacheOptions {
+            dir: dir.clone(),
+            limit_bytes: size * 5 / 2,
+        }),
+        ..LoadOptions::default()
+    };
+    let fc = cache_file(&load(&c, &tight));
+    assert!(fc.exists() && fa.exists());
+    assert!(!fb.exists(), "the least recently used store stays");
+    assert!(!leftover.exists(), "an hour-old unfinished write stays");
+    assert!(recent.exists(), "a write in progress was removed");
+}
+
+/// `info --json` says what the cache did; `--no-cache` leaves it alone.
+#[test]
+fn info_says_built_hit_or_off() {
+    let _shared = common::shared();
+    let path = common::generated_16_threads_of("store-cache-cli", 1 << 20);
+    let dir = common::temp_dir("store-cache-cli-dir");
+    let info = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_prvscope"))
+            .args(["info", "--json", "--cache-dir"])
+            .arg(&dir)
+            .args(extra)
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    assert_eq!(info(&["--no-cache"])["cache"], "off");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    let built = info(&[]);
+    assert_eq!(built["cache"], "built");
+    let hit = info(&[]);
+    assert_eq!(hit["cache"], "hit");
+    assert!(hit["mapped_bytes"].as_u64().unwrap() > 0);
+    for k in ["state_records", "event_records", "comm_records", "skipped"] {
+        assert_eq!(built[k], hit[k], "{k}");
+    }
+}
+
+/// The viewer opens through the cache given on its command line: the second window maps the
+/// store, and its timeline shows the same picture (same legend counts and values) as the
+/// first.
+#[test]
+fn the_viewer_reopens_from_the_cache() {
+    use prvscope_viewer::app::App;
+    use prvscope_viewer::loader::{LoadRequest, LoadSource};
+    use prvscope_viewer::settings::Settings;
+    let _shared = common::shared();
+    let path = common::generated_16_threads_of("store-cache-viewer", 2 << 20);
+    let dir = common::temp_dir("store-cache-viewer-dir");
+    let open = || {
+        let (path, dir) = (path.clone(), dir.clone());
+        let mut h = egui_kittest::Harness::builder()
+            .with_size(egui::vec2(1000.0, 600.0))
+            .build_eframe(move |cc| {
+                App::with_request(
+                    &cc.egui_ctx,
+                    LoadSource::File(path),
+                    NullOverride::Auto,
+                    Settings::default(),
+                    LoadRequest {
+                        cache: Some(CacheOptions {
+                            dir,
+                            limit_bytes: 1 << 30,
+                        }),
+                        ..LoadRequest::default()
+                    },
+                )
+            });
+        let ctx = h.ctx.clone();
+        h.state_mut().wait_for_load(&ctx);
+        h.run_steps(2);
+        let l = h.state().loaded().expect("loaded");
+        let pixels = l.timeline.signals().summarize_rows(
+            &[0, 5, 15],
+            &[0, 1_000, 1_000_000, l.trace.header.end_time],
+            prvscope_store::summary::DrawMode::Maximum,
+        );
+        (
+            l.trace.cache.state.clone(),
+            l.trace.store.is_mapped(),
+            pixels,
+        )
+    };
+    let (first, first_mapped, first_pixels) = open();
+    let (second, second_mapped, second_pixels) = open();
+    assert_eq!((first, first_mapped), (CacheState::Built, false));
+    assert_eq!((second, second_mapped), (CacheState::Hit, true));
+    assert_eq!(first_pixels, second_pixels);
+}
