@@ -5,6 +5,8 @@
 //!   times zero-padded to 20 digits, each against `wc -l` and Paraver's loader (BSC's
 //!   paramedir with a one-window cfg, when `build-paramedir.sh` built it);
 //! - a generated 1 GB trace of 4096 threads against `wc -l`;
+//! - `cache_reopen_4gb`: a generated 4 GB trace re-opened from its store cache to its first
+//!   frame, against reading the cache file once with `cat`;
 //! - `scaling`: the generated 1 GB trace (64 threads) and the 4096-thread one loaded on
 //!   rayon pools of 1, 2, 4... threads up to the machine's (compare the ratios).
 //!
@@ -17,8 +19,12 @@ use std::process::Command;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use prvscope_import::cache::{CacheOptions, CacheState};
 use prvscope_import::synth::{self, GenOptions};
 use prvscope_import::{self as trace, LoadOptions};
+use prvscope_store::signal::{SignalSpec, ViewSignals};
+use prvscope_store::summary::DrawMode;
+use std::sync::Arc;
 
 fn bench_data() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
@@ -28,12 +34,17 @@ fn bench_data() -> PathBuf {
 
 /// A generated 1 GB trace of `threads` threads (seed 1), written on first use.
 fn generated(name: &str, threads: u32) -> PathBuf {
+    generated_of(name, threads, 1_000_000_000)
+}
+
+/// A generated trace of about `bytes` and `threads` threads (seed 1), written on first use.
+fn generated_of(name: &str, threads: u32, bytes: u64) -> PathBuf {
     let path = bench_data().join(name);
     if !path.exists() {
         let opts = GenOptions {
             threads,
             threads_per_task: 4,
-            target_bytes: 1_000_000_000,
+            target_bytes: bytes,
             seed: 1,
             legacy: false,
             xz: false,
@@ -257,5 +268,55 @@ fn scaling(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, plain, xz, ovni_unpacked, threads_4096, scaling);
+/// Re-opening a generated 4 GB trace (64 threads) from its store cache to its first frame:
+/// the cache file mapped and checked, the State view taken from it, every row summarised over
+/// 1400 pixel columns. Beside it, reading the cache file once (`cat`, page cache warm).
+fn cache_reopen(c: &mut Criterion) {
+    let path = generated_of("gen_4gb.prv", 64, 4_000_000_000);
+    let opts = LoadOptions {
+        cache: Some(CacheOptions {
+            dir: bench_data().join("cache"),
+            limit_bytes: 1 << 40,
+        }),
+        ..LoadOptions::default()
+    };
+    // Parsed and written once (this bench binary has its own cache files).
+    let first = trace::load(&path, &opts, None).expect("load");
+    let file = first.cache.file.clone().expect("a cache file");
+    drop(first);
+    let mut g = c.benchmark_group("cache_reopen_4gb");
+    g.sample_size(10);
+    g.bench_function("open_to_first_frame", |b| {
+        b.iter(|| {
+            let t = trace::load(&path, &opts, None).expect("re-open");
+            assert_eq!(t.cache.state, CacheState::Hit);
+            let view = ViewSignals::build(
+                Arc::clone(&t.store),
+                SignalSpec::States,
+                t.store.null_policy().zero_is_null,
+            );
+            let end = t.header.end_time;
+            let edges: Vec<u64> = (0..=1400u64).map(|k| k * end / 1400).collect();
+            let rows: Vec<usize> = (0..view.row_count()).collect();
+            let frame = view.summarize_rows(&rows, &edges, DrawMode::Dominant);
+            assert_eq!(frame.len(), 64);
+            assert!(frame.iter().all(|r| r.len() == 1400));
+            frame
+        });
+    });
+    g.bench_function("cat_cache_file", |b| {
+        b.iter(|| run(&format!("cat '{}' > /dev/null", file.display())));
+    });
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    plain,
+    xz,
+    ovni_unpacked,
+    threads_4096,
+    scaling,
+    cache_reopen
+);
 criterion_main!(benches);

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 
 use prvscope_import::cache::{CacheOptions, CacheState};
 use prvscope_import::{self as trace, LoadOptions, NullOverride, Trace};
@@ -37,6 +38,50 @@ fn assert_same(a: &Trace, b: &Trace) {
     assert_eq!(a.stats.bytes_decoded, b.stats.bytes_decoded);
 }
 
+/// The State view and the messages' index that a re-opened trace takes from its cache file
+/// draw what the ones built from the records draw: every row, every draw mode, the whole
+/// trace and a zoom, and the message bundles.
+fn assert_same_pictures(plain: &Trace, hit: &Trace) {
+    use prvscope_store::comm_index::{BundleQuery, CommIndex};
+    use prvscope_store::signal::{SignalSpec, ViewSignals};
+    use prvscope_store::summary::DrawMode;
+    let zero = plain.store.null_policy().zero_is_null;
+    let view = |t: &Trace| ViewSignals::build(Arc::clone(&t.store), SignalSpec::States, zero);
+    let (a, b) = (view(plain), view(hit));
+    assert_eq!(a.values(), b.values());
+    let end = plain.header.end_time.max(1);
+    let rows: Vec<usize> = (0..a.row_count()).collect();
+    for (from, to) in [(0, end), (end / 3, end / 3 + end / 50 + 1)] {
+        let edges: Vec<u64> = (0..=700u64).map(|k| from + k * (to - from) / 700).collect();
+        for mode in [
+            DrawMode::Dominant,
+            DrawMode::Average,
+            DrawMode::Maximum,
+            DrawMode::Minimum,
+            DrawMode::Last,
+        ] {
+            assert_eq!(
+                a.summarize_rows(&rows, &edges, mode),
+                b.summarize_rows(&rows, &edges, mode),
+                "{} {mode:?}",
+                plain.path.display()
+            );
+        }
+    }
+    let row_of = |r: u32| Some(r);
+    let q = BundleQuery {
+        t0: 0,
+        span: end,
+        width: 1000,
+        row_of: &row_of,
+        max_bundles: 5000,
+    };
+    let built = CommIndex::build(plain.store.comms());
+    let cached = CommIndex::of(&hit.store);
+    assert_eq!(built.len(), cached.len());
+    assert_eq!(built.bundles(&q), cached.bundles(&q));
+}
+
 fn cache_file(t: &Trace) -> PathBuf {
     t.cache.file.clone().expect("a cache file")
 }
@@ -56,6 +101,10 @@ fn reopening_real_traces_reads_the_same_store_in_place() {
         "ovni_tampi-ss-comm/thread.prv",
         "ovni_tampi-ss-comm/cpu.prv",
         "profet_lulesh_2appl_comms/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv",
+        "extrae_omp_jacobi24/jacobi-2d-imper_v0.prv",
+        "pypop_epoch_scaling/epoch_4proc.prv.gz",
+        "pypop_imagemagick_omp4/omp4.prv.gz",
+        "ovni_gen_large_4x16/thread.prv.xz",
         "null_mode",
     ] {
         let files: Vec<PathBuf> = if rel.contains(".prv") {
@@ -78,6 +127,7 @@ fn reopening_real_traces_reads_the_same_store_in_place() {
             assert!(hit.store.mapped_bytes() > 0);
             assert_same(&plain, &built);
             assert_same(&plain, &hit);
+            assert_same_pictures(&plain, &hit);
         }
     }
 }
@@ -147,6 +197,10 @@ fn a_changed_trace_is_parsed_again() {
     let again = load(&path, &opts);
     assert_eq!(again.cache.state, CacheState::Built);
     assert_same(&common::load(&path), &again);
+    // The store of the older trace was replaced, not kept beside.
+    assert_ne!(cache_file(&first), cache_file(&again));
+    assert!(!cache_file(&first).exists());
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
 }
 
 /// Truncated, one byte changed anywhere (header, data, directory), an older layout, a file

@@ -9,6 +9,9 @@
 //! columns in place. The key is stored in the file and compared too, so a name collision is a
 //! miss, never a wrong store.
 //!
+//! The file is named after what is loaded and after the whole key, so that writing a store
+//! removes the files of older versions of the same trace (or of another prvscope build).
+//!
 //! Side files are read again on every open (they are small, and may have been edited); the
 //! body's load report comes from the cache. The folder is kept under a size limit: after a
 //! write, the files used least recently (a hit touches its file) are removed until the rest
@@ -87,24 +90,61 @@ pub(crate) fn key(path: &Path, policy: NullPolicy, options: &LoadOptions) -> Opt
         .ok()
         .and_then(|p| stamp(&p))
         .unwrap_or_default();
+    // What is loaded first (it names the file's family), then what it was loaded from.
     Some(format!(
-        "prvscope {} {program} layout {}\ntrace {}\nstamp {trace}\npcf {pcf}\nnull {:?} {}\nsubset {:?}\n",
-        env!("CARGO_PKG_VERSION"),
-        layout::FORMAT_VERSION,
+        "trace {}\nnull {:?} {}\nsubset {:?}\nprvscope {} {program} layout {}\nstamp {trace}\npcf {pcf}\n",
         canonical.display(),
         options.null,
         policy.sentinel,
         options.subset,
+        env!("CARGO_PKG_VERSION"),
+        layout::FORMAT_VERSION,
     ))
 }
 
-/// The file of `key` in `dir`: named by a 64-bit FNV-1a hash of the key.
-pub(crate) fn file_for(dir: &Path, key: &str) -> PathBuf {
+fn fnv(text: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in key.bytes() {
+    for b in text.bytes() {
         h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
     }
-    dir.join(format!("{h:016x}.{EXTENSION}"))
+    h
+}
+
+/// The file of `key` in `dir`: `FAMILY-KEY.prvc`, 64-bit FNV-1a hashes of what is loaded
+/// (trace, null option, part) and of the whole key. A store written for a trace replaces the
+/// files of its family: those of an older version of the trace or of another prvscope.
+pub(crate) fn file_for(dir: &Path, key: &str) -> PathBuf {
+    dir.join(format!(
+        "{:016x}-{:016x}.{EXTENSION}",
+        family(key),
+        fnv(key)
+    ))
+}
+
+fn family(key: &str) -> u64 {
+    fnv(key.split("\nprvscope ").next().unwrap_or(key))
+}
+
+/// Removes the other files of `file`'s family (see [`file_for`]).
+fn remove_family(dir: &Path, file: &Path) {
+    let Some(prefix) = file
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.split_once('-'))
+        .map(|(f, _)| format!("{f}-"))
+    else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if p != file && name.starts_with(&prefix) && name.ends_with(EXTENSION) {
+            let _ = std::fs::remove_file(&p);
+        }
+    }
 }
 
 /// The cache's part in a load: what it did, and where a parsed store goes.
@@ -360,13 +400,14 @@ pub(crate) fn open(file: &Path, key: &str) -> Result<Option<Hit>, String> {
 pub(crate) fn write(
     options: &CacheOptions,
     file: &Path,
-    store: &prvscope_store::TraceStore,
+    store: &Arc<prvscope_store::TraceStore>,
     extra: &Extra,
 ) -> Result<(), String> {
     std::fs::create_dir_all(&options.dir)
         .map_err(|e| format!("could not create {}: {e}", options.dir.display()))?;
     layout::write(store, &extra.encode(), file)
         .map_err(|e| format!("could not write {}: {e}", file.display()))?;
+    remove_family(&options.dir, file);
     evict(&options.dir, options.limit_bytes, file);
     Ok(())
 }

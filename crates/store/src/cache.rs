@@ -6,7 +6,9 @@
 //! - a fixed header of 64 bytes: magic `PRVSCACH`, [`FORMAT_VERSION`], the directory's offset,
 //!   length and CRC-32, and the file's length;
 //! - the data sections, contiguous from byte 64: one per thread (its columns' arrays, each
-//!   aligned to 8 bytes) and one for the communications;
+//!   aligned to 8 bytes), one for the communications, and one for the State view (its rows'
+//!   points and pyramids) and the messages' index, so that a re-opened trace draws its first
+//!   frame without walking its records;
 //! - the `meta` section (each column's segments: where their arrays are, escapes, widths,
 //!   sentinels; the store's counts and null policy) and the caller's `extra` section;
 //! - the directory: each section's offset, length and CRC-32.
@@ -26,6 +28,8 @@ use rayon::prelude::*;
 
 use crate::columns::persist::Sink;
 use crate::columns::{Buf, Mapped};
+use crate::comm_index::CommIndex;
+use crate::signal::{SignalSpec, ViewSignals};
 use crate::{
     Comm, EventColumn, NullPolicy, RecordCounts, StateColumns, ThreadData, TimeColumn, TraceStore,
     ValueColumn,
@@ -34,7 +38,7 @@ use crate::{
 /// The first bytes of every cache file.
 pub const MAGIC: &[u8; 8] = b"PRVSCACH";
 /// The layout version; a file of another version is stale and rebuilt.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 const HEADER: usize = 64;
 
 /// What the cache did for a load.
@@ -177,7 +181,7 @@ impl Writer {
         Ok(())
     }
 
-    fn end_section(&mut self) {
+    fn close_section(&mut self) {
         let crc = std::mem::take(&mut self.crc).finalize();
         self.sections
             .push((self.section_start, self.pos - self.section_start, crc));
@@ -186,6 +190,10 @@ impl Writer {
 }
 
 impl Sink for Writer {
+    fn end_section(&mut self) {
+        self.close_section();
+    }
+
     fn array(&mut self, bytes: &[u8]) -> io::Result<u64> {
         let pad = self.pos.next_multiple_of(8) - self.pos;
         self.write(&[0u8; 8][..pad as usize])?;
@@ -197,7 +205,7 @@ impl Sink for Writer {
 
 /// Writes `store` and the caller's `extra` bytes to `path`: to a new file beside it first,
 /// synced, then renamed over `path`. Returns the file's size.
-pub fn write(store: &TraceStore, extra: &[u8], path: &Path) -> io::Result<u64> {
+pub fn write(store: &Arc<TraceStore>, extra: &[u8], path: &Path) -> io::Result<u64> {
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     let result = write_new(store, extra, &tmp).and_then(|n| {
         std::fs::rename(&tmp, path)?;
@@ -209,7 +217,7 @@ pub fn write(store: &TraceStore, extra: &[u8], path: &Path) -> io::Result<u64> {
     result
 }
 
-fn write_new(store: &TraceStore, extra: &[u8], tmp: &Path) -> io::Result<u64> {
+fn write_new(store: &Arc<TraceStore>, extra: &[u8], tmp: &Path) -> io::Result<u64> {
     let file = File::create(tmp)?;
     let mut w = Writer {
         out: BufWriter::with_capacity(1 << 20, file),
@@ -239,12 +247,30 @@ fn write_new(store: &TraceStore, extra: &[u8], tmp: &Path) -> io::Result<u64> {
             meta.u64(time);
             meta.u32(cpu);
         }
-        w.end_section();
+        w.close_section();
     }
     let at = w.array(bytemuck::cast_slice(&store.comms))?;
     meta.u64(at);
     meta.u64(store.comms.len() as u64);
-    w.end_section();
+    w.close_section();
+    // The first view and the messages' index, so that a re-opened trace draws at once.
+    let view = (store.counts.states > 0).then(|| {
+        ViewSignals::build(
+            Arc::clone(store),
+            SignalSpec::States,
+            store.policy.zero_is_null,
+        )
+    });
+    meta.u8(u8::from(view.is_some()));
+    if let Some(v) = &view {
+        v.persist(&mut w, &mut meta)?;
+    }
+    let index = (!store.comms.is_empty()).then(|| CommIndex::build(&store.comms));
+    meta.u8(u8::from(index.is_some()));
+    if let Some(i) = &index {
+        i.persist(&mut w, &mut meta)?;
+    }
+    w.close_section();
     meta.u64(store.policy.sentinel);
     meta.u8(u8::from(store.policy.zero_is_null));
     let c = store.counts;
@@ -259,9 +285,9 @@ fn write_new(store: &TraceStore, extra: &[u8], tmp: &Path) -> io::Result<u64> {
             .collect::<Vec<_>>(),
     );
     w.write(&meta.0)?;
-    w.end_section();
+    w.close_section();
     w.write(extra)?;
-    w.end_section();
+    w.close_section();
     let mut dir = Enc::default();
     dir.u32(w.sections.len() as u32);
     for &(at, len, crc) in &w.sections {
@@ -419,6 +445,15 @@ fn restore(d: &mut Dec<'_>, map: &Mapped) -> Option<TraceStore> {
     let at = usize::try_from(d.u64()?).ok()?;
     let len = usize::try_from(d.u64()?).ok()?;
     let comms: Buf<Comm> = Buf::mapped(map, at, len)?;
+    let mut views = Vec::new();
+    if d.u8()? != 0 {
+        views.push(crate::signal::restore_view(d, map, threads.len())?);
+    }
+    let comm_index = if d.u8()? != 0 {
+        Some(Arc::new(CommIndex::restore(d, map, comms.len())?))
+    } else {
+        None
+    };
     let policy = NullPolicy {
         sentinel: d.u64()?,
         zero_is_null: d.u8()? != 0,
@@ -441,7 +476,11 @@ fn restore(d: &mut Dec<'_>, map: &Mapped) -> Option<TraceStore> {
         counts,
         end_time,
         loaded,
-        mapped: crate::Backing(Some(Arc::clone(map))),
+        mapped: crate::Backing {
+            map: Some(Arc::clone(map)),
+            views,
+            comm_index,
+        },
     })
 }
 
@@ -464,5 +503,145 @@ pub fn looks_whole(path: &Path) -> bool {
         d.u32();
         d.u32();
         d.u64() == Some(len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::summary::DrawMode;
+
+    /// A store whose rows exercise every kind of pyramid: many distinct state values (the
+    /// heavy hitters' tree), few (a dictionary), none; events of several types, big time gaps
+    /// (escaped deltas), nulls; and messages.
+    fn store() -> Arc<TraceStore> {
+        let sentinel = crate::DEFAULT_SENTINEL;
+        let mut threads = Vec::new();
+        for (row, distinct) in [(0u64, 300u64), (1, 5), (2, 0)] {
+            let n = if distinct == 0 { 0 } else { 5000 };
+            let begin: Vec<u64> = (0..n).map(|i| i * 100 + (i / 1000) * (1 << 33)).collect();
+            let end: Vec<u64> = begin.iter().map(|b| b + 60).collect();
+            let value: Vec<u64> = (0..n)
+                .map(|i| {
+                    if i % 17 == 0 {
+                        sentinel
+                    } else {
+                        (i * 7 + row) % distinct.max(1)
+                    }
+                })
+                .collect();
+            let events = (1..=3u32)
+                .map(|ty| EventColumn {
+                    ty,
+                    time: TimeColumn::from_times(&begin),
+                    value: ValueColumn::from_values(
+                        &value
+                            .iter()
+                            .map(|v| v.wrapping_mul(u64::from(ty)))
+                            .collect::<Vec<_>>(),
+                        sentinel,
+                    ),
+                })
+                .filter(|_| n > 0)
+                .collect();
+            threads.push(ThreadData {
+                states: StateColumns {
+                    begin: TimeColumn::from_times(&begin),
+                    end: TimeColumn::from_times(&end),
+                    value: ValueColumn::from_values(&value, sentinel),
+                    ends_sorted: true,
+                },
+                events,
+                cpus: vec![(0, row as u32 + 1)],
+            });
+        }
+        let comms = (0..2000u64)
+            .map(|i| Comm {
+                send_row: (i % 3) as u32,
+                recv_row: ((i + 1) % 3) as u32,
+                send_cpu: 1,
+                recv_cpu: 2,
+                lsend: i * 250,
+                psend: i * 250,
+                lrecv: i * 250 + 900,
+                precv: i * 250 + 900,
+                size: i,
+                tag: 7,
+            })
+            .collect();
+        let policy = NullPolicy {
+            sentinel,
+            zero_is_null: false,
+        };
+        Arc::new(TraceStore::new(
+            threads,
+            comms,
+            policy,
+            0,
+            5_000_000 + (5 << 33),
+        ))
+    }
+
+    fn temp(name: &str) -> std::path::PathBuf {
+        std::env::temp_dir().join(format!("prvscope-cache-{name}-{}.prvc", std::process::id()))
+    }
+
+    #[test]
+    fn a_store_and_its_first_view_read_back_as_written() {
+        let store = store();
+        let path = temp("roundtrip");
+        let written = write(&store, b"extra bytes", &path).unwrap();
+        let opened = open(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(opened.bytes, written);
+        assert_eq!(opened.extra, b"extra bytes");
+        let back = Arc::new(opened.store);
+        assert_eq!(*back, *store);
+        assert!(back.is_mapped());
+        assert_eq!(back.prebuilt_views().len(), 1);
+        let view =
+            |s: &Arc<TraceStore>| ViewSignals::build(Arc::clone(s), SignalSpec::States, false);
+        let (a, b) = (view(&store), view(&back));
+        assert_eq!(a.values(), b.values());
+        let end = store.end_time();
+        for (from, to) in [(0, end), (1000, 90_000), (1 << 33, (1 << 33) + 200_000)] {
+            let edges: Vec<u64> = (0..=300u64).map(|k| from + k * (to - from) / 300).collect();
+            for mode in [
+                DrawMode::Dominant,
+                DrawMode::Average,
+                DrawMode::Maximum,
+                DrawMode::Minimum,
+                DrawMode::Last,
+            ] {
+                assert_eq!(
+                    a.summarize_rows(&[0, 1, 2], &edges, mode),
+                    b.summarize_rows(&[0, 1, 2], &edges, mode),
+                    "{mode:?} {from}..{to}"
+                );
+            }
+        }
+        // The view of the other null reading is built, not taken from the file.
+        let other = ViewSignals::build(Arc::clone(&back), SignalSpec::States, true);
+        assert!(!other.values().contains(&0));
+        let built = CommIndex::build(store.comms());
+        let cached = CommIndex::of(&back);
+        assert_eq!(built.len(), cached.len());
+        for (start, end) in [(0, 10), (5, 2000), (1999, 2000)] {
+            assert_eq!(built.messages(start, end), cached.messages(start, end));
+        }
+    }
+
+    #[test]
+    fn a_file_that_is_not_whole_is_refused() {
+        let store = store();
+        let path = temp("partial");
+        write(&store, b"", &path).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        assert!(looks_whole(&path));
+        std::fs::write(&path, &good[..good.len() - 8]).unwrap();
+        assert!(!looks_whole(&path));
+        assert!(matches!(open(&path), Err(CacheError::Corrupt(_))));
+        std::fs::remove_file(&path).unwrap();
+        assert!(matches!(open(&path), Err(CacheError::Io(_))));
     }
 }

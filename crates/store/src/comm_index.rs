@@ -8,9 +8,13 @@
 //! many messages each line stands for.
 
 use crate::Comm;
+use crate::cache::{Dec, Enc};
+use crate::columns::persist::{Sink, get_array, put_array};
+use crate::columns::{Buf, Mapped};
 
 /// One (sender, receiver) pair and where its messages are in the index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
 struct Pair {
     send: u32,
     recv: u32,
@@ -24,16 +28,16 @@ struct Pair {
 /// The store's communications grouped by pair, each group sorted by logical send time.
 #[derive(Debug, Clone, Default)]
 pub struct CommIndex {
-    pairs: Vec<Pair>,
+    pairs: Buf<Pair>,
     /// Index into the store's communications of each position.
-    order: Vec<u32>,
+    order: Buf<u32>,
     /// Logical send and receive times of each position.
-    lsend: Vec<u64>,
-    lrecv: Vec<u64>,
+    lsend: Buf<u64>,
+    lrecv: Buf<u64>,
     /// Prefix sums (within the pair, from its start) of `lsend - base` and `lrecv - base`,
     /// `base` being the pair's first send: bundles' mean times in O(1).
-    sum_send: Vec<f64>,
-    sum_recv: Vec<f64>,
+    sum_send: Buf<f64>,
+    sum_recv: Buf<f64>,
 }
 
 /// One drawn line: one message, or the messages of a pair sent in one bucket of columns.
@@ -217,21 +221,65 @@ impl CommIndex {
             });
         }
         CommIndex {
-            pairs,
-            order,
-            lsend,
-            lrecv,
-            sum_send,
-            sum_recv,
+            pairs: pairs.into(),
+            order: order.into(),
+            lsend: lsend.into(),
+            lrecv: lrecv.into(),
+            sum_send: sum_send.into(),
+            sum_recv: sum_recv.into(),
         }
+    }
+
+    /// The index of `store`'s messages: the one its cache file holds, else built.
+    pub fn of(store: &crate::TraceStore) -> std::sync::Arc<Self> {
+        match store.prebuilt_comm_index() {
+            Some(index) => std::sync::Arc::clone(index),
+            None => std::sync::Arc::new(Self::build(store.comms())),
+        }
+    }
+
+    pub(crate) fn persist(&self, sink: &mut impl Sink, enc: &mut Enc) -> std::io::Result<()> {
+        put_array(sink, enc, self.pairs.as_slice())?;
+        put_array(sink, enc, self.order.as_slice())?;
+        sink.end_section();
+        for times in [&self.lsend, &self.lrecv] {
+            put_array(sink, enc, times.as_slice())?;
+            sink.end_section();
+        }
+        for sums in [&self.sum_send, &self.sum_recv] {
+            put_array(sink, enc, sums.as_slice())?;
+            sink.end_section();
+        }
+        Ok(())
+    }
+
+    /// Reads an index back for a store of `comms` messages; `None` when its arrays disagree.
+    pub(crate) fn restore(dec: &mut Dec<'_>, map: &Mapped, comms: usize) -> Option<Self> {
+        let index = CommIndex {
+            pairs: get_array(dec, map)?,
+            order: get_array(dec, map)?,
+            lsend: get_array(dec, map)?,
+            lrecv: get_array(dec, map)?,
+            sum_send: get_array(dec, map)?,
+            sum_recv: get_array(dec, map)?,
+        };
+        let n = index.order.len();
+        let sound = n == comms
+            && [index.lsend.len(), index.lrecv.len()] == [n, n]
+            && [index.sum_send.len(), index.sum_recv.len()] == [n, n]
+            && index.order.iter().all(|&i| (i as usize) < comms)
+            && index.pairs.iter().all(|p| p.start < p.end && p.end <= n);
+        sound.then_some(index)
     }
 
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.pairs.capacity() * std::mem::size_of::<Pair>()
-            + self.order.capacity() * 4
-            + (self.lsend.capacity() + self.lrecv.capacity()) * 8
-            + (self.sum_send.capacity() + self.sum_recv.capacity()) * 8
+        self.pairs.heap_bytes()
+            + self.order.heap_bytes()
+            + self.lsend.heap_bytes()
+            + self.lrecv.heap_bytes()
+            + self.sum_send.heap_bytes()
+            + self.sum_recv.heap_bytes()
     }
 
     /// Messages indexed.

@@ -207,10 +207,14 @@ pub struct TraceStore {
     mapped: Backing,
 }
 
-/// The file a store's columns read in place; stores compare by content, whatever their
-/// arrays are read from.
+/// The file a store's columns read in place, and what else its cache file held (the first
+/// view, the messages' index); stores compare by content, whatever their arrays are read from.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Backing(pub(crate) Option<columns::Mapped>);
+pub(crate) struct Backing {
+    pub(crate) map: Option<columns::Mapped>,
+    pub(crate) views: Vec<signal::PrebuiltView>,
+    pub(crate) comm_index: Option<std::sync::Arc<comm_index::CommIndex>>,
+}
 
 impl PartialEq for Backing {
     fn eq(&self, _: &Self) -> bool {
@@ -243,7 +247,7 @@ impl TraceStore {
             counts,
             end_time,
             loaded: Vec::new(),
-            mapped: Backing(None),
+            mapped: Backing::default(),
         }
     }
 
@@ -367,12 +371,22 @@ impl TraceStore {
     /// Bytes of the store cache file the columns read in place (0 when the store was built
     /// by a load): these pages belong to the page cache, not to the heap.
     pub fn mapped_bytes(&self) -> u64 {
-        self.mapped.0.as_ref().map_or(0, |m| m.len() as u64)
+        self.mapped.map.as_ref().map_or(0, |m| m.len() as u64)
     }
 
     /// Was this store opened from a cache file?
     pub fn is_mapped(&self) -> bool {
-        self.mapped.0.is_some()
+        self.mapped.map.is_some()
+    }
+
+    /// The views its cache file held.
+    pub(crate) fn prebuilt_views(&self) -> &[signal::PrebuiltView] {
+        &self.mapped.views
+    }
+
+    /// The messages' index its cache file held.
+    pub(crate) fn prebuilt_comm_index(&self) -> Option<&std::sync::Arc<comm_index::CommIndex>> {
+        self.mapped.comm_index.as_ref()
     }
 
     /// Store bytes per record (states + event pairs + communications).

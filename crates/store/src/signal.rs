@@ -22,6 +22,9 @@ use super::summary::{self, DrawMode, Pixel, Pyramid, Steps, summarize};
 use super::{ThreadData, TraceStore};
 use prvscope_format::catalog::MPI_CALL_TYPES;
 
+mod prebuilt;
+pub(crate) use prebuilt::{PrebuiltView, restore as restore_view};
+
 /// Which records a view reads.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SignalSpec {
@@ -144,6 +147,7 @@ impl std::str::FromStr for SignalSpec {
     }
 }
 
+#[derive(Clone)]
 pub(crate) enum Source {
     /// The store's column `events[i]` of the thread.
     Event(usize),
@@ -156,6 +160,7 @@ pub(crate) enum Source {
     Empty,
 }
 
+#[derive(Clone)]
 pub(crate) struct RowSignal {
     pub(crate) source: Source,
     pyramid: Pyramid,
@@ -191,6 +196,9 @@ impl ViewSignals {
     /// Builds the rows of a view (in parallel over threads), with their pyramids. With
     /// `zero_is_null`, value 0 becomes the null sentinel.
     pub fn build(store: Arc<TraceStore>, spec: SignalSpec, zero_is_null: bool) -> Self {
+        if let Some(view) = Self::prebuilt(&store, &spec, zero_is_null) {
+            return view;
+        }
         let sentinel = store.null_policy().sentinel;
         let built: Vec<(RowSignal, BTreeSet<u64>)> = store
             .threads()

@@ -94,7 +94,7 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
                 config.zero_is_null,
             )
         },
-        || config.comms.then(|| CommIndex::build(trace.store.comms())),
+        || config.comms.then(|| CommIndex::of(&trace.store)),
     );
     let (signals, rows) = if let Some(p) = &placement {
         (

@@ -118,6 +118,14 @@ impl<T: Pod> Deref for Buf<T> {
     }
 }
 
+impl<'a, T: Pod> IntoIterator for &'a Buf<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
 impl<T> From<Vec<T>> for Buf<T> {
     fn from(v: Vec<T>) -> Self {
         Buf::Owned(v)

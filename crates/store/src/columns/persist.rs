@@ -8,9 +8,12 @@ use crate::cache::{Dec, Enc};
 /// Where arrays go: appends `bytes` aligned to 8 and returns their offset in the file.
 pub trait Sink {
     fn array(&mut self, bytes: &[u8]) -> std::io::Result<u64>;
+    /// Ends the checksummed section the arrays so far belong to (sections are checked in
+    /// parallel: large parts are cut into several).
+    fn end_section(&mut self);
 }
 
-fn put_array<T: bytemuck::Pod>(
+pub(crate) fn put_array<T: bytemuck::Pod>(
     sink: &mut impl Sink,
     enc: &mut Enc,
     xs: &[T],
@@ -21,7 +24,7 @@ fn put_array<T: bytemuck::Pod>(
     Ok(())
 }
 
-fn get_array<T: bytemuck::Pod>(dec: &mut Dec<'_>, map: &Mapped) -> Option<Buf<T>> {
+pub(crate) fn get_array<T: bytemuck::Pod>(dec: &mut Dec<'_>, map: &Mapped) -> Option<Buf<T>> {
     let at = usize::try_from(dec.u64()?).ok()?;
     let len = usize::try_from(dec.u64()?).ok()?;
     Buf::mapped(map, at, len)

@@ -77,6 +77,9 @@ impl Level {
     }
 }
 
+/// One level of the tree as the store cache keeps it: node ends and (value, ticks) entries.
+pub(super) type LevelParts = (Vec<u32>, Vec<(u64, u64)>);
+
 /// Heavy-hitter summaries: leaves of [`HEAVY_LEAF`] points, then nodes of `FANOUT`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct Heavy {
@@ -85,6 +88,31 @@ pub(super) struct Heavy {
 }
 
 impl Heavy {
+    /// Each level's node ends and entries (for the store cache).
+    pub(super) fn parts(&self) -> impl Iterator<Item = (&[u32], &[(u64, u64)])> {
+        self.levels
+            .iter()
+            .map(|l| (l.ends.as_slice(), l.entries.as_slice()))
+    }
+
+    /// The tree whose levels are `parts` (as [`Self::parts`] gave them); `None` when a
+    /// level's ends do not fit its entries.
+    pub(super) fn from_parts(parts: Vec<LevelParts>) -> Option<Self> {
+        let mut levels = Vec::with_capacity(parts.len());
+        for (ends, entries) in parts {
+            let fits = ends.windows(2).all(|w| w[0] <= w[1])
+                && ends.last().is_none_or(|&e| e as usize <= entries.len());
+            if !fits {
+                return None;
+            }
+            levels.push(Level { ends, entries });
+        }
+        Some(Heavy {
+            levels,
+            scratch: Vec::new(),
+        })
+    }
+
     /// An empty tree about to receive `blocks` leaves.
     pub fn with_leaves(blocks: usize) -> Self {
         Heavy {

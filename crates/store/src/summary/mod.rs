@@ -102,6 +102,7 @@
 
 mod heavy;
 mod naive;
+mod persist;
 mod pyramid;
 mod scan;
 #[cfg(test)]

@@ -2,6 +2,7 @@
 
 use super::heavy::{HEAVY_LEAF, Heavy, Tally, beats};
 use super::{Column, Steps, min_of};
+use crate::columns::Buf;
 use crate::null;
 
 /// Points per block of the first pyramid level.
@@ -24,34 +25,34 @@ const CHUNK: usize = 64 * BLOCK;
 pub struct Pyramid {
     /// `max[0][b]` is the largest non-null value of points `[16b, 16b + 16)`; each next level
     /// takes the maximum of 4 entries of the level below. The sentinel means "none".
-    max: Vec<Vec<u64>>,
+    pub(super) max: Vec<Buf<u64>>,
     /// The same with the smallest non-null values.
-    min: Vec<Vec<u64>>,
+    pub(super) min: Vec<Buf<u64>>,
     /// The time of point `16b` for each block `b`: searches by time go through these (one
     /// cache line holds 8 blocks) and then read at most 16 points, instead of probing the
     /// compressed times of a row of millions of points.
-    block_times: Vec<u64>,
+    pub(super) block_times: Buf<u64>,
     /// `non_null[b]`: the number of non-null points before point `min(16b, n)`, for
     /// `b = 0..=blocks` (rows have fewer than 2^32 points, as time columns assume).
-    non_null: Vec<u32>,
+    pub(super) non_null: Buf<u32>,
     /// The ticks of the values before each block.
-    weighing: Weighing,
+    pub(super) weighing: Weighing,
 }
 
 /// Per-block prefix sums of the ticks the values hold. A point holds from its time to the
 /// next point's; the row's last point holds for no tick here (a column clips it).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-enum Weighing {
+pub(super) enum Weighing {
     /// A row without points.
     #[default]
     Empty,
     /// At most [`DICT_MAX`] distinct non-null values, sorted: `ticks[b * D + d]` is the ticks
     /// value `d` holds over the points `[0, 16b)`, `D` being the number of values.
-    Dict { values: Vec<u64>, ticks: Vec<u64> },
+    Dict { values: Vec<u64>, ticks: Buf<u64> },
     /// More values: `sums[b]` holds the non-null ticks and the weighted sum `sum(v * ticks)`
     /// (as its low and high 64 bits) over the points `[0, 16b)`, side by side so that a
     /// column reads one cache line per end; and the heavy hitters for Dominant.
-    Sums { sums: Vec<[u64; 3]>, heavy: Heavy },
+    Sums { sums: Buf<[u64; 3]>, heavy: Heavy },
 }
 
 /// The prefix a column's right end read, kept for the next column's left end, which is
@@ -178,33 +179,36 @@ impl Pyramid {
             _ if n == 0 => Weighing::Empty,
             Some(values) => Weighing::Dict {
                 values,
-                ticks: dict_ticks,
+                ticks: dict_ticks.into(),
             },
             None => {
                 heavy.finish();
-                Weighing::Sums { sums, heavy }
+                Weighing::Sums {
+                    sums: sums.into(),
+                    heavy,
+                }
             }
         };
         Pyramid {
             max: levels(max0, |a, b| null::max_of(a, b, none)),
             min: levels(min0, |a, b| min_of(a, b, none)),
-            block_times,
-            non_null,
+            block_times: block_times.into(),
+            non_null: non_null.into(),
             weighing,
         }
     }
 
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        let levels = |l: &Vec<Vec<u64>>| l.iter().map(|v| v.capacity() * 8).sum::<usize>();
+        let levels = |l: &[Buf<u64>]| l.iter().map(Buf::heap_bytes).sum::<usize>();
         levels(&self.max)
             + levels(&self.min)
-            + self.block_times.capacity() * 8
-            + self.non_null.capacity() * 4
+            + self.block_times.heap_bytes()
+            + self.non_null.heap_bytes()
             + match &self.weighing {
                 Weighing::Empty => 0,
-                Weighing::Dict { values, ticks } => values.capacity() * 8 + ticks.capacity() * 8,
-                Weighing::Sums { sums, heavy } => sums.capacity() * 24 + heavy.heap_bytes(),
+                Weighing::Dict { values, ticks } => values.capacity() * 8 + ticks.heap_bytes(),
+                Weighing::Sums { sums, heavy } => sums.heap_bytes() + heavy.heap_bytes(),
             }
     }
 
@@ -456,16 +460,16 @@ impl Pyramid {
 
 /// The pyramid levels above a first level: each entry combines `FANOUT` of the level below,
 /// up to a level of at most `FANOUT` entries.
-fn levels(first: Vec<u64>, combine: impl Fn(u64, u64) -> u64) -> Vec<Vec<u64>> {
-    let mut levels = vec![first];
+fn levels(first: Vec<u64>, combine: impl Fn(u64, u64) -> u64) -> Vec<Buf<u64>> {
+    let mut levels: Vec<Buf<u64>> = vec![first.into()];
     while let Some(last) = levels.last()
         && last.len() > FANOUT
     {
         let next = last
             .chunks(FANOUT)
             .map(|c| c.iter().copied().reduce(&combine).unwrap_or_default())
-            .collect();
-        levels.push(next);
+            .collect::<Vec<u64>>();
+        levels.push(next.into());
     }
     levels
 }
@@ -473,7 +477,7 @@ fn levels(first: Vec<u64>, combine: impl Fn(u64, u64) -> u64) -> Vec<Vec<u64>> {
 /// Folds the entries of `levels` covering points `[i, j)` with `combine`, reading the points
 /// at the ends with `scan` (at most 30).
 fn range_fold(
-    levels: &[Vec<u64>],
+    levels: &[Buf<u64>],
     i: usize,
     j: usize,
     none: u64,

@@ -181,7 +181,7 @@ impl Timeline {
             first_row: 0,
             fit_rows: false,
             cache: None,
-            comm_index: Arc::new(CommIndex::build(trace.store.comms())),
+            comm_index: CommIndex::of(&trace.store),
             hovered_comm: None,
             pinned_comm: None,
             breakdown_request: None,
