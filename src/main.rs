@@ -56,6 +56,7 @@ enum Command {
     Paramedir(cli::paramedir::Args),
     /// POP efficiency metrics of a trace or a scaling series (BSC modelfactors' layout).
     Pop(cli::pop::Args),
+    Export(cli::export::Args),
     Gen(cli::generate::Args),
 }
 
@@ -77,6 +78,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         Some(Command::Render(a)) => cli::render::run(&a),
         Some(Command::Paramedir(a)) => cli::paramedir::run(&a),
         Some(Command::Pop(a)) => cli::pop::run(&a),
+        Some(Command::Export(a)) => cli::export::run(&a),
         Some(Command::Gen(a)) => cli::generate::run(&a),
         None => {
             let source = args.trace.map_or(LoadSource::Demo, LoadSource::File);

@@ -15,6 +15,7 @@ mod hostile;
 mod legend;
 mod navigation;
 mod parallel_vs_naive;
+mod parquet_export;
 mod part_dialog;
 mod real_traces;
 mod render;

@@ -5,6 +5,7 @@
 
 pub mod breakdown;
 pub mod panel;
+pub mod parquet_export;
 pub mod scopes;
 pub mod source;
 pub mod stats;

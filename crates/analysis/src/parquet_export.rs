@@ -1,0 +1,499 @@
+//! A loaded trace as Parquet tables, for `DuckDB`, Polars, `DataFusion` or Spark.
+//!
+//! `DIR/states/`, `DIR/events/`, `DIR/comms/`, `DIR/objects/`, `DIR/labels/` and `DIR/trace/`
+//! (its duration and time unit) each hold one
+//! or more `part-NNNNN.parquet` files (Snappy pages). States and events are cut into row
+//! groups by time: the trace's duration is split into slices of about
+//! [`ParquetOptions::rows_per_group`] records each, and a slice's records (ordered by thread,
+//! then event type, then time) make one row group, so that a query on a time range reads only
+//! the row groups whose `time`/`begin` statistics overlap it. Files hold
+//! [`ParquetOptions::groups_per_file`] row groups and are written in parallel; messages are
+//! in logical send order. Memory stays at a row group per worker whatever the trace.
+//!
+//! Values are unsigned 64-bit (`UBIGINT` in `DuckDB`) as written in the trace; the null value
+//! (`N`, the `.pcf`'s `NULL_VALUE` sentinel) is SQL `NULL`; 0 stays 0. Objects are numbered
+//! as Paraver does (application, task, thread from 1); `row` is the 0-based timeline row.
+
+// Parquet has no unsigned physical types: u64 values are written as their bit pattern under
+// an unsigned logical type (readers give them back unsigned), and object numbers and CPUs as
+// INT32 (headers cap threads at 2^24; CPUs are numbered from 1).
+#![allow(clippy::cast_possible_wrap)]
+
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use parquet::basic::{Compression, Encoding};
+use parquet::data_type::{ByteArray, ByteArrayType, Int32Type, Int64Type};
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::parser::parse_message_type;
+use parquet::schema::types::ColumnPath;
+use parquet::schema::types::Type;
+use rayon::prelude::*;
+
+use prvscope_store::{Trace, TraceStore};
+
+/// How the tables are cut.
+#[derive(Debug, Clone, Copy)]
+pub struct ParquetOptions {
+    /// About this many records per row group (states and events).
+    pub rows_per_group: u64,
+    /// Row groups per file.
+    pub groups_per_file: usize,
+}
+
+impl Default for ParquetOptions {
+    fn default() -> Self {
+        ParquetOptions {
+            rows_per_group: 1 << 20,
+            groups_per_file: 4,
+        }
+    }
+}
+
+/// What was written: per table, its rows and files.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Exported {
+    pub tables: Vec<(&'static str, u64, usize)>,
+}
+
+const STATES: &str = "message states {
+  required int32 appl; required int32 task; required int32 thread; required int32 cpu;
+  required int64 begin (INTEGER(64,false)); required int64 end (INTEGER(64,false));
+  optional int64 state (INTEGER(64,false));
+}";
+const EVENTS: &str = "message events {
+  required int32 appl; required int32 task; required int32 thread; required int32 cpu;
+  required int64 time (INTEGER(64,false)); required int64 type (INTEGER(64,false));
+  optional int64 value (INTEGER(64,false));
+}";
+const COMMS: &str = "message comms {
+  required int32 send_appl; required int32 send_task; required int32 send_thread;
+  required int32 send_cpu;
+  required int32 recv_appl; required int32 recv_task; required int32 recv_thread;
+  required int32 recv_cpu;
+  required int64 logical_send (INTEGER(64,false)); required int64 physical_send (INTEGER(64,false));
+  required int64 logical_recv (INTEGER(64,false)); required int64 physical_recv (INTEGER(64,false));
+  required int64 size (INTEGER(64,false)); required int64 tag (INTEGER(64,false));
+}";
+const OBJECTS: &str = "message objects {
+  required int32 row; required int32 appl; required int32 task; required int32 thread;
+  required binary name (STRING); required boolean loaded;
+}";
+const TRACE: &str = "message trace {
+  required binary name (STRING); required int64 end_time (INTEGER(64,false));
+  required binary time_unit (STRING); required int32 threads;
+}";
+const LABELS: &str = "message labels {
+  required binary kind (STRING); optional int64 type (INTEGER(64,false));
+  optional int64 value (INTEGER(64,false)); required binary label (STRING);
+}";
+
+/// The columns of times, of every table.
+const TIME_COLUMNS: &[&str] = &[
+    "begin",
+    "end",
+    "time",
+    "logical_send",
+    "physical_send",
+    "logical_recv",
+    "physical_recv",
+];
+
+/// One column of a row group.
+enum Col {
+    I32(Vec<i32>),
+    U64(Vec<u64>),
+    /// An optional field: the null sentinel is written as null.
+    Opt(Vec<u64>),
+    Bool(Vec<bool>),
+    Text(Vec<String>),
+}
+
+/// A row group's columns, in schema order.
+type Group = Vec<Col>;
+
+fn io_err(e: impl std::fmt::Display) -> io::Error {
+    io::Error::other(e.to_string())
+}
+
+/// Writes `groups` (produced one at a time by `next`, `None` when done) to `path`.
+fn write_file(
+    path: &Path,
+    schema: &Arc<Type>,
+    null: u64,
+    mut next: impl FnMut() -> Option<Group>,
+) -> io::Result<u64> {
+    // Times are mostly distinct: a dictionary would be built and dropped for every page (a
+    // third of the export's time); they are delta-encoded instead (sorted per thread).
+    let mut props = WriterProperties::builder().set_compression(Compression::SNAPPY);
+    for time in TIME_COLUMNS {
+        let path = ColumnPath::from(*time);
+        props = props
+            .set_column_dictionary_enabled(path.clone(), false)
+            .set_column_encoding(path, Encoding::DELTA_BINARY_PACKED);
+    }
+    let props = Arc::new(props.build());
+    let file = File::create(path)?;
+    let mut w = SerializedFileWriter::new(file, Arc::clone(schema), props).map_err(io_err)?;
+    let mut rows = 0u64;
+    while let Some(group) = next() {
+        let n = match group.first() {
+            Some(Col::I32(v)) => v.len(),
+            Some(Col::U64(v) | Col::Opt(v)) => v.len(),
+            Some(Col::Bool(v)) => v.len(),
+            Some(Col::Text(v)) => v.len(),
+            None => 0,
+        };
+        if n == 0 {
+            continue;
+        }
+        rows += n as u64;
+        let mut rg = w.next_row_group().map_err(io_err)?;
+        let mut cols = group.into_iter();
+        while let Some(mut cw) = rg.next_column().map_err(io_err)? {
+            match cols.next() {
+                Some(Col::I32(v)) => cw.typed::<Int32Type>().write_batch(&v, None, None),
+                Some(Col::Opt(v)) => {
+                    let def: Vec<i16> = v.iter().map(|&x| i16::from(x != null)).collect();
+                    let present: Vec<i64> = v
+                        .iter()
+                        .filter(|&&x| x != null)
+                        .map(|&x| x as i64)
+                        .collect();
+                    cw.typed::<Int64Type>()
+                        .write_batch(&present, Some(&def), None)
+                }
+                Some(Col::U64(v)) => {
+                    let raw: Vec<i64> = v.iter().map(|&x| x as i64).collect();
+                    cw.typed::<Int64Type>().write_batch(&raw, None, None)
+                }
+                Some(Col::Bool(v)) => cw
+                    .typed::<parquet::data_type::BoolType>()
+                    .write_batch(&v, None, None),
+                Some(Col::Text(v)) => {
+                    let bytes: Vec<ByteArray> =
+                        v.iter().map(|s| ByteArray::from(s.as_str())).collect();
+                    cw.typed::<ByteArrayType>().write_batch(&bytes, None, None)
+                }
+                None => Err(parquet::errors::ParquetError::General(
+                    "fewer columns than the schema".into(),
+                )),
+            }
+            .map_err(io_err)?;
+            cw.close().map_err(io_err)?;
+        }
+        rg.close().map_err(io_err)?;
+    }
+    w.close().map_err(io_err)?;
+    Ok(rows)
+}
+
+/// (appl, task, thread), 1-based, of every row.
+fn objects(trace: &Trace) -> Vec<(i32, i32, i32)> {
+    let mut out = Vec::with_capacity(trace.header.thread_count());
+    for (a, app) in trace.header.applications.iter().enumerate() {
+        for (t, task) in app.tasks.iter().enumerate() {
+            for h in 0..task.threads {
+                out.push((a as i32 + 1, t as i32 + 1, h as i32 + 1));
+            }
+        }
+    }
+    out
+}
+
+/// The CPU a thread's records name at `time`.
+fn cpu_at(cpus: &[(u64, u32)], time: u64) -> i32 {
+    let k = cpus.partition_point(|&(t, _)| t <= time);
+    k.checked_sub(1)
+        .and_then(|k| cpus.get(k))
+        .map_or(0, |&(_, c)| c as i32)
+}
+
+/// The time slices of a table of `records` records over `[0, end]`.
+fn slices(records: u64, end: u64, per_group: u64) -> Vec<(u64, u64)> {
+    let n = records.div_ceil(per_group.max(1)).max(1);
+    let span = end.saturating_add(1);
+    (0..n)
+        .map(|k| {
+            let t0 = (u128::from(span) * u128::from(k) / u128::from(n)) as u64;
+            let t1 = if k + 1 == n {
+                u64::MAX
+            } else {
+                (u128::from(span) * u128::from(k + 1) / u128::from(n)) as u64
+            };
+            (t0, t1)
+        })
+        .collect()
+}
+
+/// Appends records `from..to` of a column, decoded by `read` (block by block).
+fn decode(read: impl Fn(usize, &mut [u64]) -> usize, from: usize, to: usize, out: &mut Vec<u64>) {
+    let start = out.len();
+    out.resize(start + (to - from), 0);
+    let mut done = 0;
+    while from + done < to {
+        let got = read(from + done, out.get_mut(start + done..).unwrap_or_default());
+        if got == 0 {
+            break;
+        }
+        done += got;
+    }
+    out.truncate(start + done);
+}
+
+/// The object and CPU columns of a table's rows.
+#[derive(Default)]
+struct Owners {
+    appl: Vec<i32>,
+    task: Vec<i32>,
+    thread: Vec<i32>,
+    cpu: Vec<i32>,
+}
+
+impl Owners {
+    /// Rows of `object` at `times`, on the CPU its records name then (a thread rarely
+    /// migrates: one lookup then).
+    fn extend(&mut self, object: (i32, i32, i32), cpus: &[(u64, u32)], times: &[u64]) {
+        let n = times.len();
+        self.appl.extend(std::iter::repeat_n(object.0, n));
+        self.task.extend(std::iter::repeat_n(object.1, n));
+        self.thread.extend(std::iter::repeat_n(object.2, n));
+        if cpus.len() <= 1 {
+            let only = cpus.first().map_or(0, |&(_, cpu)| cpu as i32);
+            self.cpu.extend(std::iter::repeat_n(only, n));
+        } else {
+            self.cpu.extend(times.iter().map(|&at| cpu_at(cpus, at)));
+        }
+    }
+
+    fn columns(self) -> Group {
+        vec![
+            Col::I32(self.appl),
+            Col::I32(self.task),
+            Col::I32(self.thread),
+            Col::I32(self.cpu),
+        ]
+    }
+}
+
+/// States that begin in `[t0, t1)`, by thread.
+fn states_group(store: &TraceStore, objs: &[(i32, i32, i32)], (t0, t1): (u64, u64)) -> Group {
+    let mut owners = Owners::default();
+    let (mut begin, mut end, mut value) = (Vec::new(), Vec::new(), Vec::new());
+    for (row, thread) in store.threads().iter().enumerate() {
+        let states = &thread.states;
+        let (from, to) = (states.begin.lower_bound(t0), states.begin.lower_bound(t1));
+        let at = begin.len();
+        decode(|i, out| states.begin.read(i, out), from, to, &mut begin);
+        decode(|i, out| states.end.read(i, out), from, to, &mut end);
+        decode(|i, out| states.value.read(i, out), from, to, &mut value);
+        let object = objs.get(row).copied().unwrap_or_default();
+        owners.extend(object, &thread.cpus, begin.get(at..).unwrap_or_default());
+    }
+    let mut group = owners.columns();
+    group.extend([Col::U64(begin), Col::U64(end), Col::Opt(value)]);
+    group
+}
+
+/// Events in `[t0, t1)`, by thread and type.
+fn events_group(store: &TraceStore, objs: &[(i32, i32, i32)], (t0, t1): (u64, u64)) -> Group {
+    let mut owners = Owners::default();
+    let (mut time, mut types, mut value) = (Vec::new(), Vec::new(), Vec::new());
+    for (row, thread) in store.threads().iter().enumerate() {
+        let object = objs.get(row).copied().unwrap_or_default();
+        for col in &thread.events {
+            let range = col.in_window(t0, t1);
+            let at = time.len();
+            let (from, to) = (range.start, range.end);
+            decode(|i, out| col.time.read(i, out), from, to, &mut time);
+            decode(|i, out| col.value.read(i, out), from, to, &mut value);
+            let times = time.get(at..).unwrap_or_default();
+            types.extend(std::iter::repeat_n(u64::from(col.ty), times.len()));
+            owners.extend(object, &thread.cpus, times);
+        }
+    }
+    let mut group = owners.columns();
+    group.extend([Col::U64(time), Col::U64(types), Col::Opt(value)]);
+    group
+}
+
+/// Writes the slices of one table into files of `groups_per_file` row groups, in parallel.
+fn sliced_table(
+    dir: &Path,
+    schema: &str,
+    null: u64,
+    slices: &[(u64, u64)],
+    options: ParquetOptions,
+    group: &(dyn Fn((u64, u64)) -> Group + Sync),
+) -> io::Result<(u64, usize)> {
+    std::fs::create_dir_all(dir)?;
+    // Files of an earlier export would be read with these: removed first.
+    for e in std::fs::read_dir(dir)?.flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "parquet") {
+            std::fs::remove_file(&p)?;
+        }
+    }
+    let schema = Arc::new(parse_message_type(schema).map_err(io_err)?);
+    let files: Vec<&[(u64, u64)]> = slices.chunks(options.groups_per_file.max(1)).collect();
+    let rows: Vec<u64> = files
+        .par_iter()
+        .enumerate()
+        .map(|(f, slices)| {
+            let mut it = slices.iter();
+            write_file(&part(dir, f), &schema, null, || {
+                it.next().map(|&s| group(s))
+            })
+        })
+        .collect::<io::Result<_>>()?;
+    Ok((rows.iter().sum(), files.len()))
+}
+
+fn part(dir: &Path, k: usize) -> PathBuf {
+    dir.join(format!("part-{k:05}.parquet"))
+}
+
+/// Writes `trace` (what was loaded of it) as Parquet tables under `dir` (see the module
+/// documentation).
+pub fn export(trace: &Trace, dir: &Path, options: ParquetOptions) -> io::Result<Exported> {
+    let store = &*trace.store;
+    let null = store.null_policy().sentinel;
+    let objs = objects(trace);
+    let end = trace.header.end_time.max(store.end_time());
+    let counts = store.counts();
+    let mut out = Exported::default();
+
+    // The three large tables are written at once (their files in parallel too).
+    let comms = store.comms();
+    let per = usize::try_from(options.rows_per_group)
+        .unwrap_or(usize::MAX)
+        .max(1);
+    let chunks: Vec<(u64, u64)> = (0..comms.len().div_ceil(per).max(1))
+        .map(|k| ((k * per) as u64, ((k + 1) * per).min(comms.len()) as u64))
+        .collect();
+    let obj = |row: u32| objs.get(row as usize).copied().unwrap_or((0, 0, 0));
+    let comms_group = |(from, to): (u64, u64)| {
+        let part = comms.get(from as usize..to as usize).unwrap_or_default();
+        let i32s =
+            |f: &dyn Fn(&prvscope_store::Comm) -> i32| Col::I32(part.iter().map(f).collect());
+        let u64s =
+            |f: &dyn Fn(&prvscope_store::Comm) -> u64| Col::U64(part.iter().map(f).collect());
+        vec![
+            i32s(&|c| obj(c.send_row).0),
+            i32s(&|c| obj(c.send_row).1),
+            i32s(&|c| obj(c.send_row).2),
+            i32s(&|c| c.send_cpu as i32),
+            i32s(&|c| obj(c.recv_row).0),
+            i32s(&|c| obj(c.recv_row).1),
+            i32s(&|c| obj(c.recv_row).2),
+            i32s(&|c| c.recv_cpu as i32),
+            u64s(&|c| c.lsend),
+            u64s(&|c| c.psend),
+            u64s(&|c| c.lrecv),
+            u64s(&|c| c.precv),
+            u64s(&|c| c.size),
+            u64s(&|c| c.tag),
+        ]
+    };
+    let state_slices = slices(counts.states, end, options.rows_per_group);
+    let event_slices = slices(counts.events, end, options.rows_per_group);
+    let (states, (events, comms)) = rayon::join(
+        || {
+            sliced_table(
+                &dir.join("states"),
+                STATES,
+                null,
+                &state_slices,
+                options,
+                &|sl| states_group(store, &objs, sl),
+            )
+        },
+        || {
+            rayon::join(
+                || {
+                    sliced_table(
+                        &dir.join("events"),
+                        EVENTS,
+                        null,
+                        &event_slices,
+                        options,
+                        &|sl| events_group(store, &objs, sl),
+                    )
+                },
+                || {
+                    sliced_table(
+                        &dir.join("comms"),
+                        COMMS,
+                        null,
+                        &chunks,
+                        options,
+                        &comms_group,
+                    )
+                },
+            )
+        },
+    );
+    for (name, result) in [("states", states), ("events", events), ("comms", comms)] {
+        let (rows, files) = result?;
+        out.tables.push((name, rows, files));
+    }
+
+    let one = [(0, 0)];
+    let (rows, files) = sliced_table(&dir.join("objects"), OBJECTS, null, &one, options, &|_| {
+        let rows = 0..objs.len();
+        vec![
+            Col::I32(rows.clone().map(|r| r as i32).collect()),
+            Col::I32(objs.iter().map(|o| o.0).collect()),
+            Col::I32(objs.iter().map(|o| o.1).collect()),
+            Col::I32(objs.iter().map(|o| o.2).collect()),
+            Col::Text(rows.clone().map(|r| trace.thread_name(r)).collect()),
+            Col::Bool(rows.map(|r| store.is_row_loaded(r)).collect()),
+        ]
+    })?;
+    out.tables.push(("objects", rows, files));
+
+    let (rows, files) = sliced_table(&dir.join("labels"), LABELS, null, &one, options, &|_| {
+        let (mut kind, mut ty, mut value, mut label) = (vec![], vec![], vec![], vec![]);
+        if let Some(pcf) = &trace.pcf {
+            for (&v, name) in &pcf.states {
+                kind.push("state".to_owned());
+                ty.push(null);
+                value.push(v);
+                label.push(name.clone());
+            }
+            for (&t, info) in &pcf.event_types {
+                kind.push("event_type".to_owned());
+                ty.push(u64::from(t));
+                value.push(null);
+                label.push(info.label.clone());
+                for (&v, name) in &info.values {
+                    kind.push("event_value".to_owned());
+                    ty.push(u64::from(t));
+                    value.push(v);
+                    label.push(name.clone());
+                }
+            }
+        }
+        vec![
+            Col::Text(kind),
+            Col::Opt(ty),
+            Col::Opt(value),
+            Col::Text(label),
+        ]
+    })?;
+    out.tables.push(("labels", rows, files));
+
+    let (rows, files) = sliced_table(&dir.join("trace"), TRACE, null, &one, options, &|_| {
+        vec![
+            Col::Text(vec![trace.path.display().to_string()]),
+            Col::U64(vec![trace.header.end_time]),
+            Col::Text(vec![trace.header.time_unit.as_str().to_owned()]),
+            Col::I32(vec![objs.len() as i32]),
+        ]
+    })?;
+    out.tables.push(("trace", rows, files));
+    Ok(out)
+}
