@@ -27,16 +27,7 @@ pub struct Args {
 /// Runs `info`.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let subset = args.part.subset();
-    let cache = args.part.cache.options();
-    if !args.part.skip_memory_check {
-        super::check_memory(
-            &args.trace,
-            &subset,
-            args.part.memory_budget,
-            cache.as_ref(),
-        )?;
-    }
-    let t = super::load_for_info(&args.trace, args.null, &subset, cache)?;
+    let t = args.part.load(&args.trace, args.null, &subset)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&info_json(&t))?);
     } else {

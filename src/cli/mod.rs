@@ -74,6 +74,16 @@ impl CacheArgs {
 }
 
 impl PartArgs {
+    /// Loads `subset` of `trace` through the store cache these options ask for, after the
+    /// memory check (unless skipped).
+    pub fn load(&self, trace: &Path, null: NullOverride, subset: &Subset) -> anyhow::Result<Trace> {
+        let cache = self.cache.options();
+        if !self.skip_memory_check {
+            check_memory(trace, subset, self.memory_budget, cache.as_ref())?;
+        }
+        Ok(load_for_info(trace, null, subset, cache)?)
+    }
+
     pub fn subset(&self) -> Subset {
         Subset {
             from: self.from,
@@ -109,11 +119,7 @@ impl WindowArgs {
         if !window_only {
             (subset.from, subset.to) = (None, None);
         }
-        let cache = part.cache.options();
-        if !part.skip_memory_check {
-            check_memory(trace, &subset, part.memory_budget, cache.as_ref())?;
-        }
-        let t = load_for_info(trace, self.null, &subset, cache)?;
+        let t = part.load(trace, self.null, &subset)?;
         let t0 = part.from.unwrap_or(0);
         let t1 = part.to.unwrap_or(t.header.end_time);
         anyhow::ensure!(t1 >= t0, "--to ({t1}) is before --from ({t0})");

@@ -53,13 +53,7 @@ fn assert_same_pictures(plain: &Trace, hit: &Trace) {
     let rows: Vec<usize> = (0..a.row_count()).collect();
     for (from, to) in [(0, end), (end / 3, end / 3 + end / 50 + 1)] {
         let edges: Vec<u64> = (0..=700u64).map(|k| from + k * (to - from) / 700).collect();
-        for mode in [
-            DrawMode::Dominant,
-            DrawMode::Average,
-            DrawMode::Maximum,
-            DrawMode::Minimum,
-            DrawMode::Last,
-        ] {
+        for mode in DrawMode::ALL {
             assert_eq!(
                 a.summarize_rows(&rows, &edges, mode),
                 b.summarize_rows(&rows, &edges, mode),

@@ -606,13 +606,7 @@ mod tests {
         let end = store.end_time();
         for (from, to) in [(0, end), (1000, 90_000), (1 << 33, (1 << 33) + 200_000)] {
             let edges: Vec<u64> = (0..=300u64).map(|k| from + k * (to - from) / 300).collect();
-            for mode in [
-                DrawMode::Dominant,
-                DrawMode::Average,
-                DrawMode::Maximum,
-                DrawMode::Minimum,
-                DrawMode::Last,
-            ] {
+            for mode in DrawMode::ALL {
                 assert_eq!(
                     a.summarize_rows(&[0, 1, 2], &edges, mode),
                     b.summarize_rows(&[0, 1, 2], &edges, mode),
