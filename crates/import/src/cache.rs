@@ -176,39 +176,94 @@ impl CachedLoad {
         None
     }
 
-    /// Will the parsed store be written?
-    pub(crate) fn wants_store(&self) -> bool {
-        self.target.is_some()
-    }
-
-    /// Writes the parsed store (unless the trace changed while it was read) and says so.
+    /// Writes the parsed store (unless the trace changed while it was read, or the caller
+    /// writes it later) and says so.
     pub(crate) fn finish(
         self,
         trace: &mut Trace,
-        body_report: Option<LoadReport>,
         compression: Compression,
         bytes_read: u64,
+        defer: bool,
     ) {
         trace.cache = self.report;
-        let (Some((opts, file, key)), Some(report)) = (self.target, body_report) else {
+        let Some((opts, file, key)) = self.target else {
             return;
         };
-        trace.cache.state = if trace.report.count(IssueKind::FileChanged) > 0 {
-            CacheState::NotWritten("the trace changed while it was read".into())
+        trace.cache.state = if defer {
+            CacheState::Pending
         } else {
-            let extra = Extra {
-                key,
-                compression,
-                bytes_read,
-                bytes_decoded: trace.stats.bytes_decoded,
-                report,
-            };
-            match write(&opts, &file, &trace.store, &extra) {
-                Ok(()) => CacheState::Built,
-                Err(why) => CacheState::NotWritten(why),
-            }
+            write_store(trace, &opts, &file, key, (compression, bytes_read))
         };
     }
+}
+
+/// The kinds of issues found in the side files, which are read again on every open (the
+/// cache keeps the body's).
+const SIDE_KINDS: [IssueKind; 4] = [
+    IssueKind::PcfLine,
+    IssueKind::RowLine,
+    IssueKind::SideFile,
+    IssueKind::SideFileMismatch,
+];
+
+/// What a load reported of the trace's body (its side files' issues left out).
+fn body_report(report: &LoadReport) -> LoadReport {
+    let mut out = LoadReport::default();
+    let examples: Vec<&Issue> = report
+        .examples()
+        .iter()
+        .filter(|i| !SIDE_KINDS.contains(&i.kind))
+        .collect();
+    for (kind, n) in report.counts().filter(|(k, _)| !SIDE_KINDS.contains(k)) {
+        let shown = examples.iter().filter(|i| i.kind == kind).count() as u64;
+        out.add_count(kind, n.saturating_sub(shown));
+    }
+    for issue in examples {
+        out.push(issue.clone());
+    }
+    out
+}
+
+fn write_store(
+    trace: &Trace,
+    opts: &CacheOptions,
+    file: &Path,
+    key: String,
+    (compression, bytes_read): (Compression, u64),
+) -> CacheState {
+    if trace.report.count(IssueKind::FileChanged) > 0 {
+        return CacheState::NotWritten("the trace changed while it was read".into());
+    }
+    let extra = Extra {
+        key,
+        compression,
+        bytes_read,
+        bytes_decoded: trace.stats.bytes_decoded,
+        report: body_report(&trace.report),
+    };
+    match write(opts, file, &trace.store, &extra) {
+        Ok(()) => CacheState::Built,
+        Err(why) => CacheState::NotWritten(why),
+    }
+}
+
+/// Writes the store of `trace`, loaded (and parsed) with `options`, to the cache, as a load
+/// with [`LoadOptions::defer_cache_write`] left to its caller: what the cache now holds.
+pub fn write_later(trace: &Trace, options: &LoadOptions) -> CacheState {
+    let Some(opts) = &options.cache else {
+        return CacheState::Off;
+    };
+    let Some(key) = key(&trace.path, trace.store.null_policy(), options) else {
+        return CacheState::NotWritten(format!("{} cannot be read", trace.path.display()));
+    };
+    let file = file_for(&opts.dir, &key);
+    write_store(
+        trace,
+        opts,
+        &file,
+        key,
+        (trace.stats.compression, trace.stats.bytes_read),
+    )
 }
 
 /// A trace whose store comes from the cache: the header is read again from the trace's first

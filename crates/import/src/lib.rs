@@ -54,6 +54,9 @@ pub struct LoadOptions {
     pub subset: Subset,
     /// The store cache to read the store from and write it to ([`cache`]); none by default.
     pub cache: Option<cache::CacheOptions>,
+    /// Leave the writing of a parsed store to the caller ([`cache::write_later`], for a
+    /// viewer that shows the trace first): the trace says [`cache::CacheState::Pending`].
+    pub defer_cache_write: bool,
 }
 
 impl Default for LoadOptions {
@@ -65,6 +68,7 @@ impl Default for LoadOptions {
             stream_block_bytes: source::STREAM_BLOCK,
             subset: Subset::default(),
             cache: None,
+            defer_cache_write: false,
         }
     }
 }
@@ -138,7 +142,6 @@ pub fn load(
         report,
         from_disk: true,
     };
-    let body_report = cached.wants_store().then(|| body.report.clone());
     let mut trace = into_trace(
         path,
         body,
@@ -148,7 +151,12 @@ pub fn load(
         (compression, bytes_read),
         started,
     );
-    cached.finish(&mut trace, body_report, compression, bytes_read);
+    cached.finish(
+        &mut trace,
+        compression,
+        bytes_read,
+        options.defer_cache_write,
+    );
     Ok(trace)
 }
 

@@ -51,6 +51,8 @@ pub enum CacheState {
     Hit,
     /// The trace was parsed and its store written to the cache file.
     Built,
+    /// The trace was parsed; its store is being written (by the caller, after the load).
+    Pending,
     /// The trace was parsed; the store could not be written (the reason).
     NotWritten(String),
 }
@@ -62,6 +64,7 @@ impl CacheState {
             CacheState::Off => "off",
             CacheState::Hit => "hit",
             CacheState::Built => "built",
+            CacheState::Pending => "pending",
             CacheState::NotWritten(_) => "not written",
         }
     }

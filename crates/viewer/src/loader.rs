@@ -160,6 +160,8 @@ fn load_job(
     let options = LoadOptions {
         null,
         subset: request.subset,
+        // The store is written once the trace is shown (App::write_cache_later).
+        defer_cache_write: request.cache.is_some(),
         cache: request.cache,
         ..LoadOptions::default()
     };

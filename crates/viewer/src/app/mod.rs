@@ -19,6 +19,8 @@ pub use navigate::{FindState, KEYS};
 mod panels;
 
 use std::path::PathBuf;
+
+use crate::jobs::Job;
 use std::sync::{Arc, Mutex};
 
 use egui::{RichText, Ui};
@@ -72,6 +74,9 @@ pub struct App {
     pub(crate) available_override: Option<u64>,
     /// The store cache every load of this window goes through.
     cache: Option<prvscope_import::cache::CacheOptions>,
+    /// The store of the trace just parsed, being written to the cache after it was shown:
+    /// (the trace's path, the job).
+    cache_write: Option<(PathBuf, Job<prvscope_import::cache::CacheState>)>,
     save_dialog: Option<(Export, FileDialog)>,
     /// File > Open configuration…: the dialog, then the cfg being computed.
     cfg_dialog: Option<FileDialog>,
@@ -146,6 +151,7 @@ impl App {
             skip_memory_check: request.skip_memory_check,
             available_override: request.available_override,
             cache: request.cache.clone(),
+            cache_write: None,
             save_dialog: None,
             cfg_dialog: None,
             cfg_library_dialog: None,
@@ -344,6 +350,52 @@ impl App {
         }
     }
 
+    /// Writes the store of a trace just parsed to the store cache on a background job, once
+    /// it is shown (writing a large store takes seconds the user need not wait for).
+    fn write_cache_later(&mut self, ctx: &egui::Context, trace: &Trace) {
+        if trace.cache.state != prvscope_import::cache::CacheState::Pending {
+            return;
+        }
+        let options = prvscope_import::LoadOptions {
+            null: self.null,
+            subset: trace
+                .part
+                .as_ref()
+                .map(|p| p.subset.clone())
+                .unwrap_or_default(),
+            cache: self.cache.clone(),
+            ..prvscope_import::LoadOptions::default()
+        };
+        let trace = trace.clone();
+        let path = trace.path.clone();
+        let job = Job::spawn(ctx, "store-cache", move |_| {
+            prvscope_import::cache::write_later(&trace, &options)
+        });
+        self.cache_write = Some((path, job));
+    }
+
+    /// Takes what the cache write says, for the trace it was for.
+    fn poll_cache_write(&mut self) {
+        let Some(state) = self.cache_write.as_mut().and_then(|(_, job)| job.poll()) else {
+            return;
+        };
+        let path = self.cache_write.take().map(|(p, _)| p);
+        if let Some(l) = self.loaded.as_mut()
+            && Some(&l.trace.path) == path.as_ref()
+        {
+            l.trace.cache.state = state;
+        }
+    }
+
+    /// Blocks until the store of the trace shown is in the cache, or could not be written
+    /// (tests).
+    pub fn wait_for_cache_write(&mut self) {
+        while self.cache_write.is_some() {
+            self.poll_cache_write();
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
     /// Blocks until the current load has finished (for tests and the command line).
     pub fn wait_for_load(&mut self, ctx: &egui::Context) {
         while self.loading.is_some() {
@@ -411,6 +463,7 @@ impl App {
                 }
                 self.show_report = !trace.report.is_empty();
                 self.scopes_forced = false;
+                self.write_cache_later(ctx, &trace);
                 let types = trace.store.event_types();
                 self.take_source_folders();
                 let scopes = ScopePanel::new(&trace, &self.settings.source_folders);
@@ -530,6 +583,7 @@ impl eframe::App for App {
         self.poll_loading(&ctx);
         self.poll_dialogs(&ctx);
         self.poll_cfg(&ctx);
+        self.poll_cache_write();
         self.handle_drops(&ctx);
         self.finish_png(&ctx);
         if self.loading.is_some() {

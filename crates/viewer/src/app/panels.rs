@@ -438,6 +438,9 @@ fn cache_note(c: &prvscope_store::cache::CacheReport) -> Option<String> {
             Some(format!("Store cache not written: {why}"))
         }
         (Some(why), _) => Some(format!("Store cache rebuilt: {why}")),
+        (None, prvscope_store::cache::CacheState::Pending) => {
+            Some("Writing the store cache…".to_owned())
+        }
         _ => None,
     }
 }
