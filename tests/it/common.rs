@@ -96,6 +96,18 @@ pub fn generated_16_threads_of(name: &str, bytes: u64) -> PathBuf {
     path
 }
 
+/// Runs `cmd`, fails the test with its standard error unless it succeeds, and gives its
+/// standard output.
+pub fn stdout_of(cmd: &mut std::process::Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// A fresh temporary directory under the target directory.
 pub fn temp_dir(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);

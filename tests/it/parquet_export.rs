@@ -191,24 +191,17 @@ fn duckdb_gives_the_state_times_of_stats() {
     let prime = root.join("extrae_mpi_prime16/prime_v0.prv");
     let dir = common::temp_dir("parquet-prime");
     let bin = env!("CARGO_BIN_EXE_prvscope");
-    let export = Command::new(bin)
-        .args(["export", "--no-cache", "--parquet"])
-        .arg(&dir)
-        .arg(&prime)
-        .output()
-        .unwrap();
-    assert!(
-        export.status.success(),
-        "{}",
-        String::from_utf8_lossy(&export.stderr)
+    common::stdout_of(
+        Command::new(bin)
+            .args(["export", "--no-cache", "--parquet"])
+            .arg(&dir)
+            .arg(&prime),
     );
-    let stats = Command::new(bin)
-        .args(["stats", "--csv", "--no-cache"])
-        .arg(&prime)
-        .output()
-        .unwrap();
-    assert!(stats.status.success());
-    let stats = String::from_utf8(stats.stdout).unwrap();
+    let stats = common::stdout_of(
+        Command::new(bin)
+            .args(["stats", "--csv", "--no-cache"])
+            .arg(&prime),
+    );
     let mut lines = stats.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     let mut expect = BTreeMap::new();
@@ -226,18 +219,13 @@ fn duckdb_gives_the_state_times_of_stats() {
         "import duckdb, sys\nfor r in duckdb.sql(open({:?}).read()).fetchall():\n    print(f'{{r[0]}}\\t{{r[1]}}\\t{{r[2]}}')",
         sql.display().to_string()
     );
-    let out = Command::new(&python)
-        .args(["-c", &script])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = common::stdout_of(
+        Command::new(&python)
+            .args(["-c", &script])
+            .current_dir(&dir),
     );
     let mut got = BTreeMap::new();
-    for line in String::from_utf8(out.stdout).unwrap().lines() {
+    for line in out.lines() {
         let f: Vec<&str> = line.split('\t').collect();
         got.insert(
             (f[0].to_owned(), f[1].to_owned()),

@@ -328,19 +328,14 @@ fn info_says_built_hit_or_off() {
     let path = common::generated_16_threads_of("store-cache-cli", 1 << 20);
     let dir = common::temp_dir("store-cache-cli-dir");
     let info = |extra: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_prvscope"))
-            .args(["info", "--json", "--cache-dir"])
-            .arg(&dir)
-            .args(extra)
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = common::stdout_of(
+            Command::new(env!("CARGO_BIN_EXE_prvscope"))
+                .args(["info", "--json", "--cache-dir"])
+                .arg(&dir)
+                .args(extra)
+                .arg(&path),
         );
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
     };
     assert_eq!(info(&["--no-cache"])["cache"], "off");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);

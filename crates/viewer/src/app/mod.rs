@@ -376,8 +376,16 @@ impl App {
 
     /// Takes what the cache write says, for the trace it was for.
     fn poll_cache_write(&mut self) {
-        let Some(state) = self.cache_write.as_mut().and_then(|(_, job)| job.poll()) else {
+        let Some((_, job)) = self.cache_write.as_mut() else {
             return;
+        };
+        let state = match job.poll() {
+            Some(state) => state,
+            // The writer stopped without a result (it panicked): said, not waited for.
+            None if !job.is_running() => prvscope_import::cache::CacheState::NotWritten(
+                "the writer stopped unexpectedly".into(),
+            ),
+            None => return,
         };
         let path = self.cache_write.take().map(|(p, _)| p);
         if let Some(l) = self.loaded.as_mut()
