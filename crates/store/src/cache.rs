@@ -29,7 +29,6 @@ use rayon::prelude::*;
 use crate::columns::persist::Sink;
 use crate::columns::{Buf, Mapped};
 use crate::comm_index::CommIndex;
-use crate::signal::{SignalSpec, ViewSignals};
 use crate::{
     Comm, EventColumn, NullPolicy, RecordCounts, StateColumns, ThreadData, TimeColumn, TraceStore,
     ValueColumn,
@@ -90,6 +89,9 @@ pub enum CacheError {
     #[error("corrupt cache: {0}")]
     Corrupt(String),
 }
+
+mod convert;
+pub use convert::Converter;
 
 fn corrupt(why: impl Into<String>) -> CacheError {
     CacheError::Corrupt(why.into())
@@ -168,15 +170,39 @@ impl<'a> Dec<'a> {
 }
 
 /// The file being written: arrays aligned to 8, each section's CRC computed as it goes.
-struct Writer {
+pub(crate) struct Writer {
     out: BufWriter<File>,
     pos: u64,
     section_start: u64,
     crc: crc32fast::Hasher,
     sections: Vec<(u64, u64, u32)>,
+    /// Maps of what is already written of this file (see [`convert`]): an array read from
+    /// one of them is in the file already and is referenced where it is, not written again.
+    own: Vec<Mapped>,
 }
 
 impl Writer {
+    /// A new file at `tmp` (readable too, so that what is written can be mapped), its header
+    /// left blank until [`Writer::finish`].
+    fn create(tmp: &Path) -> io::Result<Self> {
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(tmp)?;
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        out.write_all(&[0u8; HEADER])?;
+        Ok(Writer {
+            out,
+            pos: HEADER as u64,
+            section_start: HEADER as u64,
+            crc: crc32fast::Hasher::new(),
+            sections: Vec::new(),
+            own: Vec::new(),
+        })
+    }
+
     fn write(&mut self, b: &[u8]) -> io::Result<()> {
         self.out.write_all(b)?;
         self.crc.update(b);
@@ -190,6 +216,79 @@ impl Writer {
             .push((self.section_start, self.pos - self.section_start, crc));
         self.section_start = self.pos;
     }
+
+    /// Pads to 8 bytes: where the next array starts.
+    fn align(&mut self) -> io::Result<u64> {
+        let pad = self.pos.next_multiple_of(8) - self.pos;
+        self.write(&[0u8; 8][..pad as usize])?;
+        Ok(self.pos)
+    }
+
+    /// The offset of `bytes` in this file, when they are read from a map of it.
+    fn in_place(&self, bytes: &[u8]) -> Option<u64> {
+        if bytes.is_empty() {
+            return None;
+        }
+        let p = bytes.as_ptr() as usize;
+        self.own.iter().find_map(|m| {
+            let base = m.as_ptr() as usize;
+            (p >= base && p + bytes.len() <= base + m.len()).then(|| (p - base) as u64)
+        })
+    }
+
+    /// Maps what is written so far (whole sections: call after [`Writer::close_section`]).
+    fn map_written(&mut self) -> io::Result<Mapped> {
+        self.out.flush()?;
+        #[allow(unsafe_code)]
+        // SAFETY: read-only map of bytes this writer wrote and never changes: the file only
+        // grows past them, and it is private to this writer until it is renamed into place.
+        let map = unsafe {
+            memmap2::MmapOptions::new()
+                .len(usize::try_from(self.pos).map_err(io::Error::other)?)
+                .map(self.out.get_ref())?
+        };
+        let map = Arc::new(map);
+        self.own.push(Arc::clone(&map));
+        Ok(map)
+    }
+
+    /// Writes the `meta` and `extra` sections, the directory and the header, and syncs.
+    /// Returns the file's length.
+    fn finish(mut self, meta: &Enc, extra: &[u8]) -> io::Result<u64> {
+        self.write(&meta.0)?;
+        self.close_section();
+        self.write(extra)?;
+        self.close_section();
+        let mut dir = Enc::default();
+        dir.u32(self.sections.len() as u32);
+        for &(at, len, crc) in &self.sections {
+            dir.u64(at);
+            dir.u64(len);
+            dir.u32(crc);
+        }
+        let dir_at = self.pos;
+        self.out.write_all(&dir.0)?;
+        let file_len = dir_at + dir.0.len() as u64;
+        let mut head = Enc::default();
+        head.0.extend_from_slice(MAGIC);
+        head.u32(FORMAT_VERSION);
+        head.u32(0);
+        head.u64(dir_at);
+        head.u64(dir.0.len() as u64);
+        head.u32(crc32fast::hash(&dir.0));
+        head.u32(0);
+        head.u64(file_len);
+        head.0.resize(HEADER, 0);
+        self.own.clear();
+        let mut file = self
+            .out
+            .into_inner()
+            .map_err(io::IntoInnerError::into_error)?;
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(&head.0)?;
+        file.sync_all()?;
+        Ok(file_len)
+    }
 }
 
 impl Sink for Writer {
@@ -198,18 +297,24 @@ impl Sink for Writer {
     }
 
     fn array(&mut self, bytes: &[u8]) -> io::Result<u64> {
-        let pad = self.pos.next_multiple_of(8) - self.pos;
-        self.write(&[0u8; 8][..pad as usize])?;
-        let at = self.pos;
+        if let Some(at) = self.in_place(bytes) {
+            return Ok(at);
+        }
+        let at = self.align()?;
         self.write(bytes)?;
         Ok(at)
     }
 }
 
+/// The temporary name a cache file is written under before it is renamed to `path`.
+fn temporary(path: &Path) -> PathBuf {
+    path.with_extension(format!("tmp{}", std::process::id()))
+}
+
 /// Writes `store` and the caller's `extra` bytes to `path`: to a new file beside it first,
 /// synced, then renamed over `path`. Returns the file's size.
 pub fn write(store: &Arc<TraceStore>, extra: &[u8], path: &Path) -> io::Result<u64> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let tmp = temporary(path);
     let result = write_new(store, extra, &tmp).and_then(|n| {
         std::fs::rename(&tmp, path)?;
         Ok(n)
@@ -221,57 +326,55 @@ pub fn write(store: &Arc<TraceStore>, extra: &[u8], path: &Path) -> io::Result<u
 }
 
 fn write_new(store: &Arc<TraceStore>, extra: &[u8], tmp: &Path) -> io::Result<u64> {
-    let file = File::create(tmp)?;
-    let mut w = Writer {
-        out: BufWriter::with_capacity(1 << 20, file),
-        pos: 0,
-        section_start: HEADER as u64,
-        crc: crc32fast::Hasher::new(),
-        sections: Vec::new(),
-    };
-    w.out.write_all(&[0u8; HEADER])?;
-    w.pos = HEADER as u64;
+    let mut w = Writer::create(tmp)?;
     let mut meta = Enc::default();
+    write_body(store, &mut w, &mut meta)?;
+    w.finish(&meta, extra)
+}
+
+/// One thread's arrays (a section) and their description.
+fn persist_thread(t: &ThreadData, w: &mut Writer, meta: &mut Enc) -> io::Result<()> {
+    let s = &t.states;
+    s.begin.persist(w, meta)?;
+    s.end.persist(w, meta)?;
+    s.value.persist(w, meta)?;
+    meta.u8(u8::from(s.ends_sorted));
+    meta.u32(t.events.len() as u32);
+    for e in &t.events {
+        meta.u32(e.ty);
+        e.time.persist(w, meta)?;
+        e.value.persist(w, meta)?;
+    }
+    meta.u32(t.cpus.len() as u32);
+    for &(time, cpu) in &t.cpus {
+        meta.u64(time);
+        meta.u32(cpu);
+    }
+    w.close_section();
+    Ok(())
+}
+
+/// Everything of `store` but the tail of `meta` ([`write_tail`]'s part is written last).
+fn write_body(store: &Arc<TraceStore>, w: &mut Writer, meta: &mut Enc) -> io::Result<()> {
     meta.u32(store.threads.len() as u32);
     for t in &store.threads {
-        let s = &t.states;
-        s.begin.persist(&mut w, &mut meta)?;
-        s.end.persist(&mut w, &mut meta)?;
-        s.value.persist(&mut w, &mut meta)?;
-        meta.u8(u8::from(s.ends_sorted));
-        meta.u32(t.events.len() as u32);
-        for e in &t.events {
-            meta.u32(e.ty);
-            e.time.persist(&mut w, &mut meta)?;
-            e.value.persist(&mut w, &mut meta)?;
-        }
-        meta.u32(t.cpus.len() as u32);
-        for &(time, cpu) in &t.cpus {
-            meta.u64(time);
-            meta.u32(cpu);
-        }
-        w.close_section();
+        persist_thread(t, w, meta)?;
     }
     let at = w.array(bytemuck::cast_slice(&store.comms))?;
     meta.u64(at);
     meta.u64(store.comms.len() as u64);
     w.close_section();
-    // The first view and the messages' index, so that a re-opened trace draws at once.
-    let view = (store.counts.states > 0).then(|| {
-        ViewSignals::build(
-            Arc::clone(store),
-            SignalSpec::States,
-            store.policy.zero_is_null,
-        )
-    });
-    meta.u8(u8::from(view.is_some()));
-    if let Some(v) = &view {
-        v.persist(&mut w, &mut meta)?;
+    // The first view and the messages' index, so that a re-opened trace draws at once. The
+    // view is built and written a few rows at a time: its memory is that of a few rows.
+    let view = store.counts.states > 0;
+    meta.u8(u8::from(view));
+    if view {
+        crate::signal::persist_states_view(store, store.policy.zero_is_null, w, meta)?;
     }
     let index = (!store.comms.is_empty()).then(|| CommIndex::build(&store.comms));
     meta.u8(u8::from(index.is_some()));
     if let Some(i) = &index {
-        i.persist(&mut w, &mut meta)?;
+        i.persist(w, meta)?;
     }
     w.close_section();
     meta.u64(store.policy.sentinel);
@@ -287,35 +390,7 @@ fn write_new(store: &Arc<TraceStore>, extra: &[u8], tmp: &Path) -> io::Result<u6
             .map(|&l| u8::from(l))
             .collect::<Vec<_>>(),
     );
-    w.write(&meta.0)?;
-    w.close_section();
-    w.write(extra)?;
-    w.close_section();
-    let mut dir = Enc::default();
-    dir.u32(w.sections.len() as u32);
-    for &(at, len, crc) in &w.sections {
-        dir.u64(at);
-        dir.u64(len);
-        dir.u32(crc);
-    }
-    let dir_at = w.pos;
-    w.out.write_all(&dir.0)?;
-    let file_len = dir_at + dir.0.len() as u64;
-    let mut head = Enc::default();
-    head.0.extend_from_slice(MAGIC);
-    head.u32(FORMAT_VERSION);
-    head.u32(0);
-    head.u64(dir_at);
-    head.u64(dir.0.len() as u64);
-    head.u32(crc32fast::hash(&dir.0));
-    head.u32(0);
-    head.u64(file_len);
-    head.0.resize(HEADER, 0);
-    let mut file = w.out.into_inner().map_err(io::IntoInnerError::into_error)?;
-    file.seek(SeekFrom::Start(0))?;
-    file.write_all(&head.0)?;
-    file.sync_all()?;
-    Ok(file_len)
+    Ok(())
 }
 
 /// A store read back from a cache file, with the caller's extra bytes.
@@ -404,46 +479,51 @@ pub fn open(path: &Path) -> Result<Opened, CacheError> {
     })
 }
 
+/// A thread as [`persist_thread`] described it.
+fn restore_thread(d: &mut Dec<'_>, map: &Mapped) -> Option<ThreadData> {
+    let begin = TimeColumn::restore(d, map)?;
+    let end = TimeColumn::restore(d, map)?;
+    let value = ValueColumn::restore(d, map)?;
+    let ends_sorted = d.u8()? != 0;
+    if begin.len() != end.len() || begin.len() != value.len() {
+        return None;
+    }
+    let k = d.u32()? as usize;
+    let mut events = Vec::with_capacity(k.min(d.remaining()));
+    for _ in 0..k {
+        let ty = d.u32()?;
+        let time = TimeColumn::restore(d, map)?;
+        let value = ValueColumn::restore(d, map)?;
+        if time.len() != value.len() {
+            return None;
+        }
+        events.push(EventColumn { ty, time, value });
+    }
+    if !events.windows(2).all(|w| w[0].ty < w[1].ty) {
+        return None;
+    }
+    let c = d.u32()? as usize;
+    let mut cpus = Vec::with_capacity(c.min(d.remaining()));
+    for _ in 0..c {
+        cpus.push((d.u64()?, d.u32()?));
+    }
+    Some(ThreadData {
+        states: StateColumns {
+            begin,
+            end,
+            value,
+            ends_sorted,
+        },
+        events,
+        cpus,
+    })
+}
+
 fn restore(d: &mut Dec<'_>, map: &Mapped) -> Option<TraceStore> {
     let n = d.u32()? as usize;
     let mut threads = Vec::with_capacity(n.min(d.remaining()));
     for _ in 0..n {
-        let begin = TimeColumn::restore(d, map)?;
-        let end = TimeColumn::restore(d, map)?;
-        let value = ValueColumn::restore(d, map)?;
-        let ends_sorted = d.u8()? != 0;
-        if begin.len() != end.len() || begin.len() != value.len() {
-            return None;
-        }
-        let k = d.u32()? as usize;
-        let mut events = Vec::with_capacity(k.min(d.remaining()));
-        for _ in 0..k {
-            let ty = d.u32()?;
-            let time = TimeColumn::restore(d, map)?;
-            let value = ValueColumn::restore(d, map)?;
-            if time.len() != value.len() {
-                return None;
-            }
-            events.push(EventColumn { ty, time, value });
-        }
-        if !events.windows(2).all(|w| w[0].ty < w[1].ty) {
-            return None;
-        }
-        let c = d.u32()? as usize;
-        let mut cpus = Vec::with_capacity(c.min(d.remaining()));
-        for _ in 0..c {
-            cpus.push((d.u64()?, d.u32()?));
-        }
-        threads.push(ThreadData {
-            states: StateColumns {
-                begin,
-                end,
-                value,
-                ends_sorted,
-            },
-            events,
-            cpus,
-        });
+        threads.push(restore_thread(d, map)?);
     }
     let at = usize::try_from(d.u64()?).ok()?;
     let len = usize::try_from(d.u64()?).ok()?;
@@ -512,6 +592,7 @@ pub fn looks_whole(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::signal::{SignalSpec, ViewSignals};
     use crate::summary::DrawMode;
 
     /// A store whose rows exercise every kind of pyramid: many distinct state values (the
@@ -558,7 +639,7 @@ mod tests {
                 cpus: vec![(0, row as u32 + 1)],
             });
         }
-        let comms = (0..2000u64)
+        let comms: Vec<Comm> = (0..2000u64)
             .map(|i| Comm {
                 send_row: (i % 3) as u32,
                 recv_row: ((i + 1) % 3) as u32,

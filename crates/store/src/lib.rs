@@ -228,11 +228,12 @@ impl TraceStore {
     /// Assembles a store. `threads` are in row order; `comms` must be sorted by `lsend`.
     pub fn new(
         threads: Vec<ThreadData>,
-        comms: Vec<Comm>,
+        comms: impl Into<columns::Buf<Comm>>,
         policy: NullPolicy,
         null_values: u64,
         end_time: u64,
     ) -> Self {
+        let comms: columns::Buf<Comm> = comms.into();
         let counts = RecordCounts {
             states: threads.iter().map(|t| t.states.len() as u64).sum(),
             events: threads.iter().map(|t| t.event_count() as u64).sum(),
@@ -242,7 +243,7 @@ impl TraceStore {
         debug_assert!(comms.windows(2).all(|w| w[0].lsend <= w[1].lsend));
         TraceStore {
             threads,
-            comms: comms.into(),
+            comms,
             policy,
             counts,
             end_time,

@@ -23,7 +23,7 @@ use super::{ThreadData, TraceStore};
 use prvscope_format::catalog::MPI_CALL_TYPES;
 
 mod prebuilt;
-pub(crate) use prebuilt::{PrebuiltView, restore as restore_view};
+pub(crate) use prebuilt::{PrebuiltView, persist_states_view, restore as restore_view};
 
 /// Which records a view reads.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -204,31 +204,7 @@ impl ViewSignals {
             .threads()
             .par_iter()
             .enumerate()
-            .map(|(r, thread)| {
-                let source = match &spec {
-                    SignalSpec::States => state_points(thread, sentinel, zero_is_null),
-                    SignalSpec::Events(types) => {
-                        event_points(thread, types, sentinel, zero_is_null)
-                    }
-                    SignalSpec::Custom(c) => match c.0.rows.get(r) {
-                        Some((times, values)) if !times.is_empty() => Source::Owned {
-                            time: TimeColumn::from_times(times),
-                            value: ValueColumn::from_values(values, sentinel),
-                        },
-                        _ => Source::Empty,
-                    },
-                };
-                let row = RowSignal {
-                    source,
-                    pyramid: Pyramid::default(),
-                };
-                let (pyramid, values) = {
-                    let steps = steps_of(&row, thread, sentinel);
-                    let values = distinct_values(steps.value, sentinel);
-                    (Pyramid::build(&steps), values)
-                };
-                (RowSignal { pyramid, ..row }, values)
-            })
+            .map(|(r, thread)| build_row(r, thread, &spec, sentinel, zero_is_null))
             .collect();
         let mut values = BTreeSet::new();
         let mut rows = Vec::with_capacity(built.len());
@@ -422,6 +398,37 @@ impl ViewSignals {
 /// The columns of a row without points.
 pub(crate) static EMPTY: std::sync::LazyLock<(TimeColumn, ValueColumn)> =
     std::sync::LazyLock::new(|| (TimeColumn::default(), ValueColumn::default()));
+
+/// Row `r` of view `spec` (thread `thread`'s), with its pyramid and its distinct values.
+pub(crate) fn build_row(
+    r: usize,
+    thread: &ThreadData,
+    spec: &SignalSpec,
+    sentinel: u64,
+    zero_is_null: bool,
+) -> (RowSignal, BTreeSet<u64>) {
+    let source = match spec {
+        SignalSpec::States => state_points(thread, sentinel, zero_is_null),
+        SignalSpec::Events(types) => event_points(thread, types, sentinel, zero_is_null),
+        SignalSpec::Custom(c) => match c.0.rows.get(r) {
+            Some((times, values)) if !times.is_empty() => Source::Owned {
+                time: TimeColumn::from_times(times),
+                value: ValueColumn::from_values(values, sentinel),
+            },
+            _ => Source::Empty,
+        },
+    };
+    let row = RowSignal {
+        source,
+        pyramid: Pyramid::default(),
+    };
+    let (pyramid, values) = {
+        let steps = steps_of(&row, thread, sentinel);
+        let values = distinct_values(steps.value, sentinel);
+        (Pyramid::build(&steps), values)
+    };
+    (RowSignal { pyramid, ..row }, values)
+}
 
 fn steps_of<'a>(row: &'a RowSignal, thread: &'a ThreadData, sentinel: u64) -> Steps<'a> {
     let (empty_time, empty_value) = (&EMPTY.0, &EMPTY.1);

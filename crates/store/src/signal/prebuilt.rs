@@ -5,6 +5,8 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use super::{RowSignal, SignalSpec, Source, ViewSignals};
 use crate::TraceStore;
 use crate::cache::{Dec, Enc};
@@ -55,33 +57,55 @@ impl ViewSignals {
             zero_is_null,
         })
     }
+}
 
-    /// Writes a State view for the cache file.
-    pub(crate) fn persist(&self, sink: &mut impl Sink, enc: &mut Enc) -> std::io::Result<()> {
-        enc.u8(u8::from(self.zero_is_null));
-        enc.u64(self.values.len() as u64);
-        for &v in &self.values {
-            enc.u64(v);
-        }
-        enc.u32(self.rows.len() as u32);
-        for row in &self.rows {
+/// Builds the State view of `store` and writes it for the cache file, a few rows at a time
+/// (built in parallel, written in order), so that its memory is that of a few rows, not of
+/// the view.
+pub(crate) fn persist_states_view(
+    store: &Arc<TraceStore>,
+    zero_is_null: bool,
+    sink: &mut impl Sink,
+    enc: &mut Enc,
+) -> std::io::Result<()> {
+    let sentinel = store.null_policy().sentinel;
+    let spec = SignalSpec::States;
+    let mut values = BTreeSet::new();
+    let mut rows = Enc::default();
+    let step = 4 * rayon::current_num_threads().max(1);
+    let threads = store.threads();
+    for (k, group) in threads.chunks(step).enumerate() {
+        let built: Vec<(RowSignal, BTreeSet<u64>)> = group
+            .par_iter()
+            .enumerate()
+            .map(|(i, t)| super::build_row(k * step + i, t, &spec, sentinel, zero_is_null))
+            .collect();
+        for (row, v) in built {
+            values.extend(v);
             match &row.source {
-                Source::Empty => enc.u8(0),
+                Source::Empty => rows.u8(0),
                 Source::Event(i) => {
-                    enc.u8(1);
-                    enc.u32(*i as u32);
+                    rows.u8(1);
+                    rows.u32(*i as u32);
                 }
                 Source::Owned { time, value } => {
-                    enc.u8(2);
-                    time.persist(sink, enc)?;
-                    value.persist(sink, enc)?;
+                    rows.u8(2);
+                    time.persist(sink, &mut rows)?;
+                    value.persist(sink, &mut rows)?;
                 }
             }
-            row.pyramid.persist(sink, enc)?;
+            row.pyramid.persist(sink, &mut rows)?;
             sink.end_section();
         }
-        Ok(())
     }
+    enc.u8(u8::from(zero_is_null));
+    enc.u64(values.len() as u64);
+    for &v in &values {
+        enc.u64(v);
+    }
+    enc.u32(threads.len() as u32);
+    enc.0.extend_from_slice(&rows.0);
+    Ok(())
 }
 
 /// Reads a view back for a store of `threads` rows whose sentinel is `sentinel`; `None` when
