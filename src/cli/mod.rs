@@ -58,6 +58,10 @@ pub struct CacheArgs {
     /// removed first).
     #[arg(long, value_parser = parse_size)]
     pub cache_limit: Option<u64>,
+    /// Convert the trace into the store cache in batches that fit in memory, then open it
+    /// from there (done without asking when the whole trace does not fit in memory).
+    #[arg(long)]
+    pub convert: bool,
 }
 
 impl CacheArgs {
@@ -77,11 +81,8 @@ impl PartArgs {
     /// Loads `subset` of `trace` through the store cache these options ask for, after the
     /// memory check (unless skipped).
     pub fn load(&self, trace: &Path, null: NullOverride, subset: &Subset) -> anyhow::Result<Trace> {
-        let cache = self.cache.options();
-        if !self.skip_memory_check {
-            check_memory(trace, subset, self.memory_budget, cache.as_ref())?;
-        }
-        Ok(load_for_info(trace, null, subset, cache)?)
+        let budget = (!self.skip_memory_check).then_some(self.memory_budget);
+        load_checked(trace, null, subset, &self.cache, budget)
     }
 
     pub fn subset(&self) -> Subset {
@@ -151,31 +152,80 @@ pub fn load_for_info(
 /// be loaded instead (the operating system would otherwise kill the process mid-way).
 /// `budget` replaces the memory the machine has available. A trace whose store the cache
 /// holds needs no check: it is mapped, not parsed.
+/// Loads `subset` of `path` through the store cache `cache` asks for, after the memory check
+/// unless `check` is `None` (`Some(budget)`: check, against `budget` instead of the memory
+/// available when given); converts it instead when asked to or when the whole trace does not
+/// fit.
+pub fn load_checked(
+    path: &Path,
+    null: NullOverride,
+    subset: &Subset,
+    cache: &CacheArgs,
+    check: Option<Option<u64>>,
+) -> anyhow::Result<Trace> {
+    let options = cache.options();
+    let fit = match check {
+        Some(budget) => check_memory(path, subset, budget, options.as_ref())?,
+        None => Fit::Load,
+    };
+    if cache.convert || fit == Fit::Convert {
+        let opts = LoadOptions {
+            null,
+            subset: subset.clone(),
+            cache: options,
+            ..LoadOptions::default()
+        };
+        return Ok(trace::convert::convert(path, &opts, None, None)?);
+    }
+    Ok(load_for_info(path, null, subset, options)?)
+}
+
+/// What the memory check decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fit {
+    /// Load it (it fits, or it is in the store cache already).
+    Load,
+    /// Convert it into the store cache a batch at a time: the whole trace does not fit.
+    Convert,
+}
+
+/// Checks that `subset` of `path` fits in memory (in `budget` bytes when given). A whole
+/// trace that does not fit is converted when there is a store cache to convert it into;
+/// otherwise (and for a part that does not fit) the error says what can be done.
 pub fn check_memory(
     path: &Path,
     subset: &Subset,
     budget: Option<u64>,
     cache: Option<&CacheOptions>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Fit> {
     if let Some(c) = cache
         && trace::cache::is_cached(path, subset, c)
     {
-        return Ok(());
+        return Ok(Fit::Load);
     }
     let Ok(mut e) = trace::estimate::estimate(path) else {
         // The load reports why the file cannot be read.
-        return Ok(());
+        return Ok(Fit::Load);
     };
     if budget.is_some() {
         e.available_bytes = budget;
     }
     let Some(available) = e.available_bytes else {
-        return Ok(());
+        return Ok(Fit::Load);
     };
     if subset.is_whole() {
+        if e.too_large() && cache.is_some() {
+            eprintln!(
+                "prvscope: {}: the whole trace needs about {} of memory and {} is available: converting it into the store cache a batch at a time (once; later opens read the cache)",
+                path.display(),
+                prvscope_format::units::human_bytes(e.whole_bytes),
+                prvscope_format::units::human_bytes(available)
+            );
+            return Ok(Fit::Convert);
+        }
         anyhow::ensure!(
             !e.too_large(),
-            "{} Use --from/--to and --threads for that, or --skip-memory-check to load it all anyway.",
+            "{} Use --from/--to and --threads for that, leave out --no-cache to convert it into the store cache a batch at a time, or --skip-memory-check to load it all anyway.",
             e.advice(path)
         );
     } else {
@@ -188,7 +238,7 @@ pub fn check_memory(
             prvscope_format::units::human_bytes(available)
         );
     }
-    Ok(())
+    Ok(Fit::Load)
 }
 
 /// Prints the load report's warnings on standard error.

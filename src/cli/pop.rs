@@ -27,11 +27,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let mut runs = Vec::with_capacity(args.traces.len());
     for path in &args.traces {
         // The Paraver semantics read `N` as 0, as paramedir does.
-        let t = super::load_for_info(
+        let t = super::load_checked(
             path,
             NullOverride::Auto,
             &Subset::default(),
-            args.cache.options(),
+            &args.cache,
+            None,
         )?;
         super::print_warnings(&t);
         let f = pop::figures(&t).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;

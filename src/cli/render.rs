@@ -82,15 +82,13 @@ fn on_off(s: &str) -> Result<bool, String> {
 /// Runs `render`.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let subset = prvscope_format::Subset::default();
-    let cache = args.cache.options();
-    if !args.skip_memory_check {
-        super::check_memory(&args.trace, &subset, args.memory_budget, cache.as_ref())?;
-    }
-    let t = super::load_for_info(
+    let budget = (!args.skip_memory_check).then_some(args.memory_budget);
+    let t = super::load_checked(
         &args.trace,
         prvscope_store::NullOverride::Auto,
         &subset,
-        cache,
+        &args.cache,
+        budget,
     )?;
     let opts = RenderOptions {
         view: args

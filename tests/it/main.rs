@@ -6,6 +6,7 @@ mod bad_input;
 mod breakdown;
 mod common;
 mod consistency;
+mod convert;
 mod cpu_rows;
 mod demo;
 mod dialogs;

@@ -10,7 +10,7 @@ use prvscope_import::{self as trace, LoadOptions, NullOverride, Trace};
 
 use crate::common;
 
-fn options(dir: &Path) -> LoadOptions {
+pub(crate) fn options(dir: &Path) -> LoadOptions {
     LoadOptions {
         cache: Some(CacheOptions {
             dir: dir.to_path_buf(),
@@ -25,7 +25,7 @@ fn load(path: &Path, opts: &LoadOptions) -> Trace {
 }
 
 /// Everything a user sees of a load, whatever the store was read from.
-fn assert_same(a: &Trace, b: &Trace) {
+pub(crate) fn assert_same(a: &Trace, b: &Trace) {
     assert_eq!(a.header, b.header);
     assert_eq!(*a.store, *b.store, "{}", a.path.display());
     assert_eq!(a.store.counts(), b.store.counts());
@@ -41,7 +41,7 @@ fn assert_same(a: &Trace, b: &Trace) {
 /// The State view and the messages' index that a re-opened trace takes from its cache file
 /// draw what the ones built from the records draw: every row, every draw mode, the whole
 /// trace and a zoom, and the message bundles.
-fn assert_same_pictures(plain: &Trace, hit: &Trace) {
+pub(crate) fn assert_same_pictures(plain: &Trace, hit: &Trace) {
     use prvscope_store::comm_index::{BundleQuery, CommIndex};
     use prvscope_store::signal::{SignalSpec, ViewSignals};
     use prvscope_store::summary::DrawMode;

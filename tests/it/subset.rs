@@ -192,9 +192,17 @@ fn a_trace_too_large_for_the_memory_is_refused_with_what_fits() {
         "--threads",
         "16 threads",
         "fits",
+        "--no-cache",
     ] {
         assert!(message.contains(needle), "{needle}: {message}");
     }
+    // With a store cache to convert it into, the whole trace is converted instead.
+    let cache = prvscope_import::cache::CacheOptions {
+        dir: path.with_file_name("cache"),
+        limit_bytes: 1 << 40,
+    };
+    let fit = prvscope::cli::check_memory(&path, &Subset::default(), Some(budget), Some(&cache));
+    assert_eq!(fit.unwrap(), prvscope::cli::Fit::Convert);
     // The suggested range is expected to fit, and a part within the budget passes.
     let mut limited = e.clone();
     limited.available_bytes = Some(budget);

@@ -126,7 +126,7 @@ fn family(key: &str) -> u64 {
 }
 
 /// Removes the other files of `file`'s family (see [`file_for`]).
-fn remove_family(dir: &Path, file: &Path) {
+pub(crate) fn remove_family(dir: &Path, file: &Path) {
     let Some(prefix) = file
         .file_name()
         .and_then(|n| n.to_str())
@@ -176,6 +176,16 @@ impl CachedLoad {
         None
     }
 
+    /// Where a store that was not found goes: the folder's options, the file and its key.
+    pub(crate) fn target(&self) -> Option<&(CacheOptions, PathBuf, String)> {
+        self.target.as_ref()
+    }
+
+    /// Says that the store was converted into the cache file ([`crate::convert`]).
+    pub(crate) fn converted(&mut self) {
+        self.report.state = CacheState::Built;
+    }
+
     /// Writes the parsed store (unless the trace changed while it was read, or the caller
     /// writes it later) and says so.
     pub(crate) fn finish(
@@ -207,7 +217,7 @@ const SIDE_KINDS: [IssueKind; 4] = [
 ];
 
 /// What a load reported of the trace's body (its side files' issues left out).
-fn body_report(report: &LoadReport) -> LoadReport {
+pub(crate) fn body_report(report: &LoadReport) -> LoadReport {
     let mut out = LoadReport::default();
     let examples: Vec<&Issue> = report
         .examples()
@@ -292,7 +302,9 @@ pub(crate) fn from_cache(
     let store = hit.store;
     crate::check_side_files(path, &store, pcf.as_ref(), row.as_ref(), &mut report);
     report.sort_examples();
-    cached.report.state = CacheState::Hit;
+    if cached.report.state != CacheState::Built {
+        cached.report.state = CacheState::Hit;
+    }
     Ok(Trace {
         path: path.to_path_buf(),
         part: crate::loaded_part(&options.subset, &header),
@@ -332,7 +344,7 @@ fn compression_code(c: Compression) -> u8 {
 }
 
 impl Extra {
-    fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         let mut e = Enc::default();
         e.str(&self.key);
         e.u8(compression_code(self.compression));

@@ -161,6 +161,20 @@ fn peak_with(text: u64, threads: u64, workers: u64) -> u64 {
         + PEAK_BASE
 }
 
+/// The most trace text of `threads` threads a batch of a conversion ([`crate::convert`])
+/// may hold for its parse to peak at no more than `budget` bytes (at least 8 MB).
+pub fn batch_that_fits(budget: u64, threads: u64) -> u64 {
+    let workers = rayon::current_num_threads().max(1) as u64;
+    let fixed = workers
+        .saturating_mul(
+            PEAK_PER_WORKER.saturating_add(threads.saturating_mul(PEAK_PER_WORKER_THREAD)),
+        )
+        .saturating_add(threads.saturating_mul(PEAK_PER_THREAD))
+        .saturating_add(PEAK_BASE);
+    let text = (budget.saturating_sub(fixed) as f64 / PEAK_PER_TEXT_BYTE) as u64;
+    text.max(8 << 20)
+}
+
 use prvscope_format::units::human_bytes;
 
 /// Estimates the memory loading `path` takes, reading its header (and, for a compressed

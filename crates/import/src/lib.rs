@@ -9,9 +9,11 @@
 
 pub mod cache;
 pub mod cgroup;
+pub mod convert;
 pub mod estimate;
 #[cfg(any(test, feature = "testing"))]
 pub mod naive;
+mod plain;
 pub mod prv;
 pub mod source;
 pub mod synth;
@@ -85,33 +87,11 @@ pub fn load(
         path: path.to_path_buf(),
         reason,
     };
-    let mut file = File::open(path).map_err(io_err)?;
-    let meta = file.metadata().map_err(io_err)?;
-    if meta.is_dir() {
-        return Err(io_err(std::io::Error::other(
-            "is a directory, not a trace file",
-        )));
-    }
+    let (meta, compression) = sniff(path)?;
     progress.bytes_total.store(meta.len(), Ordering::Relaxed);
-    let mut head = [0u8; 6];
-    let n = read_up_to(&mut file, &mut head).map_err(io_err)?;
-    let compression = Compression::sniff(head.get(..n).unwrap_or(&[]));
-
-    let mut report = LoadReport::default();
-    let pcf =
-        read_side(path, "pcf", &mut report).map(|(p, text)| Pcf::parse(&text, &p, &mut report));
-    let row = read_side(path, "row", &mut report)
-        .map(|(p, text)| RowNames::parse(&text, &p, &mut report));
-    let policy = resolve_policy(options.null, pcf.as_ref());
-
+    let (side, policy) = read_sides(path, options);
     let mut cached = cache::CachedLoad::default();
     if let Some(hit) = cached.look_up(path, policy, options) {
-        let side = SideFiles {
-            pcf,
-            row,
-            report,
-            from_disk: true,
-        };
         return cache::from_cache(path, hit, side, compression, options, started, cached);
     }
 
@@ -136,12 +116,6 @@ pub fn load(
         }
     };
     let bytes_read = progress.bytes_done.load(Ordering::Relaxed).max(meta.len());
-    let side = SideFiles {
-        pcf,
-        row,
-        report,
-        from_disk: true,
-    };
     let mut trace = into_trace(
         path,
         body,
@@ -158,6 +132,41 @@ pub fn load(
         options.defer_cache_write,
     );
     Ok(trace)
+}
+
+/// The trace file's metadata and compression (from its first bytes).
+pub(crate) fn sniff(path: &Path) -> Result<(std::fs::Metadata, Compression), LoadError> {
+    let io_err = |reason| LoadError::Io {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let mut file = File::open(path).map_err(io_err)?;
+    let meta = file.metadata().map_err(io_err)?;
+    if meta.is_dir() {
+        return Err(io_err(std::io::Error::other(
+            "is a directory, not a trace file",
+        )));
+    }
+    let mut head = [0u8; 6];
+    let n = read_up_to(&mut file, &mut head).map_err(io_err)?;
+    Ok((meta, Compression::sniff(head.get(..n).unwrap_or(&[]))))
+}
+
+/// The side files of the trace at `path`, and the null policy they and `options` give.
+pub(crate) fn read_sides(path: &Path, options: &LoadOptions) -> (SideFiles, NullPolicy) {
+    let mut report = LoadReport::default();
+    let pcf =
+        read_side(path, "pcf", &mut report).map(|(p, text)| Pcf::parse(&text, &p, &mut report));
+    let row = read_side(path, "row", &mut report)
+        .map(|(p, text)| RowNames::parse(&text, &p, &mut report));
+    let policy = resolve_policy(options.null, pcf.as_ref());
+    let side = SideFiles {
+        pcf,
+        row,
+        report,
+        from_disk: true,
+    };
+    (side, policy)
 }
 
 /// What was read beside the body: the side files and the problems found in them.
@@ -398,11 +407,6 @@ pub(crate) fn split_header<'a>(
     Ok((header, rest))
 }
 
-thread_local! {
-    /// Per worker thread: the buffer its pieces of a plain file are read into.
-    static PIECE: std::cell::RefCell<source::Piece> = std::cell::RefCell::new(source::Piece::default());
-}
-
 /// Parses a plain file in parallel pieces, each read by the worker that parses it. The outer
 /// error is a read error, the inner one a parse error.
 fn parse_file(
@@ -428,57 +432,13 @@ fn parse_file(
     let starts: Vec<u64> = (0..body_len.div_ceil(chunk))
         .map(|i| body_start + i * chunk)
         .collect();
-    let read_error = std::sync::Mutex::new(None);
-    let window = options.read_window_bytes.max(1) as u64;
-    let mut chunks: Vec<prv::ChunkOut> = starts
-        .into_par_iter()
-        .map(|start| {
-            if progress.is_cancelled() {
-                return prv::ChunkOut::default();
-            }
-            let end = start.saturating_add(chunk).min(file.len());
-            PIECE.with(|piece| {
-                let mut own = source::Piece::default();
-                let mut borrowed = piece.try_borrow_mut();
-                let piece = borrowed.as_deref_mut().unwrap_or(&mut own);
-                // The chunk is read and parsed a window at a time (see
-                // `LoadOptions::read_window_bytes`).
-                let parsed = prv::parse_chunk_windows(&ctx, |parse| {
-                    let mut from = start;
-                    while from < end && !progress.is_cancelled() {
-                        let to = from.saturating_add(window).min(end);
-                        file.read_lines(body_start, from, to, piece)?;
-                        parse(piece.text());
-                        progress.bytes_done.fetch_add(to - from, Ordering::Relaxed);
-                        from = to;
-                    }
-                    Ok::<(), std::io::Error>(())
-                });
-                parsed.unwrap_or_else(|e| {
-                    if let Ok(mut slot) = read_error.lock() {
-                        slot.get_or_insert(e);
-                    }
-                    progress.cancel.store(true, Ordering::Relaxed);
-                    prv::ChunkOut::default()
-                })
-            })
-        })
-        .collect();
-    rayon::broadcast(|_| {
-        PIECE.with(|p| {
-            if let Ok(mut p) = p.try_borrow_mut() {
-                *p = source::Piece::default();
-            }
-        });
-    });
-    if let Some(e) = read_error.into_inner().ok().flatten() {
-        return Err(e);
-    }
-    if progress.is_cancelled() {
+    let Some(mut chunks) =
+        plain::parse_chunks(file, &ctx, body_start, &starts, chunk, options, progress)?
+    else {
         return Ok(Err(LoadError::Cancelled {
             path: path.to_path_buf(),
         }));
-    }
+    };
     let end = file.shrunk_to().unwrap_or(file.len());
     let unterminated = end > body_start && last_byte(file, end)? != Some(b'\n');
     note_unterminated_last_line(unterminated, &mut chunks);
@@ -667,25 +627,17 @@ fn finish(
     }
 }
 
-fn parse_stream(
+/// The first decoded block of a compressed trace (it carries the header).
+pub(crate) fn first_block(
     path: &Path,
-    decoder: source::Decoder,
+    rx: &std::sync::mpsc::Receiver<source::StreamItem>,
     compression: Compression,
-    policy: NullPolicy,
-    options: &LoadOptions,
     progress: &LoadProgress,
-) -> Result<Body, LoadError> {
+) -> Result<Vec<u8>, LoadError> {
     let cancelled = || LoadError::Cancelled {
         path: path.to_path_buf(),
     };
-    let mut report = LoadReport::default();
-    let mut stream_error = None;
-    // The first block carries the header.
-    let source::Decoder {
-        blocks: rx,
-        recycle,
-    } = decoder;
-    let first = match rx.recv() {
+    Ok(match rx.recv() {
         Ok(source::StreamItem::Block(b)) => {
             let mut bytes = b.bytes;
             bytes.truncate(b.len);
@@ -706,7 +658,27 @@ fn parse_stream(
             });
         }
         Err(_) => Vec::new(),
+    })
+}
+
+fn parse_stream(
+    path: &Path,
+    decoder: source::Decoder,
+    compression: Compression,
+    policy: NullPolicy,
+    options: &LoadOptions,
+    progress: &LoadProgress,
+) -> Result<Body, LoadError> {
+    let cancelled = || LoadError::Cancelled {
+        path: path.to_path_buf(),
     };
+    let mut report = LoadReport::default();
+    let mut stream_error = None;
+    let source::Decoder {
+        blocks: rx,
+        recycle,
+    } = decoder;
+    let first = first_block(path, &rx, compression, progress)?;
     let (header, first_body) = split_header(path, &first)?;
     let rows = RowMap::new(&header);
     let mut ctx = prv::ParseContext::new(&rows, policy.sentinel, path);

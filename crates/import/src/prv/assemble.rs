@@ -20,6 +20,21 @@ pub struct Assembled {
 /// Joins parsed chunks (in file order) into sorted, encoded per-thread columns.
 /// `first_line` is the file line number of the first chunk's first line.
 pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u64) -> Assembled {
+    let mut out = assemble_batch(chunks, rows, sentinel, first_line);
+    for t in &mut out.threads {
+        cpus_from_zero(&mut t.cpus);
+    }
+    out
+}
+
+/// [`assemble`] for one batch of a trace parsed in several ([`join_parts`] joins them):
+/// threads' CPU changes keep their times (the first is not moved to time 0).
+pub fn assemble_batch(
+    chunks: Vec<ChunkOut>,
+    rows: usize,
+    sentinel: u64,
+    first_line: u64,
+) -> Assembled {
     let mut report = LoadReport::default();
     let mut null_values = 0;
     let mut communicator_lines = 0;
@@ -126,12 +141,49 @@ fn cpu_runs(mut changes: Vec<(u64, u32)>) -> Vec<(u64, u32)> {
         changes.sort_by_key(|c| c.0);
     }
     changes.dedup_by_key(|c| c.1);
-    // Before its first record a thread is on its first CPU.
-    if let Some(first) = changes.first_mut() {
-        first.0 = 0;
-    }
     changes.shrink_to_fit();
     changes
+}
+
+/// Before its first record a thread is on its first CPU.
+fn cpus_from_zero(runs: &mut [(u64, u32)]) {
+    if let Some(first) = runs.first_mut() {
+        first.0 = 0;
+    }
+}
+
+/// One thread's parts, from the batches of a trace parsed in several (in file order), joined
+/// as [`assemble`] joins the pieces of chunks: moved when in order, sorted otherwise (which
+/// takes that thread's records in memory).
+pub fn join_parts(parts: Vec<ThreadData>, sentinel: u64) -> ThreadData {
+    let mut states = Vec::with_capacity(parts.len());
+    let mut events = Vec::new();
+    let mut cpus: Vec<(u64, u32)> = Vec::new();
+    for part in parts {
+        let s = part.states;
+        if !s.is_empty() {
+            states.push(StatePiece {
+                row: 0,
+                begins_sorted: true,
+                ends_sorted: s.ends_sorted,
+                begin: s.begin,
+                end: s.end,
+                value: s.value,
+            });
+        }
+        events.extend(part.events.into_iter().map(|e| EventPiece {
+            row: 0,
+            ty: e.ty,
+            sorted: true,
+            time: e.time,
+            value: e.value,
+        }));
+        cpus.extend_from_slice(&part.cpus);
+    }
+    let mut t = build_thread(states, events, sentinel);
+    t.cpus = cpu_runs(cpus);
+    cpus_from_zero(&mut t.cpus);
+    t
 }
 
 /// Are pieces in order when put one after the other? `first`/`last` give a piece's first and

@@ -22,14 +22,16 @@ pub struct Converter {
     w: Option<Writer>,
     tmp: PathBuf,
     path: PathBuf,
-    /// The description of each part put since the last [`Converter::read_back`]: its
-    /// threads' arrays, and where its messages are.
-    parts: Vec<(usize, Enc, Option<(u64, usize)>)>,
+    /// The parts put since the last [`Converter::read_back`].
+    parts: Vec<Part>,
     /// The messages of each part, sorted by logical send time, read in place.
     runs: Vec<Buf<Comm>>,
     /// Where the messages' runs of the parts not read back yet are.
     pending_runs: Vec<(u64, usize)>,
 }
+
+/// A part put: how many threads, their description, and where its messages are.
+type Part = (usize, Enc, Option<(u64, usize)>);
 
 fn broken(why: &str) -> io::Error {
     io::Error::other(format!(

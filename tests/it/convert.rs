@@ -1,0 +1,182 @@
+//! Out-of-core conversion: a trace parsed in batches, written into the store cache and joined
+//! there is the trace a load gives, whatever the batches cut (threads out of time order across
+//! them, messages merged from runs, line numbers of the issues).
+
+use std::path::{Path, PathBuf};
+
+use prvscope_import::cache::CacheState;
+use prvscope_import::{self as trace, LoadOptions, Trace};
+
+use crate::common;
+use crate::store_cache::{assert_same, assert_same_pictures, options};
+
+fn convert(path: &Path, opts: &LoadOptions, batch: u64) -> Trace {
+    trace::convert::convert(path, opts, Some(batch), None)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Real traces of every kind, converted in batches of 64 kB (many batches; every thread's
+/// parts joined), are the traces a load gives, and open from the cache the second time.
+#[test]
+fn real_traces_converted_in_batches_are_the_loaded_traces() {
+    let _shared = common::shared();
+    let Some(root) = common::shared_traces() else {
+        return;
+    };
+    let dir = common::temp_dir("convert-real");
+    let opts = options(&dir);
+    for rel in [
+        "extrae_mpi_prime16/prime_v0.prv",
+        "ovni_tampi-ss-comm/thread.prv",
+        "profet_lulesh_2appl_comms/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv",
+        "extrae_omp_jacobi24/jacobi-2d-imper_v0.prv",
+        "pypop_epoch_scaling/epoch_4proc.prv.gz",
+        "ovni_gen_large_4x16/thread.prv.xz",
+    ] {
+        let path = root.join(rel);
+        let plain = common::load(&path);
+        let converted = convert(&path, &opts, 64 << 10);
+        assert_eq!(converted.cache.state, CacheState::Built, "{rel}");
+        assert!(converted.store.is_mapped(), "{rel}");
+        assert_same(&plain, &converted);
+        assert_same_pictures(&plain, &converted);
+        let again = convert(&path, &opts, 64 << 10);
+        assert_eq!(again.cache.state, CacheState::Hit, "{rel}");
+        assert_same(&plain, &again);
+    }
+    // Nothing but the cache files is left in the folder.
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        assert_eq!(
+            p.extension().and_then(|x| x.to_str()),
+            Some("prvc"),
+            "{}",
+            p.display()
+        );
+    }
+}
+
+/// A trace whose records are out of time order across batches (states, events and messages
+/// of one thread written late), with bad lines in several batches: joined and sorted as a
+/// load sorts them, and every issue names the line it is on.
+#[test]
+fn records_out_of_order_across_batches_are_sorted_as_a_load_sorts_them() {
+    let dir = common::temp_dir("convert-disorder");
+    let path: PathBuf = dir.join("t.prv");
+    let mut text = String::from("#Paraver (01/01/2024 at 00:00):100000_ns:1(4):1:2(2:1,2:1)\n");
+    for i in 0..400u64 {
+        let t = 1000 + i * 100;
+        text += &format!("1:1:1:1:1:{t}:{}:{}\n", t + 60, i % 7);
+        text += &format!("2:2:1:2:1:{t}:50000001:{}:50000002:{i}\n", i % 3);
+        text += &format!("3:1:1:1:1:{t}:{t}:2:1:2:1:{}:{}:64:{i}\n", t + 40, t + 45);
+        if i % 97 == 5 {
+            text += "1:1:1:1:bad\n";
+        }
+    }
+    // Thread 2's early history, written after everything else.
+    for i in 0..300u64 {
+        let t = 10 + i * 3;
+        text += &format!("1:2:1:2:1:{t}:{}:{}\n", t + 2, i % 5);
+        text += &format!("2:2:1:2:1:{t}:50000001:{i}\n");
+        text += &format!("3:2:1:2:1:{t}:{t}:1:1:1:1:{}:{}:8:{i}\n", t + 1, t + 1);
+    }
+    std::fs::write(&path, &text).unwrap();
+    let plain = common::load(&path);
+    assert!(plain.report.skipped_lines() > 0);
+    for batch in [1u64, 300, 4 << 10, 1 << 30] {
+        let dir = common::temp_dir(&format!("convert-disorder-{batch}"));
+        let converted = convert(&path, &options(&dir), batch);
+        assert_same(&plain, &converted);
+        assert_same_pictures(&plain, &converted);
+    }
+}
+
+/// A cancelled conversion stops, says so and leaves nothing in the cache folder; a part of a
+/// trace or a cache turned off is refused with the reason.
+#[test]
+fn a_cancelled_or_impossible_conversion_leaves_nothing() {
+    let path = common::generated_16_threads("convert-cancel");
+    let dir = common::temp_dir("convert-cancel-dir");
+    let progress = std::sync::Arc::new(trace::LoadProgress::default());
+    progress
+        .cancel
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let e = trace::convert::convert(&path, &options(&dir), Some(1 << 20), Some(progress))
+        .err()
+        .expect("cancelled");
+    assert!(matches!(e, trace::LoadError::Cancelled { .. }), "{e}");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    let no_cache = LoadOptions::default();
+    let e = trace::convert::convert(&path, &no_cache, None, None)
+        .err()
+        .expect("no cache");
+    assert!(e.to_string().contains("--no-cache"), "{e}");
+    let part = LoadOptions {
+        subset: trace::Subset {
+            threads: Some("1-2".parse().unwrap()),
+            ..trace::Subset::default()
+        },
+        ..options(&dir)
+    };
+    let e = trace::convert::convert(&path, &part, None, None)
+        .err()
+        .expect("a part");
+    assert!(e.to_string().contains("whole trace"), "{e}");
+}
+
+/// The command line converts a whole trace that does not fit in its memory budget (it says
+/// so), with `--convert` when asked, and refuses with `--no-cache`, saying what to do.
+#[test]
+fn the_command_line_converts_what_does_not_fit() {
+    let path = common::generated_16_threads_of("convert-cli", 2 << 20);
+    let dir = common::temp_dir("convert-cli-dir");
+    let run = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_prvscope"))
+            .args(["info", "--json", "--cache-dir"])
+            .arg(&dir)
+            .args(extra)
+            .arg(&path)
+            .output()
+            .unwrap()
+    };
+    let refused = run(&["--no-cache", "--memory-budget", "1MB"]);
+    assert!(!refused.status.success());
+    let why = String::from_utf8_lossy(&refused.stderr);
+    assert!(why.contains("leave out --no-cache"), "{why}");
+    let converted = run(&["--memory-budget", "1MB"]);
+    assert!(
+        converted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&converted.stderr)
+    );
+    let note = String::from_utf8_lossy(&converted.stderr);
+    assert!(
+        note.contains("converting it into the store cache"),
+        "{note}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&converted.stdout).unwrap();
+    assert_eq!(json["cache"], "built");
+    let loaded: serde_json::Value = serde_json::from_str(&common::stdout_of(
+        std::process::Command::new(env!("CARGO_BIN_EXE_prvscope"))
+            .args(["info", "--json", "--no-cache"])
+            .arg(&path),
+    ))
+    .unwrap();
+    for k in ["state_records", "event_records", "comm_records", "skipped"] {
+        assert_eq!(json[k], loaded[k], "{k}");
+    }
+    let hit = run(&["--memory-budget", "1MB"]);
+    let hit: serde_json::Value = serde_json::from_slice(&hit.stdout).unwrap();
+    assert_eq!(hit["cache"], "hit");
+    // Asked for on a trace that fits.
+    let other = common::temp_dir("convert-cli-dir2");
+    let asked = common::stdout_of(
+        std::process::Command::new(env!("CARGO_BIN_EXE_prvscope"))
+            .args(["info", "--json", "--convert", "--cache-dir"])
+            .arg(&other)
+            .arg(&path),
+    );
+    let asked: serde_json::Value = serde_json::from_str(&asked).unwrap();
+    assert_eq!(asked["cache"], "built");
+    assert_eq!(asked["state_records"], loaded["state_records"]);
+}
