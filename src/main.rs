@@ -88,6 +88,7 @@ fn run(args: Args) -> anyhow::Result<()> {
                 skip_memory_check: args.part.skip_memory_check,
                 available_override: args.part.memory_budget,
                 cache: args.part.cache.options(),
+                convert: args.part.cache.convert,
             };
             let start = prvscope_viewer::Start {
                 view: args.view,

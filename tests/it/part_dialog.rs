@@ -9,12 +9,21 @@ use prvscope_viewer::loader::{LoadRequest, LoadSource};
 use prvscope_viewer::settings::Settings;
 
 fn harness(path: &std::path::Path, available: Option<u64>) -> Harness<'static, App> {
+    harness_with(path, available, None)
+}
+
+fn harness_with(
+    path: &std::path::Path,
+    available: Option<u64>,
+    cache: Option<prvscope_import::cache::CacheOptions>,
+) -> Harness<'static, App> {
     let source = LoadSource::File(path.to_path_buf());
     let mut h = Harness::builder()
         .with_size(egui::vec2(1200.0, 700.0))
         .build_eframe(move |cc| {
             let request = LoadRequest {
                 available_override: available,
+                cache: cache.clone(),
                 ..LoadRequest::default()
             };
             let mut app = App::with_request(
@@ -58,6 +67,13 @@ fn a_trace_too_large_opens_the_part_dialog_and_loads_the_threads_chosen() {
     h.get_by_label_contains("has 16 threads");
     h.get_by_label_contains("g.prv needs about ");
     h.get_by_label_contains("MB to load, more than the memory available");
+    // Without a store cache there is nothing to convert the trace into.
+    use egui_kittest::kittest::NodeT as _;
+    assert!(
+        h.get_by_label("Convert and open everything")
+            .accesskit_node()
+            .is_disabled()
+    );
     // The range is preset to what fits; clear it and choose task 1.3 instead.
     let preset_to: u64 = h.state().part_dialog().unwrap().to.parse().unwrap();
     assert!(preset_to > 0);
@@ -158,4 +174,35 @@ fn open_part_of_a_trace_loads_a_time_range_and_home_fits_it() {
     h.state_mut().loaded_mut().unwrap().timeline.fit();
     let w = h.state().loaded().unwrap().timeline.window();
     assert_eq!((w.start, w.end()), (from, to), "Home shows the range");
+}
+
+/// "Convert and open everything" converts the whole trace into the store cache a batch at a
+/// time and opens it from there: every record, read from the file in place.
+#[test]
+fn a_trace_too_large_is_converted_and_opened_whole() {
+    let _shared = crate::common::shared();
+    let path = crate::common::generated_16_threads("part-dialog-convert");
+    let cache = prvscope_import::cache::CacheOptions {
+        dir: crate::common::temp_dir("part-dialog-convert-cache"),
+        limit_bytes: 1 << 40,
+    };
+    let mut h = harness_with(&path, Some(20_000_000), Some(cache));
+    assert!(h.state().loaded().is_none());
+    assert!(h.state().part_dialog().is_some());
+    h.get_by_label("Convert and open everything").click();
+    h.run_steps(2);
+    let ctx = h.ctx.clone();
+    h.state_mut().wait_for_load(&ctx);
+    h.run_steps(4);
+    let app = h.state();
+    assert!(app.part_dialog().is_none());
+    let l = app.loaded().expect("the trace is converted and opened");
+    assert_eq!(
+        l.trace.cache.state,
+        prvscope_import::cache::CacheState::Built
+    );
+    assert!(l.trace.store.is_mapped());
+    assert!(l.trace.part.is_none());
+    let whole = crate::common::load(&path);
+    assert_eq!(*l.trace.store, *whole.store);
 }

@@ -442,7 +442,9 @@ pub(crate) fn open(file: &Path, key: &str) -> Result<Option<Hit>, String> {
         let _ = std::fs::remove_file(file);
         Err(format!("{}: {why}", file.display()))
     };
-    let opened = match layout::open(file) {
+    // Read in one pass only what can stay in memory beside the rest of the load.
+    let populate_below = crate::estimate::available_memory().map_or(u64::MAX, |a| a / 2);
+    let opened = match layout::open(file, populate_below) {
         Ok(o) => o,
         Err(CacheError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return refuse(e.to_string()),

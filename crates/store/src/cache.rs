@@ -97,15 +97,27 @@ fn corrupt(why: impl Into<String>) -> CacheError {
     CacheError::Corrupt(why.into())
 }
 
-/// Maps `file` read-only.
+/// Maps `file` read-only, its pages read at once.
 pub fn map_file(file: &File) -> io::Result<Mapped> {
+    map_file_with(file, true)
+}
+
+/// Maps `file` read-only; with `populate`, its pages are read at once (in one pass, instead
+/// of a fault per page), which is only worth it when they all stay in memory.
+pub fn map_file_with(file: &File, populate: bool) -> io::Result<Mapped> {
     #[allow(unsafe_code)]
     // SAFETY: the map is read-only and the bytes are only read through checked casts of Pod
     // types. Cache files are written under a new name and renamed into place, never changed or
     // truncated after; a file truncated by someone else would fault on access (SIGBUS), which
     // is the documented risk of any memory map (the trace itself is read, not mapped, for
     // that reason).
-    let map = unsafe { memmap2::MmapOptions::new().populate().map(file)? };
+    let map = unsafe {
+        let mut options = memmap2::MmapOptions::new();
+        if populate {
+            options.populate();
+        }
+        options.map(file)?
+    };
     Ok(Arc::new(map))
 }
 
@@ -403,13 +415,16 @@ pub struct Opened {
 }
 
 /// Opens the cache file at `path`: maps it, checks it whole (see the module documentation)
-/// and gives the store whose columns read the map in place.
-pub fn open(path: &Path) -> Result<Opened, CacheError> {
+/// and gives the store whose columns read the map in place. The file's pages are read in
+/// one pass when it is at most `populate_below` bytes (a file larger than the memory that
+/// can hold it is read as it is checked, a page at a time, instead of twice).
+pub fn open(path: &Path, populate_below: u64) -> Result<Opened, CacheError> {
     let file = File::open(path)?;
-    if file.metadata()?.len() < HEADER as u64 {
+    let len = file.metadata()?.len();
+    if len < HEADER as u64 {
         return Err(corrupt("truncated header"));
     }
-    let map = map_file(&file)?;
+    let map = map_file_with(&file, len <= populate_below)?;
     let bytes: &[u8] = &map;
     let mut head = Dec(bytes
         .get(..HEADER)
@@ -675,7 +690,7 @@ mod tests {
         let store = store();
         let path = temp("roundtrip");
         let written = write(&store, b"extra bytes", &path).unwrap();
-        let opened = open(&path).unwrap();
+        let opened = open(&path, u64::MAX).unwrap();
         std::fs::remove_file(&path).unwrap();
         assert_eq!(opened.bytes, written);
         assert_eq!(opened.extra, b"extra bytes");
@@ -718,8 +733,8 @@ mod tests {
         assert!(looks_whole(&path));
         std::fs::write(&path, &good[..good.len() - 8]).unwrap();
         assert!(!looks_whole(&path));
-        assert!(matches!(open(&path), Err(CacheError::Corrupt(_))));
+        assert!(matches!(open(&path, u64::MAX), Err(CacheError::Corrupt(_))));
         std::fs::remove_file(&path).unwrap();
-        assert!(matches!(open(&path), Err(CacheError::Io(_))));
+        assert!(matches!(open(&path, u64::MAX), Err(CacheError::Io(_))));
     }
 }

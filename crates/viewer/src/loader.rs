@@ -56,6 +56,9 @@ pub struct LoadRequest {
     pub available_override: Option<u64>,
     /// The store cache to re-open the trace from and write it to (none by default).
     pub cache: Option<trace::cache::CacheOptions>,
+    /// Convert the whole trace into the store cache a batch at a time and open it from
+    /// there ([`trace::convert`]): for a trace that does not fit in memory.
+    pub convert: bool,
 }
 
 /// How a load ended.
@@ -160,13 +163,17 @@ fn load_job(
     let options = LoadOptions {
         null,
         subset: request.subset,
-        // The store is written once the trace is shown (App::write_cache_later).
-        defer_cache_write: request.cache.is_some(),
+        // The store is written once the trace is shown (App::write_cache_later), unless it
+        // is converted into it.
+        defer_cache_write: request.cache.is_some() && !request.convert,
         cache: request.cache,
         ..LoadOptions::default()
     };
     let result = in_background(|| {
         let result = match source {
+            LoadSource::File(path) if request.convert => {
+                trace::convert::convert(path, &options, None, Some(progress))
+            }
             LoadSource::File(path) => trace::load(path, &options, Some(progress)),
             LoadSource::Demo => load_demo(&options),
         };

@@ -17,6 +17,9 @@ use prvscope_import::estimate::MemoryEstimate;
 pub enum PartChoice {
     /// Load this part (the whole trace when the subset is whole), without checking memory.
     Load(PathBuf, Subset),
+    /// Convert the whole trace into the store cache a batch at a time, then open it from
+    /// there.
+    Convert(PathBuf),
     Cancel,
 }
 
@@ -30,6 +33,8 @@ pub struct PartDialog {
     pub from: String,
     pub to: String,
     pub threads: String,
+    /// Why the whole trace cannot be converted into the store cache (it is off), if so.
+    pub no_convert: Option<String>,
 }
 
 impl PartDialog {
@@ -58,6 +63,7 @@ impl PartDialog {
             from,
             to,
             threads: String::new(),
+            no_convert: None,
         }
     }
 
@@ -82,6 +88,7 @@ impl PartDialog {
             from: String::new(),
             to: String::new(),
             threads: String::new(),
+            no_convert: None,
         }
     }
 
@@ -260,6 +267,20 @@ impl PartDialog {
             }
             if ui.button("Load everything").clicked() {
                 choice = Some(PartChoice::Load(self.path.clone(), Subset::default()));
+            }
+            let convert = ui
+                .add_enabled(
+                    self.no_convert.is_none(),
+                    egui::Button::new("Convert and open everything"),
+                )
+                .on_hover_text(
+                    "Converts the whole trace into the store cache a batch at a time, in the memory \
+                     available, then opens it from there (its columns are read from the file); \
+                     later opens read the cache at once.",
+                )
+                .on_disabled_hover_text(self.no_convert.clone().unwrap_or_default());
+            if convert.clicked() {
+                choice = Some(PartChoice::Convert(self.path.clone()));
             }
             if ui.button("Cancel").clicked() {
                 choice = Some(PartChoice::Cancel);

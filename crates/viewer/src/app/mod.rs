@@ -311,6 +311,7 @@ impl App {
             skip_memory_check: self.skip_memory_check,
             available_override: self.available_override,
             cache: self.cache.clone(),
+            convert: false,
         };
         self.open_request(ctx, source, request);
     }
@@ -326,11 +327,16 @@ impl App {
 
     /// Shows "Open part of a trace" for `path` (File > Open part of a trace…).
     pub fn ask_part(&mut self, path: PathBuf) {
-        self.part_dialog = Some(PartDialog::estimating(
-            &self.ctx,
-            path,
-            self.available_override,
-        ));
+        let mut dialog = PartDialog::estimating(&self.ctx, path, self.available_override);
+        dialog.no_convert = self.no_convert();
+        self.part_dialog = Some(dialog);
+    }
+
+    /// Why a trace cannot be converted here: there is no store cache to convert it into.
+    fn no_convert(&self) -> Option<String> {
+        self.cache.is_none().then(|| {
+            "The store cache is off (--no-cache, or no cache folder): there is nothing to convert the trace into.".to_string()
+        })
     }
 
     fn part_dialog_ui(&mut self, ctx: &egui::Context) {
@@ -339,15 +345,19 @@ impl App {
         };
         self.part_dialog = None;
         self.status.clear();
-        if let PartChoice::Load(path, subset) = choice {
-            let request = LoadRequest {
-                subset,
-                skip_memory_check: true,
-                available_override: self.available_override,
-                cache: self.cache.clone(),
-            };
-            self.open_request(ctx, LoadSource::File(path), request);
-        }
+        let (path, subset, convert) = match choice {
+            PartChoice::Load(path, subset) => (path, subset, false),
+            PartChoice::Convert(path) => (path, prvscope_format::Subset::default(), true),
+            PartChoice::Cancel => return,
+        };
+        let request = LoadRequest {
+            subset,
+            skip_memory_check: true,
+            available_override: self.available_override,
+            cache: self.cache.clone(),
+            convert,
+        };
+        self.open_request(ctx, LoadSource::File(path), request);
     }
 
     /// Writes the store of a trace just parsed to the store cache on a background job, once
@@ -505,14 +515,21 @@ impl App {
             LoadOutcome::Failed(e) => self.error = Some(e.to_string()),
             LoadOutcome::TooLarge(path, estimate) => {
                 self.status = format!(
-                    "{} needs about {} to load, more than the memory available: choose a part of it",
+                    "{} needs about {} to load, more than the memory available: choose a part of it{}",
                     path.file_name().map_or_else(
                         || path.display().to_string(),
                         |n| n.to_string_lossy().into_owned()
                     ),
-                    prvscope_format::units::human_bytes(estimate.whole_bytes)
+                    prvscope_format::units::human_bytes(estimate.whole_bytes),
+                    if self.cache.is_some() {
+                        ", or convert it into the store cache"
+                    } else {
+                        ""
+                    }
                 );
-                self.part_dialog = Some(PartDialog::with_estimate(path, *estimate));
+                let mut dialog = PartDialog::with_estimate(path, *estimate);
+                dialog.no_convert = self.no_convert();
+                self.part_dialog = Some(dialog);
             }
         }
         ctx.request_repaint();
