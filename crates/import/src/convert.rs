@@ -76,6 +76,7 @@ pub fn convert(
         null_values: 0,
         communicator_lines: 0,
         bytes: 0,
+        bounds: Vec::new(),
     };
     let header = match compression {
         Compression::None => {
@@ -132,9 +133,11 @@ pub fn convert(
         report,
         null_values,
         bytes,
+        bounds,
         ..
     } = batches;
-    let threads = join_threads(&mut conv, rows, policy.sentinel, &progress).map_err(cache_err)?;
+    let threads =
+        join_threads(&mut conv, rows, bounds, policy.sentinel, &progress).map_err(cache_err)?;
     if progress.is_cancelled() {
         return Err(LoadError::Cancelled {
             path: path.to_path_buf(),
@@ -178,6 +181,8 @@ struct Batches {
     communicator_lines: u64,
     /// Text bytes parsed.
     bytes: u64,
+    /// Per batch, per thread: the bounds of its part.
+    bounds: Vec<Vec<prv::PartBounds>>,
 }
 
 impl Batches {
@@ -196,6 +201,8 @@ impl Batches {
         self.report.merge(report);
         self.null_values += null_values;
         self.communicator_lines += communicator_lines;
+        self.bounds
+            .push(threads.iter().map(prv::PartBounds::of).collect());
         self.conv.put(&threads, &comms).map_err(|e| LoadError::Io {
             path: path.to_path_buf(),
             reason: std::io::Error::other(format!("writing the store cache: {e}")),
@@ -259,6 +266,9 @@ fn plain_batches(
             crate::note_unterminated_last_line(unterminated, &mut chunks);
         }
         out.add(path, chunks)?;
+        if let (Some(&from), Some(&last)) = (group.first(), group.last()) {
+            file.will_not_read_again(from, last.saturating_add(chunk));
+        }
     }
     out.bytes = file.shrunk_to().unwrap_or(file.len());
     Ok(header)
@@ -356,22 +366,23 @@ fn stream_batches(
 fn join_threads(
     conv: &mut Converter,
     rows: usize,
+    bounds: Vec<Vec<prv::PartBounds>>,
     sentinel: u64,
     progress: &LoadProgress,
 ) -> std::io::Result<Vec<ThreadData>> {
     let batches = conv.read_back()?;
-    let mut parts: Vec<Vec<ThreadData>> = (0..rows)
+    let mut parts: Vec<Vec<(ThreadData, prv::PartBounds)>> = (0..rows)
         .map(|_| Vec::with_capacity(batches.len()))
         .collect();
-    for batch in batches {
-        for (slot, t) in parts.iter_mut().zip(batch) {
-            slot.push(t);
+    for (batch, bounds) in batches.into_iter().zip(bounds) {
+        for ((slot, t), b) in parts.iter_mut().zip(batch).zip(bounds) {
+            slot.push((t, b));
         }
     }
     let step = 4 * rayon::current_num_threads().max(1);
     let mut left = parts.into_iter();
     loop {
-        let group: Vec<Vec<ThreadData>> = left.by_ref().take(step).collect();
+        let group: Vec<Vec<(ThreadData, prv::PartBounds)>> = left.by_ref().take(step).collect();
         if group.is_empty() || progress.is_cancelled() {
             break;
         }

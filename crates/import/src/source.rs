@@ -60,6 +60,30 @@ impl PlainFile {
         }
     }
 
+    /// Tells the kernel that `[from, to)` will not be read again, so that its pages leave the
+    /// page cache (a conversion reads a trace larger than memory once: its pages would only
+    /// crowd out the ones still needed). Advice only: nothing is lost if it is not taken.
+    pub fn will_not_read_again(&self, from: u64, to: u64) {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            let (Ok(at), Ok(len)) = (
+                libc::off_t::try_from(from),
+                libc::off_t::try_from(to.saturating_sub(from)),
+            ) else {
+                return;
+            };
+            #[allow(unsafe_code)]
+            // SAFETY: posix_fadvise only advises the kernel about the open descriptor's pages;
+            // it reads and writes no memory of this process.
+            unsafe {
+                libc::posix_fadvise(self.file.as_raw_fd(), at, len, libc::POSIX_FADV_DONTNEED);
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = (from, to);
+    }
+
     /// The size when the load started.
     pub fn len(&self) -> u64 {
         self.len

@@ -152,35 +152,137 @@ fn cpus_from_zero(runs: &mut [(u64, u32)]) {
     }
 }
 
-/// One thread's parts, from the batches of a trace parsed in several (in file order), joined
-/// as [`assemble`] joins the pieces of chunks: moved when in order, sorted otherwise (which
-/// takes that thread's records in memory).
-pub fn join_parts(parts: Vec<ThreadData>, sentinel: u64) -> ThreadData {
-    let mut states = Vec::with_capacity(parts.len());
-    let mut events = Vec::new();
-    let mut cpus: Vec<(u64, u32)> = Vec::new();
-    for part in parts {
-        let s = part.states;
-        if !s.is_empty() {
-            states.push(StatePiece {
-                row: 0,
-                begins_sorted: true,
-                ends_sorted: s.ends_sorted,
-                begin: s.begin,
-                end: s.end,
-                value: s.value,
-            });
+/// The first and last times of a thread's part (a batch's), taken while its columns are in
+/// memory: joining parts read back from a file then finds whether they are in order without
+/// reading the file (a page read per column and part is slow when memory is short).
+#[derive(Debug, Clone, Default)]
+pub struct PartBounds {
+    /// First and last begin, first and last end.
+    states: Option<[u64; 4]>,
+    ends_sorted: bool,
+    /// Per event type: first and last time.
+    events: Vec<(u32, u64, u64)>,
+}
+
+impl PartBounds {
+    /// The bounds of `t`.
+    pub fn of(thread: &ThreadData) -> Self {
+        let s = &thread.states;
+        let states = (|| {
+            Some([
+                s.begin.first()?,
+                s.begin.last()?,
+                s.end.first()?,
+                s.end.last()?,
+            ])
+        })();
+        PartBounds {
+            states,
+            ends_sorted: s.ends_sorted,
+            events: thread
+                .events
+                .iter()
+                .filter_map(|e| Some((e.ty, e.time.first()?, e.time.last()?)))
+                .collect(),
         }
-        events.extend(part.events.into_iter().map(|e| EventPiece {
-            row: 0,
-            ty: e.ty,
-            sorted: true,
-            time: e.time,
-            value: e.value,
-        }));
-        cpus.extend_from_slice(&part.cpus);
     }
-    let mut t = build_thread(states, events, sentinel);
+}
+
+/// Are the parts in order, each after the one before, by what `bounds` gives of them?
+fn parts_in_order<'a>(bounds: impl Iterator<Item = Option<(u64, u64)>> + 'a) -> bool {
+    let mut last = None;
+    for (first, end) in bounds.flatten() {
+        if last.is_some_and(|l| l > first) {
+            return false;
+        }
+        last = Some(end);
+    }
+    true
+}
+
+/// One thread's parts, from the batches of a trace parsed in several (in file order), joined
+/// as [`assemble`] joins the pieces of chunks: moved when in order (found from their
+/// [`PartBounds`], without reading them), sorted otherwise (which takes that thread's records
+/// in memory).
+pub fn join_parts(parts: Vec<(ThreadData, PartBounds)>, sentinel: u64) -> ThreadData {
+    let begins = parts_in_order(parts.iter().map(|(_, b)| b.states.map(|s| (s[0], s[1]))));
+    let ends = parts.iter().all(|(_, b)| b.ends_sorted)
+        && parts_in_order(parts.iter().map(|(_, b)| b.states.map(|s| (s[2], s[3]))));
+    let mut types: Vec<u32> = parts
+        .iter()
+        .flat_map(|(_, b)| b.events.iter().map(|e| e.0))
+        .collect();
+    types.sort_unstable();
+    types.dedup();
+    let events = types.iter().all(|&ty| {
+        parts_in_order(
+            parts
+                .iter()
+                .map(|(_, b)| b.events.iter().find(|e| e.0 == ty).map(|e| (e.1, e.2))),
+        )
+    });
+    let mut cpus: Vec<(u64, u32)> = Vec::new();
+    let mut t = if begins && ends && events {
+        let (mut begin, mut end, mut value) = (Vec::new(), Vec::new(), Vec::new());
+        let mut by_type =
+            std::collections::BTreeMap::<u32, (Vec<TimeColumn>, Vec<ValueColumn>)>::new();
+        for (part, _) in parts {
+            let s = part.states;
+            if !s.is_empty() {
+                begin.push(s.begin);
+                end.push(s.end);
+                value.push(s.value);
+            }
+            for e in part.events {
+                let slot = by_type.entry(e.ty).or_default();
+                slot.0.push(e.time);
+                slot.1.push(e.value);
+            }
+            cpus.extend_from_slice(&part.cpus);
+        }
+        ThreadData {
+            states: StateColumns {
+                begin: TimeColumn::join_sorted(begin),
+                end: TimeColumn::join_sorted(end),
+                value: ValueColumn::join(value, sentinel),
+                ends_sorted: true,
+            },
+            events: by_type
+                .into_iter()
+                .map(|(ty, (time, value))| EventColumn {
+                    ty,
+                    time: TimeColumn::join_sorted(time),
+                    value: ValueColumn::join(value, sentinel),
+                })
+                .collect(),
+            cpus: Vec::new(),
+        }
+    } else {
+        let mut states = Vec::with_capacity(parts.len());
+        let mut events = Vec::new();
+        for (part, _) in parts {
+            let s = part.states;
+            if !s.is_empty() {
+                states.push(StatePiece {
+                    row: 0,
+                    begins_sorted: true,
+                    ends_sorted: s.ends_sorted,
+                    begin: s.begin,
+                    end: s.end,
+                    value: s.value,
+                });
+            }
+            events.extend(part.events.into_iter().map(|e| EventPiece {
+                row: 0,
+                ty: e.ty,
+                sorted: true,
+                time: e.time,
+                value: e.value,
+            }));
+            cpus.extend_from_slice(&part.cpus);
+        }
+        build_thread(states, events, sentinel)
+    };
     t.cpus = cpu_runs(cpus);
     cpus_from_zero(&mut t.cpus);
     t

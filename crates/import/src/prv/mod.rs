@@ -25,7 +25,7 @@ use prvscope_format::RowMap;
 use prvscope_format::subset::Filter;
 use prvscope_store::Comm;
 
-pub use assemble::{Assembled, assemble, assemble_batch, join_parts};
+pub use assemble::{Assembled, PartBounds, assemble, assemble_batch, join_parts};
 pub use chunk::{ChunkOut, EventBuf, EventPiece, RawEvent, RawEventOf, RawState, StatePiece};
 
 use careful::parse_line;
