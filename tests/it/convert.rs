@@ -15,8 +15,9 @@ fn convert(path: &Path, opts: &LoadOptions, batch: u64) -> Trace {
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Real traces of every kind, converted in batches of 64 kB (many batches; every thread's
-/// parts joined), are the traces a load gives, and open from the cache the second time.
+/// Real traces of every kind, converted in many batches (a thirtieth of the file, at least
+/// 64 kB; every thread's parts joined), are the traces a load gives, and open from the cache
+/// the second time.
 #[test]
 fn real_traces_converted_in_batches_are_the_loaded_traces() {
     let _shared = common::shared();
@@ -35,12 +36,13 @@ fn real_traces_converted_in_batches_are_the_loaded_traces() {
     ] {
         let path = root.join(rel);
         let plain = common::load(&path);
-        let converted = convert(&path, &opts, 64 << 10);
+        let batch = (std::fs::metadata(&path).unwrap().len() / 30).max(64 << 10);
+        let converted = convert(&path, &opts, batch);
         assert_eq!(converted.cache.state, CacheState::Built, "{rel}");
         assert!(converted.store.is_mapped(), "{rel}");
         assert_same(&plain, &converted);
         assert_same_pictures(&plain, &converted);
-        let again = convert(&path, &opts, 64 << 10);
+        let again = convert(&path, &opts, batch);
         assert_eq!(again.cache.state, CacheState::Hit, "{rel}");
         assert_same(&plain, &again);
     }
