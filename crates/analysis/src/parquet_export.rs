@@ -293,6 +293,9 @@ fn states_group(store: &TraceStore, objs: &[(i32, i32, i32)], (t0, t1): (u64, u6
         let object = objs.get(row).copied().unwrap_or_default();
         owners.extend(object, &thread.cpus, begin.get(at..).unwrap_or_default());
     }
+    // What this group read of a mapped store is not needed again (see
+    // `TraceStore::release_mapped_pages`).
+    store.release_mapped_pages();
     let mut group = owners.columns();
     group.extend([Col::U64(begin), Col::U64(end), Col::Opt(value)]);
     group
@@ -315,6 +318,9 @@ fn events_group(store: &TraceStore, objs: &[(i32, i32, i32)], (t0, t1): (u64, u6
             owners.extend(object, &thread.cpus, times);
         }
     }
+    // What this group read of a mapped store is not needed again (see
+    // `TraceStore::release_mapped_pages`).
+    store.release_mapped_pages();
     let mut group = owners.columns();
     group.extend([Col::U64(time), Col::U64(types), Col::Opt(value)]);
     group
@@ -381,7 +387,7 @@ pub fn export(trace: &Trace, dir: &Path, options: ParquetOptions) -> io::Result<
             |f: &dyn Fn(&prvscope_store::Comm) -> i32| Col::I32(part.iter().map(f).collect());
         let u64s =
             |f: &dyn Fn(&prvscope_store::Comm) -> u64| Col::U64(part.iter().map(f).collect());
-        vec![
+        let group = vec![
             i32s(&|c| obj(c.send_row).0),
             i32s(&|c| obj(c.send_row).1),
             i32s(&|c| obj(c.send_row).2),
@@ -396,7 +402,9 @@ pub fn export(trace: &Trace, dir: &Path, options: ParquetOptions) -> io::Result<
             u64s(&|c| c.precv),
             u64s(&|c| c.size),
             u64s(&|c| c.tag),
-        ]
+        ];
+        store.release_mapped_pages();
+        group
     };
     let state_slices = slices(counts.states, end, options.rows_per_group);
     let event_slices = slices(counts.events, end, options.rows_per_group);

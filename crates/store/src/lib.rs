@@ -375,6 +375,21 @@ impl TraceStore {
         self.mapped.map.as_ref().map_or(0, |m| m.len() as u64)
     }
 
+    /// Lets go of the pages of the cache file this store has read so far (they stay in the
+    /// page cache, and are read from it again when touched): for a pass over the whole store,
+    /// such as an export, whose resident size would otherwise grow to the file's. Nothing for
+    /// a store that was loaded.
+    pub fn release_mapped_pages(&self) {
+        #[cfg(unix)]
+        if let Some(map) = &self.mapped.map {
+            #[allow(unsafe_code)]
+            // SAFETY: the map is a read-only, shared map of a file that is never changed (see
+            // `cache::map_file`): after MADV_DONTNEED its pages read the file's contents
+            // again, the same bytes, so no slice borrowed from it sees anything change.
+            let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+        }
+    }
+
     /// Was this store opened from a cache file?
     pub fn is_mapped(&self) -> bool {
         self.mapped.map.is_some()
