@@ -2,6 +2,7 @@
 //! there is the trace a load gives, whatever the batches cut (threads out of time order across
 //! them, messages merged from runs, line numbers of the issues).
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use prvscope_import::cache::CacheState;
@@ -68,9 +69,15 @@ fn records_out_of_order_across_batches_are_sorted_as_a_load_sorts_them() {
     let mut text = String::from("#Paraver (01/01/2024 at 00:00):100000_ns:1(4):1:2(2:1,2:1)\n");
     for i in 0..400u64 {
         let t = 1000 + i * 100;
-        text += &format!("1:1:1:1:1:{t}:{}:{}\n", t + 60, i % 7);
-        text += &format!("2:2:1:2:1:{t}:50000001:{}:50000002:{i}\n", i % 3);
-        text += &format!("3:1:1:1:1:{t}:{t}:2:1:2:1:{}:{}:64:{i}\n", t + 40, t + 45);
+        writeln!(text, "1:1:1:1:1:{t}:{}:{}", t + 60, i % 7).unwrap();
+        writeln!(text, "2:2:1:2:1:{t}:50000001:{}:50000002:{i}", i % 3).unwrap();
+        writeln!(
+            text,
+            "3:1:1:1:1:{t}:{t}:2:1:2:1:{}:{}:64:{i}",
+            t + 40,
+            t + 45
+        )
+        .unwrap();
         if i % 97 == 5 {
             text += "1:1:1:1:bad\n";
         }
@@ -78,9 +85,9 @@ fn records_out_of_order_across_batches_are_sorted_as_a_load_sorts_them() {
     // Thread 2's early history, written after everything else.
     for i in 0..300u64 {
         let t = 10 + i * 3;
-        text += &format!("1:2:1:2:1:{t}:{}:{}\n", t + 2, i % 5);
-        text += &format!("2:2:1:2:1:{t}:50000001:{i}\n");
-        text += &format!("3:2:1:2:1:{t}:{t}:1:1:1:1:{}:{}:8:{i}\n", t + 1, t + 1);
+        writeln!(text, "1:2:1:2:1:{t}:{}:{}", t + 2, i % 5).unwrap();
+        writeln!(text, "2:2:1:2:1:{t}:50000001:{i}").unwrap();
+        writeln!(text, "3:2:1:2:1:{t}:{t}:1:1:1:1:{}:{}:8:{i}", t + 1, t + 1).unwrap();
     }
     std::fs::write(&path, &text).unwrap();
     let plain = common::load(&path);
@@ -104,14 +111,11 @@ fn a_cancelled_or_impossible_conversion_leaves_nothing() {
         .cancel
         .store(true, std::sync::atomic::Ordering::Relaxed);
     let e = trace::convert::convert(&path, &options(&dir), Some(1 << 20), Some(progress))
-        .err()
-        .expect("cancelled");
+        .expect_err("cancelled");
     assert!(matches!(e, trace::LoadError::Cancelled { .. }), "{e}");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
     let no_cache = LoadOptions::default();
-    let e = trace::convert::convert(&path, &no_cache, None, None)
-        .err()
-        .expect("no cache");
+    let e = trace::convert::convert(&path, &no_cache, None, None).expect_err("no cache");
     assert!(e.to_string().contains("--no-cache"), "{e}");
     let part = LoadOptions {
         subset: trace::Subset {
@@ -120,9 +124,7 @@ fn a_cancelled_or_impossible_conversion_leaves_nothing() {
         },
         ..options(&dir)
     };
-    let e = trace::convert::convert(&path, &part, None, None)
-        .err()
-        .expect("a part");
+    let e = trace::convert::convert(&path, &part, None, None).expect_err("a part");
     assert!(e.to_string().contains("whole trace"), "{e}");
 }
 

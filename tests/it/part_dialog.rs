@@ -2,7 +2,7 @@
 //! of loading, and the part chosen there is what the timeline shows.
 
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT as _, Queryable};
 use prvscope_import::NullOverride;
 use prvscope_viewer::app::App;
 use prvscope_viewer::loader::{LoadRequest, LoadSource};
@@ -68,7 +68,6 @@ fn a_trace_too_large_opens_the_part_dialog_and_loads_the_threads_chosen() {
     h.get_by_label_contains("g.prv needs about ");
     h.get_by_label_contains("MB to load, more than the memory available");
     // Without a store cache there is nothing to convert the trace into.
-    use egui_kittest::kittest::NodeT as _;
     assert!(
         h.get_by_label("Convert and open everything")
             .accesskit_node()

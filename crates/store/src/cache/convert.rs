@@ -235,7 +235,7 @@ mod tests {
             (x >> 33) % m
         };
         for case in 0..50 {
-            let runs: Vec<Vec<Comm>> = (0..rand(6) + 1)
+            let runs: Vec<Vec<Comm>> = (0..=rand(6))
                 .map(|r| {
                     let n = rand(if case % 5 == 0 { 200_000 } else { 40 });
                     let mut times: Vec<u64> = (0..n).map(|_| rand(30)).collect();
