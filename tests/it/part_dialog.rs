@@ -17,21 +17,27 @@ fn harness_with(
     available: Option<u64>,
     cache: Option<prvscope_import::cache::CacheOptions>,
 ) -> Harness<'static, App> {
+    harness_for(
+        path,
+        LoadRequest {
+            available_override: available,
+            cache,
+            ..LoadRequest::default()
+        },
+    )
+}
+
+fn harness_for(path: &std::path::Path, request: LoadRequest) -> Harness<'static, App> {
     let source = LoadSource::File(path.to_path_buf());
     let mut h = Harness::builder()
         .with_size(egui::vec2(1200.0, 700.0))
         .build_eframe(move |cc| {
-            let request = LoadRequest {
-                available_override: available,
-                cache: cache.clone(),
-                ..LoadRequest::default()
-            };
             let mut app = App::with_request(
                 &cc.egui_ctx,
                 source,
                 NullOverride::Auto,
                 Settings::default(),
-                request,
+                request.clone(),
             );
             app.set_show_timings(false);
             app.set_show_scopes(false);
@@ -204,4 +210,33 @@ fn a_trace_too_large_is_converted_and_opened_whole() {
     assert!(l.trace.part.is_none());
     let whole = crate::common::load(&path);
     assert_eq!(*l.trace.store, *whole.store);
+    // The trace facts say where it was read from.
+    h.state_mut().set_show_timings(true);
+    h.run_steps(2);
+    h.get_by_label_contains("converted into the store cache");
+}
+
+/// Asked for on the command line (`--convert`), a conversion starts at once: no memory check,
+/// no dialog.
+#[test]
+fn a_conversion_asked_for_starts_without_the_dialog() {
+    let _shared = crate::common::shared();
+    let path = crate::common::generated_16_threads("part-dialog-convert-asked");
+    let request = LoadRequest {
+        available_override: Some(20_000_000),
+        cache: Some(prvscope_import::cache::CacheOptions {
+            dir: crate::common::temp_dir("part-dialog-convert-asked-cache"),
+            limit_bytes: 1 << 40,
+        }),
+        convert: true,
+        ..LoadRequest::default()
+    };
+    let h = harness_for(&path, request);
+    assert!(h.state().part_dialog().is_none());
+    let l = h.state().loaded().expect("converted and opened");
+    assert!(l.trace.store.is_mapped());
+    assert_eq!(
+        l.trace.cache.state,
+        prvscope_import::cache::CacheState::Built
+    );
 }

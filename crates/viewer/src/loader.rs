@@ -145,6 +145,8 @@ fn load_job(
 ) -> LoadOutcome {
     if let LoadSource::File(path) = source
         && !request.skip_memory_check
+        // A conversion holds a batch at a time, whatever the trace's size.
+        && !request.convert
         && request.subset.is_whole()
         // A trace the cache holds is mapped, not parsed: no memory check.
         && !request

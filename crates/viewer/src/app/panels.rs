@@ -326,6 +326,10 @@ impl App {
         if self.show_timings {
             let how = match l.trace.cache.state {
                 prvscope_store::cache::CacheState::Hit => " from the store cache",
+                // A store read from the file as soon as it was written: converted into it.
+                prvscope_store::cache::CacheState::Built if l.trace.store.is_mapped() => {
+                    ", converted into the store cache"
+                }
                 _ => "",
             };
             ui.label(format!(
