@@ -7,6 +7,8 @@
 //! - a generated 1 GB trace of 4096 threads against `wc -l`;
 //! - `cache_reopen_4gb`: a generated 4 GB trace re-opened from its store cache to its first
 //!   frame, against reading the cache file once with `cat`;
+//! - `convert_1gb`: the generated 1 GB trace converted into the store cache in eight batches,
+//!   against loading it parsed and loading it with the cache written;
 //! - `scaling`: the generated 1 GB trace (64 threads) and the 4096-thread one loaded on
 //!   rayon pools of 1, 2, 4... threads up to the machine's (compare the ratios).
 //!
@@ -310,6 +312,49 @@ fn cache_reopen(c: &mut Criterion) {
     g.finish();
 }
 
+/// Converting the generated 1 GB trace (64 threads) into the store cache in batches of
+/// 128 MB of text (eight), then opening it from there, beside loading it whole (parsed, no
+/// cache) and loading it whole and writing its cache, in the same run.
+fn convert(c: &mut Criterion) {
+    let path = generated_1gb();
+    let dir = bench_data().join("convert-cache");
+    let cached = || LoadOptions {
+        cache: Some(CacheOptions {
+            dir: dir.clone(),
+            limit_bytes: 1 << 40,
+        }),
+        ..LoadOptions::default()
+    };
+    let mut g = c.benchmark_group("convert_1gb");
+    g.sample_size(10);
+    g.bench_function("convert_in_128mb_batches", |b| {
+        b.iter(|| {
+            let _ = std::fs::remove_dir_all(&dir);
+            let t =
+                trace::convert::convert(&path, &cached(), Some(128 << 20), None).expect("convert");
+            assert_eq!(t.cache.state, CacheState::Built);
+            assert!(t.store.counts().total() > 40_000_000);
+            t
+        });
+    });
+    g.bench_function("load_parsed", |b| {
+        b.iter(|| {
+            let t = trace::load(&path, &LoadOptions::default(), None).expect("load");
+            assert!(t.store.counts().total() > 40_000_000);
+            t
+        });
+    });
+    g.bench_function("load_and_write_cache", |b| {
+        b.iter(|| {
+            let _ = std::fs::remove_dir_all(&dir);
+            let t = trace::load(&path, &cached(), None).expect("load");
+            assert_eq!(t.cache.state, CacheState::Built);
+            t
+        });
+    });
+    g.finish();
+}
+
 criterion_group!(
     benches,
     plain,
@@ -317,6 +362,7 @@ criterion_group!(
     ovni_unpacked,
     threads_4096,
     scaling,
-    cache_reopen
+    cache_reopen,
+    convert
 );
 criterion_main!(benches);
