@@ -53,13 +53,16 @@ pub fn convert(
             "converting writes the store cache, which is turned off (--no-cache)".into(),
         ));
     }
-    let (meta, compression) = crate::sniff(path)?;
-    progress.bytes_total.store(meta.len(), Ordering::Relaxed);
-    let (side, policy) = crate::read_sides(path, options);
-    let mut cached = cache::CachedLoad::default();
-    if let Some(hit) = cached.look_up(path, policy, options) {
-        return cache::from_cache(path, hit, side, compression, options, started, cached);
-    }
+    let crate::Begun {
+        meta,
+        compression,
+        side,
+        policy,
+        mut cached,
+    } = match crate::begin(path, options, &progress, started)? {
+        Ok(begun) => begun,
+        Err(from_cache) => return Ok(*from_cache),
+    };
     let Some((opts, file, key)) = cached.target().cloned() else {
         return Err(other("its store cache file cannot be named".into()));
     };

@@ -16,11 +16,13 @@ pub mod naive;
 mod plain;
 pub mod prv;
 pub mod source;
+mod start;
 pub mod synth;
 
+pub(crate) use start::{Begun, begin};
+
 use std::fs::File;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -87,13 +89,16 @@ pub fn load(
         path: path.to_path_buf(),
         reason,
     };
-    let (meta, compression) = sniff(path)?;
-    progress.bytes_total.store(meta.len(), Ordering::Relaxed);
-    let (side, policy) = read_sides(path, options);
-    let mut cached = cache::CachedLoad::default();
-    if let Some(hit) = cached.look_up(path, policy, options) {
-        return cache::from_cache(path, hit, side, compression, options, started, cached);
-    }
+    let Begun {
+        meta,
+        compression,
+        side,
+        policy,
+        cached,
+    } = match begin(path, options, &progress, started)? {
+        Ok(begun) => begun,
+        Err(from_cache) => return Ok(*from_cache),
+    };
 
     let body = match compression {
         Compression::None => {
@@ -132,41 +137,6 @@ pub fn load(
         options.defer_cache_write,
     );
     Ok(trace)
-}
-
-/// The trace file's metadata and compression (from its first bytes).
-pub(crate) fn sniff(path: &Path) -> Result<(std::fs::Metadata, Compression), LoadError> {
-    let io_err = |reason| LoadError::Io {
-        path: path.to_path_buf(),
-        reason,
-    };
-    let mut file = File::open(path).map_err(io_err)?;
-    let meta = file.metadata().map_err(io_err)?;
-    if meta.is_dir() {
-        return Err(io_err(std::io::Error::other(
-            "is a directory, not a trace file",
-        )));
-    }
-    let mut head = [0u8; 6];
-    let n = read_up_to(&mut file, &mut head).map_err(io_err)?;
-    Ok((meta, Compression::sniff(head.get(..n).unwrap_or(&[]))))
-}
-
-/// The side files of the trace at `path`, and the null policy they and `options` give.
-pub(crate) fn read_sides(path: &Path, options: &LoadOptions) -> (SideFiles, NullPolicy) {
-    let mut report = LoadReport::default();
-    let pcf =
-        read_side(path, "pcf", &mut report).map(|(p, text)| Pcf::parse(&text, &p, &mut report));
-    let row = read_side(path, "row", &mut report)
-        .map(|(p, text)| RowNames::parse(&text, &p, &mut report));
-    let policy = resolve_policy(options.null, pcf.as_ref());
-    let side = SideFiles {
-        pcf,
-        row,
-        report,
-        from_disk: true,
-    };
-    (side, policy)
 }
 
 /// What was read beside the body: the side files and the problems found in them.
@@ -284,17 +254,6 @@ pub fn load_bytes(
     ))
 }
 
-fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match file.read(buf.get_mut(n..).unwrap_or(&mut []))? {
-            0 => break,
-            k => n += k,
-        }
-    }
-    Ok(n)
-}
-
 /// Warns when the `.pcf` describes fewer than half of the trace's event types, and more than
 /// three are missing (it may come from another run; a few undescribed types are common, ovni's
 /// CPU traces have some), or the
@@ -346,24 +305,6 @@ pub(crate) fn check_side_files(
                     names.len()
                 ),
             ));
-        }
-    }
-}
-
-fn read_side(trace: &Path, ext: &str, report: &mut LoadReport) -> Option<(PathBuf, Vec<u8>)> {
-    let p = source::side_file(trace, ext);
-    match std::fs::read(&p) {
-        Ok(bytes) => Some((p, bytes)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => {
-            report.push(error::issue(
-                IssueKind::SideFile,
-                &p,
-                0,
-                0,
-                format!("could not read: {e}"),
-            ));
-            None
         }
     }
 }
