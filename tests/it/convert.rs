@@ -92,7 +92,7 @@ fn records_out_of_order_across_batches_are_sorted_as_a_load_sorts_them() {
     std::fs::write(&path, &text).unwrap();
     let plain = common::load(&path);
     assert!(plain.report.skipped_lines() > 0);
-    for batch in [1u64, 300, 4 << 10, 1 << 30] {
+    for batch in [300u64, 4 << 10, 1 << 30] {
         let dir = common::temp_dir(&format!("convert-disorder-{batch}"));
         let converted = convert(&path, &options(&dir), batch);
         assert_same(&plain, &converted);
