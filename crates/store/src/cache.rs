@@ -319,8 +319,12 @@ impl Sink for Writer {
 }
 
 /// The temporary name a cache file is written under before it is renamed to `path`.
+/// Unique within the process (a viewer may write a trace's cache on a background job while
+/// it converts the same trace), and across processes by the process id.
 fn temporary(path: &Path) -> PathBuf {
-    path.with_extension(format!("tmp{}", std::process::id()))
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    path.with_extension(format!("tmp{}-{n}", std::process::id()))
 }
 
 /// Writes `store` and the caller's `extra` bytes to `path`: to a new file beside it first,
