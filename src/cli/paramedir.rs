@@ -86,11 +86,14 @@ pub fn parse(args: &[OsString]) -> anyhow::Result<Request> {
 /// others still run; the exit status says whether every cfg was written.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let req = parse(&args.args)?;
-    let t = super::load_for_info(
+    // Through the memory check, as the other commands: a trace that does not fit is
+    // converted into the store cache instead of being killed by the kernel.
+    let t = super::load_checked(
         &req.trace,
         NullOverride::Auto,
         &Subset::default(),
-        super::CacheArgs::default().options(),
+        &super::CacheArgs::default(),
+        Some(None),
     )?;
     super::print_warnings(&t);
     let ctx = Context::new(&t);

@@ -36,10 +36,7 @@ pub fn convert(
 ) -> Result<Trace, LoadError> {
     let started = Instant::now();
     let progress = progress.unwrap_or_default();
-    let io_err = |reason| LoadError::Io {
-        path: path.to_path_buf(),
-        reason,
-    };
+    let io_err = crate::io_error(path);
     let other = |why: String| io_err(std::io::Error::other(why));
     if !options.subset.is_whole() {
         return Err(LoadError::Subset {
@@ -228,10 +225,7 @@ fn plain_batches(
     progress: &LoadProgress,
     out: &mut Batches,
 ) -> Result<prvscope_format::Header, LoadError> {
-    let io_err = |reason| LoadError::Io {
-        path: path.to_path_buf(),
-        reason,
-    };
+    let io_err = crate::io_error(path);
     let (first_line, body_start) = file.read_first_line().map_err(io_err)?;
     let (header, _) = crate::split_header(path, &first_line)?;
     let rows = RowMap::new(&header);

@@ -85,10 +85,7 @@ pub fn load(
 ) -> Result<Trace, LoadError> {
     let started = Instant::now();
     let progress = progress.unwrap_or_default();
-    let io_err = |reason| LoadError::Io {
-        path: path.to_path_buf(),
-        reason,
-    };
+    let io_err = crate::io_error(path);
     let Begun {
         meta,
         compression,
@@ -137,6 +134,14 @@ pub fn load(
         options.defer_cache_write,
     );
     Ok(trace)
+}
+
+/// The error of reading the trace at `path`, for `map_err`.
+pub(crate) fn io_error(path: &Path) -> impl Fn(std::io::Error) -> LoadError + Copy + '_ {
+    move |reason| LoadError::Io {
+        path: path.to_path_buf(),
+        reason,
+    }
 }
 
 /// What was read beside the body: the side files and the problems found in them.

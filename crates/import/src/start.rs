@@ -52,10 +52,7 @@ pub(crate) fn begin(
 
 /// The trace file's metadata and compression (from its first bytes).
 pub(crate) fn sniff(path: &Path) -> Result<(std::fs::Metadata, Compression), LoadError> {
-    let io_err = |reason| LoadError::Io {
-        path: path.to_path_buf(),
-        reason,
-    };
+    let io_err = crate::io_error(path);
     let mut file = File::open(path).map_err(io_err)?;
     let meta = file.metadata().map_err(io_err)?;
     if meta.is_dir() {
