@@ -9,6 +9,9 @@
 //!   frame, against reading the cache file once with `cat`;
 //! - `convert_1gb`: the generated 1 GB trace converted into the store cache in eight batches,
 //!   against loading it parsed and loading it with the cache written;
+//! - `export_parquet_1gb`: `prvscope export --parquet` of the generated 1 GB trace, read
+//!   and written in batches (not in the store cache) and from the store cache, against
+//!   `wc -l` on the trace;
 //! - `scaling`: the generated 1 GB trace (64 threads) and the 4096-thread one loaded on
 //!   rayon pools of 1, 2, 4... threads up to the machine's (compare the ratios).
 //!
@@ -355,6 +358,40 @@ fn convert(c: &mut Criterion) {
     g.finish();
 }
 
+/// `prvscope export --parquet` of the generated 1 GB trace (the command, as a user runs it):
+/// streamed from the trace (`--no-cache`), and from its store cache; `wc -l` of the trace in
+/// the same run.
+fn export_parquet(c: &mut Criterion) {
+    let path = generated_1gb();
+    let bin = env!("CARGO_BIN_EXE_prvscope");
+    let out = bench_data().join("parquet-out");
+    let cache = bench_data().join("parquet-cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    let export = |extra: &str| {
+        format!(
+            "'{bin}' export '{}' --parquet '{}' {extra} > /dev/null 2>&1",
+            path.display(),
+            out.display()
+        )
+    };
+    // The cache written once, by `info`.
+    run(&format!(
+        "'{bin}' info '{}' --cache-dir '{}' > /dev/null",
+        path.display(),
+        cache.display()
+    ));
+    let mut g = c.benchmark_group("export_parquet_1gb");
+    g.sample_size(10);
+    g.bench_function("streamed", |b| b.iter(|| run(&export("--no-cache"))));
+    g.bench_function("from_cache", |b| {
+        b.iter(|| run(&export(&format!("--cache-dir '{}'", cache.display()))));
+    });
+    g.bench_function("wc_l", |b| {
+        b.iter(|| run(&format!("wc -l '{}' > /dev/null", path.display())));
+    });
+    g.finish();
+}
+
 criterion_group!(
     benches,
     plain,
@@ -363,6 +400,7 @@ criterion_group!(
     threads_4096,
     scaling,
     cache_reopen,
-    convert
+    convert,
+    export_parquet
 );
 criterion_main!(benches);

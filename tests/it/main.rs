@@ -17,6 +17,7 @@ mod legend;
 mod navigation;
 mod parallel_vs_naive;
 mod parquet_export;
+mod parquet_stream;
 mod part_dialog;
 mod real_traces;
 mod render;

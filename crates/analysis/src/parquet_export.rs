@@ -33,7 +33,8 @@ use parquet::schema::types::ColumnPath;
 use parquet::schema::types::Type;
 use rayon::prelude::*;
 
-use prvscope_store::{Trace, TraceStore};
+use prvscope_format::{Header, Pcf};
+use prvscope_store::{Comm, ThreadData, Trace};
 
 /// How the tables are cut.
 #[derive(Debug, Clone, Copy)]
@@ -102,6 +103,26 @@ const TIME_COLUMNS: &[&str] = &[
     "physical_recv",
 ];
 
+/// Columns of long runs of one value (the objects and CPUs, in thread order; event types,
+/// in type order within a thread): written plain and left to Snappy, which shrinks a run to a
+/// few bytes. A dictionary would hash every value and delta encoding pack every zero (half
+/// of the export's time, either way); the files are 15% larger for it.
+const RUN_COLUMNS: &[&str] = &[
+    "appl",
+    "task",
+    "thread",
+    "cpu",
+    "type",
+    "send_appl",
+    "send_task",
+    "send_thread",
+    "send_cpu",
+    "recv_appl",
+    "recv_task",
+    "recv_thread",
+    "recv_cpu",
+];
+
 /// One column of a row group.
 enum Col {
     I32(Vec<i32>),
@@ -127,13 +148,21 @@ fn write_file(
     mut next: impl FnMut() -> Option<Group>,
 ) -> io::Result<u64> {
     // Times are mostly distinct: a dictionary would be built and dropped for every page (a
-    // third of the export's time); they are delta-encoded instead (sorted per thread).
+    // third of the export's time); they are delta-encoded instead (sorted per thread), and
+    // not compressed again (Snappy finds little left in packed deltas).
     let mut props = WriterProperties::builder().set_compression(Compression::SNAPPY);
     for time in TIME_COLUMNS {
         let path = ColumnPath::from(*time);
         props = props
             .set_column_dictionary_enabled(path.clone(), false)
-            .set_column_encoding(path, Encoding::DELTA_BINARY_PACKED);
+            .set_column_encoding(path.clone(), Encoding::DELTA_BINARY_PACKED)
+            .set_column_compression(path, Compression::UNCOMPRESSED);
+    }
+    for run in RUN_COLUMNS {
+        let path = ColumnPath::from(*run);
+        props = props
+            .set_column_dictionary_enabled(path.clone(), false)
+            .set_column_encoding(path, Encoding::PLAIN);
     }
     let props = Arc::new(props.build());
     let file = File::create(path)?;
@@ -167,8 +196,8 @@ fn write_file(
                         .write_batch(&present, Some(&def), None)
                 }
                 Some(Col::U64(v)) => {
-                    let raw: Vec<i64> = v.iter().map(|&x| x as i64).collect();
-                    cw.typed::<Int64Type>().write_batch(&raw, None, None)
+                    cw.typed::<Int64Type>()
+                        .write_batch(bytemuck::cast_slice(&v), None, None)
                 }
                 Some(Col::Bool(v)) => cw
                     .typed::<parquet::data_type::BoolType>()
@@ -192,9 +221,9 @@ fn write_file(
 }
 
 /// (appl, task, thread), 1-based, of every row.
-fn objects(trace: &Trace) -> Vec<(i32, i32, i32)> {
-    let mut out = Vec::with_capacity(trace.header.thread_count());
-    for (a, app) in trace.header.applications.iter().enumerate() {
+fn objects(header: &Header) -> Vec<(i32, i32, i32)> {
+    let mut out = Vec::with_capacity(header.thread_count());
+    for (a, app) in header.applications.iter().enumerate() {
         for (t, task) in app.tasks.iter().enumerate() {
             for h in 0..task.threads {
                 out.push((a as i32 + 1, t as i32 + 1, h as i32 + 1));
@@ -212,21 +241,27 @@ fn cpu_at(cpus: &[(u64, u32)], time: u64) -> i32 {
         .map_or(0, |&(_, c)| c as i32)
 }
 
-/// The time slices of a table of `records` records over `[0, end]`.
-fn slices(records: u64, end: u64, per_group: u64) -> Vec<(u64, u64)> {
+/// The time slices of a table of `records` records whose times are in `[lo, hi]`: `n`
+/// slices of equal span that together cover every time (the first from 0, the last to the
+/// end of time).
+fn slices(records: u64, (lo, hi): (u64, u64), per_group: u64) -> Vec<(u64, u64)> {
     let n = records.div_ceil(per_group.max(1)).max(1);
-    let span = end.saturating_add(1);
+    let span = u128::from(hi.saturating_sub(lo)) + 1;
+    let at = |k: u64| lo + (span * u128::from(k) / u128::from(n)) as u64;
     (0..n)
         .map(|k| {
-            let t0 = (u128::from(span) * u128::from(k) / u128::from(n)) as u64;
-            let t1 = if k + 1 == n {
-                u64::MAX
-            } else {
-                (u128::from(span) * u128::from(k + 1) / u128::from(n)) as u64
-            };
+            let t0 = if k == 0 { 0 } else { at(k) };
+            let t1 = if k + 1 == n { u64::MAX } else { at(k + 1) };
             (t0, t1)
         })
         .collect()
+}
+
+/// The first and last times of columns (`None` when all are empty).
+fn span<'a>(columns: impl Iterator<Item = &'a prvscope_store::TimeColumn>) -> Option<(u64, u64)> {
+    columns
+        .filter_map(|c| Some((c.first()?, c.last()?)))
+        .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
 }
 
 /// Appends records `from..to` of a column, decoded by `read` (block by block).
@@ -279,11 +314,20 @@ impl Owners {
     }
 }
 
+/// Records of a trace, or of a part of it, with what a row group lets go of once read.
+#[derive(Clone, Copy)]
+struct Records<'a> {
+    threads: &'a [ThreadData],
+    objs: &'a [(i32, i32, i32)],
+    release: &'a (dyn Fn() + Sync),
+}
+
 /// States that begin in `[t0, t1)`, by thread.
-fn states_group(store: &TraceStore, objs: &[(i32, i32, i32)], (t0, t1): (u64, u64)) -> Group {
+fn states_group(r: Records<'_>, (t0, t1): (u64, u64)) -> Group {
+    let objs = r.objs;
     let mut owners = Owners::default();
     let (mut begin, mut end, mut value) = (Vec::new(), Vec::new(), Vec::new());
-    for (row, thread) in store.threads().iter().enumerate() {
+    for (row, thread) in r.threads.iter().enumerate() {
         let states = &thread.states;
         let (from, to) = (states.begin.lower_bound(t0), states.begin.lower_bound(t1));
         let at = begin.len();
@@ -295,17 +339,18 @@ fn states_group(store: &TraceStore, objs: &[(i32, i32, i32)], (t0, t1): (u64, u6
     }
     // What this group read of a mapped store is not needed again (see
     // `TraceStore::release_mapped_pages`).
-    store.release_mapped_pages();
+    (r.release)();
     let mut group = owners.columns();
     group.extend([Col::U64(begin), Col::U64(end), Col::Opt(value)]);
     group
 }
 
 /// Events in `[t0, t1)`, by thread and type.
-fn events_group(store: &TraceStore, objs: &[(i32, i32, i32)], (t0, t1): (u64, u64)) -> Group {
+fn events_group(r: Records<'_>, (t0, t1): (u64, u64)) -> Group {
+    let objs = r.objs;
     let mut owners = Owners::default();
     let (mut time, mut types, mut value) = (Vec::new(), Vec::new(), Vec::new());
-    for (row, thread) in store.threads().iter().enumerate() {
+    for (row, thread) in r.threads.iter().enumerate() {
         let object = objs.get(row).copied().unwrap_or_default();
         for col in &thread.events {
             let range = col.in_window(t0, t1);
@@ -320,29 +365,22 @@ fn events_group(store: &TraceStore, objs: &[(i32, i32, i32)], (t0, t1): (u64, u6
     }
     // What this group read of a mapped store is not needed again (see
     // `TraceStore::release_mapped_pages`).
-    store.release_mapped_pages();
+    (r.release)();
     let mut group = owners.columns();
     group.extend([Col::U64(time), Col::U64(types), Col::Opt(value)]);
     group
 }
 
-/// Writes the slices of one table into files of `groups_per_file` row groups, in parallel.
+/// Writes the slices of one table into files of `groups_per_file` row groups, in parallel,
+/// numbered from `first`; gives the rows and files written.
 fn sliced_table(
     dir: &Path,
     schema: &str,
     null: u64,
-    slices: &[(u64, u64)],
+    (slices, first): (&[(u64, u64)], usize),
     options: ParquetOptions,
     group: &(dyn Fn((u64, u64)) -> Group + Sync),
 ) -> io::Result<(u64, usize)> {
-    std::fs::create_dir_all(dir)?;
-    // Files of an earlier export would be read with these: removed first.
-    for e in std::fs::read_dir(dir)?.flatten() {
-        let p = e.path();
-        if p.extension().is_some_and(|x| x == "parquet") {
-            std::fs::remove_file(&p)?;
-        }
-    }
     let schema = Arc::new(parse_message_type(schema).map_err(io_err)?);
     let files: Vec<&[(u64, u64)]> = slices.chunks(options.groups_per_file.max(1)).collect();
     let rows: Vec<u64> = files
@@ -350,7 +388,7 @@ fn sliced_table(
         .enumerate()
         .map(|(f, slices)| {
             let mut it = slices.iter();
-            write_file(&part(dir, f), &schema, null, || {
+            write_file(&part(dir, first + f), &schema, null, || {
                 it.next().map(|&s| group(s))
             })
         })
@@ -362,146 +400,287 @@ fn part(dir: &Path, k: usize) -> PathBuf {
     dir.join(format!("part-{k:05}.parquet"))
 }
 
+/// A folder for a table's files, without the files of an earlier export (they would be
+/// read with these).
+fn table_dir(dir: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for e in std::fs::read_dir(dir)?.flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "parquet") {
+            std::fs::remove_file(&p)?;
+        }
+    }
+    Ok(())
+}
+
+/// The three tables of records (`states`, `events`, `comms`).
+const RECORD_TABLES: [&str; 3] = ["states", "events", "comms"];
+
+/// The tables of a trace being written: its records come a part at a time
+/// ([`Tables::records`]: the whole store, or the batches of a trace read in batches), each
+/// part's row groups in files of their own; the small tables come last ([`Tables::finish`]).
+pub struct Tables {
+    dir: PathBuf,
+    options: ParquetOptions,
+    null: u64,
+    objs: Vec<(i32, i32, i32)>,
+    /// Per record table: rows and files written so far.
+    written: [(u64, usize); 3],
+}
+
+/// What the small tables say of the trace.
+pub struct About<'a> {
+    pub path: &'a Path,
+    pub header: &'a Header,
+    pub pcf: Option<&'a Pcf>,
+    /// Per timeline row: its name, and whether its records were loaded.
+    pub rows: Vec<(String, bool)>,
+}
+
+impl Tables {
+    /// Starts the tables of a trace of header `header` under `dir` (earlier Parquet files of
+    /// the record tables there are removed); `null` is the value written as SQL `NULL`.
+    pub fn create(
+        dir: &Path,
+        header: &Header,
+        null: u64,
+        options: ParquetOptions,
+    ) -> io::Result<Tables> {
+        for table in RECORD_TABLES {
+            table_dir(&dir.join(table))?;
+        }
+        Ok(Tables {
+            dir: dir.to_path_buf(),
+            options,
+            null,
+            objs: objects(header),
+            written: [(0, 0); 3],
+        })
+    }
+
+    /// Writes records: `threads` (one per timeline row) and `comms` (in logical send order).
+    /// `release` is called after each row group is read (a mapped store lets go of its
+    /// pages there).
+    pub fn records(
+        &mut self,
+        threads: &[ThreadData],
+        comms: &[Comm],
+        release: &(dyn Fn() + Sync),
+    ) -> io::Result<()> {
+        let (null, options, objs) = (self.null, self.options, self.objs.as_slice());
+        let r = Records {
+            threads,
+            objs,
+            release,
+        };
+        let states_span = span(threads.iter().map(|t| &t.states.begin));
+        let events_span = span(
+            threads
+                .iter()
+                .flat_map(|t| t.events.iter().map(|c| &c.time)),
+        );
+        let count_states: u64 = threads.iter().map(|t| t.states.begin.len() as u64).sum();
+        let count_events: u64 = threads
+            .iter()
+            .flat_map(|t| &t.events)
+            .map(|c| c.time.len() as u64)
+            .sum();
+        let state_slices = states_span.map_or_else(Vec::new, |s| {
+            slices(count_states, s, options.rows_per_group)
+        });
+        let event_slices = events_span.map_or_else(Vec::new, |s| {
+            slices(count_events, s, options.rows_per_group)
+        });
+        let per = usize::try_from(options.rows_per_group)
+            .unwrap_or(usize::MAX)
+            .max(1);
+        let chunks: Vec<(u64, u64)> = (0..comms.len().div_ceil(per))
+            .map(|k| ((k * per) as u64, ((k + 1) * per).min(comms.len()) as u64))
+            .collect();
+        let obj = |row: u32| objs.get(row as usize).copied().unwrap_or((0, 0, 0));
+        let comms_group = |(from, to): (u64, u64)| {
+            let part = comms.get(from as usize..to as usize).unwrap_or_default();
+            let i32s = |f: &dyn Fn(&Comm) -> i32| Col::I32(part.iter().map(f).collect());
+            let u64s = |f: &dyn Fn(&Comm) -> u64| Col::U64(part.iter().map(f).collect());
+            let group = vec![
+                i32s(&|c| obj(c.send_row).0),
+                i32s(&|c| obj(c.send_row).1),
+                i32s(&|c| obj(c.send_row).2),
+                i32s(&|c| c.send_cpu as i32),
+                i32s(&|c| obj(c.recv_row).0),
+                i32s(&|c| obj(c.recv_row).1),
+                i32s(&|c| obj(c.recv_row).2),
+                i32s(&|c| c.recv_cpu as i32),
+                u64s(&|c| c.lsend),
+                u64s(&|c| c.psend),
+                u64s(&|c| c.lrecv),
+                u64s(&|c| c.precv),
+                u64s(&|c| c.size),
+                u64s(&|c| c.tag),
+            ];
+            release();
+            group
+        };
+        let [dir_s, dir_e, dir_c] = RECORD_TABLES.map(|t| self.dir.join(t));
+        let [(_, first_s), (_, first_e), (_, first_c)] = self.written;
+        // The three tables are written at once (their files in parallel too).
+        let (states, (events, comms)) = rayon::join(
+            || {
+                sliced_table(
+                    &dir_s,
+                    STATES,
+                    null,
+                    (&state_slices, first_s),
+                    options,
+                    &|sl| states_group(r, sl),
+                )
+            },
+            || {
+                rayon::join(
+                    || {
+                        sliced_table(
+                            &dir_e,
+                            EVENTS,
+                            null,
+                            (&event_slices, first_e),
+                            options,
+                            &|sl| events_group(r, sl),
+                        )
+                    },
+                    || {
+                        sliced_table(
+                            &dir_c,
+                            COMMS,
+                            null,
+                            (&chunks, first_c),
+                            options,
+                            &comms_group,
+                        )
+                    },
+                )
+            },
+        );
+        for (slot, result) in self.written.iter_mut().zip([states, events, comms]) {
+            let (rows, files) = result?;
+            slot.0 += rows;
+            slot.1 += files;
+        }
+        Ok(())
+    }
+
+    /// Writes the small tables (`objects`, `labels`, `trace`) and gives what was written.
+    pub fn finish(self, about: &About<'_>) -> io::Result<Exported> {
+        let (null, options, objs) = (self.null, self.options, &self.objs);
+        let mut out = Exported::default();
+        let schemas = [STATES, EVENTS, COMMS];
+        for ((name, schema), (rows, mut files)) in
+            RECORD_TABLES.into_iter().zip(schemas).zip(self.written)
+        {
+            if files == 0 {
+                // A table without rows is still a file, with its columns: a query of
+                // `DIR/comms/*.parquet` finds no messages rather than no files.
+                let schema = Arc::new(parse_message_type(schema).map_err(io_err)?);
+                write_file(&part(&self.dir.join(name), 0), &schema, null, || None)?;
+                files = 1;
+            }
+            out.tables.push((name, rows, files));
+        }
+        let one = [(0, 0)];
+        let small = |name: &'static str,
+                     schema: &str,
+                     group: &(dyn Fn((u64, u64)) -> Group + Sync),
+                     out: &mut Exported|
+         -> io::Result<()> {
+            let dir = self.dir.join(name);
+            table_dir(&dir)?;
+            let (rows, files) = sliced_table(&dir, schema, null, (&one, 0), options, group)?;
+            out.tables.push((name, rows, files));
+            Ok(())
+        };
+        small(
+            "objects",
+            OBJECTS,
+            &|_| {
+                let rows = 0..objs.len();
+                let name = |r: usize| about.rows.get(r).map(|x| x.0.clone()).unwrap_or_default();
+                let loaded = |r: usize| about.rows.get(r).is_some_and(|x| x.1);
+                vec![
+                    Col::I32(rows.clone().map(|r| r as i32).collect()),
+                    Col::I32(objs.iter().map(|o| o.0).collect()),
+                    Col::I32(objs.iter().map(|o| o.1).collect()),
+                    Col::I32(objs.iter().map(|o| o.2).collect()),
+                    Col::Text(rows.clone().map(name).collect()),
+                    Col::Bool(rows.map(loaded).collect()),
+                ]
+            },
+            &mut out,
+        )?;
+        small(
+            "labels",
+            LABELS,
+            &|_| {
+                let (mut kind, mut ty, mut value, mut label) = (vec![], vec![], vec![], vec![]);
+                if let Some(pcf) = about.pcf {
+                    for (&v, name) in &pcf.states {
+                        kind.push("state".to_owned());
+                        ty.push(null);
+                        value.push(v);
+                        label.push(name.clone());
+                    }
+                    for (&t, info) in &pcf.event_types {
+                        kind.push("event_type".to_owned());
+                        ty.push(u64::from(t));
+                        value.push(null);
+                        label.push(info.label.clone());
+                        for (&v, name) in &info.values {
+                            kind.push("event_value".to_owned());
+                            ty.push(u64::from(t));
+                            value.push(v);
+                            label.push(name.clone());
+                        }
+                    }
+                }
+                vec![
+                    Col::Text(kind),
+                    Col::Opt(ty),
+                    Col::Opt(value),
+                    Col::Text(label),
+                ]
+            },
+            &mut out,
+        )?;
+        small(
+            "trace",
+            TRACE,
+            &|_| {
+                vec![
+                    Col::Text(vec![about.path.display().to_string()]),
+                    Col::U64(vec![about.header.end_time]),
+                    Col::Text(vec![about.header.time_unit.as_str().to_owned()]),
+                    Col::I32(vec![objs.len() as i32]),
+                ]
+            },
+            &mut out,
+        )?;
+        Ok(out)
+    }
+}
+
 /// Writes `trace` (what was loaded of it) as Parquet tables under `dir` (see the module
 /// documentation).
 pub fn export(trace: &Trace, dir: &Path, options: ParquetOptions) -> io::Result<Exported> {
     let store = &*trace.store;
-    let null = store.null_policy().sentinel;
-    let objs = objects(trace);
-    let end = trace.header.end_time.max(store.end_time());
-    let counts = store.counts();
-    let mut out = Exported::default();
-
-    // The three large tables are written at once (their files in parallel too).
-    let comms = store.comms();
-    let per = usize::try_from(options.rows_per_group)
-        .unwrap_or(usize::MAX)
-        .max(1);
-    let chunks: Vec<(u64, u64)> = (0..comms.len().div_ceil(per).max(1))
-        .map(|k| ((k * per) as u64, ((k + 1) * per).min(comms.len()) as u64))
-        .collect();
-    let obj = |row: u32| objs.get(row as usize).copied().unwrap_or((0, 0, 0));
-    let comms_group = |(from, to): (u64, u64)| {
-        let part = comms.get(from as usize..to as usize).unwrap_or_default();
-        let i32s =
-            |f: &dyn Fn(&prvscope_store::Comm) -> i32| Col::I32(part.iter().map(f).collect());
-        let u64s =
-            |f: &dyn Fn(&prvscope_store::Comm) -> u64| Col::U64(part.iter().map(f).collect());
-        let group = vec![
-            i32s(&|c| obj(c.send_row).0),
-            i32s(&|c| obj(c.send_row).1),
-            i32s(&|c| obj(c.send_row).2),
-            i32s(&|c| c.send_cpu as i32),
-            i32s(&|c| obj(c.recv_row).0),
-            i32s(&|c| obj(c.recv_row).1),
-            i32s(&|c| obj(c.recv_row).2),
-            i32s(&|c| c.recv_cpu as i32),
-            u64s(&|c| c.lsend),
-            u64s(&|c| c.psend),
-            u64s(&|c| c.lrecv),
-            u64s(&|c| c.precv),
-            u64s(&|c| c.size),
-            u64s(&|c| c.tag),
-        ];
+    let mut tables = Tables::create(dir, &trace.header, store.null_policy().sentinel, options)?;
+    tables.records(store.threads(), store.comms(), &|| {
         store.release_mapped_pages();
-        group
-    };
-    let state_slices = slices(counts.states, end, options.rows_per_group);
-    let event_slices = slices(counts.events, end, options.rows_per_group);
-    let (states, (events, comms)) = rayon::join(
-        || {
-            sliced_table(
-                &dir.join("states"),
-                STATES,
-                null,
-                &state_slices,
-                options,
-                &|sl| states_group(store, &objs, sl),
-            )
-        },
-        || {
-            rayon::join(
-                || {
-                    sliced_table(
-                        &dir.join("events"),
-                        EVENTS,
-                        null,
-                        &event_slices,
-                        options,
-                        &|sl| events_group(store, &objs, sl),
-                    )
-                },
-                || {
-                    sliced_table(
-                        &dir.join("comms"),
-                        COMMS,
-                        null,
-                        &chunks,
-                        options,
-                        &comms_group,
-                    )
-                },
-            )
-        },
-    );
-    for (name, result) in [("states", states), ("events", events), ("comms", comms)] {
-        let (rows, files) = result?;
-        out.tables.push((name, rows, files));
-    }
-
-    let one = [(0, 0)];
-    let (rows, files) = sliced_table(&dir.join("objects"), OBJECTS, null, &one, options, &|_| {
-        let rows = 0..objs.len();
-        vec![
-            Col::I32(rows.clone().map(|r| r as i32).collect()),
-            Col::I32(objs.iter().map(|o| o.0).collect()),
-            Col::I32(objs.iter().map(|o| o.1).collect()),
-            Col::I32(objs.iter().map(|o| o.2).collect()),
-            Col::Text(rows.clone().map(|r| trace.thread_name(r)).collect()),
-            Col::Bool(rows.map(|r| store.is_row_loaded(r)).collect()),
-        ]
     })?;
-    out.tables.push(("objects", rows, files));
-
-    let (rows, files) = sliced_table(&dir.join("labels"), LABELS, null, &one, options, &|_| {
-        let (mut kind, mut ty, mut value, mut label) = (vec![], vec![], vec![], vec![]);
-        if let Some(pcf) = &trace.pcf {
-            for (&v, name) in &pcf.states {
-                kind.push("state".to_owned());
-                ty.push(null);
-                value.push(v);
-                label.push(name.clone());
-            }
-            for (&t, info) in &pcf.event_types {
-                kind.push("event_type".to_owned());
-                ty.push(u64::from(t));
-                value.push(null);
-                label.push(info.label.clone());
-                for (&v, name) in &info.values {
-                    kind.push("event_value".to_owned());
-                    ty.push(u64::from(t));
-                    value.push(v);
-                    label.push(name.clone());
-                }
-            }
-        }
-        vec![
-            Col::Text(kind),
-            Col::Opt(ty),
-            Col::Opt(value),
-            Col::Text(label),
-        ]
-    })?;
-    out.tables.push(("labels", rows, files));
-
-    let (rows, files) = sliced_table(&dir.join("trace"), TRACE, null, &one, options, &|_| {
-        vec![
-            Col::Text(vec![trace.path.display().to_string()]),
-            Col::U64(vec![trace.header.end_time]),
-            Col::Text(vec![trace.header.time_unit.as_str().to_owned()]),
-            Col::I32(vec![objs.len() as i32]),
-        ]
-    })?;
-    out.tables.push(("trace", rows, files));
-    Ok(out)
+    let rows = (0..store.threads().len())
+        .map(|r| (trace.thread_name(r), store.is_row_loaded(r)))
+        .collect();
+    tables.finish(&About {
+        path: &trace.path,
+        header: &trace.header,
+        pcf: trace.pcf.as_ref(),
+        rows,
+    })
 }

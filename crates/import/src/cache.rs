@@ -167,7 +167,7 @@ impl CachedLoad {
         let key = key(path, policy, options)?;
         let file = file_for(&opts.dir, &key);
         self.report.file = Some(file.clone());
-        match open(&file, &key) {
+        match open(&file, &key, options.read_once) {
             Ok(Some(hit)) => return Some(hit),
             Ok(None) => {}
             Err(why) => self.report.refused = Some(why),
@@ -300,7 +300,8 @@ pub(crate) fn from_cache(
     } = side;
     report.merge(hit.extra.report);
     let store = hit.store;
-    crate::check_side_files(path, &store, pcf.as_ref(), row.as_ref(), &mut report);
+    let (types, rows) = (store.event_types(), store.threads().len());
+    crate::check_side_files(path, &types, rows, pcf.as_ref(), row.as_ref(), &mut report);
     report.sort_examples();
     if cached.report.state != CacheState::Built {
         cached.report.state = CacheState::Hit;
@@ -433,8 +434,9 @@ pub(crate) struct Hit {
 }
 
 /// Opens the cache file for `key`: `Ok(None)` when there is none, `Err` with the reason when
-/// there is one that cannot be used (it is removed).
-pub(crate) fn open(file: &Path, key: &str) -> Result<Option<Hit>, String> {
+/// there is one that cannot be used (it is removed). `read_once`: see
+/// [`LoadOptions::read_once`](crate::LoadOptions::read_once).
+pub(crate) fn open(file: &Path, key: &str, read_once: bool) -> Result<Option<Hit>, String> {
     if !file.exists() {
         return Ok(None);
     }
@@ -443,7 +445,11 @@ pub(crate) fn open(file: &Path, key: &str) -> Result<Option<Hit>, String> {
         Err(format!("{}: {why}", file.display()))
     };
     // Read in one pass only what can stay in memory beside the rest of the load.
-    let populate_below = crate::estimate::available_memory().map_or(u64::MAX, |a| a / 2);
+    let populate_below = if read_once {
+        0
+    } else {
+        crate::estimate::available_memory().map_or(u64::MAX, |a| a / 2)
+    };
     let opened = match layout::open(file, populate_below) {
         Ok(o) => o,
         Err(CacheError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),

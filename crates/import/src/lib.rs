@@ -7,6 +7,7 @@
 // The parsers read untrusted bytes: no indexing that could panic.
 #![deny(clippy::indexing_slicing)]
 
+mod batches;
 pub mod cache;
 pub mod cgroup;
 pub mod convert;
@@ -19,6 +20,7 @@ pub mod source;
 mod start;
 pub mod synth;
 
+pub use batches::{BatchSink, Streamed, read_in_batches};
 pub(crate) use start::{Begun, begin};
 
 use std::fs::File;
@@ -58,6 +60,10 @@ pub struct LoadOptions {
     pub subset: Subset,
     /// The store cache to read the store from and write it to ([`cache`]); none by default.
     pub cache: Option<cache::CacheOptions>,
+    /// The store will be read once, in order (an export): a store cache file is not read
+    /// into memory at open, and each section's pages are let go once checked, so that the
+    /// resident size stays that of what is being read.
+    pub read_once: bool,
     /// Leave the writing of a parsed store to the caller ([`cache::write_later`], for a
     /// viewer that shows the trace first): the trace says [`cache::CacheState::Pending`].
     pub defer_cache_write: bool,
@@ -72,6 +78,7 @@ impl Default for LoadOptions {
             stream_block_bytes: source::STREAM_BLOCK,
             subset: Subset::default(),
             cache: None,
+            read_once: false,
             defer_cache_write: false,
         }
     }
@@ -183,7 +190,8 @@ fn into_trace(
         store = store.with_loaded_rows(rows);
     }
     if from_disk {
-        check_side_files(path, &store, pcf.as_ref(), row.as_ref(), &mut report);
+        let (types, rows) = (store.event_types(), store.threads().len());
+        check_side_files(path, &types, rows, pcf.as_ref(), row.as_ref(), &mut report);
     }
     report.sort_examples();
     Trace {
@@ -266,13 +274,13 @@ pub fn load_bytes(
 /// back to numbers and names to `THREAD a.t.h`.
 pub(crate) fn check_side_files(
     path: &Path,
-    store: &TraceStore,
+    types: &[u32],
+    rows: usize,
     pcf: Option<&Pcf>,
     row: Option<&RowNames>,
     report: &mut LoadReport,
 ) {
     if let Some(pcf) = pcf {
-        let types = store.event_types();
         let described = types
             .iter()
             .filter(|ty| pcf.event_types.contains_key(ty))
@@ -297,20 +305,19 @@ pub(crate) fn check_side_files(
             ));
         }
     }
-    if let Some(names) = row.and_then(|r| r.level("THREAD")) {
-        let rows = store.threads().len();
-        if names.len() < rows {
-            report.push(error::issue(
-                IssueKind::SideFileMismatch,
-                &source::side_file(path, "row"),
-                0,
-                0,
-                format!(
-                    "names {} threads but the trace has {rows}: the others are named THREAD a.t.h",
-                    names.len()
-                ),
-            ));
-        }
+    if let Some(names) = row.and_then(|r| r.level("THREAD"))
+        && names.len() < rows
+    {
+        report.push(error::issue(
+            IssueKind::SideFileMismatch,
+            &source::side_file(path, "row"),
+            0,
+            0,
+            format!(
+                "names {} threads but the trace has {rows}: the others are named THREAD a.t.h",
+                names.len()
+            ),
+        ));
     }
 }
 

@@ -428,7 +428,8 @@ pub fn open(path: &Path, populate_below: u64) -> Result<Opened, CacheError> {
     if len < HEADER as u64 {
         return Err(corrupt("truncated header"));
     }
-    let map = map_file_with(&file, len <= populate_below)?;
+    let populate = len <= populate_below;
+    let map = map_file_with(&file, populate)?;
     let bytes: &[u8] = &map;
     let mut head = Dec(bytes
         .get(..HEADER)
@@ -480,10 +481,16 @@ pub fn open(path: &Path, populate_below: u64) -> Result<Opened, CacheError> {
     if next != dir_at || sections.len() < 3 {
         return Err(corrupt("sections do not tile the file"));
     }
-    if let Some(i) = sections
-        .par_iter()
-        .position_any(|(s, crc)| crc32fast::hash(s) != *crc)
-    {
+    // A file not read at once is read here, as it is checked: its pages are let go again
+    // (they stay in the page cache), or the resident size would grow to the file's.
+    let base = bytes.as_ptr() as usize;
+    if let Some(i) = sections.par_iter().position_any(|(s, crc)| {
+        let differs = crc32fast::hash(s) != *crc;
+        if !populate {
+            release_range(&map, s.as_ptr() as usize - base, s.len());
+        }
+        differs
+    }) {
         return Err(corrupt(format!("section {i} checksum differs")));
     }
     let (meta, extra) = match sections.as_slice() {
@@ -496,6 +503,19 @@ pub fn open(path: &Path, populate_below: u64) -> Result<Opened, CacheError> {
         extra,
         bytes: file_len,
     })
+}
+
+/// Lets go of the pages of `len` bytes of `map` from `at` (see
+/// [`crate::TraceStore::release_mapped_pages`]).
+fn release_range(map: &Mapped, at: usize, len: usize) {
+    #[cfg(unix)]
+    #[allow(unsafe_code)]
+    // SAFETY: the map is a read-only, shared map of a file that is never changed (see
+    // `map_file_with`): after MADV_DONTNEED its pages read the file's contents again, the same
+    // bytes, so no slice borrowed from it sees anything change.
+    let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, at, len) };
+    #[cfg(not(unix))]
+    let _ = (map, at, len);
 }
 
 /// A thread as [`persist_thread`] described it.

@@ -74,24 +74,28 @@ impl Trace {
 
     /// The name of row `i`: from the `.row` THREAD level, else `THREAD a.t.h`.
     pub fn thread_name(&self, row: usize) -> String {
-        if let Some(name) = self
-            .row
-            .as_ref()
-            .and_then(|r| r.level("THREAD"))
-            .and_then(|names| names.get(row))
-        {
-            return name.clone();
-        }
-        let mut left = row;
-        for (a, app) in self.header.applications.iter().enumerate() {
-            for (t, task) in app.tasks.iter().enumerate() {
-                let n = task.threads as usize;
-                if left < n {
-                    return format!("THREAD {}.{}.{}", a + 1, t + 1, left + 1);
-                }
-                left -= n;
-            }
-        }
-        format!("row {row}")
+        thread_name(&self.header, self.row.as_ref(), row)
     }
+}
+
+/// The name of row `row` of a trace of header `header`: from the `.row` file's THREAD level,
+/// else `THREAD a.t.h`.
+pub fn thread_name(header: &Header, names: Option<&RowNames>, row: usize) -> String {
+    if let Some(name) = names
+        .and_then(|r| r.level("THREAD"))
+        .and_then(|names| names.get(row))
+    {
+        return name.clone();
+    }
+    let mut left = row;
+    for (a, app) in header.applications.iter().enumerate() {
+        for (t, task) in app.tasks.iter().enumerate() {
+            let n = task.threads as usize;
+            if left < n {
+                return format!("THREAD {}.{}.{}", a + 1, t + 1, left + 1);
+            }
+            left -= n;
+        }
+    }
+    format!("row {row}")
 }

@@ -1,0 +1,454 @@
+//! A trace's body read a batch at a time: a batch is a stretch of the file (plain) or of its
+//! decoded blocks (`.xz`, `.gz`) small enough to parse in memory; it is parsed in parallel,
+//! assembled into per-thread columns, as a load does, and handed to a [`BatchSink`], then
+//! dropped. The conversion into the store cache ([`crate::convert`]) writes the batches into
+//! the cache file; a streamed export ([`read_in_batches`]) writes them out as they come, in
+//! the memory of one batch whatever the trace's size.
+//!
+//! Within a batch, each thread's records are sorted by time and its messages by logical send
+//! time, as in a loaded store. Paraver's traces are sorted by time, so a batch's records come
+//! after those of the batches before; a trace that is not has its records out of order only
+//! across the edges of batches (the conversion sorts those; an export keeps them where they
+//! are).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use rayon::prelude::*;
+
+use prvscope_format::RowMap;
+use prvscope_format::error;
+use prvscope_store::{Comm, NullPolicy, ThreadData};
+
+use crate::source::{self, Compression, LoadProgress};
+use crate::{Header, IssueKind, LoadError, LoadOptions, LoadReport, Pcf, RowNames, estimate, prv};
+
+/// Receives a trace's batches, in file order.
+pub trait BatchSink {
+    /// Called once, before the first batch, with the trace's header and the value that
+    /// stands for null.
+    fn begin(&mut self, header: &Header, null: u64) -> std::io::Result<()> {
+        let _ = (header, null);
+        Ok(())
+    }
+
+    /// One batch: every thread's records of a stretch of the file (one entry per timeline
+    /// row, empty for a thread without records there) and its messages.
+    fn batch(&mut self, threads: Vec<ThreadData>, comms: Vec<Comm>) -> std::io::Result<()>;
+
+    /// Whether the memory a batch used is given back to the system before the next
+    /// (`malloc_trim`): worth it when memory is short, a cost when the next batch takes it
+    /// again at once.
+    fn trim_between_batches(&self) -> bool {
+        true
+    }
+}
+
+/// What reading the body in batches found besides the batches.
+pub(crate) struct Parsed {
+    pub(crate) header: Header,
+    pub(crate) report: LoadReport,
+    pub(crate) null_values: u64,
+    /// Text bytes parsed.
+    pub(crate) bytes: u64,
+    /// The event types seen, for the check of the `.pcf`.
+    pub(crate) event_types: Vec<u32>,
+}
+
+/// Reads the body of the trace at `path` in batches of at most `batch_bytes` of text (and
+/// at most what fits in half the memory available) into `sink`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn parse_in_batches<S: BatchSink>(
+    path: &Path,
+    meta: &std::fs::Metadata,
+    compression: Compression,
+    policy: NullPolicy,
+    options: &LoadOptions,
+    batch_bytes: Option<u64>,
+    progress: &Arc<LoadProgress>,
+    sink: &mut S,
+) -> Result<Parsed, LoadError> {
+    let io_err = crate::io_error(path);
+    let budget = estimate::available_memory().unwrap_or(4 << 30) / 2;
+    let mut batches = Batches {
+        sink,
+        sentinel: policy.sentinel,
+        rows: 0,
+        line: 2,
+        report: LoadReport::default(),
+        null_values: 0,
+        communicator_lines: 0,
+        bytes: 0,
+        event_types: BTreeSet::new(),
+    };
+    let size = Size {
+        at_most: batch_bytes,
+        budget,
+    };
+    let header = match compression {
+        Compression::None => {
+            let plain =
+                source::PlainFile::new(std::fs::File::open(path).map_err(io_err)?, meta.len());
+            let header =
+                plain_batches(path, &plain, policy, options, size, progress, &mut batches)?;
+            progress.bytes_done.store(meta.len(), Ordering::Relaxed);
+            crate::note_changed_file(path, &plain, meta, &mut batches.report);
+            header
+        }
+        Compression::Xz | Compression::Gzip => {
+            let decoder = source::spawn_decoder(
+                std::fs::File::open(path).map_err(io_err)?,
+                compression,
+                Arc::clone(progress),
+                options.stream_block_bytes,
+            );
+            stream_batches(
+                path,
+                decoder,
+                compression,
+                policy,
+                size,
+                progress,
+                &mut batches,
+            )?
+        }
+    };
+    if batches.communicator_lines < u64::from(header.communicator_lines) {
+        batches.report.push(error::issue(
+            IssueKind::MissingCommunicators,
+            path,
+            1,
+            0,
+            format!(
+                "the header announces {} communicator lines, found {}",
+                header.communicator_lines, batches.communicator_lines
+            ),
+        ));
+    }
+    Ok(Parsed {
+        header,
+        report: batches.report,
+        null_values: batches.null_values,
+        bytes: batches.bytes,
+        event_types: batches.event_types.into_iter().collect(),
+    })
+}
+
+/// A whole trace read for a streamed export: its side files, and what the load would report.
+pub struct Streamed {
+    pub header: Header,
+    pub pcf: Option<Pcf>,
+    pub row: Option<RowNames>,
+    /// What was skipped, with file and line, as a load reports it.
+    pub report: LoadReport,
+    pub null_policy: NullPolicy,
+    pub compression: Compression,
+    /// Text bytes parsed.
+    pub bytes_decoded: u64,
+}
+
+/// Reads the whole trace at `path` (plain, `.xz` or `.gz`) and its side files, handing its
+/// body to `sink` a batch at a time: batches of at most `batch_bytes` of text, and at most
+/// what fits in half the memory available. The store cache is neither read nor written.
+///
+/// Each thread's CPU runs ([`ThreadData::cpus`]) are those a load of the whole trace gives
+/// over the batch's times: the first starts at time 0, carrying the CPU of the thread's last
+/// record in the batches before.
+pub fn read_in_batches(
+    path: &Path,
+    options: &LoadOptions,
+    batch_bytes: Option<u64>,
+    progress: Option<Arc<LoadProgress>>,
+    sink: &mut impl BatchSink,
+) -> Result<Streamed, LoadError> {
+    let progress = progress.unwrap_or_default();
+    if !options.subset.is_whole() {
+        return Err(LoadError::Subset {
+            path: path.to_path_buf(),
+            message: "a trace is read in batches whole; a part is loaded".into(),
+        });
+    }
+    let (meta, compression) = crate::start::sniff(path)?;
+    progress.bytes_total.store(meta.len(), Ordering::Relaxed);
+    let (side, policy) = crate::start::read_sides(path, options);
+    let mut carried = CarryCpus {
+        sink,
+        last: Vec::new(),
+    };
+    let parsed = parse_in_batches(
+        path,
+        &meta,
+        compression,
+        policy,
+        options,
+        batch_bytes,
+        &progress,
+        &mut carried,
+    )?;
+    let crate::SideFiles {
+        pcf,
+        row,
+        mut report,
+        ..
+    } = side;
+    report.merge(parsed.report);
+    crate::check_side_files(
+        path,
+        &parsed.event_types,
+        crate::RowMap::new(&parsed.header).rows(),
+        pcf.as_ref(),
+        row.as_ref(),
+        &mut report,
+    );
+    report.sort_examples();
+    Ok(Streamed {
+        header: parsed.header,
+        pcf,
+        row,
+        report,
+        null_policy: policy,
+        compression,
+        bytes_decoded: parsed.bytes,
+    })
+}
+
+/// Gives each batch's threads the CPU runs of a whole load (see [`read_in_batches`]).
+struct CarryCpus<'s, S> {
+    sink: &'s mut S,
+    /// Per thread, the CPU of its last record so far.
+    last: Vec<Option<u32>>,
+}
+
+impl<S: BatchSink> BatchSink for CarryCpus<'_, S> {
+    fn batch(&mut self, mut threads: Vec<ThreadData>, comms: Vec<Comm>) -> std::io::Result<()> {
+        self.last.resize(threads.len(), None);
+        for (t, last) in threads.iter_mut().zip(&mut self.last) {
+            match *last {
+                Some(cpu) => {
+                    t.cpus.insert(0, (0, cpu));
+                    t.cpus.dedup_by_key(|c| c.1);
+                }
+                None => {
+                    if let Some(first) = t.cpus.first_mut() {
+                        first.0 = 0;
+                    }
+                }
+            }
+            if let Some(&(_, cpu)) = t.cpus.last() {
+                *last = Some(cpu);
+            }
+        }
+        self.sink.batch(threads, comms)
+    }
+
+    fn begin(&mut self, header: &Header, null: u64) -> std::io::Result<()> {
+        self.sink.begin(header, null)
+    }
+
+    fn trim_between_batches(&self) -> bool {
+        self.sink.trim_between_batches()
+    }
+}
+
+/// The batches parsed so far, and what they reported.
+struct Batches<'s, S> {
+    sink: &'s mut S,
+    sentinel: u64,
+    rows: usize,
+    /// The file line of the next batch's first line.
+    line: u64,
+    report: LoadReport,
+    null_values: u64,
+    communicator_lines: u64,
+    /// Text bytes parsed.
+    bytes: u64,
+    event_types: BTreeSet<u32>,
+}
+
+impl<S: BatchSink> Batches<'_, S> {
+    /// Assembles a batch's chunks (in file order) and hands them to the sink.
+    fn add(&mut self, path: &Path, chunks: Vec<prv::ChunkOut>) -> Result<(), LoadError> {
+        let lines: u64 = chunks.iter().map(|c| c.lines).sum();
+        prv::release_scratch();
+        let prv::Assembled {
+            threads,
+            comms,
+            null_values,
+            communicator_lines,
+            report,
+        } = prv::assemble_batch(chunks, self.rows, self.sentinel, self.line);
+        self.line += lines;
+        self.report.merge(report);
+        self.null_values += null_values;
+        self.communicator_lines += communicator_lines;
+        self.event_types
+            .extend(threads.iter().flat_map(|t| t.events.iter().map(|c| c.ty)));
+        self.sink
+            .batch(threads, comms)
+            .map_err(crate::io_error(path))?;
+        if self.sink.trim_between_batches() {
+            crate::release_free_memory();
+        }
+        Ok(())
+    }
+}
+
+/// How much text a batch holds.
+#[derive(Clone, Copy)]
+struct Size {
+    at_most: Option<u64>,
+    /// The memory a batch may take.
+    budget: u64,
+}
+
+impl Size {
+    fn bytes(self, rows: usize) -> u64 {
+        let fits = estimate::batch_that_fits(self.budget, rows as u64);
+        self.at_most.map_or(fits, |b| b.min(fits)).max(1)
+    }
+}
+
+/// Parses a plain file in batches of chunks; returns its header.
+fn plain_batches<S: BatchSink>(
+    path: &Path,
+    file: &source::PlainFile,
+    policy: NullPolicy,
+    options: &LoadOptions,
+    size: Size,
+    progress: &LoadProgress,
+    out: &mut Batches<'_, S>,
+) -> Result<Header, LoadError> {
+    let io_err = crate::io_error(path);
+    let (first_line, body_start) = file.read_first_line().map_err(io_err)?;
+    let (header, _) = crate::split_header(path, &first_line)?;
+    let rows = RowMap::new(&header);
+    out.rows = rows.rows();
+    out.sink
+        .begin(&header, policy.sentinel)
+        .map_err(crate::io_error(path))?;
+    let ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    let body_len = file.len().saturating_sub(body_start);
+    let batch = size.bytes(rows.rows());
+    let workers = rayon::current_num_threads().max(1) as u64;
+    let chunk = crate::chunk_size(body_len, rows.rows(), options)
+        .min(batch.div_ceil(workers))
+        .max(1);
+    let per_batch = usize::try_from(batch.div_ceil(chunk))
+        .unwrap_or(usize::MAX)
+        .max(1);
+    let starts: Vec<u64> = (0..body_len.div_ceil(chunk))
+        .map(|i| body_start + i * chunk)
+        .collect();
+    let groups: Vec<&[u64]> = starts.chunks(per_batch).collect();
+    let last = groups.len().saturating_sub(1);
+    for (k, group) in groups.into_iter().enumerate() {
+        let Some(mut chunks) =
+            crate::plain::parse_chunks(file, &ctx, body_start, group, chunk, options, progress)
+                .map_err(io_err)?
+        else {
+            return Err(LoadError::Cancelled {
+                path: path.to_path_buf(),
+            });
+        };
+        if k == last {
+            let end = file.shrunk_to().unwrap_or(file.len());
+            let unterminated =
+                end > body_start && crate::last_byte(file, end).map_err(io_err)? != Some(b'\n');
+            crate::note_unterminated_last_line(unterminated, &mut chunks);
+        }
+        out.add(path, chunks)?;
+        if let (Some(&from), Some(&last)) = (group.first(), group.last()) {
+            file.will_not_read_again(from, last.saturating_add(chunk));
+        }
+    }
+    out.bytes = file.shrunk_to().unwrap_or(file.len());
+    Ok(header)
+}
+
+/// Parses a compressed trace's decoded blocks in batches; returns its header.
+fn stream_batches<S: BatchSink>(
+    path: &Path,
+    decoder: source::Decoder,
+    compression: Compression,
+    policy: NullPolicy,
+    size: Size,
+    progress: &LoadProgress,
+    out: &mut Batches<'_, S>,
+) -> Result<Header, LoadError> {
+    let source::Decoder {
+        blocks: rx,
+        recycle,
+    } = decoder;
+    let first = crate::first_block(path, &rx, compression, progress)?;
+    let (header, first_body) = crate::split_header(path, &first)?;
+    let rows = RowMap::new(&header);
+    out.rows = rows.rows();
+    out.sink
+        .begin(&header, policy.sentinel)
+        .map_err(crate::io_error(path))?;
+    let ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    let batch = size.bytes(rows.rows());
+    let mut pending = vec![prv::parse_chunk(&ctx, first_body)];
+    let mut size = first.len() as u64;
+    let mut bytes = size;
+    let mut unterminated = !first_body.is_empty() && !first_body.ends_with(b"\n");
+    let mut stream_error = None;
+    loop {
+        let mut blocks = Vec::new();
+        let mut done = false;
+        while size < batch {
+            match rx.recv() {
+                Ok(source::StreamItem::Block(b)) => {
+                    size += b.len as u64;
+                    bytes += b.len as u64;
+                    unterminated = !b.text().ends_with(b"\n");
+                    blocks.push(b);
+                }
+                Ok(source::StreamItem::Error { decoded, message }) => {
+                    stream_error = Some((decoded, message));
+                }
+                Err(_) => {
+                    done = true;
+                    break;
+                }
+            }
+        }
+        let parsed: Vec<prv::ChunkOut> = blocks
+            .into_par_iter()
+            .map(|b| {
+                let parsed = prv::parse_chunk(&ctx, b.text());
+                let _ = recycle.send(b.bytes);
+                parsed
+            })
+            .collect();
+        pending.extend(parsed);
+        if progress.is_cancelled() {
+            return Err(LoadError::Cancelled {
+                path: path.to_path_buf(),
+            });
+        }
+        if done {
+            crate::note_unterminated_last_line(unterminated, &mut pending);
+            out.add(path, pending)?;
+            break;
+        }
+        out.add(path, std::mem::take(&mut pending))?;
+        size = 0;
+    }
+    if let Some((decoded, message)) = stream_error {
+        out.report.push(error::issue(
+            IssueKind::CorruptStream,
+            path,
+            0,
+            0,
+            format!(
+                "the {} stream is truncated or corrupt after {decoded} decoded bytes ({message}); the records before it were kept",
+                compression.name()
+            ),
+        ));
+    }
+    out.bytes = bytes;
+    Ok(header)
+}
