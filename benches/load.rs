@@ -7,6 +7,9 @@
 //! - a generated 1 GB trace of 4096 threads against `wc -l`;
 //! - `cache_reopen_4gb`: a generated 4 GB trace re-opened from its store cache to its first
 //!   frame, against reading the cache file once with `cat`;
+//! - `cache_reopen_3gb`: a generated 3 GB trace re-opened from its store cache to its first
+//!   frame as the viewer opens it, against `cat` of the cache file (run it inside a 768 MB
+//!   memory cgroup: see the README);
 //! - `convert_1gb`: the generated 1 GB trace converted into the store cache in eight batches,
 //!   against loading it parsed and loading it with the cache written;
 //! - `export_parquet_1gb`: `prvscope export --parquet` of the generated 1 GB trace, read
@@ -118,6 +121,16 @@ fn shared_trace(rel: &str) -> Option<PathBuf> {
         .join("../shared/traces")
         .join(rel);
     p.exists().then_some(p)
+}
+
+/// Whether the command line's filter (criterion's first argument that is not an option)
+/// can select the group `group`: setups that load gigabytes are skipped when it cannot (a
+/// run of one group inside a small memory cgroup would be killed by another's).
+fn selected(group: &str) -> bool {
+    let filter = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-') && a != "load");
+    filter.is_none_or(|f| group.contains(&f) || f.contains(group))
 }
 
 fn run(cmd: &str) {
@@ -277,6 +290,9 @@ fn scaling(c: &mut Criterion) {
 /// the cache file mapped and checked, the State view taken from it, every row summarised over
 /// 1400 pixel columns. Beside it, reading the cache file once (`cat`, page cache warm).
 fn cache_reopen(c: &mut Criterion) {
+    if !selected("cache_reopen_4gb") {
+        return;
+    }
     let path = generated_of("gen_4gb.prv", 64, 4_000_000_000);
     let opts = LoadOptions {
         cache: Some(CacheOptions {
@@ -307,6 +323,61 @@ fn cache_reopen(c: &mut Criterion) {
             assert_eq!(frame.len(), 64);
             assert!(frame.iter().all(|r| r.len() == 1400));
             frame
+        });
+    });
+    g.bench_function("cat_cache_file", |b| {
+        b.iter(|| run(&format!("cat '{}' > /dev/null", file.display())));
+    });
+    g.finish();
+}
+
+/// The generated 3 GB trace re-opened from its store cache to its first frame, the way the
+/// viewer opens it (`CacheCheck::LaterWhenLarge`), against `cat` of the cache file, in the same
+/// run. Meant to run inside a memory cgroup smaller than the cache file (README: "Converting a
+/// trace larger than the memory"), where the file cannot stay in memory and its records are
+/// checked after the first frame; elsewhere the file is checked whole at the open.
+fn cache_reopen_3gb(c: &mut Criterion) {
+    if !selected("cache_reopen_3gb") {
+        return;
+    }
+    let path = generated_of("gen_3gb.prv", 64, 3_000_000_000);
+    let opts = LoadOptions {
+        cache: Some(CacheOptions {
+            dir: bench_data().join("cache-3gb"),
+            limit_bytes: 1 << 40,
+        }),
+        cache_check: prvscope_import::cache::CacheCheck::LaterWhenLarge,
+        ..LoadOptions::default()
+    };
+    // Converted once (in memory this small, a load would be killed).
+    let first = trace::convert::convert(&path, &opts, None, None).expect("convert");
+    let file = first.cache.file.clone().expect("a cache file");
+    drop(first);
+    let mut g = c.benchmark_group("cache_reopen_3gb");
+    g.sample_size(10);
+    g.bench_function("open_to_first_frame", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                let started = std::time::Instant::now();
+                let t = trace::load(&path, &opts, None).expect("re-open");
+                assert_eq!(t.cache.state, CacheState::Hit);
+                let view = ViewSignals::build(
+                    Arc::clone(&t.store),
+                    SignalSpec::States,
+                    t.store.null_policy().zero_is_null,
+                );
+                let end = t.header.end_time;
+                let edges: Vec<u64> = (0..=1400u64).map(|k| k * end / 1400).collect();
+                let rows: Vec<usize> = (0..view.row_count()).collect();
+                let frame = view.summarize_rows(&rows, &edges, DrawMode::Dominant);
+                assert_eq!(frame.len(), 64);
+                spent += started.elapsed();
+                // The check goes on after the first frame; it ends (untimed) before the next
+                // open, and it passes.
+                assert_eq!(t.store.wait_checked(), prvscope_store::Integrity::Checked);
+            }
+            spent
         });
     });
     g.bench_function("cat_cache_file", |b| {
@@ -362,6 +433,9 @@ fn convert(c: &mut Criterion) {
 /// streamed from the trace (`--no-cache`), and from its store cache; `wc -l` of the trace in
 /// the same run.
 fn export_parquet(c: &mut Criterion) {
+    if !selected("export_parquet_1gb") {
+        return;
+    }
     let path = generated_1gb();
     let bin = env!("CARGO_BIN_EXE_prvscope");
     let out = bench_data().join("parquet-out");
@@ -400,6 +474,7 @@ criterion_group!(
     threads_4096,
     scaling,
     cache_reopen,
+    cache_reopen_3gb,
     convert,
     export_parquet
 );

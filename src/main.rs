@@ -89,6 +89,7 @@ fn run(args: Args) -> anyhow::Result<()> {
                 available_override: args.part.memory_budget,
                 cache: args.part.cache.options(),
                 convert: args.part.cache.convert,
+                ..LoadRequest::default()
             };
             let start = prvscope_viewer::Start {
                 view: args.view,

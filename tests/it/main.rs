@@ -4,6 +4,7 @@
 
 mod bad_input;
 mod breakdown;
+mod cache_check;
 mod common;
 mod consistency;
 mod convert;

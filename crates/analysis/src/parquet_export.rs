@@ -705,7 +705,7 @@ pub fn export(trace: &Trace, dir: &Path, options: ParquetOptions) -> io::Result<
     tables.records(store.threads(), store.comms(), &|| {
         store.release_mapped_pages();
     })?;
-    let rows = (0..store.threads().len())
+    let rows = (0..store.thread_count())
         .map(|r| (trace.thread_name(r), store.is_row_loaded(r)))
         .collect();
     tables.finish(&About {

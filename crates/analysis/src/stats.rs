@@ -58,7 +58,7 @@ impl TimeTable {
 /// Computes the table for every thread over `[t0, t1)` (clamped to the trace).
 pub fn time_per_value(store: &TraceStore, semantic: Semantic, t0: u64, t1: u64) -> TimeTable {
     let t1 = t1.max(t0);
-    let rows = (0..store.threads().len())
+    let rows = (0..store.thread_count())
         .map(|row| match semantic {
             Semantic::StateAsIs => state_row(store, row, t0, t1),
             Semantic::LastEventValue(ty) => event_row(store, row, ty, t0, t1),

@@ -167,7 +167,7 @@ impl CachedLoad {
         let key = key(path, policy, options)?;
         let file = file_for(&opts.dir, &key);
         self.report.file = Some(file.clone());
-        match open(&file, &key, options.read_once) {
+        match open(&file, &key, options.read_once, options.cache_check) {
             Ok(Some(hit)) => return Some(hit),
             Ok(None) => {}
             Err(why) => self.report.refused = Some(why),
@@ -300,7 +300,7 @@ pub(crate) fn from_cache(
     } = side;
     report.merge(hit.extra.report);
     let store = hit.store;
-    let (types, rows) = (store.event_types(), store.threads().len());
+    let (types, rows) = (store.event_types(), store.thread_count());
     crate::check_side_files(path, &types, rows, pcf.as_ref(), row.as_ref(), &mut report);
     report.sort_examples();
     if cached.report.state != CacheState::Built {
@@ -434,12 +434,17 @@ pub(crate) struct Hit {
 }
 
 /// Opens the cache file for `key`: `Ok(None)` when there is none, `Err` with the reason when
-/// there is one that cannot be used (it is removed). `read_once`: see
-/// [`LoadOptions::read_once`](crate::LoadOptions::read_once).
-pub(crate) fn open(file: &Path, key: &str, read_once: bool) -> Result<Option<Hit>, String> {
-    if !file.exists() {
+/// there is one that cannot be used (it is removed). `read_once` and `check`: see
+/// [`LoadOptions::read_once`](crate::LoadOptions::read_once) and [`CacheCheck`].
+pub(crate) fn open(
+    file: &Path,
+    key: &str,
+    read_once: bool,
+    check: CacheCheck,
+) -> Result<Option<Hit>, String> {
+    let Ok(meta) = std::fs::metadata(file) else {
         return Ok(None);
-    }
+    };
     let refuse = |why: String| {
         let _ = std::fs::remove_file(file);
         Err(format!("{}: {why}", file.display()))
@@ -450,7 +455,13 @@ pub(crate) fn open(file: &Path, key: &str, read_once: bool) -> Result<Option<Hit
     } else {
         crate::estimate::available_memory().map_or(u64::MAX, |a| a / 2)
     };
-    let opened = match layout::open(file, populate_below) {
+    let later = match check {
+        CacheCheck::AtOpen => false,
+        CacheCheck::LaterWhenLarge => meta.len() > populate_below,
+        CacheCheck::Later => true,
+    };
+    let later = later.then(|| remove_if_corrupt(file, &meta));
+    let opened = match layout::open_checked(file, populate_below, later) {
         Ok(o) => o,
         Err(CacheError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return refuse(e.to_string()),
@@ -469,6 +480,35 @@ pub(crate) fn open(file: &Path, key: &str, read_once: bool) -> Result<Option<Hit
         store: opened.store,
         extra,
     }))
+}
+
+/// When a cache file's sections are checked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CacheCheck {
+    /// Every section before the load returns.
+    #[default]
+    AtOpen,
+    /// A file larger than half the memory available (one that cannot stay in memory, so
+    /// that checking it first would read it all from the disk before the first frame) has
+    /// its records' sections checked after the load returns, in the background; the other
+    /// sections, the first view's among them, before. A use of the records waits for the
+    /// check; a corrupt section empties them and removes the file (see
+    /// [`prvscope_store::TraceStore::integrity`]).
+    LaterWhenLarge,
+    /// Every file's records checked after the load returns (tests).
+    Later,
+}
+
+/// What a check after the open does with a corrupt file: removes it, unless it was replaced
+/// meanwhile (a rebuilt file at the same path is not this one).
+fn remove_if_corrupt(file: &Path, opened: &std::fs::Metadata) -> layout::OnCorrupt {
+    use std::os::unix::fs::MetadataExt as _;
+    let (file, id) = (file.to_path_buf(), (opened.dev(), opened.ino()));
+    Box::new(move |_why: &str| {
+        if std::fs::metadata(&file).is_ok_and(|m| (m.dev(), m.ino()) == id) {
+            let _ = std::fs::remove_file(&file);
+        }
+    })
 }
 
 /// Writes the cache file of a load, then keeps the folder under its limit.

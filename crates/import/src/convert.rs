@@ -104,7 +104,7 @@ pub fn convert(
     .map_err(cache_err)?;
     cache::remove_family(&opts.dir, &file);
     cache::evict(&opts.dir, opts.limit_bytes, &file);
-    let hit = match cache::open(&file, &key, options.read_once) {
+    let hit = match cache::open(&file, &key, options.read_once, options.cache_check) {
         Ok(Some(hit)) => hit,
         Ok(None) => return Err(other(format!("{} vanished once written", file.display()))),
         Err(why) => return Err(other(why)),

@@ -64,6 +64,8 @@ pub struct LoadOptions {
     /// into memory at open, and each section's pages are let go once checked, so that the
     /// resident size stays that of what is being read.
     pub read_once: bool,
+    /// When a store cache file's sections are checked (before the load returns, by default).
+    pub cache_check: cache::CacheCheck,
     /// Leave the writing of a parsed store to the caller ([`cache::write_later`], for a
     /// viewer that shows the trace first): the trace says [`cache::CacheState::Pending`].
     pub defer_cache_write: bool,
@@ -79,6 +81,7 @@ impl Default for LoadOptions {
             subset: Subset::default(),
             cache: None,
             read_once: false,
+            cache_check: cache::CacheCheck::AtOpen,
             defer_cache_write: false,
         }
     }
@@ -190,7 +193,7 @@ fn into_trace(
         store = store.with_loaded_rows(rows);
     }
     if from_disk {
-        let (types, rows) = (store.event_types(), store.threads().len());
+        let (types, rows) = (store.event_types(), store.thread_count());
         check_side_files(path, &types, rows, pcf.as_ref(), row.as_ref(), &mut report);
     }
     report.sort_examples();

@@ -80,7 +80,7 @@ impl Records {
     pub fn build(header: &Header, store: &TraceStore) -> Records {
         use kind::{BEGIN, COMM, END, EVENT, LOG, PHY, RECV, RRECV, RSEND, SEND, STATE};
         use rayon::prelude::*;
-        let n = store.threads().len();
+        let n = store.thread_count();
         let sentinel = store.null_policy().sentinel;
         let mut comm_recs: Vec<Vec<Rec>> = vec![Vec::new(); n];
         for (i, c) in store.comms().iter().enumerate() {

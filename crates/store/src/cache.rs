@@ -423,6 +423,23 @@ pub struct Opened {
 /// one pass when it is at most `populate_below` bytes (a file larger than the memory that
 /// can hold it is read as it is checked, a page at a time, instead of twice).
 pub fn open(path: &Path, populate_below: u64) -> Result<Opened, CacheError> {
+    open_checked(path, populate_below, None)
+}
+
+/// Called with the reason when a check after the open finds a section corrupt.
+pub type OnCorrupt = Box<dyn FnOnce(&str) + Send>;
+
+/// [`open`], with the records' sections (the threads' and the messages') checked after it
+/// returns when `later` is given: the other sections (the first view, the messages' index,
+/// the description) are checked before, so that a first frame is drawn from checked bytes
+/// at once, while the records are checked in the background, their pages let go of as they
+/// are checked when the file is not read at once. A use of the records waits for the check;
+/// a corrupt section makes them empty and calls `later` (see [`TraceStore::integrity`]).
+pub fn open_checked(
+    path: &Path,
+    populate_below: u64,
+    later: Option<OnCorrupt>,
+) -> Result<Opened, CacheError> {
     let file = File::open(path)?;
     let len = file.metadata()?.len();
     if len < HEADER as u64 {
@@ -481,28 +498,105 @@ pub fn open(path: &Path, populate_below: u64) -> Result<Opened, CacheError> {
     if next != dir_at || sections.len() < 3 {
         return Err(corrupt("sections do not tile the file"));
     }
-    // A file not read at once is read here, as it is checked: its pages are let go again
-    // (they stay in the page cache), or the resident size would grow to the file's.
+    // The last three sections (first view and index, description, extra) are checked now;
+    // the records' before them now or later.
+    let split = if later.is_some() {
+        sections.len() - 3
+    } else {
+        0
+    };
     let base = bytes.as_ptr() as usize;
-    if let Some(i) = sections.par_iter().position_any(|(s, crc)| {
-        let differs = crc32fast::hash(s) != *crc;
-        if !populate {
-            release_range(&map, s.as_ptr() as usize - base, s.len());
-        }
-        differs
-    }) {
-        return Err(corrupt(format!("section {i} checksum differs")));
+    let ranges: Vec<(usize, usize, u32)> = sections
+        .iter()
+        .map(|&(s, crc)| (s.as_ptr() as usize - base, s.len(), crc))
+        .collect();
+    if let Some(i) = first_corrupt(&map, ranges.get(split..).unwrap_or_default(), populate) {
+        return Err(corrupt(format!("section {} checksum differs", split + i)));
     }
     let (meta, extra) = match sections.as_slice() {
         [.., (meta, _), (extra, _)] => (*meta, extra.to_vec()),
         _ => return Err(corrupt("no directory sections")),
     };
-    let store = restore(&mut Dec(meta), &map).ok_or_else(|| corrupt("inconsistent directory"))?;
+    let mut store =
+        restore(&mut Dec(meta), &map).ok_or_else(|| corrupt("inconsistent directory"))?;
+    if let Some(on_corrupt) = later {
+        let deferred = Arc::new(crate::checked::Deferred::new(store.threads.len()));
+        store.mapped.deferred = Some(Arc::clone(&deferred));
+        let records = ranges.get(..split).unwrap_or_default().to_vec();
+        let map = Arc::clone(&map);
+        std::thread::Builder::new()
+            .name("cache-check".into())
+            .spawn(move || {
+                let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    check_on_own_threads(&map, &records, populate)
+                }));
+                let found = match checked {
+                    Ok(found) => {
+                        found.map(|i| format!("corrupt cache: section {i} checksum differs"))
+                    }
+                    Err(_) => Some("corrupt cache: its check failed".to_owned()),
+                };
+                if let Some(why) = &found {
+                    on_corrupt(why);
+                }
+                deferred.finish(found);
+            })?;
+    }
     Ok(Opened {
         store,
         extra,
         bytes: file_len,
     })
+}
+
+/// The first of `sections` (offset, length, CRC-32) of `map` whose checksum differs, checked
+/// in parallel. A file not read at once is read here, as it is checked: its pages are let go
+/// again (they stay in the page cache), or the resident size would grow to the file's.
+fn first_corrupt(map: &Mapped, sections: &[(usize, usize, u32)], populated: bool) -> Option<usize> {
+    sections
+        .par_iter()
+        .position_any(|&section| differs(map, section, populated))
+}
+
+/// Whether a section (offset, length, CRC-32) of `map` differs from its checksum; its pages
+/// are let go of once read when the file was not read at once.
+fn differs(map: &Mapped, (at, len, crc): (usize, usize, u32), populated: bool) -> bool {
+    let bytes = map.get(at..at + len).unwrap_or_default();
+    let differs = crc32fast::hash(bytes) != crc;
+    if !populated {
+        release_range(map, at, len);
+    }
+    differs
+}
+
+/// [`first_corrupt`] on threads of its own, not rayon's: a rayon task waiting for the records
+/// (see [`TraceStore::integrity`]) must not hold up the check it waits for.
+fn check_on_own_threads(
+    map: &Mapped,
+    sections: &[(usize, usize, u32)],
+    populated: bool,
+) -> Option<usize> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let found = AtomicUsize::new(usize::MAX);
+    let workers = std::thread::available_parallelism().map_or(2, usize::from);
+    std::thread::scope(|s| {
+        for _ in 0..workers.min(sections.len()) {
+            s.spawn(|| {
+                while found.load(Ordering::Relaxed) == usize::MAX {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&section) = sections.get(i) else {
+                        break;
+                    };
+                    if differs(map, section, populated) {
+                        found.fetch_min(i, Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    let i = found.load(Ordering::Relaxed);
+    (i != usize::MAX).then_some(i)
 }
 
 /// Lets go of the pages of `len` bytes of `map` from `at` (see
@@ -602,6 +696,7 @@ fn restore(d: &mut Dec<'_>, map: &Mapped) -> Option<TraceStore> {
             map: Some(Arc::clone(map)),
             views,
             comm_index,
+            deferred: None,
         },
     })
 }
@@ -629,136 +724,4 @@ pub fn looks_whole(path: &Path) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::signal::{SignalSpec, ViewSignals};
-    use crate::summary::DrawMode;
-
-    /// A store whose rows exercise every kind of pyramid: many distinct state values (the
-    /// heavy hitters' tree), few (a dictionary), none; events of several types, big time gaps
-    /// (escaped deltas), nulls; and messages.
-    fn store() -> Arc<TraceStore> {
-        let sentinel = crate::DEFAULT_SENTINEL;
-        let mut threads = Vec::new();
-        for (row, distinct) in [(0u64, 300u64), (1, 5), (2, 0)] {
-            let n = if distinct == 0 { 0 } else { 5000 };
-            let begin: Vec<u64> = (0..n).map(|i| i * 100 + (i / 1000) * (1 << 33)).collect();
-            let end: Vec<u64> = begin.iter().map(|b| b + 60).collect();
-            let value: Vec<u64> = (0..n)
-                .map(|i| {
-                    if i % 17 == 0 {
-                        sentinel
-                    } else {
-                        (i * 7 + row) % distinct.max(1)
-                    }
-                })
-                .collect();
-            let events = (1..=3u32)
-                .map(|ty| EventColumn {
-                    ty,
-                    time: TimeColumn::from_times(&begin),
-                    value: ValueColumn::from_values(
-                        &value
-                            .iter()
-                            .map(|v| v.wrapping_mul(u64::from(ty)))
-                            .collect::<Vec<_>>(),
-                        sentinel,
-                    ),
-                })
-                .filter(|_| n > 0)
-                .collect();
-            threads.push(ThreadData {
-                states: StateColumns {
-                    begin: TimeColumn::from_times(&begin),
-                    end: TimeColumn::from_times(&end),
-                    value: ValueColumn::from_values(&value, sentinel),
-                    ends_sorted: true,
-                },
-                events,
-                cpus: vec![(0, row as u32 + 1)],
-            });
-        }
-        let comms: Vec<Comm> = (0..2000u64)
-            .map(|i| Comm {
-                send_row: (i % 3) as u32,
-                recv_row: ((i + 1) % 3) as u32,
-                send_cpu: 1,
-                recv_cpu: 2,
-                lsend: i * 250,
-                psend: i * 250,
-                lrecv: i * 250 + 900,
-                precv: i * 250 + 900,
-                size: i,
-                tag: 7,
-            })
-            .collect();
-        let policy = NullPolicy {
-            sentinel,
-            zero_is_null: false,
-        };
-        Arc::new(TraceStore::new(
-            threads,
-            comms,
-            policy,
-            0,
-            5_000_000 + (5 << 33),
-        ))
-    }
-
-    fn temp(name: &str) -> std::path::PathBuf {
-        std::env::temp_dir().join(format!("prvscope-cache-{name}-{}.prvc", std::process::id()))
-    }
-
-    #[test]
-    fn a_store_and_its_first_view_read_back_as_written() {
-        let store = store();
-        let path = temp("roundtrip");
-        let written = write(&store, b"extra bytes", &path).unwrap();
-        let opened = open(&path, u64::MAX).unwrap();
-        std::fs::remove_file(&path).unwrap();
-        assert_eq!(opened.bytes, written);
-        assert_eq!(opened.extra, b"extra bytes");
-        let back = Arc::new(opened.store);
-        assert_eq!(*back, *store);
-        assert!(back.is_mapped());
-        assert_eq!(back.prebuilt_views().len(), 1);
-        let view =
-            |s: &Arc<TraceStore>| ViewSignals::build(Arc::clone(s), SignalSpec::States, false);
-        let (a, b) = (view(&store), view(&back));
-        assert_eq!(a.values(), b.values());
-        let end = store.end_time();
-        for (from, to) in [(0, end), (1000, 90_000), (1 << 33, (1 << 33) + 200_000)] {
-            let edges: Vec<u64> = (0..=300u64).map(|k| from + k * (to - from) / 300).collect();
-            for mode in DrawMode::ALL {
-                assert_eq!(
-                    a.summarize_rows(&[0, 1, 2], &edges, mode),
-                    b.summarize_rows(&[0, 1, 2], &edges, mode),
-                    "{mode:?} {from}..{to}"
-                );
-            }
-        }
-        // The view of the other null reading is built, not taken from the file.
-        let other = ViewSignals::build(Arc::clone(&back), SignalSpec::States, true);
-        assert!(!other.values().contains(&0));
-        let built = CommIndex::build(store.comms());
-        let cached = CommIndex::of(&back);
-        assert_eq!(built.len(), cached.len());
-        for (start, end) in [(0, 10), (5, 2000), (1999, 2000)] {
-            assert_eq!(built.messages(start, end), cached.messages(start, end));
-        }
-    }
-
-    #[test]
-    fn a_file_that_is_not_whole_is_refused() {
-        let store = store();
-        let path = temp("partial");
-        write(&store, b"", &path).unwrap();
-        let good = std::fs::read(&path).unwrap();
-        assert!(looks_whole(&path));
-        std::fs::write(&path, &good[..good.len() - 8]).unwrap();
-        assert!(!looks_whole(&path));
-        assert!(matches!(open(&path, u64::MAX), Err(CacheError::Corrupt(_))));
-        std::fs::remove_file(&path).unwrap();
-        assert!(matches!(open(&path, u64::MAX), Err(CacheError::Io(_))));
-    }
-}
+mod tests;

@@ -15,6 +15,7 @@
 //! policy says zero is null); nothing is rewritten.
 
 pub mod cache;
+mod checked;
 pub mod columns;
 pub mod comm_index;
 pub mod null;
@@ -25,6 +26,7 @@ pub mod trace;
 
 use std::ops::Range;
 
+pub use checked::Integrity;
 pub use columns::{TimeColumn, ValueColumn};
 pub use null::{DEFAULT_SENTINEL, NullOverride, NullPolicy};
 pub use trace::{LoadStats, LoadedPart, Trace};
@@ -214,6 +216,8 @@ pub(crate) struct Backing {
     pub(crate) map: Option<columns::Mapped>,
     pub(crate) views: Vec<signal::PrebuiltView>,
     pub(crate) comm_index: Option<std::sync::Arc<comm_index::CommIndex>>,
+    /// The check of the records' sections, when it runs after the open.
+    pub(crate) deferred: Option<std::sync::Arc<checked::Deferred>>,
 }
 
 impl PartialEq for Backing {
@@ -276,26 +280,60 @@ impl TraceStore {
             .collect()
     }
 
+    /// The records, once they may be used: those of a cache file whose sections are checked
+    /// after the open wait for the check, and are empty when it failed (see [`Integrity`]).
+    fn records(&self) -> (&[ThreadData], &[Comm]) {
+        match &self.mapped.deferred {
+            Some(d) if !d.wait_ok() => (&d.empty, &[]),
+            _ => (&self.threads, &self.comms),
+        }
+    }
+
     /// The threads (rows), in header order.
     pub fn threads(&self) -> &[ThreadData] {
-        &self.threads
+        self.records().0
+    }
+
+    /// How many threads (rows): never waits for a check (see [`TraceStore::integrity`]).
+    pub fn thread_count(&self) -> usize {
+        self.threads.len()
     }
 
     /// One thread's records.
     pub fn thread(&self, row: usize) -> Option<&ThreadData> {
-        self.threads.get(row)
+        self.threads().get(row)
     }
 
     /// All communications, sorted by logical send time.
     pub fn comms(&self) -> &[Comm] {
-        &self.comms
+        self.records().1
     }
 
     /// Communications whose logical send time is in `[t0, t1)`.
     pub fn comms_sent_in(&self, t0: u64, t1: u64) -> &[Comm] {
-        let a = self.comms.partition_point(|c| c.lsend < t0);
-        let b = self.comms.partition_point(|c| c.lsend < t1).max(a);
-        self.comms.get(a..b).unwrap_or(&[])
+        let comms = self.comms();
+        let a = comms.partition_point(|c| c.lsend < t0);
+        let b = comms.partition_point(|c| c.lsend < t1).max(a);
+        comms.get(a..b).unwrap_or(&[])
+    }
+
+    /// Whether the records may be trusted: [`Integrity::Checking`] while the sections of
+    /// a large cache file are being checked after its open, [`Integrity::Corrupt`] when one
+    /// was found corrupt (the records are then empty; the trace must be read again).
+    /// Never waits.
+    pub fn integrity(&self) -> Integrity {
+        self.mapped
+            .deferred
+            .as_ref()
+            .map_or(Integrity::Checked, |d| d.integrity())
+    }
+
+    /// [`TraceStore::integrity`], once the check is over (waits for it).
+    pub fn wait_checked(&self) -> Integrity {
+        if let Some(d) = &self.mapped.deferred {
+            d.wait_ok();
+        }
+        self.integrity()
     }
 
     /// How nulls are told apart from values.
@@ -321,6 +359,7 @@ impl TraceStore {
 
     /// The event types present anywhere in the trace, sorted.
     pub fn event_types(&self) -> Vec<u32> {
+        // The types are in the description, checked at open: never waits for a check.
         let mut types: Vec<u32> = self
             .threads
             .iter()

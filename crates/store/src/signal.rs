@@ -270,9 +270,16 @@ impl ViewSignals {
     /// The step function of `row` (empty for a row out of range).
     pub fn steps(&self, row: usize) -> Steps<'_> {
         let sentinel = self.sentinel();
-        match (self.rows.get(row), self.store.thread(row)) {
-            (Some(r), Some(thread)) => steps_of(r, thread, sentinel),
-            _ => Steps {
+        // Only a row of an event column reads the store's records (which may wait for the
+        // check of a cache file: see `TraceStore::integrity`); a row of its own points, such
+        // as the State view a cache file holds, draws without them.
+        let thread = |r: &RowSignal| match r.source {
+            Source::Event(_) => self.store.thread(row),
+            _ => Some(&*NO_THREAD),
+        };
+        match self.rows.get(row).and_then(|r| Some((r, thread(r)?))) {
+            Some((r, t)) => steps_of(r, t, sentinel),
+            None => Steps {
                 time: &EMPTY.0,
                 value: &EMPTY.1,
                 sentinel,
@@ -429,6 +436,9 @@ pub(crate) fn build_row(
     };
     (RowSignal { pyramid, ..row }, values)
 }
+
+/// The thread of a row that reads none.
+static NO_THREAD: std::sync::LazyLock<ThreadData> = std::sync::LazyLock::new(ThreadData::default);
 
 fn steps_of<'a>(row: &'a RowSignal, thread: &'a ThreadData, sentinel: u64) -> Steps<'a> {
     let (empty_time, empty_value) = (&EMPTY.0, &EMPTY.1);

@@ -60,7 +60,7 @@ impl Trace {
     /// What was loaded, if only part of the trace was: `threads 1.3 (4 of 16 threads)`.
     pub fn part_description(&self) -> Option<String> {
         let part = self.part.as_ref()?;
-        let rows = self.store.threads().len();
+        let rows = self.store.thread_count();
         let loaded = self.loaded_rows().len();
         Some(format!("{} ({loaded} of {rows} threads)", part.subset))
     }

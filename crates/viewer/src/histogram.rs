@@ -74,7 +74,7 @@ pub fn run_cfg(trace: &Trace, path: &Path) -> Result<CfgResult, String> {
                 &engine,
                 &c,
                 &ctx.objects,
-                trace.store.threads().len(),
+                trace.store.thread_count(),
                 sentinel,
             )
         })

@@ -46,7 +46,7 @@ impl LoadSource {
 }
 
 /// What to load of a file, and whether to check first that the machine has the memory.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct LoadRequest {
     /// The part of the trace to load (default: all of it).
     pub subset: Subset,
@@ -59,6 +59,22 @@ pub struct LoadRequest {
     /// Convert the whole trace into the store cache a batch at a time and open it from
     /// there ([`trace::convert`]): for a trace that does not fit in memory.
     pub convert: bool,
+    /// When a store cache file's sections are checked (by default, a file that cannot stay
+    /// in memory after the first frame).
+    pub cache_check: trace::cache::CacheCheck,
+}
+
+impl Default for LoadRequest {
+    fn default() -> Self {
+        LoadRequest {
+            subset: Subset::default(),
+            skip_memory_check: false,
+            available_override: None,
+            cache: None,
+            convert: false,
+            cache_check: trace::cache::CacheCheck::LaterWhenLarge,
+        }
+    }
 }
 
 /// How a load ended.
@@ -169,6 +185,9 @@ fn load_job(
         // is converted into it.
         defer_cache_write: request.cache.is_some() && !request.convert,
         cache: request.cache,
+        // A cache file that cannot stay in memory is drawn from at once and its records
+        // checked meanwhile (App::poll_integrity).
+        cache_check: request.cache_check,
         ..LoadOptions::default()
     };
     let result = in_background(|| {

@@ -149,7 +149,7 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
         }
     }
     let comms = index.map(|index| {
-        let drawn = drawn_row_of_thread(&rows, trace.store.threads().len());
+        let drawn = drawn_row_of_thread(&rows, trace.store.thread_count());
         let row_of = |thread: u32| *drawn.get(thread as usize)?;
         let rect =
             egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(width as f32, height as f32));

@@ -130,7 +130,7 @@ impl Grouping {
         let mut rows = Vec::new();
         let mut thread = 0;
         let mut task_index = 0;
-        let total = trace.store.threads().len();
+        let total = trace.store.thread_count();
         for (a, app) in trace.header.applications.iter().enumerate() {
             let app_threads: usize = app.tasks.iter().map(|t| t.threads as usize).sum();
             let any_loaded =

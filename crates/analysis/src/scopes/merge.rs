@@ -63,7 +63,7 @@ pub fn analyze(
     if cancelled() {
         return Err(Cancelled);
     }
-    let threads = store.threads().len();
+    let threads = store.thread_count();
     let mut scope_index: BTreeMap<ScopeKey, usize> = BTreeMap::new();
     let mut keys: Vec<ScopeKey> = Vec::new();
     let mut block_index: HashMap<Vec<usize>, usize> = HashMap::from([(Vec::new(), 0)]);

@@ -46,7 +46,7 @@ impl ViewSignals {
         let view = store
             .prebuilt_views()
             .iter()
-            .find(|v| v.zero_is_null == zero_is_null && v.rows.len() == store.threads().len())?;
+            .find(|v| v.zero_is_null == zero_is_null && v.rows.len() == store.thread_count())?;
         Some(ViewSignals {
             store: Arc::clone(store),
             spec: spec.clone(),

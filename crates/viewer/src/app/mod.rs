@@ -94,6 +94,8 @@ pub struct App {
     screenshot: Arc<Mutex<Option<Arc<egui::ColorImage>>>>,
     /// The last status message (saved files, export errors).
     pub(crate) status: String,
+    /// When store cache files are checked (see [`App::poll_integrity`]).
+    cache_check: prvscope_import::cache::CacheCheck,
     type_filter: String,
     show_report: bool,
     timeline_rect: egui::Rect,
@@ -151,6 +153,7 @@ impl App {
             skip_memory_check: request.skip_memory_check,
             available_override: request.available_override,
             cache: request.cache.clone(),
+            cache_check: request.cache_check,
             cache_write: None,
             save_dialog: None,
             cfg_dialog: None,
@@ -312,6 +315,7 @@ impl App {
             available_override: self.available_override,
             cache: self.cache.clone(),
             convert: false,
+            cache_check: self.cache_check,
         };
         self.open_request(ctx, source, request);
     }
@@ -356,6 +360,7 @@ impl App {
             available_override: self.available_override,
             cache: self.cache.clone(),
             convert,
+            cache_check: self.cache_check,
         };
         self.open_request(ctx, LoadSource::File(path), request);
     }
@@ -514,25 +519,57 @@ impl App {
             }
             LoadOutcome::Failed(e) => self.error = Some(e.to_string()),
             LoadOutcome::TooLarge(path, estimate) => {
-                self.status = format!(
-                    "{} needs about {} to load, more than the memory available: choose a part of it{}",
-                    path.file_name().map_or_else(
-                        || path.display().to_string(),
-                        |n| n.to_string_lossy().into_owned()
-                    ),
-                    prvscope_format::units::human_bytes(estimate.whole_bytes),
-                    if self.cache.is_some() {
-                        ", or convert it into the store cache"
-                    } else {
-                        ""
-                    }
-                );
+                // Why it is read again (a corrupt store cache), if it is, stays said.
+                let before = if self.status.ends_with("the trace is read again") {
+                    format!("{}. ", self.status)
+                } else {
+                    String::new()
+                };
+                self.status = before
+                    + &format!(
+                        "{} needs about {} to load, more than the memory available: choose a part of it{}",
+                        path.file_name().map_or_else(
+                            || path.display().to_string(),
+                            |n| n.to_string_lossy().into_owned()
+                        ),
+                        prvscope_format::units::human_bytes(estimate.whole_bytes),
+                        if self.cache.is_some() {
+                            ", or convert it into the store cache"
+                        } else {
+                            ""
+                        }
+                    );
                 let mut dialog = PartDialog::with_estimate(path, *estimate);
                 dialog.no_convert = self.no_convert();
                 self.part_dialog = Some(dialog);
             }
         }
         ctx.request_repaint();
+    }
+
+    /// A store cache file whose records are checked after it was opened
+    /// ([`LoadRequest::cache_check`]): polled until the check ends; when it found the file
+    /// corrupt, the trace is closed (nothing of the file is shown any more), the file was
+    /// removed, and the trace is read again, the status line saying why.
+    fn poll_integrity(&mut self, ctx: &egui::Context) {
+        let Some(l) = &self.loaded else {
+            return;
+        };
+        let why = match l.trace.store.integrity() {
+            prvscope_store::Integrity::Checked => return,
+            prvscope_store::Integrity::Checking => {
+                ctx.request_repaint_after(std::time::Duration::from_millis(200));
+                return;
+            }
+            prvscope_store::Integrity::Corrupt(why) => why,
+        };
+        let path = l.trace.path.clone();
+        self.loaded = None;
+        self.open(ctx, LoadSource::File(path.clone()));
+        self.status = format!(
+            "{}: {why}; the cache file was removed and the trace is read again",
+            path.display()
+        );
     }
 
     /// Shows the rows of `level`: threads, tasks, applications, CPUs or nodes (the status
@@ -606,6 +643,7 @@ impl eframe::App for App {
     fn ui(&mut self, ui: &mut Ui, frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
         self.poll_loading(&ctx);
+        self.poll_integrity(&ctx);
         self.poll_dialogs(&ctx);
         self.poll_cfg(&ctx);
         self.poll_cache_write();
@@ -642,7 +680,7 @@ impl eframe::App for App {
             l.scopes.update(&ctx, l.timeline.window);
             // A histogram cell clicked is outlined; else the selected scope, only while the
             // panel that selected it is shown.
-            let rows = l.trace.store.threads().len();
+            let rows = l.trace.store.thread_count();
             l.timeline.highlight = self
                 .histograms
                 .iter()

@@ -217,7 +217,7 @@ impl App {
             return;
         };
         let t = &mut l.timeline;
-        let threads = l.trace.store.threads().len();
+        let threads = l.trace.store.thread_count();
         // The rows searched: all, else the pinned or hovered thread.
         let one = t
             .pinned

@@ -304,7 +304,7 @@ impl App {
         ui.heading("Trace");
         let c = l.trace.store.counts();
         // A partial load counts the rows it loaded.
-        let rows = l.trace.store.threads().len();
+        let rows = l.trace.store.thread_count();
         let loaded = (0..rows).filter(|&r| l.trace.is_row_loaded(r)).count();
         let rows_text = if loaded == rows {
             format!("{rows} rows")
@@ -339,6 +339,9 @@ impl App {
         }
         if let Some(note) = cache_note(&l.trace.cache) {
             ui.label(RichText::new(note).color(theme::WARNING));
+        }
+        if l.trace.store.integrity() == prvscope_store::Integrity::Checking {
+            ui.label("checking the store cache file…");
         }
         if !l.trace.report.is_empty()
             && ui

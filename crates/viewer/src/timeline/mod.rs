@@ -608,7 +608,7 @@ impl Timeline {
                 },
             );
             let comms = self.config.comms.then(|| {
-                let drawn = drawn_row_of_thread(&self.rows, trace.store.threads().len());
+                let drawn = drawn_row_of_thread(&self.rows, trace.store.thread_count());
                 let row_of = |thread: u32| {
                     let r = (*drawn.get(thread as usize)?)?;
                     visible.contains(&(r as usize)).then_some(r)

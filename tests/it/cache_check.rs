@@ -1,0 +1,132 @@
+//! A store cache file checked after it was opened (`CacheCheck::Later`, what the viewer does
+//! with a file that cannot stay in memory): its first view is drawn at once; its records are
+//! the trace's once checked, and, when a section is corrupt, they are never used: the store's
+//! records are empty, the file is removed, and the viewer reads the trace again.
+
+use std::path::Path;
+
+use prvscope_import::cache::{CacheCheck, CacheOptions, CacheState};
+use prvscope_import::{self as trace, LoadOptions, NullOverride, Trace};
+use prvscope_store::Integrity;
+
+use crate::common;
+use crate::store_cache::{assert_same, options};
+
+fn later(dir: &Path) -> LoadOptions {
+    LoadOptions {
+        cache_check: CacheCheck::Later,
+        ..options(dir)
+    }
+}
+
+fn load(path: &Path, opts: &LoadOptions) -> Trace {
+    trace::load(path, opts, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// An intact file is the trace once checked; one byte flipped anywhere is caught: at the
+/// open (the view, the description) or by the check after it (the threads, the messages),
+/// which empties the records and removes the file, so that the next open parses the trace.
+#[test]
+fn a_file_corrupt_in_its_records_is_caught_after_the_open_and_never_used() {
+    let path = common::generated_16_threads_of("cache-check-later", 2 << 20);
+    let dir = common::temp_dir("cache-check-later-dir");
+    let truth = common::load(&path);
+    let built = load(&path, &options(&dir));
+    let file = built.cache.file.clone().unwrap();
+    let good = std::fs::read(&file).unwrap();
+    let n = good.len();
+
+    let t = load(&path, &later(&dir));
+    assert_eq!(t.cache.state, CacheState::Hit);
+    assert_eq!(t.store.wait_checked(), Integrity::Checked);
+    assert_same(&truth, &t);
+
+    let mut caught_later = 0;
+    for at in [64, 4096, n / 5, n / 3, n / 2, n - 200, n - 2] {
+        let mut bad = good.clone();
+        bad[at] ^= 0x10;
+        std::fs::write(&file, &bad).unwrap();
+        let t = load(&path, &later(&dir));
+        if t.cache.state == CacheState::Hit {
+            // Opened: the records are checked now.
+            let Integrity::Corrupt(why) = t.store.wait_checked() else {
+                panic!("byte {at}: a corrupt file was checked whole");
+            };
+            assert!(why.contains("checksum differs"), "{why}");
+            assert!(t.store.threads().iter().all(|th| th.states.is_empty()));
+            assert!(t.store.threads().iter().all(|th| th.events.is_empty()));
+            assert!(t.store.comms().is_empty());
+            assert_eq!(t.store.thread_count(), truth.store.thread_count());
+            assert!(!file.exists(), "byte {at}: the corrupt file is still there");
+            caught_later += 1;
+            let again = load(&path, &later(&dir));
+            assert_eq!(again.cache.state, CacheState::Built, "byte {at}");
+            assert_same(&truth, &again);
+        } else {
+            let refused = t.cache.refused.clone().unwrap_or_default();
+            assert!(refused.contains("checksum"), "byte {at}: {refused}");
+            assert_eq!(t.cache.state, CacheState::Built);
+            assert_same(&truth, &t);
+        }
+        assert_eq!(std::fs::read(&file).unwrap(), good, "byte {at}: rebuilt");
+    }
+    assert!(caught_later >= 3, "{caught_later} caught after the open");
+}
+
+/// The viewer opening a file corrupt in a thread's section shows the trace from the cache,
+/// then closes it when the check fails, says why, and reads the trace again: the trace it
+/// then shows is the parsed one.
+#[test]
+fn the_viewer_reads_the_trace_again_when_the_check_finds_the_cache_corrupt() {
+    use prvscope_viewer::app::App;
+    use prvscope_viewer::loader::{LoadRequest, LoadSource};
+    use prvscope_viewer::settings::Settings;
+    let _shared = common::shared();
+    let path = common::generated_16_threads_of("cache-check-viewer", 2 << 20);
+    let dir = common::temp_dir("cache-check-viewer-dir");
+    let truth = common::load(&path);
+    let file = load(&path, &options(&dir)).cache.file.unwrap();
+    let mut bad = std::fs::read(&file).unwrap();
+    bad[64] ^= 0x10;
+    std::fs::write(&file, &bad).unwrap();
+
+    let (p, d) = (path.clone(), dir.clone());
+    let mut h = egui_kittest::Harness::builder()
+        .with_size(egui::vec2(1000.0, 600.0))
+        .build_eframe(move |cc| {
+            App::with_request(
+                &cc.egui_ctx,
+                LoadSource::File(p),
+                NullOverride::Auto,
+                Settings::default(),
+                LoadRequest {
+                    cache: Some(CacheOptions {
+                        dir: d,
+                        limit_bytes: 1 << 30,
+                    }),
+                    cache_check: CacheCheck::Later,
+                    ..LoadRequest::default()
+                },
+            )
+        });
+    let ctx = h.ctx.clone();
+    h.state_mut().wait_for_load(&ctx);
+    let first = &h.state().loaded().expect("loaded").trace;
+    assert_eq!(first.cache.state, CacheState::Hit);
+    assert!(matches!(first.store.wait_checked(), Integrity::Corrupt(_)));
+    // The next frame sees it: the trace is closed and read again.
+    h.run_steps(2);
+    let status = h.state().status().to_owned();
+    assert!(
+        status.contains("checksum differs") && status.contains("read again"),
+        "{status}"
+    );
+    h.state_mut().wait_for_load(&ctx);
+    h.state_mut().wait_for_cache_write();
+    h.run_steps(2);
+    let t = &h.state().loaded().expect("loaded again").trace;
+    assert_ne!(t.cache.state, CacheState::Hit);
+    assert_eq!(t.store.integrity(), Integrity::Checked);
+    assert_eq!(*t.store, *truth.store);
+    assert!(h.state().status().contains("read again"));
+}
