@@ -289,6 +289,28 @@ fn scaling(c: &mut Criterion) {
 /// Re-opening a generated 4 GB trace (64 threads) from its store cache to its first frame:
 /// the cache file mapped and checked, the State view taken from it, every row summarised over
 /// 1400 pixel columns. Beside it, reading the cache file once (`cat`, page cache warm).
+/// A cached trace of 64 threads re-opened, and the pixels of its first frame (the State
+/// view over the whole trace, 1400 columns).
+fn first_frame(
+    path: &Path,
+    opts: &LoadOptions,
+) -> (trace::Trace, Vec<Vec<prvscope_store::summary::Pixel>>) {
+    let t = trace::load(path, opts, None).expect("re-open");
+    assert_eq!(t.cache.state, CacheState::Hit);
+    let view = ViewSignals::build(
+        Arc::clone(&t.store),
+        SignalSpec::States,
+        t.store.null_policy().zero_is_null,
+    );
+    let end = t.header.end_time;
+    let edges: Vec<u64> = (0..=1400u64).map(|k| k * end / 1400).collect();
+    let rows: Vec<usize> = (0..view.row_count()).collect();
+    let frame = view.summarize_rows(&rows, &edges, DrawMode::Dominant);
+    assert_eq!(frame.len(), 64);
+    assert!(frame.iter().all(|r| r.len() == 1400));
+    (t, frame)
+}
+
 fn cache_reopen(c: &mut Criterion) {
     if !selected("cache_reopen_4gb") {
         return;
@@ -308,22 +330,7 @@ fn cache_reopen(c: &mut Criterion) {
     let mut g = c.benchmark_group("cache_reopen_4gb");
     g.sample_size(10);
     g.bench_function("open_to_first_frame", |b| {
-        b.iter(|| {
-            let t = trace::load(&path, &opts, None).expect("re-open");
-            assert_eq!(t.cache.state, CacheState::Hit);
-            let view = ViewSignals::build(
-                Arc::clone(&t.store),
-                SignalSpec::States,
-                t.store.null_policy().zero_is_null,
-            );
-            let end = t.header.end_time;
-            let edges: Vec<u64> = (0..=1400u64).map(|k| k * end / 1400).collect();
-            let rows: Vec<usize> = (0..view.row_count()).collect();
-            let frame = view.summarize_rows(&rows, &edges, DrawMode::Dominant);
-            assert_eq!(frame.len(), 64);
-            assert!(frame.iter().all(|r| r.len() == 1400));
-            frame
-        });
+        b.iter(|| first_frame(&path, &opts).1);
     });
     g.bench_function("cat_cache_file", |b| {
         b.iter(|| run(&format!("cat '{}' > /dev/null", file.display())));
@@ -360,18 +367,7 @@ fn cache_reopen_3gb(c: &mut Criterion) {
             let mut spent = Duration::ZERO;
             for _ in 0..iters {
                 let started = std::time::Instant::now();
-                let t = trace::load(&path, &opts, None).expect("re-open");
-                assert_eq!(t.cache.state, CacheState::Hit);
-                let view = ViewSignals::build(
-                    Arc::clone(&t.store),
-                    SignalSpec::States,
-                    t.store.null_policy().zero_is_null,
-                );
-                let end = t.header.end_time;
-                let edges: Vec<u64> = (0..=1400u64).map(|k| k * end / 1400).collect();
-                let rows: Vec<usize> = (0..view.row_count()).collect();
-                let frame = view.summarize_rows(&rows, &edges, DrawMode::Dominant);
-                assert_eq!(frame.len(), 64);
+                let (t, _frame) = first_frame(&path, &opts);
                 spent += started.elapsed();
                 // The check goes on after the first frame; it ends (untimed) before the next
                 // open, and it passes.

@@ -268,6 +268,16 @@ struct Batches<'s, S> {
 }
 
 impl<S: BatchSink> Batches<'_, S> {
+    /// Tells the sink the trace's header; gives its rows.
+    fn begin(&mut self, path: &Path, header: &Header, null: u64) -> Result<RowMap, LoadError> {
+        let rows = RowMap::new(header);
+        self.rows = rows.rows();
+        self.sink
+            .begin(header, null)
+            .map_err(crate::io_error(path))?;
+        Ok(rows)
+    }
+
     /// Assembles a batch's chunks (in file order) and hands them to the sink.
     fn add(&mut self, path: &Path, chunks: Vec<prv::ChunkOut>) -> Result<(), LoadError> {
         let lines: u64 = chunks.iter().map(|c| c.lines).sum();
@@ -323,11 +333,7 @@ fn plain_batches<S: BatchSink>(
     let io_err = crate::io_error(path);
     let (first_line, body_start) = file.read_first_line().map_err(io_err)?;
     let (header, _) = crate::split_header(path, &first_line)?;
-    let rows = RowMap::new(&header);
-    out.rows = rows.rows();
-    out.sink
-        .begin(&header, policy.sentinel)
-        .map_err(crate::io_error(path))?;
+    let rows = out.begin(path, &header, policy.sentinel)?;
     let ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
     let body_len = file.len().saturating_sub(body_start);
     let batch = size.bytes(rows.rows());
@@ -383,11 +389,7 @@ fn stream_batches<S: BatchSink>(
     } = decoder;
     let first = crate::first_block(path, &rx, compression, progress)?;
     let (header, first_body) = crate::split_header(path, &first)?;
-    let rows = RowMap::new(&header);
-    out.rows = rows.rows();
-    out.sink
-        .begin(&header, policy.sentinel)
-        .map_err(crate::io_error(path))?;
+    let rows = out.begin(path, &header, policy.sentinel)?;
     let ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
     let batch = size.bytes(rows.rows());
     let mut pending = vec![prv::parse_chunk(&ctx, first_body)];
