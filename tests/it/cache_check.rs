@@ -73,7 +73,7 @@ fn a_file_corrupt_in_its_records_is_caught_after_the_open_and_never_used() {
     assert!(caught_later >= 3, "{caught_later} caught after the open");
 }
 
-/// The viewer opening a file corrupt in a thread's section shows the trace from the cache,
+/// The viewer opening a file corrupt in a thread's section opens the trace from the cache,
 /// then closes it when the check fails, says why, and reads the trace again: the trace it
 /// then shows is the parsed one.
 #[test]
@@ -111,11 +111,15 @@ fn the_viewer_reads_the_trace_again_when_the_check_finds_the_cache_corrupt() {
         });
     let ctx = h.ctx.clone();
     h.state_mut().wait_for_load(&ctx);
-    let first = &h.state().loaded().expect("loaded").trace;
-    assert_eq!(first.cache.state, CacheState::Hit);
-    assert!(matches!(first.store.wait_checked(), Integrity::Corrupt(_)));
-    // The next frame sees it: the trace is closed and read again.
-    h.run_steps(2);
+    // The trace opened from the cache (a small one may be closed again before this frame:
+    // the check is quick); a frame after the check failed closes it and reads it again.
+    for _ in 0..500 {
+        if h.state().status().contains("read again") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        h.run_steps(1);
+    }
     let status = h.state().status().to_owned();
     assert!(
         status.contains("checksum differs") && status.contains("read again"),
