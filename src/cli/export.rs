@@ -112,6 +112,15 @@ pub fn streamed(
         writing: Option<std::thread::JoinHandle<std::io::Result<Tables>>>,
     }
     impl Sink<'_> {
+        /// An error of the writing, as the read reports it (after the trace's name): it says
+        /// it was the writing, and where.
+        fn writing_error(&self, e: &std::io::Error) -> std::io::Error {
+            std::io::Error::other(format!(
+                "could not write Parquet to {}: {e}",
+                self.dir.display()
+            ))
+        }
+
         /// The tables, once the batch being written is.
         fn written(&mut self) -> std::io::Result<Option<Tables>> {
             if let Some(w) = self.writing.take() {
@@ -125,11 +134,13 @@ pub fn streamed(
     }
     impl trace::BatchSink for Sink<'_> {
         fn begin(&mut self, header: &trace::Header, null: u64) -> std::io::Result<()> {
-            self.tables = Some(Tables::create(self.dir, header, null, self.options)?);
+            let tables = Tables::create(self.dir, header, null, self.options);
+            self.tables = Some(tables.map_err(|e| self.writing_error(&e))?);
             Ok(())
         }
         fn batch(&mut self, threads: Vec<ThreadData>, comms: Vec<Comm>) -> std::io::Result<()> {
-            let Some(mut tables) = self.written()? else {
+            let written = self.written().map_err(|e| self.writing_error(&e))?;
+            let Some(mut tables) = written else {
                 return Err(std::io::Error::other("a batch came before the header"));
             };
             self.writing = Some(std::thread::spawn(move || {

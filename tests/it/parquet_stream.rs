@@ -280,6 +280,22 @@ fn the_command_streams_a_trace_not_in_the_cache_and_maps_one_that_is() {
     assert_eq!(first, second);
     assert_eq!(table(&out.join("events")), streamed_rows);
 
+    // A folder that cannot be made: the command fails, naming it.
+    let blocker = common::temp_dir("pq-stream-cli-blocked").join("a-file");
+    std::fs::write(&blocker, "").unwrap();
+    let o = std::process::Command::new(bin)
+        .args(["export", "--no-cache", "--parquet"])
+        .arg(blocker.join("tables"))
+        .arg(&path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("could not write Parquet to") && err.contains("a-file/tables"),
+        "{err}"
+    );
+
     // No messages: the comms table is one file without rows, which a query reads as empty.
     let quiet = common::temp_dir("pq-stream-quiet").join("q.prv");
     std::fs::write(
