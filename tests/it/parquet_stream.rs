@@ -237,6 +237,33 @@ fn records_out_of_order_and_migrations_across_batches_are_exported_as_loaded() {
 
 /// The command line exports a trace that is not in the store cache as it reads it (and
 /// writes no cache), and one that is from the cache; a table without rows is still a file.
+/// How many of the file's pages are not in the page cache (`mincore` of a map of it).
+#[allow(unsafe_code)]
+fn pages_not_in_memory(path: &Path) -> usize {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::File::open(path).unwrap();
+    let len = usize::try_from(file.metadata().unwrap().len()).unwrap();
+    // SAFETY: sysconf reads a constant of the system.
+    let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap();
+    let mut resident = vec![0u8; len.div_ceil(page)];
+    // SAFETY: a private read-only map of an open file, of its length, is only passed to
+    // mincore (which writes one byte per page into `resident`, sized for them) and unmapped.
+    unsafe {
+        let at = libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_PRIVATE,
+            file.as_raw_fd(),
+            0,
+        );
+        assert_ne!(at, libc::MAP_FAILED);
+        assert_eq!(libc::mincore(at, len, resident.as_mut_ptr()), 0);
+        libc::munmap(at, len);
+    }
+    resident.iter().filter(|&&r| r & 1 == 0).count()
+}
+
 #[test]
 fn the_command_streams_a_trace_not_in_the_cache_and_maps_one_that_is() {
     let path = common::generated_16_threads_of("pq-stream-cli", 2 << 20);
@@ -259,8 +286,18 @@ fn the_command_streams_a_trace_not_in_the_cache_and_maps_one_that_is() {
             String::from_utf8(o.stderr).unwrap(),
         )
     };
+    // Written back to the disk first: the page cache keeps a file's unwritten pages whatever
+    // it is told.
+    std::fs::File::open(&path).unwrap().sync_all().unwrap();
     let (first, how) = run(&[]);
     assert!(how.contains("read and written in"), "{how}");
+    // A trace that fits in memory is left in the page cache for the next command on it (a
+    // trace larger than memory has its pages let go of as it is read).
+    assert_eq!(
+        pages_not_in_memory(&path),
+        0,
+        "the trace left the page cache"
+    );
     assert_eq!(
         std::fs::read_dir(&cache).unwrap().count(),
         0,

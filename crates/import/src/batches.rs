@@ -86,6 +86,9 @@ pub(crate) fn parse_in_batches<S: BatchSink>(
     let size = Size {
         at_most: batch_bytes,
         budget,
+        // A trace that fits stays in the page cache: the next command on it (the viewer
+        // after an export) reads it from memory, not from the disk again.
+        drop_read_pages: meta.len() > budget,
     };
     let header = match compression {
         Compression::None => {
@@ -311,6 +314,9 @@ struct Size {
     at_most: Option<u64>,
     /// The memory a batch may take.
     budget: u64,
+    /// Whether the trace's pages are let go of once parsed (a trace larger than the memory
+    /// a batch may take would crowd out of the page cache the pages still needed).
+    drop_read_pages: bool,
 }
 
 impl Size {
@@ -365,7 +371,9 @@ fn plain_batches<S: BatchSink>(
             crate::note_unterminated_last_line(unterminated, &mut chunks);
         }
         out.add(path, chunks)?;
-        if let (Some(&from), Some(&last)) = (group.first(), group.last()) {
+        if let (true, Some(&from), Some(&last)) =
+            (size.drop_read_pages, group.first(), group.last())
+        {
             file.will_not_read_again(from, last.saturating_add(chunk));
         }
     }
