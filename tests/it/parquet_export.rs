@@ -235,3 +235,104 @@ fn duckdb_gives_the_state_times_of_stats() {
     assert_eq!(got.len(), expect.len());
     assert_eq!(got, expect);
 }
+
+/// DuckDB reads every record column of the generated trace's export (data pages v2, times
+/// and event values delta-packed, NULL values among them) as the store holds them: per event
+/// type, per table, counts and sums of every column.
+#[test]
+fn duckdb_reads_every_record_column_as_the_store_holds_it() {
+    let _shared = common::shared();
+    let Some(python) = duckdb_python() else {
+        return;
+    };
+    let path = common::generated_16_threads_of("parquet-duckdb-generated", 3 << 20);
+    let t = common::load(&path);
+    let dir = common::temp_dir("parquet-duckdb-generated-out");
+    let options = ParquetOptions {
+        rows_per_group: 20_000,
+        groups_per_file: 2,
+    };
+    parquet_export::export(&t, &dir, options).unwrap();
+    let null = t.store.null_policy().sentinel;
+    // The generated trace: one application, four threads per task.
+    let object = |row: usize| (row as u128 / 4 + 1, row as u128 % 4 + 1);
+
+    let mut expect: Vec<String> = Vec::new();
+    // Per event type: rows, values, sum of values, of times, of objects and CPUs.
+    let mut events: BTreeMap<u32, [u128; 5]> = BTreeMap::new();
+    for (row, th) in t.store.threads().iter().enumerate() {
+        let (task, thread) = object(row);
+        for col in &th.events {
+            let e = events.entry(col.ty).or_default();
+            for i in 0..col.len() {
+                let (time, v) = (col.time.get(i), col.value.get(i));
+                e[0] += 1;
+                if v != null {
+                    e[1] += 1;
+                    e[2] += u128::from(v);
+                }
+                e[3] += u128::from(time);
+                e[4] += thread + 100 * task;
+            }
+        }
+    }
+    assert!(events.values().any(|e| e[1] < e[0]), "no NULL values");
+    for (ty, e) in &events {
+        expect.push(format!("{ty} {} {} {} {} {}", e[0], e[1], e[2], e[3], e[4]));
+    }
+    // States: rows, states, sum of states, of begins and ends, of objects.
+    let mut s = [0u128; 6];
+    for row in 0..t.store.thread_count() {
+        let (task, thread) = object(row);
+        for (b, e, v) in t.store.states_in(row, 0, u64::MAX) {
+            s[0] += 1;
+            if v != null {
+                s[1] += 1;
+                s[2] += u128::from(v);
+            }
+            s[3] += u128::from(b);
+            s[4] += u128::from(e);
+            s[5] += thread + 100 * task;
+        }
+    }
+    expect.push(format!(
+        "states {} {} {} {} {} {}",
+        s[0], s[1], s[2], s[3], s[4], s[5]
+    ));
+    // Messages: rows, sums of the four times, size, tag, objects and CPUs.
+    let mut c = [0u128; 9];
+    for m in t.store.comms() {
+        let (st, sh) = object(m.send_row as usize);
+        let (rt, rh) = object(m.recv_row as usize);
+        c[0] += 1;
+        for (k, x) in [m.lsend, m.psend, m.lrecv, m.precv, m.size, m.tag]
+            .into_iter()
+            .enumerate()
+        {
+            c[k + 1] += u128::from(x);
+        }
+        c[7] += sh + 100 * st + 10_000 * rh + 1_000_000 * rt;
+        c[8] += u128::from(m.send_cpu) + 1000 * u128::from(m.recv_cpu);
+    }
+    assert!(c[0] > 0);
+    let sums: Vec<String> = c.iter().map(u128::to_string).collect();
+    expect.push(format!("comms {}", sums.join(" ")));
+
+    let script = r#"
+import duckdb
+def show(q):
+    for r in duckdb.sql(q).fetchall():
+        print(" ".join(str(x) for x in r))
+h = "::HUGEINT"
+show(f"select type, count(*), count(value), coalesce(sum(value{h}), 0), sum(time{h}), "
+     f"sum(thread + 100 * task) from 'events/*.parquet' group by type order by type")
+show(f"select 'states', count(*), count(state), sum(state{h}), sum(begin{h}), sum(\"end\"{h}), "
+     f"sum(thread + 100 * task) from 'states/*.parquet'")
+show(f"select 'comms', count(*), sum(logical_send{h}), sum(physical_send{h}), "
+     f"sum(logical_recv{h}), sum(physical_recv{h}), sum(size{h}), sum(tag{h}), "
+     f"sum(send_thread + 100 * send_task + 10000 * recv_thread + 1000000{h} * recv_task), "
+     f"sum(send_cpu + 1000 * recv_cpu) from 'comms/*.parquet'")
+"#;
+    let got = common::stdout_of(Command::new(&python).args(["-c", script]).current_dir(&dir));
+    assert_eq!(got, expect.join("\n") + "\n");
+}

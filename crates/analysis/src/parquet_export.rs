@@ -1,9 +1,9 @@
 //! A loaded trace as Parquet tables, for `DuckDB`, Polars, `DataFusion` or Spark.
 //!
 //! `DIR/states/`, `DIR/events/`, `DIR/comms/`, `DIR/objects/`, `DIR/labels/` and `DIR/trace/`
-//! (its duration and time unit) each hold one
-//! or more `part-NNNNN.parquet` files (Snappy pages). States and events are cut into row
-//! groups by time: the trace's duration is split into slices of about
+//! (its duration and time unit) each hold one or more `part-NNNNN.parquet` files (data pages
+//! v2; times and event values delta-packed, other columns under Snappy). States and events
+//! are cut into row groups by time: the trace's duration is split into slices of about
 //! [`ParquetOptions::rows_per_group`] records each, and a slice's records (ordered by thread,
 //! then event type, then time) make one row group, so that a query on a time range reads only
 //! the row groups whose `time`/`begin` statistics overlap it. Files hold
@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use parquet::basic::{Compression, Encoding};
 use parquet::data_type::{ByteArray, ByteArrayType, Int32Type, Int64Type};
-use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
 use parquet::schema::types::ColumnPath;
@@ -92,8 +92,9 @@ const LABELS: &str = "message labels {
   optional int64 value (INTEGER(64,false)); required binary label (STRING);
 }";
 
-/// The columns of times, of every table.
-const TIME_COLUMNS: &[&str] = &[
+/// The columns written delta-packed: the times of every table, and event values (the
+/// `labels` table's `value` column too: a column is named by its path in its table).
+const DELTA_COLUMNS: &[&str] = &[
     "begin",
     "end",
     "time",
@@ -101,6 +102,7 @@ const TIME_COLUMNS: &[&str] = &[
     "physical_send",
     "logical_recv",
     "physical_recv",
+    "value",
 ];
 
 /// Columns of long runs of one value (the objects and CPUs, in thread order; event types,
@@ -147,12 +149,19 @@ fn write_file(
     null: u64,
     mut next: impl FnMut() -> Option<Group>,
 ) -> io::Result<u64> {
+    // Data pages v2: Snappy compresses a page's values where they are, where a v1 page copies
+    // them behind its levels first (the export took 2.0 s instead of 2.3 s with the events'
+    // values delta-packed; DuckDB, Polars, DataFusion and Spark 3.3 or later read them).
+    let mut props = WriterProperties::builder()
+        .set_writer_version(WriterVersion::PARQUET_2_0)
+        .set_compression(Compression::SNAPPY);
     // Times are mostly distinct: a dictionary would be built and dropped for every page (a
     // third of the export's time); they are delta-encoded instead (sorted per thread), and
-    // not compressed again (Snappy finds little left in packed deltas).
-    let mut props = WriterProperties::builder().set_compression(Compression::SNAPPY);
-    for time in TIME_COLUMNS {
-        let path = ColumnPath::from(*time);
+    // not compressed again (Snappy finds little left in packed deltas). So are event values:
+    // each row group's dictionary filled up with a counter's values before it gave up (the
+    // export took 2.3 s instead of 2.7 s without it, and its events 178 MB instead of 230).
+    for column in DELTA_COLUMNS {
+        let path = ColumnPath::from(*column);
         props = props
             .set_column_dictionary_enabled(path.clone(), false)
             .set_column_encoding(path.clone(), Encoding::DELTA_BINARY_PACKED)
