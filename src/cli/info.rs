@@ -4,7 +4,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use prvscope_format::units::human_bytes;
-use prvscope_store::{NullOverride, Trace};
+use prvscope_import::cache::CacheCheck;
+use prvscope_store::{Integrity, NullOverride, Trace};
 
 use super::PartArgs;
 
@@ -27,7 +28,12 @@ pub struct Args {
 /// Runs `info`.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let subset = args.part.subset();
-    let t = args.part.load(&args.trace, args.null, &subset)?;
+    // `info` uses no record: a cache file that cannot stay in memory is not read whole to
+    // check the records' sections first (their counts are in its checked description). The
+    // records are checked by the command that uses them.
+    let t = args
+        .part
+        .load_with(&args.trace, args.null, &subset, CacheCheck::LaterWhenLarge)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&info_json(&t))?);
     } else {
@@ -66,6 +72,7 @@ pub fn info_json(t: &Trace) -> serde_json::Value {
         "cache": t.cache.state.name(),
         "cache_file": t.cache.file.as_ref().map(|f| f.display().to_string()),
         "cache_note": cache_note(t),
+        "cache_records_checked": t.store.integrity() == Integrity::Checked,
         "resident_bytes": resident_bytes(),
         "bytes_per_record": t.store.bytes_per_record(),
         "pcf": t.pcf.is_some(),
@@ -74,16 +81,31 @@ pub fn info_json(t: &Trace) -> serde_json::Value {
     })
 }
 
-/// Why the cache was not used or written, if it was not.
+/// Why the cache was not used or written, if it was not; whether the records of a cache file
+/// that cannot stay in memory were checked.
 fn cache_note(t: &Trace) -> Option<String> {
     let written = match &t.cache.state {
         prvscope_store::cache::CacheState::NotWritten(why) => Some(why.clone()),
         _ => None,
     };
-    match (&t.cache.refused, written) {
+    let note = match (&t.cache.refused, written) {
         (Some(r), Some(w)) => Some(format!("{r}; {w}")),
         (Some(r), None) => Some(format!("{r} (rebuilt)")),
         (None, w) => w,
+    };
+    let checked = match t.store.integrity() {
+        Integrity::Checked => None,
+        Integrity::Checking => Some(
+            "the file is larger than half the memory available: its records' sections are checked by the first command that uses them"
+                .to_owned(),
+        ),
+        Integrity::Corrupt(why) => Some(format!(
+            "{why}: the file was removed, and the next load reads the trace again"
+        )),
+    };
+    match (note, checked) {
+        (Some(n), Some(c)) => Some(format!("{n}; {c}")),
+        (n, c) => n.or(c),
     }
 }
 
@@ -121,6 +143,15 @@ pub fn info_text(t: &Trace) -> String {
     if let Some(part) = t.part_description() {
         let _ = writeln!(s, "part loaded    {part}");
     }
+    let cache = t.cache.state.name();
+    match cache_note(t) {
+        Some(note) => {
+            let _ = writeln!(s, "store cache    {cache} ({note})");
+        }
+        None => {
+            let _ = writeln!(s, "store cache    {cache}");
+        }
+    }
     let _ = writeln!(s, "states         {}", c.states);
     let _ = writeln!(
         s,
@@ -155,12 +186,17 @@ pub fn info_text(t: &Trace) -> String {
         resident_bytes() as f64 / c.total().max(1) as f64
     );
     let secs = t.stats.load_seconds.max(1e-9);
-    let _ = writeln!(
-        s,
-        "loaded in      {:.3} s ({:.0} MB/s of text)",
-        secs,
-        mb / secs
-    );
+    if t.cache.state == prvscope_store::cache::CacheState::Hit {
+        // No text was read: a rate of text would measure nothing.
+        let _ = writeln!(s, "loaded in      {secs:.3} s from the store cache");
+    } else {
+        let _ = writeln!(
+            s,
+            "loaded in      {:.3} s ({:.0} MB/s of text)",
+            secs,
+            mb / secs
+        );
+    }
     if t.report.is_empty() {
         let _ = writeln!(s, "warnings       none");
     } else {

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use prvscope_format::units::parse_size;
 use prvscope_format::{LoadError, Subset, ThreadSpec};
-use prvscope_import::cache::CacheOptions;
+use prvscope_import::cache::{CacheCheck, CacheOptions};
 use prvscope_import::{self as trace, LoadOptions};
 use prvscope_store::{NullOverride, Trace};
 
@@ -81,8 +81,19 @@ impl PartArgs {
     /// Loads `subset` of `trace` through the store cache these options ask for, after the
     /// memory check (unless skipped).
     pub fn load(&self, trace: &Path, null: NullOverride, subset: &Subset) -> anyhow::Result<Trace> {
+        self.load_with(trace, null, subset, CacheCheck::AtOpen)
+    }
+
+    /// [`PartArgs::load`], with a cache file's sections checked as `check` says.
+    pub fn load_with(
+        &self,
+        trace: &Path,
+        null: NullOverride,
+        subset: &Subset,
+        check: CacheCheck,
+    ) -> anyhow::Result<Trace> {
         let budget = (!self.skip_memory_check).then_some(self.memory_budget);
-        load_checked(trace, null, subset, &self.cache, budget)
+        load_checked(trace, null, subset, &self.cache, budget, check)
     }
 
     pub fn subset(&self) -> Subset {
@@ -129,12 +140,13 @@ impl WindowArgs {
 }
 
 /// Loads a trace for `info` (and the other commands), through the store cache when one is
-/// given.
+/// given, its sections checked as `check` says.
 pub fn load_for_info(
     path: &Path,
     null: NullOverride,
     subset: &Subset,
     cache: Option<CacheOptions>,
+    check: CacheCheck,
 ) -> Result<Trace, LoadError> {
     trace::load(
         path,
@@ -142,6 +154,7 @@ pub fn load_for_info(
             null,
             subset: subset.clone(),
             cache,
+            cache_check: check,
             ..LoadOptions::default()
         },
         None,
@@ -155,13 +168,16 @@ pub fn load_for_info(
 /// Loads `subset` of `path` through the store cache `cache` asks for, after the memory check
 /// unless `check` is `None` (`Some(budget)`: check, against `budget` instead of the memory
 /// available when given); converts it instead when asked to or when the whole trace does not
-/// fit.
+/// fit. `cache_check` says when a cache file's sections are checked (only a command that does
+/// not use the records may leave them to later: a use of records found corrupt finds them
+/// empty).
 pub fn load_checked(
     path: &Path,
     null: NullOverride,
     subset: &Subset,
     cache: &CacheArgs,
     check: Option<Option<u64>>,
+    cache_check: CacheCheck,
 ) -> anyhow::Result<Trace> {
     let options = cache.options();
     let fit = match check {
@@ -177,7 +193,7 @@ pub fn load_checked(
         };
         return Ok(trace::convert::convert(path, &opts, None, None)?);
     }
-    Ok(load_for_info(path, null, subset, options)?)
+    Ok(load_for_info(path, null, subset, options, cache_check)?)
 }
 
 /// What the memory check decided.

@@ -94,6 +94,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         &Subset::default(),
         &super::CacheArgs::default(),
         Some(None),
+        prvscope_import::cache::CacheCheck::AtOpen,
     )?;
     super::print_warnings(&t);
     let ctx = Context::new(&t);

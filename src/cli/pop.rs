@@ -33,6 +33,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             &Subset::default(),
             &args.cache,
             None,
+            prvscope_import::cache::CacheCheck::AtOpen,
         )?;
         super::print_warnings(&t);
         let f = pop::figures(&t).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;

@@ -89,6 +89,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         &subset,
         &args.cache,
         budget,
+        prvscope_import::cache::CacheCheck::AtOpen,
     )?;
     let opts = RenderOptions {
         view: args

@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use prvscope::cli::info::{info_json, info_text};
 use prvscope_import::cache::{CacheCheck, CacheOptions, CacheState};
 use prvscope_import::{self as trace, LoadOptions, NullOverride, Trace};
 use prvscope_store::Integrity;
@@ -40,6 +41,14 @@ fn a_file_corrupt_in_its_records_is_caught_after_the_open_and_never_used() {
     assert_eq!(t.cache.state, CacheState::Hit);
     assert_eq!(t.store.wait_checked(), Integrity::Checked);
     assert_same(&truth, &t);
+    // `info` says the file was checked (it does not wait for the check: see below).
+    assert!(
+        info_text(&t).contains("store cache    hit\n"),
+        "{}",
+        info_text(&t)
+    );
+    assert!(info_text(&t).contains("s from the store cache\n"));
+    assert_eq!(info_json(&t)["cache_records_checked"], true);
 
     let mut caught_later = 0;
     for at in [64, 4096, n / 5, n / 3, n / 2, n - 200, n - 2] {
@@ -58,6 +67,19 @@ fn a_file_corrupt_in_its_records_is_caught_after_the_open_and_never_used() {
             assert!(t.store.comms().is_empty());
             assert_eq!(t.store.thread_count(), truth.store.thread_count());
             assert!(!file.exists(), "byte {at}: the corrupt file is still there");
+            // `info` says so: its counts are the description's, checked at the open.
+            let text = info_text(&t);
+            assert!(
+                text.contains("checksum differs")
+                    && text
+                        .contains("the file was removed, and the next load reads the trace again"),
+                "{text}"
+            );
+            assert_eq!(info_json(&t)["cache_records_checked"], false);
+            assert_eq!(
+                info_json(&t)["event_records"],
+                info_json(&truth)["event_records"]
+            );
             caught_later += 1;
             let again = load(&path, &later(&dir));
             assert_eq!(again.cache.state, CacheState::Built, "byte {at}");
