@@ -4,6 +4,7 @@
 //! records are empty, the file is removed, and the viewer reads the trace again.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use prvscope::cli::info::{info_json, info_text};
 use prvscope_import::cache::{CacheCheck, CacheOptions, CacheState};
@@ -155,4 +156,88 @@ fn the_viewer_reads_the_trace_again_when_the_check_finds_the_cache_corrupt() {
     assert_eq!(t.store.integrity(), Integrity::Checked);
     assert_eq!(*t.store, *truth.store);
     assert!(h.state().status().contains("read again"));
+}
+
+/// The sections of a cache file (offset, length), from its directory.
+fn sections(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let le = |at: usize, n: usize| {
+        bytes[at..at + n]
+            .iter()
+            .rev()
+            .fold(0u64, |x, &b| (x << 8) | u64::from(b)) as usize
+    };
+    let dir_at = le(16, 8);
+    (0..le(dir_at, 4))
+        .map(|k| {
+            let e = dir_at + 4 + k * 20;
+            (le(e, 8), le(e + 8, 8))
+        })
+        .collect()
+}
+
+/// A file written by a conversion (records in batches, then the first view and the messages'
+/// index) with its records checked after the open: a byte flipped in any section is refused
+/// at the open, or the first frames draw what they drew from the intact file (the State view
+/// over three windows, every message line) and the check after the open finds it.
+#[test]
+fn a_converted_file_is_drawn_from_checked_bytes_only() {
+    use prvscope_store::comm_index::{BundleQuery, CommIndex};
+    use prvscope_store::signal::{SignalSpec, ViewSignals};
+    use prvscope_store::summary::DrawMode;
+    let path = common::generated_16_threads_of("cache-check-converted", 1 << 20);
+    let dir = common::temp_dir("cache-check-converted-dir");
+    let converted = trace::convert::convert(&path, &options(&dir), Some(64 << 10), None).unwrap();
+    let file = converted.cache.file.clone().unwrap();
+    let good = std::fs::read(&file).unwrap();
+    let end = converted.header.end_time;
+    let rows: Vec<usize> = (0..16).collect();
+    let drawn = |t: &Trace| {
+        let view = ViewSignals::build(Arc::clone(&t.store), SignalSpec::States, false);
+        let mut out = Vec::new();
+        for (from, to) in [(0, end), (end / 3, end / 3 + end / 50), (end - 1000, end)] {
+            let edges: Vec<u64> = (0..=400u64).map(|k| from + k * (to - from) / 400).collect();
+            for mode in DrawMode::ALL {
+                out.push(format!("{:?}", view.summarize_rows(&rows, &edges, mode)));
+            }
+        }
+        let all = |r: u32| Some(r);
+        let lines = CommIndex::of(&t.store).bundles(&BundleQuery {
+            t0: 0,
+            span: end,
+            width: 400,
+            row_of: &all,
+            max_bundles: 1 << 20,
+        });
+        out.push(format!("{lines:?}"));
+        out
+    };
+    let reference = drawn(&load(&path, &later(&dir)));
+    let (mut at_open, mut after) = (0, 0);
+    for (at, len) in sections(&good).into_iter().filter(|s| s.1 > 0) {
+        let mut bad = good.clone();
+        bad[at + len / 2] ^= 0x08;
+        std::fs::write(&file, &bad).unwrap();
+        let t = load(&path, &later(&dir));
+        if t.cache.state == CacheState::Hit {
+            // (Compared whole, printed short: a frame's pixels are thousands of lines.)
+            assert!(
+                drawn(&t) == reference,
+                "section at {at}: drawn from unchecked bytes"
+            );
+            assert!(
+                matches!(t.store.wait_checked(), Integrity::Corrupt(_)),
+                "section at {at}"
+            );
+            after += 1;
+        } else {
+            let refused = t.cache.refused.clone().unwrap_or_default();
+            assert!(refused.contains("checksum"), "section at {at}: {refused}");
+            at_open += 1;
+        }
+        std::fs::write(&file, &good).unwrap();
+    }
+    assert!(
+        at_open >= 10 && after >= 16,
+        "{at_open} at the open, {after} after"
+    );
 }

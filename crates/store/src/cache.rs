@@ -498,27 +498,38 @@ pub fn open_checked(
     if next != dir_at || sections.len() < 3 {
         return Err(corrupt("sections do not tile the file"));
     }
-    // The last three sections (first view and index, description, extra) are checked now;
-    // the records' before them now or later.
-    let split = if later.is_some() {
-        sections.len() - 3
-    } else {
-        0
-    };
     let base = bytes.as_ptr() as usize;
     let ranges: Vec<(usize, usize, u32)> = sections
         .iter()
         .map(|&(s, crc)| (s.as_ptr() as usize - base, s.len(), crc))
         .collect();
-    if let Some(i) = first_corrupt(&map, ranges.get(split..).unwrap_or_default(), populate) {
-        return Err(corrupt(format!("section {} checksum differs", split + i)));
-    }
+    // The description and the extra bytes (the last two sections) are checked first: they
+    // say where everything is. Then, unless the records are checked later, every section.
+    let tail = ranges.len() - 2;
+    let check_now = |from: usize, to: usize| match first_corrupt(
+        &map,
+        ranges.get(from..to).unwrap_or_default(),
+        // The sections checked at the open when the records are checked later are those
+        // the first frames draw from: they stay mapped (let go of, they were read from the
+        // disk again by the first frame).
+        populate || later.is_some(),
+    ) {
+        Some(i) => Err(corrupt(format!("section {} checksum differs", from + i))),
+        None => Ok(()),
+    };
+    check_now(if later.is_some() { tail } else { 0 }, ranges.len())?;
     let (meta, extra) = match sections.as_slice() {
         [.., (meta, _), (extra, _)] => (*meta, extra.to_vec()),
         _ => return Err(corrupt("no directory sections")),
     };
-    let mut store =
+    let (mut store, records_end) =
         restore(&mut Dec(meta), &map).ok_or_else(|| corrupt("inconsistent directory"))?;
+    // The records (threads, then messages) come first in the file; the first view and the
+    // messages' index after them, in sections of their own.
+    let split = ranges.partition_point(|&(at, _, _)| at < records_end);
+    if later.is_some() {
+        check_now(split, tail)?;
+    }
     if let Some(on_corrupt) = later {
         let deferred = Arc::new(crate::checked::Deferred::new(store.threads.len()));
         store.mapped.deferred = Some(Arc::clone(&deferred));
@@ -652,7 +663,9 @@ fn restore_thread(d: &mut Dec<'_>, map: &Mapped) -> Option<ThreadData> {
     })
 }
 
-fn restore(d: &mut Dec<'_>, map: &Mapped) -> Option<TraceStore> {
+/// The store the description `d` gives, with where its records end in the file (its first
+/// view and messages' index are after them).
+fn restore(d: &mut Dec<'_>, map: &Mapped) -> Option<(TraceStore, usize)> {
     let n = d.u32()? as usize;
     let mut threads = Vec::with_capacity(n.min(d.remaining()));
     for _ in 0..n {
@@ -661,6 +674,7 @@ fn restore(d: &mut Dec<'_>, map: &Mapped) -> Option<TraceStore> {
     let at = usize::try_from(d.u64()?).ok()?;
     let len = usize::try_from(d.u64()?).ok()?;
     let comms: Buf<Comm> = Buf::mapped(map, at, len)?;
+    let records_end = at.checked_add(len.checked_mul(std::mem::size_of::<Comm>())?)?;
     let mut views = Vec::new();
     if d.u8()? != 0 {
         views.push(crate::signal::restore_view(d, map, threads.len())?);
@@ -685,7 +699,7 @@ fn restore(d: &mut Dec<'_>, map: &Mapped) -> Option<TraceStore> {
     if !loaded.is_empty() && loaded.len() != threads.len() {
         return None;
     }
-    Some(TraceStore {
+    let store = TraceStore {
         threads,
         comms,
         policy,
@@ -698,7 +712,8 @@ fn restore(d: &mut Dec<'_>, map: &Mapped) -> Option<TraceStore> {
             comm_index,
             deferred: None,
         },
-    })
+    };
+    Some((store, records_end))
 }
 
 /// Is the file at `path` a cache file of this layout, as long as its header says? (A quick

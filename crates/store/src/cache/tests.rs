@@ -176,3 +176,78 @@ fn records_checked_after_the_open_are_trusted_only_once_checked() {
     assert_eq!(*told.lock().unwrap(), vec![why]);
     std::fs::remove_file(&path).unwrap();
 }
+
+/// With the records checked after the open, what the first frames draw from (the first view,
+/// the messages' index) is checked at the open: a byte flipped in any section of the file is
+/// refused at the open, or it leaves the first view and the messages' lines as they were
+/// (and the check after the open finds it).
+#[test]
+fn what_the_first_frames_draw_from_is_checked_at_the_open() {
+    let store = store();
+    let path = temp("first-frames");
+    write(&store, b"", &path).unwrap();
+    let good = std::fs::read(&path).unwrap();
+    let le = |at: usize, n: usize| {
+        good[at..at + n]
+            .iter()
+            .rev()
+            .fold(0u64, |x, &b| (x << 8) | u64::from(b)) as usize
+    };
+    let dir_at = le(16, 8);
+    let sections: Vec<(usize, usize)> = (0..le(dir_at, 4))
+        .map(|k| {
+            let e = dir_at + 4 + k * 20;
+            (le(e, 8), le(e + 8, 8))
+        })
+        .collect();
+    // The first view as drawn: its values and its rows over three windows, in every mode.
+    let view = |s: &Arc<TraceStore>| {
+        let v = ViewSignals::build(Arc::clone(s), SignalSpec::States, false);
+        let end = store.end_time();
+        let mut drawn = Vec::new();
+        for (from, to) in [(0, end), (1000, 90_000), (1 << 33, (1 << 33) + 200_000)] {
+            let edges: Vec<u64> = (0..=300u64).map(|k| from + k * (to - from) / 300).collect();
+            for mode in DrawMode::ALL {
+                drawn.push(v.summarize_rows(&[0, 1, 2], &edges, mode));
+            }
+        }
+        (v.values().clone(), drawn)
+    };
+    let all = |_: u32| Some(0);
+    let lines = |index: &CommIndex| {
+        index.bundles(&crate::comm_index::BundleQuery {
+            t0: 0,
+            span: store.end_time().max(1),
+            width: 700,
+            row_of: &all,
+            max_bundles: 10_000,
+        })
+    };
+    let (reference_view, reference_lines) = (view(&store), lines(&CommIndex::build(&store.comms)));
+    let (mut at_open, mut later) = (0, 0);
+    for &(at, len) in sections.iter().filter(|s| s.1 > 0) {
+        let mut bad = good.clone();
+        bad[at + len / 2] ^= 0x40;
+        std::fs::write(&path, &bad).unwrap();
+        match open_checked(&path, 0, Some(Box::new(|_: &str| {}))) {
+            Err(CacheError::Corrupt(_)) => at_open += 1,
+            Err(e) => panic!("section at {at}: {e}"),
+            Ok(opened) => {
+                let back = Arc::new(opened.store);
+                assert_eq!(view(&back), reference_view, "section at {at}: first view");
+                let index = back.prebuilt_comm_index().unwrap();
+                assert_eq!(lines(index), reference_lines, "section at {at}: lines");
+                assert!(
+                    matches!(back.wait_checked(), crate::Integrity::Corrupt(_)),
+                    "section at {at}: not caught"
+                );
+                later += 1;
+            }
+        }
+    }
+    assert!(
+        at_open >= 5 && later >= 3,
+        "{at_open} at the open, {later} after"
+    );
+    std::fs::remove_file(&path).unwrap();
+}
