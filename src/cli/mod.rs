@@ -13,7 +13,7 @@ pub mod stats;
 use std::path::Path;
 
 use prvscope_format::units::parse_size;
-use prvscope_format::{LoadError, Subset, ThreadSpec};
+use prvscope_format::{Subset, ThreadSpec};
 use prvscope_import::cache::{CacheCheck, CacheOptions};
 use prvscope_import::{self as trace, LoadOptions};
 use prvscope_store::{NullOverride, Trace};
@@ -139,28 +139,6 @@ impl WindowArgs {
     }
 }
 
-/// Loads a trace for `info` (and the other commands), through the store cache when one is
-/// given, its sections checked as `check` says.
-pub fn load_for_info(
-    path: &Path,
-    null: NullOverride,
-    subset: &Subset,
-    cache: Option<CacheOptions>,
-    check: CacheCheck,
-) -> Result<Trace, LoadError> {
-    trace::load(
-        path,
-        &LoadOptions {
-            null,
-            subset: subset.clone(),
-            cache,
-            cache_check: check,
-            ..LoadOptions::default()
-        },
-        None,
-    )
-}
-
 /// Refuses a load that is expected to need more memory than the machine has, with what can
 /// be loaded instead (the operating system would otherwise kill the process mid-way).
 /// `budget` replaces the memory the machine has available. A trace whose store the cache
@@ -184,16 +162,19 @@ pub fn load_checked(
         Some(budget) => check_memory(path, subset, budget, options.as_ref())?,
         None => Fit::Load,
     };
+    // One set of options for both ways in: a converted trace is opened from its new cache
+    // file as a cached one is (it was checked whole after the conversion otherwise).
+    let opts = LoadOptions {
+        null,
+        subset: subset.clone(),
+        cache: options,
+        cache_check,
+        ..LoadOptions::default()
+    };
     if cache.convert || fit == Fit::Convert {
-        let opts = LoadOptions {
-            null,
-            subset: subset.clone(),
-            cache: options,
-            ..LoadOptions::default()
-        };
         return Ok(trace::convert::convert(path, &opts, None, None)?);
     }
-    Ok(load_for_info(path, null, subset, options, cache_check)?)
+    Ok(trace::load(path, &opts, None)?)
 }
 
 /// What the memory check decided.
