@@ -23,6 +23,7 @@ mod part_dialog;
 mod real_traces;
 mod render;
 mod replay;
+mod same_time;
 mod scope_panel;
 mod scopes;
 mod soak;

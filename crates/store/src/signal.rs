@@ -569,25 +569,67 @@ fn event_points(thread: &ThreadData, types: &[u32], sentinel: u64, zero_is_null:
             _ => Source::Event(*one),
         },
         many => {
-            let mut points: Vec<(u64, u64)> = Vec::new();
-            for &i in many {
+            // (time, value, the type's place among `many`)
+            let mut points: Vec<(u64, u64, usize)> = Vec::new();
+            for (k, &i) in many.iter().enumerate() {
                 if let Some(c) = thread.events.get(i) {
                     points.extend(
-                        c.time.iter().zip(
-                            c.value
-                                .iter()
-                                .map(|v| view_value(v, sentinel, zero_is_null)),
-                        ),
+                        c.time
+                            .iter()
+                            .zip(c.value.iter())
+                            .map(|(t, v)| (t, view_value(v, sentinel, zero_is_null), k)),
                     );
                 }
             }
-            // Stable: at equal times the types keep their order.
+            // Stable: at equal times each type's events stay together, in file order.
             points.sort_by_key(|p| p.0);
+            order_types_at_equal_times(&mut points, sentinel);
+            let points: Vec<(u64, u64)> = points.into_iter().map(|p| (p.0, p.1)).collect();
             Source::Owned {
                 time: TimeColumn::from_slice_by(&points, |p| p.0),
                 value: ValueColumn::from_slice_by(&points, sentinel, |p| p.1),
             }
         }
+    }
+}
+
+/// At one time, the runs of each type's events (a stable sort by time leaves each type's
+/// events at that time together, in file order) reordered so that the types whose last
+/// event there is a null come first. The store does not keep the order of different types
+/// at one time, and a program leaves one call before it enters the next: an MPI call view
+/// shows the call entered, not the one left, when the exit and the entry are events of two
+/// types at one time. Each type's own events keep their order (an entry and an exit of one
+/// call at one time leave nothing open).
+fn order_types_at_equal_times(points: &mut [(u64, u64, usize)], sentinel: u64) {
+    let mut i = 0;
+    while i < points.len() {
+        let Some(&(time, _, ty)) = points.get(i) else {
+            break;
+        };
+        let mut j = i + 1;
+        let mut types = false;
+        while let Some(p) = points.get(j).filter(|p| p.0 == time) {
+            types |= p.2 != ty;
+            j += 1;
+        }
+        if types && let Some(group) = points.get_mut(i..j) {
+            // (ends with a value, the run's points); a group holds a few points.
+            let mut runs: Vec<(bool, Vec<(u64, u64, usize)>)> = Vec::new();
+            for &p in group.iter() {
+                match runs.last_mut() {
+                    Some(r) if r.1.last().is_some_and(|q| q.2 == p.2) => r.1.push(p),
+                    _ => runs.push((false, vec![p])),
+                }
+                if let Some(r) = runs.last_mut() {
+                    r.0 = p.1 != sentinel;
+                }
+            }
+            runs.sort_by_key(|r| r.0);
+            for (slot, p) in group.iter_mut().zip(runs.into_iter().flat_map(|r| r.1)) {
+                *slot = p;
+            }
+        }
+        i = j;
     }
 }
 
@@ -719,6 +761,43 @@ mod tests {
             both.values().iter().copied().collect::<Vec<_>>(),
             [3, 5, 8, 9]
         );
+    }
+
+    #[test]
+    fn at_one_time_a_call_left_goes_before_a_call_entered() {
+        // At 20 a call of type 2 ends and one of type 1 begins (a type order would leave
+        // the view empty after 20); at 30 a call of type 1 begins and ends (nothing open
+        // after it); at 40 type 2 enters 6 and type 1 leaves.
+        let threads = vec![ThreadData {
+            events: vec![
+                events(1, &[(20, 3), (30, NULL), (30, 4), (30, NULL)]),
+                events(2, &[(10, 7), (20, NULL), (40, 6)]),
+            ],
+            ..ThreadData::default()
+        }];
+        let store = Arc::new(TraceStore::new(
+            threads,
+            Vec::new(),
+            NullPolicy::sentinel(NULL),
+            0,
+            100,
+        ));
+        let view = ViewSignals::build(store, SignalSpec::Events(vec![1, 2]), false);
+        let at = |t| view.interval_at(0, t).map(|i| i.value);
+        assert_eq!(at(15), Some(7));
+        assert_eq!(at(25), Some(3));
+        assert_eq!(at(35), Some(NULL));
+        assert_eq!(at(45), Some(6));
+        let mut points = vec![(5, 1, 0), (5, NULL, 0), (5, 2, 1), (5, NULL, 1), (5, 9, 2)];
+        order_types_at_equal_times(&mut points, NULL);
+        assert_eq!(
+            points,
+            [(5, 1, 0), (5, NULL, 0), (5, 2, 1), (5, NULL, 1), (5, 9, 2)],
+            "runs ending alike keep their order"
+        );
+        let mut points = vec![(5, 9, 2), (5, 1, 0), (5, NULL, 0), (6, 1, 0)];
+        order_types_at_equal_times(&mut points, NULL);
+        assert_eq!(points, [(5, 1, 0), (5, NULL, 0), (5, 9, 2), (6, 1, 0)]);
     }
 
     #[test]

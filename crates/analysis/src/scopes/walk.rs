@@ -127,7 +127,7 @@ impl Tree {
 #[derive(Debug, Clone, Copy)]
 struct Ev {
     time: u64,
-    /// 0: a scope's null, 1: a scope's value, 2: a line event (the order at equal times; a
+    /// 0: a scope event, 1: a line event (lines come after the scopes at one time; a
     /// `Replace` type has one event per time, its last there).
     order: u8,
     ty: u32,
@@ -181,14 +181,8 @@ pub(super) fn walk_thread(
                 if collapse && times.get(k + 1).copied().unwrap_or(after) == time {
                     continue;
                 }
-                let order = if template.line.is_some() {
-                    2
-                } else {
-                    u8::from(!ctx.is_null(value))
-                };
                 evs.push(Ev {
                     time,
-                    order,
                     value,
                     ..template
                 });
@@ -227,7 +221,7 @@ pub(super) fn walk_thread(
         let from = col.last_at_or_before(t0).unwrap_or(0);
         let template = Ev {
             time: 0,
-            order: 2,
+            order: 1,
             ty: col.ty,
             value: 0,
             nesting: Nesting::Stack,
@@ -236,13 +230,18 @@ pub(super) fn walk_thread(
         };
         gather(col, from, template);
     }
+    // Stable: at one time, each type's events stay together and in file order (the store
+    // keeps them so), scope events before line events.
     evs.sort_by_key(|e| (e.time, e.order));
 
-    let mut tree = Tree::new();
-    let mut stack: Vec<Frame> = Vec::new();
-    // The `Replace` frames at the bottom of `stack`.
-    let mut replaced = 0usize;
-    let mut report = ScopeReport::default();
+    let mut st = Stacks {
+        tree: Tree::new(),
+        stack: Vec::new(),
+        replaced: 0,
+        report: ScopeReport::default(),
+    };
+    // The runs of one type's events among the events at one time.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut sampled: Vec<(u32, u32)> = Vec::new();
     let mut callers: Vec<u32> = Vec::new();
     let mut lines: Vec<u32> = Vec::new();
@@ -263,7 +262,7 @@ pub(super) fn walk_thread(
             lines.extend(&callers);
             lines.sort_unstable();
             lines.dedup();
-            let node = stack.last().map_or(0, |f| f.node);
+            let node = st.stack.last().map_or(0, |f| f.node);
             while now < te {
                 while si < sn && states.end.get(si) <= now {
                     si += 1;
@@ -285,7 +284,7 @@ pub(super) fn walk_thread(
                     node,
                     category,
                     lines: &lines,
-                    stack: &stack,
+                    stack: &st.stack,
                 });
                 now = until;
             }
@@ -296,110 +295,64 @@ pub(super) fn walk_thread(
         if i % 65_536 == 0 && cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return None;
         }
-        // All events at this time: scope nulls, then scope values, then lines.
+        // All events at this time: the scope events (each type's in file order, the types
+        // interleaved by `next_at_one_time`), then the lines.
         let time = evs.get(i).map_or(t1, |e| e.time);
         let in_window = time >= t0;
+        let start = i;
+        while evs.get(i).is_some_and(|e| e.time == time && e.order == 0) {
+            i += 1;
+        }
         let mut changed = false;
+        match evs.get(start..i).unwrap_or_default() {
+            [] => {}
+            [e] => changed |= st.apply(e, ctx, in_window),
+            group => {
+                runs.clear();
+                for (k, e) in group.iter().enumerate() {
+                    match runs.last_mut() {
+                        Some(r) if group.get(r.0).is_some_and(|f| f.ty == e.ty) => r.1 = k + 1,
+                        _ => runs.push((k, k + 1)),
+                    }
+                }
+                while let Some(r) = next_at_one_time(&runs, group, &st.stack, ctx) {
+                    let Some(run) = runs.get_mut(r) else { break };
+                    let Some(e) = group.get(run.0) else { break };
+                    run.0 += 1;
+                    changed |= st.apply(e, ctx, in_window);
+                }
+            }
+        }
         while let Some(e) = evs.get(i).filter(|e| e.time == time) {
             i += 1;
-            if let Some(kind) = e.line {
-                if changed {
-                    callers.clear();
-                    changed = false;
-                }
-                let line = (!ctx.is_null(e.value))
-                    .then(|| ctx.line_of.get(&(e.ty, e.value)).copied())
-                    .flatten();
-                match kind {
-                    LineKind::Sampled => {
-                        sampled.retain(|s| s.0 != e.ty);
-                        if let Some(l) = line {
-                            sampled.push((e.ty, l));
-                        }
+            let Some(kind) = e.line else { continue };
+            if changed {
+                callers.clear();
+                changed = false;
+            }
+            let line = (!ctx.is_null(e.value))
+                .then(|| ctx.line_of.get(&(e.ty, e.value)).copied())
+                .flatten();
+            match kind {
+                LineKind::Sampled => {
+                    sampled.retain(|s| s.0 != e.ty);
+                    if let Some(l) = line {
+                        sampled.push((e.ty, l));
                     }
-                    LineKind::Caller => callers.extend(line),
                 }
-                continue;
+                LineKind::Caller => callers.extend(line),
             }
-            let key = ScopeKey {
-                ty: e.ty,
-                value: e.value,
-            };
-            if e.nesting == Nesting::Replace {
-                let null = ctx.is_null(e.value);
-                // The common case first: the type's frame is the top one, with nothing above
-                // it to re-link.
-                if replaced == stack.len()
-                    && let Some(top) = stack.last_mut()
-                    && top.key.ty == e.ty
-                {
-                    if null {
-                        stack.pop();
-                        replaced -= 1;
-                    } else {
-                        if top.key != key {
-                            let parent = stack
-                                .len()
-                                .checked_sub(2)
-                                .and_then(|i| stack.get(i))
-                                .map_or(0, |f| f.node);
-                            let node = tree.child(parent, key);
-                            if let Some(top) = stack.last_mut() {
-                                *top = Frame {
-                                    key,
-                                    node,
-                                    rank: top.rank,
-                                };
-                            }
-                        }
-                        let node = stack.last().map_or(0, |f| f.node);
-                        tree.enter(node, in_window);
-                    }
-                    continue;
-                }
-                match replace(&mut tree, &mut stack, &mut replaced, key, e.rank, null) {
-                    Replaced::Entered(node) => tree.enter(node, in_window),
-                    Replaced::NotOpen if in_window => report.exits_without_entry += 1,
-                    Replaced::TooDeep if in_window => report.too_deep += 1,
-                    Replaced::Left | Replaced::NotOpen | Replaced::TooDeep => {}
-                }
-                continue;
-            }
-            // Caller lines hold while the `Stack` scope entered with them is open.
-            changed = true;
-            let open = stack
-                .iter()
-                .skip(replaced)
-                .rposition(|f| f.key.ty == e.ty)
-                .map(|p| p + replaced);
-            if ctx.is_null(e.value) {
-                match open {
-                    Some(p) => {
-                        if in_window {
-                            report.unclosed_inner += (stack.len() - p - 1) as u64;
-                        }
-                        stack.truncate(p);
-                    }
-                    None if in_window => report.exits_without_entry += 1,
-                    None => {}
-                }
-                continue;
-            }
-            if stack.len() >= MAX_DEPTH {
-                if in_window {
-                    report.too_deep += 1;
-                }
-                continue;
-            }
-            let parent = stack.last().map_or(0, |f| f.node);
-            let node = tree.child(parent, key);
-            stack.push(Frame { key, node, rank: 0 });
-            tree.enter(node, in_window);
         }
         if changed {
             callers.clear();
         }
     }
+    let Stacks {
+        tree,
+        stack,
+        mut report,
+        ..
+    } = st;
     report.open_at_end = stack.len() as u64;
     let mut entries: BTreeMap<ScopeKey, u64> = BTreeMap::new();
     for (node, &n) in tree.nodes.iter().zip(&tree.entries).skip(1) {
@@ -412,6 +365,139 @@ pub(super) fn walk_thread(
         entries,
         report,
     })
+}
+
+/// A thread's open scopes and its call tree, as the walk builds them.
+struct Stacks {
+    tree: Tree,
+    stack: Vec<Frame>,
+    /// The `Replace` frames at the bottom of `stack`.
+    replaced: usize,
+    report: ScopeReport,
+}
+
+impl Stacks {
+    /// Applies one scope event; true when it was a `Stack` type's (whose caller lines it
+    /// ends).
+    fn apply(&mut self, e: &Ev, ctx: &ScopeContext, in_window: bool) -> bool {
+        let Stacks {
+            tree,
+            stack,
+            replaced,
+            report,
+        } = self;
+        let key = ScopeKey {
+            ty: e.ty,
+            value: e.value,
+        };
+        let null = ctx.is_null(e.value);
+        if e.nesting == Nesting::Replace {
+            // The common case first: the type's frame is the top one, with nothing above
+            // it to re-link.
+            if *replaced == stack.len()
+                && let Some(top) = stack.last_mut()
+                && top.key.ty == e.ty
+            {
+                if null {
+                    stack.pop();
+                    *replaced -= 1;
+                } else {
+                    if top.key != key {
+                        let parent = stack
+                            .len()
+                            .checked_sub(2)
+                            .and_then(|i| stack.get(i))
+                            .map_or(0, |f| f.node);
+                        let node = tree.child(parent, key);
+                        if let Some(top) = stack.last_mut() {
+                            *top = Frame {
+                                key,
+                                node,
+                                rank: top.rank,
+                            };
+                        }
+                    }
+                    let node = stack.last().map_or(0, |f| f.node);
+                    tree.enter(node, in_window);
+                }
+                return false;
+            }
+            match replace(tree, stack, replaced, key, e.rank, null) {
+                Replaced::Entered(node) => tree.enter(node, in_window),
+                Replaced::NotOpen if in_window => report.exits_without_entry += 1,
+                Replaced::TooDeep if in_window => report.too_deep += 1,
+                Replaced::Left | Replaced::NotOpen | Replaced::TooDeep => {}
+            }
+            return false;
+        }
+        let open = stack
+            .iter()
+            .skip(*replaced)
+            .rposition(|f| f.key.ty == e.ty)
+            .map(|p| p + *replaced);
+        if null {
+            match open {
+                Some(p) => {
+                    if in_window {
+                        report.unclosed_inner += (stack.len() - p - 1) as u64;
+                    }
+                    stack.truncate(p);
+                }
+                None if in_window => report.exits_without_entry += 1,
+                None => {}
+            }
+            return true;
+        }
+        if stack.len() >= MAX_DEPTH {
+            if in_window {
+                report.too_deep += 1;
+            }
+            return true;
+        }
+        let parent = stack.last().map_or(0, |f| f.node);
+        let node = tree.child(parent, key);
+        stack.push(Frame { key, node, rank: 0 });
+        tree.enter(node, in_window);
+        true
+    }
+}
+
+/// The run (of one type's events at one time, `runs` ranges into `group`) whose next event
+/// goes next. Each type's events keep their file order; the store does not keep the order
+/// of different types at one time, so they are interleaved as a well-nested program writes
+/// them: a null that closes the top frame first, then a value (MPI calls, which nest
+/// nothing, after the others), then the other nulls, the highest open frame first (a null
+/// with no frame open, which changes nothing, before them).
+fn next_at_one_time(
+    runs: &[(usize, usize)],
+    group: &[Ev],
+    stack: &[Frame],
+    ctx: &ScopeContext,
+) -> Option<usize> {
+    let top = stack.last().map(|f| f.key.ty);
+    let (mut value, mut mpi_value, mut null) = (None, None, None::<(usize, usize)>);
+    for (r, &(from, to)) in runs.iter().enumerate() {
+        let Some(e) = group.get(from).filter(|_| from < to) else {
+            continue;
+        };
+        if ctx.is_null(e.value) {
+            if Some(e.ty) == top {
+                return Some(r);
+            }
+            let height = stack
+                .iter()
+                .rposition(|f| f.key.ty == e.ty)
+                .unwrap_or(usize::MAX);
+            if null.is_none_or(|(_, h)| height > h) {
+                null = Some((r, height));
+            }
+        } else if prvscope_format::catalog::is_mpi_call(e.ty) {
+            mpi_value.get_or_insert(r);
+        } else {
+            value.get_or_insert(r);
+        }
+    }
+    value.or(mpi_value).or(null.map(|n| n.0))
 }
 
 /// What a `Replace` type's event did.
