@@ -85,6 +85,10 @@ pub fn parse(args: &[OsString]) -> anyhow::Result<Request> {
 /// Runs `paramedir`. Like BSC's tool, a cfg that cannot be computed is reported and the
 /// others still run; the exit status says whether every cfg was written.
 pub fn run(args: &Args) -> anyhow::Result<()> {
+    if args.args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{USAGE}");
+        return Ok(());
+    }
     let req = parse(&args.args)?;
     // Through the memory check, as the other commands: a trace that does not fit is
     // converted into the store cache instead of being killed by the kernel.

@@ -6,6 +6,7 @@
 //! file order.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -46,7 +47,7 @@ fn program(ops: &[Op]) -> Vec<(u64, u32, u64, bool)> {
         let (ty, value) = match what {
             0 if !mpi_open => (FUNCTION, v % 4 + 1),
             2 if !mpi_open => (MPI[(v % 2) as usize], v % 3 + 1),
-            0 | 1 | 2 => match stack.last() {
+            0..=2 => match stack.last() {
                 Some(&ty) => (ty, 0),
                 None => (FUNCTION, v % 4 + 1),
             },
@@ -82,7 +83,7 @@ fn text_of(threads: &[Vec<(u64, u32, u64, bool)>]) -> (String, u64) {
         for &(t, ty, v, new_line) in events {
             match lines.last_mut() {
                 Some(l) if !new_line && l.1 == th && l.0 == t && l.2.starts_with("2:") => {
-                    l.2.push_str(&format!(":{ty}:{v}"));
+                    let _ = write!(l.2, ":{ty}:{v}");
                 }
                 _ => lines.push((t, th, format!("2:{}:1:1:{}:{t}:{ty}:{v}", th + 1, th + 1))),
             }

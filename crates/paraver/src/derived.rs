@@ -6,8 +6,7 @@
 //! (ends at the trace's end do not count while another parent ends earlier). Each parent's
 //! value is multiplied by its factor first.
 
-use crate::cfg::{Level, WindowCfg};
-use crate::objects::Objects;
+use crate::cfg::WindowCfg;
 use crate::window::{Computed, Interval};
 
 /// The operation of a derived window.
@@ -111,8 +110,13 @@ fn scaled(v: f64, factor: f64) -> f64 {
     }
 }
 
-/// Combines the two parents of derived window `w`; `end` is the trace's end.
-pub fn combine(w: &WindowCfg, parents: Vec<Computed>, end: u64) -> Result<Computed, String> {
+/// Combines the rows of derived window `w`'s two children, object by object (each pair in
+/// Paraver's child order: the factors go by that order); `end` is the trace's end.
+pub fn combine(
+    w: &WindowCfg,
+    pairs: &[(&[Interval], &[Interval])],
+    end: u64,
+) -> Result<Vec<Vec<Interval>>, String> {
     let Some(d) = &w.derived else {
         return Err("a derived window without parents".into());
     };
@@ -121,31 +125,16 @@ pub fn combine(w: &WindowCfg, parents: Vec<Computed>, end: u64) -> Result<Comput
     if d.shifts != [0, 0] {
         return Err("shifted parents (window_shift)".into());
     }
-    let [p0, p1]: [Computed; 2] = parents
-        .try_into()
-        .map_err(|_| "a derived window needs two parents".to_string())?;
-    if p0.rows.len() != p1.rows.len() {
-        return Err("parents with different numbers of objects".into());
+    if pairs.iter().any(|(a, b)| a.is_empty() || b.is_empty()) {
+        return Err("a parent object without intervals".into());
     }
-    let rows = p0
-        .rows
+    Ok(pairs
         .iter()
-        .zip(&p1.rows)
-        .map(|(a, b)| walk(op, [a, b], d.factors, end))
-        .collect();
-    Ok(Computed {
-        rows,
-        comms: p0.comms.clone(),
-        ..p0
-    })
+        .map(|&(a, b)| walk(op, [a, b], d.factors, end))
+        .collect())
 }
 
-fn walk(
-    op: DerivedFn,
-    kids: [&Vec<Interval>; 2],
-    factors: [f64; 2],
-    end_time: u64,
-) -> Vec<Interval> {
+fn walk(op: DerivedFn, kids: [&[Interval]; 2], factors: [f64; 2], end_time: u64) -> Vec<Interval> {
     let mut at = [0usize; 2];
     let cur = |c: usize, at: &[usize; 2]| kids[c][at[c].min(kids[c].len() - 1)];
     let mut clear_by = ClearBy::default();
@@ -196,13 +185,8 @@ fn walk(
 /// A controlled derived window (Paraver's `IntervalControlDerived`): the intervals of the
 /// control (second) parent, each valued by folding the data (first) parent's intervals that
 /// overlap it, from 0: `controlled: maximum` keeps the largest, `controlled: add` sums them.
-pub fn controlled(
-    w: &WindowCfg,
-    parents: Vec<Computed>,
-    end: u64,
-    objects: &Objects,
-    level: Level,
-) -> Result<Computed, String> {
+/// Both parents have the rows of the data's objects (the control's object that holds each).
+pub fn controlled(w: &WindowCfg, parents: Vec<Computed>, end: u64) -> Result<Computed, String> {
     let Some(d) = &w.derived else {
         return Err("a derived window without parents".into());
     };
@@ -218,19 +202,16 @@ pub fn controlled(
     let [data, control]: [Computed; 2] = parents
         .try_into()
         .map_err(|_| "a derived window needs two parents".to_string())?;
+    if data.rows.len() != control.rows.len() || data.rows.iter().any(Vec::is_empty) {
+        return Err("parents with different objects".into());
+    }
     let factor = d.factors[0];
     let rows = data
         .rows
         .iter()
         .enumerate()
         .map(|(o, drow)| {
-            let crow = if control.rows.len() == data.rows.len() {
-                &control.rows[o]
-            } else {
-                let threads = objects.thread_rows(level, o);
-                let c = objects.object_of_thread(control.level, threads.start);
-                &control.rows[c.min(control.rows.len() - 1)]
-            };
+            let crow = &control.rows[o];
             let mut j = 0;
             crow.iter()
                 .map(|c| {

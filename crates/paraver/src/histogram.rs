@@ -426,6 +426,9 @@ pub fn run_with_control(
             let mut acc: BTreeMap<(usize, usize), Cell> = BTreeMap::new();
             let mut row_total = vec![0.0; n_planes];
             let mut row_nz = vec![0.0; n_planes];
+            // Whether a non-zero control value was met in the plane (Paraver's row total
+            // cell exists): a cell of a plane without one is 0, not 0/0.
+            let mut row_nz_seen = vec![false; n_planes];
             let mut row_cnt = vec![0.0; n_planes];
             let data_rows = objects.children(control.level, r, data.level);
             for dr in data_rows {
@@ -460,6 +463,7 @@ pub fn run_with_control(
                             if b.control != 0.0 {
                                 c.sum += dur;
                                 row_nz[plane] += dur;
+                                row_nz_seen[plane] = true;
                             }
                         }
                         3 => c.sum += dur,
@@ -522,6 +526,7 @@ pub fn run_with_control(
                 let v = match stat {
                     0 => cu(c.sum),
                     1 => c.sum * 100.0 / row_total[plane],
+                    2 if !row_nz_seen[plane] => 0.0,
                     2 => c.sum * 100.0 / row_nz[plane],
                     3 => c.sum * 100.0 / (hist_end - hist_begin) as f64,
                     5 => c.sum * 100.0 / row_cnt[plane],

@@ -124,61 +124,8 @@ impl Engine<'_> {
         let unsupported = |what: String| WindowError::Unsupported(w.name.clone(), what);
         let end = self.records.end_time;
         let (begin_time, end_time) = window_range(w, end);
-        if let Some(d) = &w.derived {
-            // Paraver walks `controlled: clear by` as a plain derived window.
-            let controlled = d.operation.trim().starts_with("controlled:")
-                && d.operation.trim() != "controlled: clear by";
-            let parents: Vec<Computed> = d
-                .parents
-                .iter()
-                .enumerate()
-                .map(|(k, &id)| {
-                    let p = cfg
-                        .window(id)
-                        .ok_or_else(|| WindowError::Missing(w.name.clone(), id))?;
-                    // A controlled window reads its control (second) parent at that
-                    // parent's own level, when coarser.
-                    let at = if controlled && k == 1 && p.level < level && p.derived.is_none() {
-                        p.level
-                    } else {
-                        level
-                    };
-                    self.compute_at(cfg, p, at, found)
-                })
-                .collect::<Result<_, _>>()?;
-            let mut c = if controlled {
-                crate::derived::controlled(w, parents, end, self.objects, level)
-            } else {
-                crate::derived::combine(w, parents, end)
-            }
-            .map_err(unsupported)?;
-            if level == w.level {
-                for slot in ["topcompose2", "topcompose1"] {
-                    let f = self.compose(w, slot)?;
-                    for r in &mut c.rows {
-                        apply_compose(&f, r);
-                    }
-                }
-            }
-            (
-                c.begin_time,
-                c.end_time,
-                c.units,
-                c.code_colour,
-                c.function_line,
-            ) = (
-                begin_time,
-                end_time,
-                w.units,
-                code_colour(w),
-                function_line(w),
-            );
-            c.name.clone_from(&w.name);
-            // The first parent's kind, unless a compose function of this window says.
-            if let Some(k) = compose_kind(w, level, false) {
-                c.kind = k;
-            }
-            return Ok(c);
+        if w.derived.is_some() {
+            return self.derived(cfg, w, found);
         }
         let resource = matches!(level, Level::System | Level::Node | Level::Cpu);
         let filter = Filter::new(w, self.pcf, self.present, found).map_err(&unsupported)?;
@@ -244,6 +191,194 @@ impl Engine<'_> {
             begin_time,
             end_time,
         })
+    }
+
+    /// A derived window as Paraver's `KDerivedWindow` computes it: each parent is read at its
+    /// own level (with its top compose functions); the two are combined at the finer of
+    /// their levels (the window's minimum acceptable level), each object of that level with
+    /// the object of the coarser parent that holds it; the window's compose function of that
+    /// level follows, then its level functions up to its own level (never below the
+    /// combined one), then its top compose functions. When the second parent is the finer,
+    /// Paraver takes it first: its values come first and the factors go by that order.
+    fn derived(
+        &self,
+        cfg: &Cfg,
+        w: &WindowCfg,
+        found: &mut TypesFound,
+    ) -> Result<Computed, WindowError> {
+        let unsupported = |what: String| WindowError::Unsupported(w.name.clone(), what);
+        let Some(d) = &w.derived else {
+            return Err(unsupported("a derived window without parents".into()));
+        };
+        let end = self.records.end_time;
+        let (begin_time, end_time) = window_range(w, end);
+        // Paraver walks `controlled: clear by` as a plain derived window.
+        let controlled = d.operation.trim().starts_with("controlled:")
+            && d.operation.trim() != "controlled: clear by";
+        let parents: Vec<Computed> = d
+            .parents
+            .iter()
+            .map(|&id| {
+                let p = cfg
+                    .window(id)
+                    .ok_or_else(|| WindowError::Missing(w.name.clone(), id))?;
+                self.compute(cfg, p, found)
+            })
+            .collect::<Result<_, _>>()?;
+        let [p0, p1]: [Computed; 2] = parents
+            .try_into()
+            .map_err(|_| unsupported("a derived window needs two parents".into()))?;
+        let resource = |l: Level| matches!(l, Level::System | Level::Node | Level::Cpu);
+        if resource(p0.level) != resource(p1.level) {
+            return Err(unsupported(format!(
+                "parents at the {} and {} levels (one of the process model, one of the \
+                 resource model)",
+                p0.level, p1.level
+            )));
+        }
+        let combined = p0.level.max(p1.level);
+        let objects = self.objects;
+        // The object of `to` (coarser or equal) holding object `o` of `from`.
+        let holder = |from: Level, o: usize, to: Level| -> usize {
+            match (from, to) {
+                _ if from == to => o,
+                (Level::Cpu, Level::Node) => objects
+                    .cpu_node
+                    .get(o)
+                    .map_or(0, |&n| n as usize)
+                    .saturating_sub(1),
+                (Level::Cpu | Level::Node, _) => 0,
+                _ => {
+                    let t = objects.thread_rows(from, o).start;
+                    objects.object_of_thread(to, t)
+                }
+            }
+        };
+        // The finer parent first (the first parent when both are at one level).
+        let swapped = p1.level > p0.level;
+        let (fine, coarse) = if swapped { (&p1, &p0) } else { (&p0, &p1) };
+        // The row of `c` for object `o` of the combined level.
+        fn pick<'c>(
+            c: &'c Computed,
+            o: usize,
+            holder: &dyn Fn(usize, Level) -> usize,
+        ) -> Result<&'c [Interval], String> {
+            c.rows
+                .get(holder(o, c.level))
+                .map(Vec::as_slice)
+                .ok_or_else(|| "parents with different objects".to_string())
+        }
+        let holder = |o: usize, to: Level| holder(combined, o, to);
+        let pick = |c, o| pick(c, o, &holder).map_err(&unsupported);
+        let rows: Vec<Vec<Interval>> = if controlled {
+            if swapped {
+                return Err(unsupported(
+                    "a controlled window whose control parent is finer than its data".into(),
+                ));
+            }
+            let control = Computed {
+                rows: (0..fine.rows.len())
+                    .map(|o| pick(coarse, o).map(<[Interval]>::to_vec))
+                    .collect::<Result<_, _>>()?,
+                ..coarse.clone()
+            };
+            crate::derived::controlled(w, vec![fine.clone(), control], end)
+                .map_err(&unsupported)?
+                .rows
+        } else {
+            let pairs = (0..fine.rows.len())
+                .map(|o| Ok((pick(fine, o)?, pick(coarse, o)?)))
+                .collect::<Result<Vec<_>, WindowError>>()?;
+            crate::derived::combine(w, &pairs, end).map_err(&unsupported)?
+        };
+        if resource(w.level) != resource(combined) {
+            return Err(unsupported(format!(
+                "a window at the {} level over parents at the {} level",
+                w.level, combined
+            )));
+        }
+        let level = w.level.min(combined);
+        let mut rows = rows;
+        let compose = self.compose(w, &format!("compose_{}", combined.word()))?;
+        for r in &mut rows {
+            apply_compose(&compose, r);
+        }
+        let mut rows = self.aggregate_up(w, combined, level, rows)?;
+        for slot in ["topcompose2", "topcompose1"] {
+            let f = self.compose(w, slot)?;
+            for r in &mut rows {
+                apply_compose(&f, r);
+            }
+        }
+        // The first parent's kind, unless a compose function of this window says.
+        let kind = compose_kind(w, level, false).unwrap_or_else(|| p0.kind.clone());
+        Ok(Computed {
+            name: w.name.clone(),
+            level,
+            units: w.units,
+            rows,
+            kind,
+            code_colour: code_colour(w),
+            function_line: function_line(w),
+            comms: if level == p0.level {
+                p0.comms
+            } else {
+                vec![Vec::new(); objects.count(level)]
+            },
+            begin_time,
+            end_time,
+        })
+    }
+
+    /// Rows of level `from` aggregated up to `to` with the window's level and compose
+    /// functions (the process model: thread, task, application, workload; the resource
+    /// model: CPU, node, system).
+    fn aggregate_up(
+        &self,
+        w: &WindowCfg,
+        from: Level,
+        to: Level,
+        mut rows: Vec<Vec<Interval>>,
+    ) -> Result<Vec<Vec<Interval>>, WindowError> {
+        let unsupported = |what: String| WindowError::Unsupported(w.name.clone(), what);
+        let (objects, end) = (self.objects, self.records.end_time);
+        let steps: &[(Level, Level, &str)] =
+            if matches!(from, Level::Cpu | Level::Node | Level::System) {
+                &[
+                    (Level::Cpu, Level::Node, "node"),
+                    (Level::Node, Level::System, "system"),
+                ]
+            } else {
+                &[
+                    (Level::Thread, Level::Task, "task"),
+                    (Level::Task, Level::Appl, "appl"),
+                    (Level::Appl, Level::Workload, "workload"),
+                ]
+            };
+        let mut at = from;
+        for &(lower, upper, slot) in steps {
+            if at == to {
+                break;
+            }
+            if lower != at {
+                continue;
+            }
+            let fname = w.function(slot).unwrap_or("Adding");
+            let params = w.params_of(slot, fname).unwrap_or(&[]);
+            let lf = LevelFn::new(fname, params)
+                .ok_or_else(|| unsupported(format!("{slot} function `{fname}`")))?;
+            let compose = self.compose(w, &format!("compose_{slot}"))?;
+            rows = (0..objects.count(upper))
+                .map(|o| {
+                    let kids = objects.children(upper, o, lower);
+                    let mut iv = aggregate(&lf, rows.get(kids).unwrap_or_default(), end);
+                    apply_compose(&compose, &mut iv);
+                    iv
+                })
+                .collect();
+            at = upper;
+        }
+        Ok(rows)
     }
 
     /// Thread rows aggregated up the process model to `level` (task, application,

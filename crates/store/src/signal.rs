@@ -569,8 +569,7 @@ fn event_points(thread: &ThreadData, types: &[u32], sentinel: u64, zero_is_null:
             _ => Source::Event(*one),
         },
         many => {
-            // (time, value, the type's place among `many`)
-            let mut points: Vec<(u64, u64, usize)> = Vec::new();
+            let mut points: Vec<TypedPoint> = Vec::new();
             for (k, &i) in many.iter().enumerate() {
                 if let Some(c) = thread.events.get(i) {
                     points.extend(
@@ -593,6 +592,9 @@ fn event_points(thread: &ThreadData, types: &[u32], sentinel: u64, zero_is_null:
     }
 }
 
+/// A point of a view of several types: (time, value, the type's place among the view's).
+type TypedPoint = (u64, u64, usize);
+
 /// At one time, the runs of each type's events (a stable sort by time leaves each type's
 /// events at that time together, in file order) reordered so that the types whose last
 /// event there is a null come first. The store does not keep the order of different types
@@ -600,7 +602,7 @@ fn event_points(thread: &ThreadData, types: &[u32], sentinel: u64, zero_is_null:
 /// shows the call entered, not the one left, when the exit and the entry are events of two
 /// types at one time. Each type's own events keep their order (an entry and an exit of one
 /// call at one time leave nothing open).
-fn order_types_at_equal_times(points: &mut [(u64, u64, usize)], sentinel: u64) {
+fn order_types_at_equal_times(points: &mut [TypedPoint], sentinel: u64) {
     let mut i = 0;
     while i < points.len() {
         let Some(&(time, _, ty)) = points.get(i) else {
@@ -614,7 +616,7 @@ fn order_types_at_equal_times(points: &mut [(u64, u64, usize)], sentinel: u64) {
         }
         if types && let Some(group) = points.get_mut(i..j) {
             // (ends with a value, the run's points); a group holds a few points.
-            let mut runs: Vec<(bool, Vec<(u64, u64, usize)>)> = Vec::new();
+            let mut runs: Vec<(bool, Vec<TypedPoint>)> = Vec::new();
             for &p in group.iter() {
                 match runs.last_mut() {
                     Some(r) if r.1.last().is_some_and(|q| q.2 == p.2) => r.1.push(p),
