@@ -18,6 +18,13 @@ pub struct Args {
     /// modelfactors' semicolon-separated CSV instead of a table.
     #[arg(long)]
     pub csv: bool,
+    /// The metrics of a region of interest: each trace cut from this time (trace ticks) as
+    /// Paraver's cutter cuts it, as pypop computes them on cut traces (default: 0).
+    #[arg(long)]
+    pub from: Option<u64>,
+    /// The region's end (trace ticks; default: the trace's duration).
+    #[arg(long)]
+    pub to: Option<u64>,
     #[command(flatten)]
     pub cache: super::CacheArgs,
 }
@@ -36,8 +43,31 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             prvscope_import::cache::CacheCheck::AtOpen,
         )?;
         super::print_warnings(&t);
-        let f = pop::figures(&t).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let region = (args.from.is_some() || args.to.is_some())
+            .then(|| (args.from.unwrap_or(0), args.to.unwrap_or(t.header.end_time)));
+        if let Some((t0, t1)) = region {
+            anyhow::ensure!(
+                t0 < t1,
+                "{}: the region [{t0}, {t1}) is empty (--from must be before --to)",
+                path.display()
+            );
+            anyhow::ensure!(
+                t0 < t.header.end_time,
+                "{}: the region starts at {t0}, after the trace's end ({})",
+                path.display(),
+                t.header.end_time
+            );
+        }
+        let f =
+            pop::figures_in(&t, region).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         runs.push((path, f));
+    }
+    if args.from.is_some() || args.to.is_some() {
+        eprintln!(
+            "prvscope: the region of each trace is cut as Paraver's cutter cuts it (states cut \
+             at the edges, each counter's first value zeroed, open calls closed at the end) \
+             and measured as pypop measures the cut trace"
+        );
     }
     runs.sort_by_key(|(_, r)| r.processes);
     let (paths, runs): (Vec<_>, Vec<_>) = runs.into_iter().unzip();

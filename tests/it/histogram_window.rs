@@ -498,24 +498,26 @@ fn pop_metrics_window_shows_the_series_with_traffic_lights_and_charts() {
         (img.width(), img.height())
     );
     let _ = std::fs::remove_file(&png);
-    // The visible window (here the whole run) as a region of interest: its own column, the
-    // same efficiencies, no ideal-network figures.
+    // The visible window (here the whole run) as a region of interest: the trace cut to it,
+    // a column of its own beside the series (not one of its runs), its own reference.
     h.get_by_label("Add the visible window").click();
     h.run_steps(1);
     {
         let w = h.state_mut().pop_window().unwrap();
         settle(w, &ctx);
-        assert_eq!(w.runs().len(), 4);
-        let roi = w
-            .runs()
-            .iter()
-            .find(|(n, _)| n.starts_with("window "))
-            .unwrap();
-        assert!(roi.1.ideal_us.is_err());
-        assert!((roi.1.useful_max() - 11_484_151.34).abs() < 0.01);
+        assert_eq!(w.runs().len(), 3, "a region is not a run of the series");
+        let [(name, roi)] = w.regions() else {
+            panic!("one region: {:?}", w.regions().len());
+        };
+        assert!(name.starts_with("region "), "{name}");
+        assert!(roi.ideal_us.is_ok(), "the cut is replayed as a whole run");
+        assert!((roi.useful_max() - 11_484_151.34).abs() < 0.01);
     }
     h.run_steps(2);
-    assert_eq!(h.query_all_by_label("99.38").count(), 2);
+    // The series' parallel efficiency at 2 processes, and the region's parallel and global
+    // efficiencies (a run of its own: computation scalability 100%).
+    assert_eq!(h.query_all_by_label("99.38").count(), 3);
+    h.snapshot("pop_window_epoch_region");
 }
 
 #[test]

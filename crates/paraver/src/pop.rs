@@ -217,23 +217,33 @@ fn omp_useful_cfg() -> String {
 
 /// The figures of `trace`.
 pub fn figures(trace: &Trace) -> Result<Figures, String> {
-    figures_in(trace, None)
+    whole(trace)
 }
 
 /// The figures of `trace`, or of the part of the run in `window` (ticks, a region of
-/// interest): there the runtime is the window's length, useful time is counted inside it,
-/// the counters of the bursts that overlap it, and the ideal run is not computed (a replay
-/// needs the whole run).
+/// interest): as pypop computes them on the trace cut to the region by Paraver's cutter
+/// ([`crate::cutter`]: states cut at the edges, the first value of each counter zeroed, what
+/// is open closed at the end, the runtime the cut's), the ideal run included. A region is a
+/// run of its own: its metrics are computed with it as its own reference.
 pub fn figures_in(trace: &Trace, window: Option<(u64, u64)>) -> Result<Figures, String> {
+    match window {
+        Some((t0, t1)) => {
+            if t1 <= t0 {
+                return Err(format!("an empty region [{t0}, {t1})"));
+            }
+            whole(&crate::cutter::cut(trace, t0, t1))
+        }
+        None => whole(trace),
+    }
+}
+
+/// The figures of a whole run.
+fn whole(trace: &Trace) -> Result<Figures, String> {
     let ctx = Context::new(trace);
     let engine = ctx.engine();
     let objects = &ctx.objects;
     let ns = trace.header.time_unit.ns_per_tick() as f64;
-    let (t0, t1) = window.unwrap_or((0, u64::MAX));
-    let runtime_us = match window {
-        Some((a, b)) => b.saturating_sub(a) as f64 * ns / 1000.0,
-        None => trace.header.end_time as f64 * ns / 1000.0,
-    };
+    let runtime_us = trace.header.end_time as f64 * ns / 1000.0;
     let compute = |text: &str, window: usize| {
         let cfg = Cfg::parse("pop", text).map_err(|e| e.to_string())?;
         let mut found = TypesFound::default();
@@ -241,8 +251,7 @@ pub fn figures_in(trace: &Trace, window: Option<(u64, u64)>) -> Result<Figures, 
             .compute(&cfg, &cfg.windows[window], &mut found)
             .map_err(|e| format!("{e:?}"))
     };
-    // Time with a non-zero value per thread, inside the window (a histogram's `Time` of
-    // every column but 0's).
+    // Time with a non-zero value per thread (a histogram's `Time` of every column but 0's).
     let busy_us = |text: &str, window: usize| -> Result<Vec<f64>, String> {
         Ok(compute(text, window)?
             .rows
@@ -251,13 +260,20 @@ pub fn figures_in(trace: &Trace, window: Option<(u64, u64)>) -> Result<Figures, 
                 let busy: u64 = ivs
                     .iter()
                     .filter(|i| i.end > i.begin && i.value != 0.0)
-                    .map(|i| i.end.min(t1).saturating_sub(i.begin.max(t0)))
+                    .map(|i| i.end - i.begin)
                     .sum();
                 busy as f64 * ns / 1000.0
             })
             .collect())
     };
     let useful_us = busy_us(&cfg_text(&[single(1, "Useful", "Useful", &[], "As Is")]), 0)?;
+    if useful_us.iter().all(|&u| u == 0.0) {
+        return Err(
+            "no useful computation: no thread is in the Running state (Paraver's state 1), \
+             which POP's metrics are built on"
+                .to_owned(),
+        );
+    }
     let present = trace.store.event_types();
     let counter = |ty: u32| -> Result<Option<f64>, String> {
         if !present.contains(&ty) {
@@ -269,7 +285,7 @@ pub fn figures_in(trace: &Trace, window: Option<(u64, u64)>) -> Result<Figures, 
             c.rows
                 .iter()
                 .flatten()
-                .filter(|i| i.end > i.begin && i.end > t0 && i.begin < t1)
+                .filter(|i| i.end > i.begin)
                 .map(|i| i.value)
                 .sum(),
         ))
@@ -286,16 +302,13 @@ pub fn figures_in(trace: &Trace, window: Option<(u64, u64)>) -> Result<Figures, 
         })
         .collect();
     let us = |t: u64| t as f64 * ns / 1000.0;
-    let ideal_us = if window.is_some() {
-        Err("the ideal run is computed for whole runs only".to_owned())
-    } else {
+    let ideal_us =
         crate::replay::ideal_run(&firsts, trace.store.comms(), trace.pcf.as_ref()).map(|i| {
             (
                 us(i.runtime),
                 us(i.computation.iter().copied().max().unwrap_or(0)),
             )
-        })
-    };
+        });
     // pypop counts no OpenMP time when the trace has none of the constructs' events (its
     // cfgs' windows would read nothing: paramedir refuses them).
     let openmp = if OMP_CONSTRUCTS.iter().any(|t| present.contains(t)) {
@@ -408,11 +421,15 @@ pub fn metrics(runs: &[Figures]) -> Vec<Metric> {
     let Some(r0) = runs.first() else {
         return Vec::new();
     };
+    // A figure that is not a number (0/0, a division by a zero figure) is not computed.
     let row = |name: &'static str, depth: u8, f: &dyn Fn(&Figures) -> Option<f64>| Metric {
         name,
         percent: true,
         depth,
-        values: runs.iter().map(f).collect(),
+        values: runs
+            .iter()
+            .map(|r| f(r).filter(|v| v.is_finite()))
+            .collect(),
     };
     let plain = |name: &'static str, f: &dyn Fn(&Figures) -> Option<f64>| Metric {
         percent: false,
@@ -474,7 +491,7 @@ fn hybrid_metrics(runs: &[Figures]) -> Vec<Metric> {
             values: runs
                 .iter()
                 .zip(&hybrid)
-                .map(|(r, h)| Some(f(r, h.as_ref()?)? * 100.0))
+                .map(|(r, h)| Some(f(r, h.as_ref()?)? * 100.0).filter(|v| v.is_finite()))
                 .collect(),
         };
     let ideal = |r: &Figures| r.ideal_us.as_ref().ok().map(|i| i.0);

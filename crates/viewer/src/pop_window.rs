@@ -3,7 +3,9 @@
 //! `prvscope_paraver::pop`): a table coloured as POP reports colour it (green from 80%,
 //! orange from 60%, red below), the efficiencies and the speedup against the number of
 //! processes (`egui_plot`), the metrics of the timeline's visible window (a region of
-//! interest, without the ideal-network figures), and CSV and PNG exports. Figures are
+//! interest: the trace cut to it as Paraver's cutter cuts it, its metrics those pypop gives
+//! for the cut trace, with itself as reference; shown beside the series, never in it), and
+//! CSV and PNG exports. Figures are
 //! computed off the UI thread; every failure (a file that does not load, a dialog that does
 //! not open, a file that cannot be written) is said in the window.
 
@@ -22,12 +24,21 @@ use crate::jobs::Job;
 /// Named runs.
 type Runs = Vec<(String, Figures)>;
 
+/// What a background computation gives: runs of the series, or a region.
+enum Computed {
+    Runs(Runs),
+    Region(String, Figures),
+}
+
 /// The metrics of a series, and what is being computed.
 pub struct PopWindow {
     pub open: bool,
     /// Runs (a name and its figures), ordered by number of processes.
     runs: Vec<(String, Figures)>,
-    computing: Option<Job<Result<Runs, String>>>,
+    /// Regions of interest (a name and the figures of the trace cut to it), each its own
+    /// reference.
+    regions: Vec<(String, Figures)>,
+    computing: Option<Job<Result<Computed, String>>>,
     dialog: Option<(Purpose, FileDialog)>,
     message: Option<(String, bool)>,
     png: Option<PngCapture>,
@@ -59,8 +70,9 @@ impl PopWindow {
         PopWindow {
             open: true,
             runs: Vec::new(),
+            regions: Vec::new(),
             computing: Some(Job::spawn(ctx, "pop", move |_| {
-                pop::figures(&trace).map(|f| vec![(name, f)])
+                pop::figures(&trace).map(|f| Computed::Runs(vec![(name, f)]))
             })),
             dialog: None,
             message: None,
@@ -72,6 +84,11 @@ impl PopWindow {
     /// The runs shown.
     pub fn runs(&self) -> &[(String, Figures)] {
         &self.runs
+    }
+
+    /// The regions shown.
+    pub fn regions(&self) -> &[(String, Figures)] {
+        &self.regions
     }
 
     /// Is something still being computed?
@@ -86,10 +103,11 @@ impl PopWindow {
         {
             self.computing = None;
             match result {
-                Ok(runs) => {
+                Ok(Computed::Runs(runs)) => {
                     self.runs.extend(runs);
                     self.runs.sort_by_key(|(_, f)| f.processes);
                 }
+                Ok(Computed::Region(name, f)) => self.regions.push((name, f)),
                 Err(e) => self.message = Some((e, true)),
             }
         }
@@ -124,22 +142,24 @@ impl PopWindow {
                     let f = pop::figures(&t).map_err(|e| format!("{}: {e}", p.display()))?;
                     Ok((name_of(p), f))
                 })
-                .collect()
+                .collect::<Result<Runs, String>>()
+                .map(Computed::Runs)
         }));
     }
 
     /// Adds the metrics of `trace` over `window` (ticks; the timeline's visible window) as a
-    /// run of its own.
+    /// region: the trace cut to it, its own reference.
     pub fn add_window(&mut self, ctx: &egui::Context, trace: &Trace, window: (u64, u64)) {
         let trace = trace.clone();
-        let ns = trace.header.time_unit.ns_per_tick() as f64;
+        let npt = trace.header.time_unit.ns_per_tick();
         let name = format!(
-            "window {:.3}-{:.3} ms",
-            window.0 as f64 * ns / 1e6,
-            window.1 as f64 * ns / 1e6
+            "region {}",
+            crate::frame::format_window(window.0, window.1, npt)
         );
         self.computing = Some(Job::spawn(ctx, "pop-window", move |_| {
-            pop::figures_in(&trace, Some(window)).map(|f| vec![(name, f)])
+            pop::figures_in(&trace, Some(window))
+                .map(|f| Computed::Region(name.clone(), f))
+                .map_err(|e| format!("{name}: {e}"))
         }));
     }
 
@@ -205,7 +225,8 @@ impl PopWindow {
                     .add_enabled(idle, egui::Button::new("Add the visible window"))
                     .on_hover_text(
                         "The metrics of the part of the run the timeline shows (a region of \
-                         interest; no ideal-network figures)",
+                         interest): the trace cut to it as Paraver's cutter cuts it, measured \
+                         as pypop measures a cut trace, with itself as reference",
                     )
                     .clicked()
             {
@@ -250,10 +271,10 @@ impl PopWindow {
             };
             ui.label(RichText::new(text).color(color));
         }
-        if self.runs.is_empty() {
+        if self.runs.is_empty() && self.regions.is_empty() {
             return;
         }
-        for (name, f) in &self.runs {
+        for (name, f) in self.runs.iter().chain(&self.regions) {
             for caveat in f.caveats() {
                 ui.label(
                     RichText::new(format!("{name}: {caveat}"))
@@ -265,19 +286,43 @@ impl PopWindow {
         let figures: Vec<Figures> = self.runs.iter().map(|(_, f)| f.clone()).collect();
         // POP's tree: global efficiency first (modelfactors lists it after computation
         // scalability).
-        let mut metrics = pop::metrics(&figures);
-        if let Some(k) = metrics.iter().position(|m| m.name == "Global efficiency") {
-            let global = metrics.remove(k);
-            metrics.insert(0, global);
+        let global_first = |mut metrics: Vec<pop::Metric>| {
+            if let Some(k) = metrics.iter().position(|m| m.name == "Global efficiency") {
+                let global = metrics.remove(k);
+                metrics.insert(0, global);
+            }
+            metrics
+        };
+        let mut metrics = global_first(pop::metrics(&figures));
+        // Each region is its own series of one run: its column is the metrics of that run.
+        let regions: Vec<Vec<pop::Metric>> = self
+            .regions
+            .iter()
+            .map(|(_, f)| global_first(pop::metrics(std::slice::from_ref(f))))
+            .collect();
+        if metrics.is_empty()
+            && let Some(first) = regions.first()
+        {
+            metrics = first
+                .iter()
+                .map(|m| pop::Metric {
+                    values: Vec::new(),
+                    ..m.clone()
+                })
+                .collect();
         }
         egui::Grid::new("pop-table").striped(true).show(ui, |ui| {
             ui.label(RichText::new("Run").strong());
             for (name, _) in &self.runs {
                 ui.label(RichText::new(name).small());
             }
+            for (name, _) in &self.regions {
+                ui.label(RichText::new(name).small().italics())
+                    .on_hover_text(REGION_NOTE);
+            }
             ui.end_row();
             ui.label(RichText::new("Number of processes").strong());
-            for (_, f) in &self.runs {
+            for (_, f) in self.runs.iter().chain(&self.regions) {
                 ui.label(RichText::new(f.processes.to_string()).strong());
             }
             ui.end_row();
@@ -287,7 +332,14 @@ impl PopWindow {
                     ui.add_space(f32::from(m.depth) * 12.0);
                     ui.label(m.name);
                 });
-                for v in &m.values {
+                let region_values = regions.iter().map(|r| {
+                    r.iter()
+                        .find(|x| x.name == m.name)
+                        .and_then(|x| x.values.first().copied().flatten())
+                });
+                let values: Vec<Option<f64>> =
+                    m.values.iter().copied().chain(region_values).collect();
+                for v in &values {
                     match v {
                         Some(v) if m.percent => {
                             let text = RichText::new(format!("{v:.2}"))
@@ -380,6 +432,12 @@ impl PopWindow {
         });
     }
 }
+
+/// What a region's column is.
+const REGION_NOTE: &str = "A region of interest: the trace cut to the timeline's window \
+     as Paraver's cutter cuts it (states cut at the edges, each counter's first value zeroed, \
+     open calls closed at the end) and measured as pypop measures a cut trace, as a run of its \
+     own (its scalabilities compare it with itself); not compared with the runs of the series";
 
 /// The charts' series colours, told apart on the dark background.
 const SERIES_COLOURS: [Color32; 7] = [
