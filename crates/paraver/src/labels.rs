@@ -105,10 +105,11 @@ pub fn semantic(engine: &Engine, w: &Computed, v: f64) -> String {
                 TimeUnit::Hours => "h",
                 TimeUnit::Days => "d",
             };
+            // `timeLabel`: the preferences' 2 decimals, integral or not (none in ns).
             if w.units == TimeUnit::Nanoseconds {
                 format!("{} {unit}", grouped(v, 0))
             } else {
-                format!("{} {unit}", number(v))
+                format!("{} {unit}", grouped(v, 2))
             }
         }
     }

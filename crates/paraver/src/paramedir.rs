@@ -31,6 +31,162 @@ pub struct Options {
     pub window: Option<(u64, u64)>,
 }
 
+/// Every semantic function Paraver knows (`src/semanticmanagement.cpp`): a window naming
+/// another one in its functions makes Paraver refuse the whole cfg.
+pub const PARAVER_FUNCTIONS: [&str; 118] = [
+    "1-Sign",
+    "Abs",
+    "Accumulate",
+    "Active Thd",
+    "Active Thd Sign",
+    "Active Thd Val",
+    "Active Thd Val Sign",
+    "Activity",
+    "Add",
+    "Add Tasks",
+    "Adding",
+    "AddingSign",
+    "Application ID",
+    "As Is",
+    "Average",
+    "Avg Last Evt Val",
+    "Avg Next Evt Val",
+    "Begin Time",
+    "Burst Time",
+    "Ceil",
+    "Changed value",
+    "Comm Partner",
+    "Comm Recv. Partner",
+    "Comm Size",
+    "Complement",
+    "Cpu ID",
+    "Delta",
+    "Div",
+    "Divide by Burst Time",
+    "End Time",
+    "Enumerate",
+    "Event Bytes",
+    "Event Sent Bytes",
+    "Floor",
+    "Given Evt Val",
+    "Given State",
+    "In Activity",
+    "In Appl ID",
+    "In Cpu ID",
+    "In Evt Range",
+    "In Evt Val",
+    "In Node ID",
+    "In Stacked Val",
+    "In State",
+    "In Task ID",
+    "In Thread ID",
+    "Int. Between Evt",
+    "Inverse Div",
+    "Is Equal",
+    "Is Equal (Sign)",
+    "Is In Range",
+    "Is In Range [)",
+    "Join Bursts",
+    "LRU Depth",
+    "Last Evt Type",
+    "Last Evt Val",
+    "Last Evt Val w/o Bursts",
+    "Last Send Dur.",
+    "Last Send Size",
+    "Last Tag",
+    "Maximum",
+    "Minimum",
+    "Mod",
+    "Mod+1",
+    "Mode",
+    "Nesting level",
+    "Next Evt Type",
+    "Next Evt Val",
+    "Next Recv Dur.",
+    "Node ID",
+    "Not In Evt Val",
+    "Not In State",
+    "Number Of Receive Bytes",
+    "Number Of Receives",
+    "Number Of Send Bytes",
+    "Number Of Sends",
+    "Prod",
+    "Recv BandWidth",
+    "Recv Bytes in Transit",
+    "Recv Messages in Transit",
+    "Recv Negative Bytes",
+    "Recv Negative Messages",
+    "Round",
+    "Select Range",
+    "Select Range [)",
+    "Send BandWidth",
+    "Send Bytes in Transit",
+    "Send Messages in Transit",
+    "Sign",
+    "Stacked Val",
+    "State As Is",
+    "State Record Dur.",
+    "State Sign",
+    "Subs",
+    "TaskID",
+    "Thread ID",
+    "Thread i",
+    "Timer",
+    "Translate",
+    "Useful",
+    "add",
+    "arc tan",
+    "controlled: add",
+    "controlled: average",
+    "controlled: clear by",
+    "controlled: enumerate",
+    "controlled: maximum",
+    "cos",
+    "different",
+    "divide",
+    "exp",
+    "log N",
+    "maximum",
+    "minimum",
+    "product",
+    "sin",
+    "sqrt (abs)",
+    "substract",
+];
+
+/// The slots of `window_selected_functions` that are filters, not semantic functions.
+const FILTER_SLOTS: [&str; 7] = [
+    "from_obj",
+    "to_obj",
+    "tag_msg",
+    "size_msg",
+    "bw_msg",
+    "evt_type",
+    "evt_value",
+];
+
+/// Paraver's reading of a cfg stops at a window's function it does not know, and the cfg
+/// is not loaded (`CFGLoader::loadCFG`: paramedir says "Cannot load" and writes nothing).
+pub fn check_loadable(cfg: &Cfg) -> Result<(), Error> {
+    for w in &cfg.windows {
+        for (slot, name) in &w.functions {
+            if FILTER_SLOTS.contains(&slot.as_str()) {
+                continue;
+            }
+            if !PARAVER_FUNCTIONS.contains(&name.trim()) {
+                return Err(Error::CannotLoad(
+                    cfg.file.clone(),
+                    format!(
+                        "window `{}`: `{name}` ({slot}) is not a Paraver function",
+                        w.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Why a cfg gives no output.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum Error {
@@ -47,6 +203,9 @@ pub enum Error {
     },
     #[error("{0}")]
     Invalid(String),
+    /// As paramedir: Paraver cannot load the cfg (why, in prvscope's words).
+    #[error("[Warning] Cannot load '{0}' file: Paraver refuses it ({1})")]
+    CannotLoad(String, String),
 }
 
 /// What a cfg gives.
@@ -96,6 +255,25 @@ pub struct Context<'a> {
     pub records: Records,
     pub objects: Objects,
     pub present: BTreeSet<u32>,
+    /// The `.pcf` as Paraver reads it ([`paraver_labels`]).
+    pub pcf: Option<prvscope_format::Pcf>,
+}
+
+/// `pcf` with its labels as Paraver reads them (`PCFFileParser`): each line trimmed of
+/// spaces and tabs, tabs made spaces, the label the text after the spaces that follow the
+/// value. prvscope's own reading keeps the spaces around labels (ovni writes them).
+pub fn paraver_labels(pcf: &prvscope_format::Pcf) -> prvscope_format::Pcf {
+    let clean = |s: &mut String| {
+        let t = s.replace('\t', " ");
+        *s = t.trim_matches(' ').to_owned();
+    };
+    let mut p = pcf.clone();
+    p.states.values_mut().for_each(clean);
+    for t in p.event_types.values_mut() {
+        clean(&mut t.label);
+        t.values.values_mut().for_each(clean);
+    }
+    p
 }
 
 impl<'a> Context<'a> {
@@ -105,6 +283,7 @@ impl<'a> Context<'a> {
             records: Records::build(&trace.header, &trace.store),
             objects: Objects::new(&trace.header, trace.row.as_ref()),
             present: trace.store.event_types().into_iter().collect(),
+            pcf: trace.pcf.as_ref().map(paraver_labels),
         }
     }
 
@@ -113,7 +292,7 @@ impl<'a> Context<'a> {
             records: &self.records,
             comms: self.trace.store.comms(),
             objects: &self.objects,
-            pcf: self.trace.pcf.as_ref(),
+            pcf: self.pcf.as_ref(),
             present: &self.present,
             trace_unit: trace_unit(self.trace),
         }
@@ -136,6 +315,7 @@ impl<'a> Context<'a> {
         let Some(last) = cfg.windows.last() else {
             return Err(Error::Invalid(format!("{}: no window", cfg.file)));
         };
+        check_loadable(cfg)?;
         // Every window's filter is read (and can make the run fail), as paramedir does.
         let mut found = TypesFound::default();
         for w in cfg.windows.iter().filter(|w| w.derived.is_none()) {
@@ -232,6 +412,7 @@ impl Context<'_> {
             window,
             ..Options::default()
         };
+        check_loadable(cfg)?;
         let a = cfg
             .analyzers
             .get(index)

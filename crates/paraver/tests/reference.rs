@@ -218,6 +218,19 @@ fn paramedir_outputs_match_the_reference() {
                         }
                     }
                 }
+                "failed" if c.message.contains("Cannot load") => {
+                    refused_total += 1;
+                    match &ours {
+                        Err(_) => refused_alike += 1,
+                        Ok(_) => {
+                            let _ = writeln!(
+                                report,
+                                "{name}\t{}\tparamedir cannot load it, we wrote an output",
+                                c.cfg
+                            );
+                        }
+                    }
+                }
                 _ => {}
             }
         }
