@@ -265,7 +265,7 @@ pub struct Context<'a> {
 pub fn paraver_labels(pcf: &prvscope_format::Pcf) -> prvscope_format::Pcf {
     let clean = |s: &mut String| {
         let t = s.replace('\t', " ");
-        *s = t.trim_matches(' ').to_owned();
+        t.trim_matches(' ').clone_into(s);
     };
     let mut p = pcf.clone();
     p.states.values_mut().for_each(clean);
