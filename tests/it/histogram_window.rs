@@ -268,6 +268,31 @@ fn a_cfg_window_of_real_values_is_drawn_on_a_gradient_labelled_with_them() {
         .collect();
     assert!(!ours.is_empty());
     assert_eq!(ours, dumped);
+    // The tooltip and the legend give the values, never the codes the view stores them as.
+    let loaded = app.loaded().unwrap();
+    let (times, raws) = &view.0.rows[0];
+    let k = raws.iter().position(|&v| v != sentinel).unwrap();
+    let d = loaded
+        .timeline
+        .details(&loaded.trace, 0, times[k])
+        .expect("details of thread 1.1.1");
+    assert_eq!(d.value, None, "no raw code");
+    assert_eq!(d.label, view.0.label(raws[k]));
+    assert!(dumped.contains(&d.label), "{}", d.label);
+    h.run_steps(2);
+    // (Codes run from 1 to 10^12: the large ones cannot be read as anything else.)
+    for &code in raws
+        .iter()
+        .filter(|&&v| v != sentinel && v > 1_000_000)
+        .take(20)
+    {
+        let code = prvscope_viewer::frame::thousands(code);
+        assert_eq!(
+            h.query_all_by_label_contains(&code).count(),
+            0,
+            "the code {code} is shown"
+        );
+    }
 }
 
 #[test]

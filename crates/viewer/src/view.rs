@@ -222,6 +222,19 @@ impl Coloring {
     }
 }
 
+/// Does a view's raw value mean something to its user (a state, an event value, a cfg
+/// window's category)? A cfg window drawn on a gradient stores a code for each value
+/// (`CustomLabels::Linear`): only its label, the real value, is shown.
+pub fn raw_is_value(spec: &SignalSpec) -> bool {
+    match spec {
+        SignalSpec::Custom(c) => !matches!(
+            c.0.labels,
+            prvscope_store::signal::CustomLabels::Linear { .. }
+        ),
+        _ => true,
+    }
+}
+
 /// The label of a raw value in a view: [`prvscope_format::label::value_label`], or `null`.
 pub fn value_label(trace: &Trace, spec: &SignalSpec, value: u64, is_null: bool) -> String {
     if is_null {

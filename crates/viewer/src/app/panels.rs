@@ -34,7 +34,11 @@ fn value_entries(
         let color = coloring.color(*value).unwrap_or(Color32::TRANSPARENT);
         let label = value_label(trace, spec, *value, false);
         let share = 100.0 * f64::from(*px) / total.max(1) as f64;
-        let text = format!("{label} ({value})");
+        let text = if crate::view::raw_is_value(spec) {
+            format!("{label} ({value})")
+        } else {
+            label
+        };
         timeline::swatch(ui, color, &text)
             .on_hover_text(format!("{text}: {share:.1}% of the drawn pixels"));
     }
@@ -53,12 +57,15 @@ fn gradient_legend(
     legend: &[(u64, u32)],
 ) {
     let (lo, hi) = coloring.range();
+    let raw = crate::view::raw_is_value(spec);
     let name = |v: u64| {
         let label = value_label(trace, spec, v, false);
         if label == v.to_string() {
             thousands(v)
-        } else {
+        } else if raw {
             format!("{label} ({})", thousands(v))
+        } else {
+            label
         }
     };
     let width = ui.available_width().clamp(80.0, 260.0);

@@ -28,7 +28,7 @@ use super::frame::{self, Frame, FrameRequest, TimeWindow};
 use super::jobs::Job;
 use super::rows::{Grouping, Level, RowItem, RowKind, drawn_row_of_thread};
 use super::theme;
-use super::view::{ColorMode, Coloring, ViewConfig, value_label};
+use super::view::{ColorMode, Coloring, ViewConfig, raw_is_value, value_label};
 use prvscope_store::Trace;
 use prvscope_store::comm_index::{Bundle, Bundles, CommIndex};
 use prvscope_store::placement::Placement;
@@ -494,7 +494,7 @@ impl Timeline {
             Some(Details {
                 row_label: item.label.clone(),
                 time: t,
-                value: value.filter(|_| !null),
+                value: value.filter(|_| !null && raw_is_value(spec)),
                 label: value_label(trace, spec, value.unwrap_or(0), null),
                 begin: interval.map(|i| i.begin),
                 end: interval.map(|i| i.end),
@@ -508,7 +508,7 @@ impl Timeline {
             Some(Details {
                 row_label: item.label.clone(),
                 time: t,
-                value: (!null).then_some(value),
+                value: (!null && raw_is_value(spec)).then_some(value),
                 label: value_label(trace, spec, value, null),
                 begin: None,
                 end: None,

@@ -18,8 +18,9 @@ pub fn details_ui(ui: &mut Ui, d: &Details, ns_per_tick: u64) {
     ui.label(format!("time {}", time(d.time)));
     match d.value {
         Some(v) => ui.label(format!("value {v}: {}", d.label)),
-        // Several types' values (a view drawn in lanes), one a line.
-        None if !d.label.is_empty() && d.label != "null" => ui.label(&d.label),
+        // A value whose raw code means nothing (a cfg window on a gradient), or several
+        // types' values (a view drawn in lanes), one a line.
+        None if !d.label.is_empty() && d.label != "null" => ui.label(format!("value {}", d.label)),
         None => ui.label("no value (null)"),
     };
     if let (Some(b), Some(e)) = (d.begin, d.end) {
