@@ -69,6 +69,15 @@ fn find_walks_the_occurrences_of_a_state_forward_and_back_and_pins_them() {
     }
     assert!(seen.windows(2).all(|w| w[0].1 <= w[1].1), "{seen:?}");
     h.get_by_label_contains("Synchronization (5) on THREAD");
+    // Shift+Enter in the find field goes back, Enter forward again.
+    h.key_press_modifiers(Modifiers::SHIFT, Key::Enter);
+    h.run_steps(2);
+    let back = h.state().find().last.unwrap();
+    assert_eq!((back.row, back.begin), seen[1], "Shift+Enter in the field");
+    h.key_press(Key::Enter);
+    h.run_steps(2);
+    let again = h.state().find().last.unwrap();
+    assert_eq!((again.row, again.begin), seen[2], "Enter in the field");
     // For the picture: the find window, and a marker across the rows and in the side panel
     // (placed after a click on the timeline, which takes the keys back from the find field).
     let p = at(&h, 6, 0.8);
@@ -283,4 +292,66 @@ fn home_over_the_rows_goes_to_the_timeline_while_the_filter_box_has_the_keys() {
     h.run_steps(2);
     assert_eq!(h.state().loaded().unwrap().timeline.window(), all);
     h.get_by_label("User function (60000019)");
+}
+
+/// Find on a call much shorter than a pixel of the window: the window zooms to it, its
+/// message has the digits to tell it from the next one, and a search backwards starts at the
+/// point pinned (EPOCH's 1-process run: `MPI_Sendrecv` calls of a few microseconds in a 307 ms
+/// window).
+#[test]
+fn find_zooms_to_a_call_under_a_pixel_and_goes_back_from_the_pinned_point() {
+    let Some(dir) = crate::common::shared_traces() else {
+        return;
+    };
+    let mut h = harness_with(
+        LoadSource::File(dir.join("pypop_epoch_scaling/epoch_1proc.prv.gz")),
+        None,
+        (1200.0, 700.0),
+        false,
+    );
+    let (target, text) = {
+        let trace = &h.state().loaded().unwrap().trace;
+        find::candidates(trace, "MPI_Sendrecv")
+            .into_iter()
+            .find(|(t, _)| matches!(t, Target::Value(..)))
+            .expect("MPI_Sendrecv is a value of the trace")
+    };
+    let window = prvscope_viewer::frame::TimeWindow {
+        start: 5_000_000_000,
+        span: 307_000_000,
+    };
+    h.state_mut().loaded_mut().unwrap().timeline.zoom_to(window);
+    let mut hits = Vec::new();
+    let mut messages = Vec::new();
+    for _ in 0..2 {
+        h.state_mut().find_step(target, &text, true);
+        h.run_steps(1);
+        let app = h.state();
+        let o = app.find().last.unwrap();
+        let w = app.loaded().unwrap().timeline.window();
+        assert!(o.end > o.begin, "the call holds until it is left");
+        assert!(
+            (o.end - o.begin) * 1000 >= w.span,
+            "the window {w:?} shows the call {o:?} over a pixel at least"
+        );
+        assert!(w.start <= o.begin && o.end <= w.start + w.span);
+        hits.push(o);
+        messages.push(app.find().message.clone());
+    }
+    assert!(hits[0].begin < hits[1].begin);
+    assert_ne!(messages[0], messages[1], "two calls told apart");
+    // Backwards from a point pinned between them, with no search before: the first call.
+    {
+        let app = h.state_mut();
+        app.find_mut().last = None;
+        let t = &mut app.loaded_mut().unwrap().timeline;
+        let mid = u64::midpoint(hits[0].end, hits[1].begin);
+        t.pin(0, mid);
+    }
+    h.state_mut().find_step(target, &text, false);
+    let back = h.state().find().last.unwrap();
+    assert_eq!(
+        back.begin, hits[0].begin,
+        "Previous goes back from the pinned point"
+    );
 }

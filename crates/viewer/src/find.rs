@@ -107,7 +107,7 @@ fn next_on(trace: &Trace, target: Target, row: usize, after: u64) -> Option<Occu
             let from = c.time.upper_bound(after);
             (from..c.len())
                 .find(|&i| matches_value(target, c.value.get(i)))
-                .map(|i| at(row, c.time.get(i)))
+                .map(|i| held(trace, row, c, i))
         }
     }
 }
@@ -126,18 +126,21 @@ fn previous_on(trace: &Trace, target: Target, row: usize, before: u64) -> Option
             (0..to)
                 .rev()
                 .find(|&i| matches_value(target, c.value.get(i)))
-                .map(|i| at(row, c.time.get(i)))
+                .map(|i| held(trace, row, c, i))
         }
     }
 }
 
-/// An event's occurrence: an instant.
-fn at(row: usize, t: u64) -> Occurrence {
-    Occurrence {
-        row,
-        begin: t,
-        end: t,
-    }
+/// The occurrence of event `i` of column `c`: from it to the next event of its type (where
+/// its value stops holding, as its view draws it), or the trace's end.
+fn held(trace: &Trace, row: usize, c: &prvscope_store::EventColumn, i: usize) -> Occurrence {
+    let begin = c.time.get(i);
+    let end = if i + 1 < c.len() {
+        c.time.get(i + 1)
+    } else {
+        trace.header.end_time.max(begin)
+    };
+    Occurrence { row, begin, end }
 }
 
 fn matches_value(target: Target, value: u64) -> bool {

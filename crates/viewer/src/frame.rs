@@ -565,14 +565,22 @@ pub fn format_time(ns: f64, precision_ns: f64) -> String {
     )
 }
 
-/// A duration or instant in ticks, with the trace's unit, for tooltips and panels.
-pub fn format_ticks(ticks: u64, ns_per_tick: u64) -> String {
-    let ns = ticks as f64 * ns_per_tick.max(1) as f64;
-    let (unit, scale) = unit_for(ns);
-    if unit == "ns" {
-        return format!("{ns} ns");
-    }
-    format!("{:.3} {unit}", ns / scale)
+/// The smallest difference a time shown for a window of `span` ticks must tell apart: a
+/// thousandth of the window (about a pixel of the timeline), at least a tick.
+pub fn window_precision_ns(span: u64, ns_per_tick: u64) -> f64 {
+    let npt = ns_per_tick.max(1) as f64;
+    (span as f64 * npt / 1000.0).max(npt)
+}
+
+/// A time or duration in ticks, in the unit of its size, with the digits a window of `span`
+/// ticks needs (every time the viewer shows of a window: tooltips, Details, selections,
+/// Find, the scope panel's window and table, breakdowns): `633.509123 ms` in a 322 ns
+/// window, `633.51 ms` in a 300 ms one.
+pub fn format_in_window(ticks: u64, span: u64, ns_per_tick: u64) -> String {
+    format_time(
+        ticks as f64 * ns_per_tick.max(1) as f64,
+        window_precision_ns(span, ns_per_tick),
+    )
 }
 
 #[cfg(test)]
@@ -606,7 +614,22 @@ mod tests {
         );
         assert_eq!(format_window(0, 23_500_434, 1), "0.00 ms – 23.50 ms");
         assert_eq!(format_ns(1_500_000.0, 1_000_000.0), "2 ms");
-        assert_eq!(format_ticks(1_871_483, 1000), "1.871 s");
+        assert_eq!(format_in_window(1_871_483, 1_871_483, 1000), "1.871 s");
+        // Every time of a window (the scope panel's, a breakdown's, Find's, a selection's)
+        // has the digits its zoom needs: windows of 100 ns, 10 us and 10 s.
+        assert_eq!(format_in_window(633_509_123, 100, 1), "633.509123 ms");
+        assert_eq!(format_in_window(633_509_123, 10_000, 1), "633.50912 ms");
+        assert_eq!(format_in_window(633_509_123, 10_000_000_000, 1), "634 ms");
+        assert_eq!(format_in_window(322, 322, 1), "322 ns");
+        assert_eq!(format_in_window(13_250, 10_000, 1), "13.25 us");
+        assert_eq!(
+            format_window(633_509_123, 633_509_445, 1),
+            "633.509123 ms – 633.509445 ms"
+        );
+        assert_eq!(
+            format_window(5_000_000_000, 5_000_010_000, 1),
+            "5.00000000 s – 5.00001000 s"
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use egui::{Key, Modifiers, RichText, Ui};
 
 use super::App;
 use crate::find::{self, Occurrence, Target};
-use crate::frame::format_time;
+use crate::frame::{format_in_window, format_time};
 use crate::rows::drawn_row_of_thread;
 use crate::theme;
 
@@ -230,16 +230,18 @@ impl App {
             Some(r) if !self.find.all_rows => vec![r],
             _ => (0..threads).collect(),
         };
-        let from = self.find.last.map_or_else(
-            || {
-                if forward {
-                    t.window.start
-                } else {
-                    t.window.start + t.window.span
-                }
-            },
-            |o| o.begin,
-        );
+        // From the last occurrence, else from the point pinned (the search goes either way
+        // from where the user is), else from the window's edge.
+        let from = self
+            .find
+            .last
+            .map(|o| o.begin)
+            .or(t.pinned.map(|p| p.time))
+            .unwrap_or(if forward {
+                t.window.start
+            } else {
+                t.window.start + t.window.span
+            });
         let found = if forward {
             find::next(&l.trace, target, &rows, from)
         } else {
@@ -249,10 +251,13 @@ impl App {
         match found {
             Some(o) => {
                 self.find.last = Some(o);
-                if o.end > o.begin {
+                // The occurrence shown: zoomed to when it would be under a pixel wide or
+                // outside the window, else the window is kept.
+                let w = t.window;
+                let narrow = (o.end - o.begin).saturating_mul(1000) < w.span;
+                let outside = o.begin < w.start || o.begin >= w.start + w.span;
+                if narrow || outside {
                     t.reveal(o.begin, o.end);
-                } else {
-                    t.centre_on(o.begin);
                 }
                 let drawn = drawn_row_of_thread(t.rows(), threads);
                 if let Some(&Some(row)) = drawn.get(o.row) {
@@ -262,11 +267,10 @@ impl App {
                     });
                     t.ensure_row_visible(row as usize);
                 }
-                let precision = (t.window.span as f64 * npt as f64 / 1000.0).max(1.0);
                 self.find.message = format!(
                     "{what} on {} at {}",
                     l.trace.thread_name(o.row),
-                    format_time(o.begin as f64 * npt as f64, precision)
+                    format_in_window(o.begin, t.window.span, npt)
                 );
             }
             None => {

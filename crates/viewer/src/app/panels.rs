@@ -298,14 +298,14 @@ impl App {
         ui.heading("Details");
         let npt = l.trace.header.time_unit.ns_per_tick();
         match t.pinned.and_then(|p| t.details(&l.trace, p.row, p.time)) {
-            Some(d) => timeline::details_ui(ui, &d, npt),
+            Some(d) => timeline::details_ui(ui, &d, npt, t.window.span),
             None => {
                 ui.label("click the timeline to pin a point and the messages there");
             }
         }
         if let Some(b) = t.pinned_comm() {
             ui.separator();
-            timeline::comm_ui(ui, &l.trace, t.comm_index(), b, npt);
+            timeline::comm_ui(ui, &l.trace, t.comm_index(), b, npt, t.window.span);
         }
         ui.separator();
         ui.heading("Trace");

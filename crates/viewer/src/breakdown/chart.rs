@@ -7,7 +7,7 @@ use egui::{Color32, RichText, Sense, Stroke, Ui, vec2};
 use egui_plot::{AxisHints, Bar, BarChart, GridMark, Plot, PlotResponse};
 
 use super::Facts;
-use crate::frame::format_ticks;
+use crate::frame::format_in_window;
 use prvscope_analysis::breakdown::Breakdown;
 
 /// Height of one bar's row, in points: room for its label on the vertical axis.
@@ -162,7 +162,7 @@ pub(super) fn threads(ui: &mut Ui, id: u64, b: &Breakdown, facts: &Facts, percen
                 title: format!(
                     "{}: {} ({:.2}% of the window{of})",
                     r.label,
-                    format_ticks(total, facts.ns_per_tick),
+                    format_in_window(total, b.span(), facts.ns_per_tick),
                     b.percent_of_window(total, r.threads)
                 ),
                 parts: Vec::new(),
@@ -201,7 +201,7 @@ pub(super) fn threads(ui: &mut Ui, id: u64, b: &Breakdown, facts: &Facts, percen
                 lo + value_of(t, r.threads),
                 format!(
                     "{state}: {} ({:.2}%)",
-                    format_ticks(t, facts.ns_per_tick),
+                    format_in_window(t, b.span(), facts.ns_per_tick),
                     b.percent_of_window(t, r.threads)
                 ),
             ));
@@ -250,7 +250,10 @@ pub(super) fn states(ui: &mut Ui, id: u64, b: &Breakdown, facts: &Facts, percent
                 t as f64 * scale / per_unit
             };
             hover_rows.push(HoverRow {
-                title: format!("{state}: {}", format_ticks(t, facts.ns_per_tick)),
+                title: format!(
+                    "{state}: {}",
+                    format_in_window(t, b.span(), facts.ns_per_tick)
+                ),
                 parts: vec![(
                     0.0,
                     value,

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use egui::{Color32, Rect, RichText};
 
-use crate::frame::format_ticks;
+use crate::frame::{format_in_window, format_window};
 use crate::rows::{Grouping, Level};
 use crate::theme;
 use prvscope_analysis::breakdown::Breakdown;
@@ -352,9 +352,8 @@ impl BreakdownWindow {
         };
         ui.horizontal(|ui| {
             ui.label(format!(
-                "{what}: {} – {}",
-                format_ticks(t0, facts.ns_per_tick),
-                format_ticks(t1, facts.ns_per_tick)
+                "{what}: {}",
+                format_window(t0, t1, facts.ns_per_tick)
             ));
             if shown.busy {
                 ui.spinner();
@@ -397,7 +396,7 @@ impl BreakdownWindow {
         let b = b.clone();
         ui.label(format!(
             "inclusive time {} ({:.2}% of the threads' time)",
-            format_ticks(b.total, facts.ns_per_tick),
+            format_in_window(b.total, b.span(), facts.ns_per_tick),
             b.percent_of_window(b.total, facts.threads.len())
         ));
         match self.tab {

@@ -21,7 +21,7 @@ use std::sync::atomic::AtomicBool;
 use egui::{Color32, Ui, vec2};
 
 use super::breakdown::{Breakdowns, Facts, Shown, Tab};
-use super::frame::{TimeWindow, format_ticks};
+use super::frame::{TimeWindow, format_window};
 use super::jobs::Job;
 use super::settings::RecentFiles;
 pub use prvscope_analysis::panel::SortBy;
@@ -105,6 +105,9 @@ pub struct ScopePanel {
     /// Thread names and groups, state colours and labels, the time unit.
     facts: Facts,
     ns_per_tick: u64,
+    /// The length of the window analysed (ticks): its times are shown with the digits it
+    /// needs.
+    span: u64,
     trace_path: PathBuf,
     ships_sources: bool,
     /// The scope types as the user edits them (comma-separated numbers).
@@ -150,6 +153,7 @@ impl ScopePanel {
             sort: (SortBy::Inclusive, true),
             facts: Facts::new(trace),
             ns_per_tick: trace.header.time_unit.ns_per_tick(),
+            span: trace.header.end_time.max(1),
             trace_path: trace.path.clone(),
             ships_sources: !trace.shipped_sources.is_empty(),
             types_text,
@@ -521,11 +525,11 @@ impl ScopePanel {
             ui.label("analysing…");
             return;
         };
+        self.span = a.span();
         ui.label(format!(
-            "{} scopes, window {} – {}",
+            "{} scopes, window {}",
             a.scopes.len(),
-            format_ticks(a.t0, self.ns_per_tick),
-            format_ticks(a.t1, self.ns_per_tick)
+            format_window(a.t0, a.t1, self.ns_per_tick)
         ));
         let files = match &self.file {
             Some(f) => {

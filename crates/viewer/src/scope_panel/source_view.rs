@@ -10,7 +10,7 @@ use egui::{FontId, Painter, Rect, RichText, Sense, Ui, WidgetInfo, pos2, vec2};
 
 use super::ScopePanel;
 use crate::breakdown::Tab;
-use crate::frame::format_ticks;
+use crate::frame::format_in_window;
 use crate::theme;
 use prvscope_analysis::panel::Prepared;
 use prvscope_analysis::scopes::{self, ScopeAnalysis, ScopeKey};
@@ -127,7 +127,7 @@ impl ScopePanel {
                     for (line, t) in hot.iter().take(50) {
                         ui.label(format!(
                             "{file}:{line}  {}  ({:.1}%)",
-                            format_ticks(*t, self.ns_per_tick),
+                            format_in_window(*t, self.span, self.ns_per_tick),
                             100.0 * *t as f64 / total as f64
                         ));
                     }
@@ -272,7 +272,7 @@ impl ScopePanel {
                 );
                 r.on_hover_text(format!(
                     "line {line_no}: {} ({:.1}% of the file's heat)",
-                    format_ticks(h, self.ns_per_tick),
+                    format_in_window(h, self.span, self.ns_per_tick),
                     100.0 * h as f64 / shares.heat_total as f64
                 ));
             }
@@ -332,7 +332,7 @@ impl ScopePanel {
             r.on_hover_text(format!(
                 "{}: lines {first_line}-{last_line}, inclusive {} ({:.1}%): click for its time per thread",
                 s.name,
-                format_ticks(s.inclusive, self.ns_per_tick),
+                format_in_window(s.inclusive, self.span, self.ns_per_tick),
                 100.0 * share
             ));
             // Horizontal bar split by category.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use egui::Ui;
 
 use super::{ScopePanel, SortBy};
-use crate::frame::format_ticks;
+use crate::frame::format_in_window;
 use prvscope_analysis::panel::table_order;
 use prvscope_analysis::scopes::{ScopeAnalysis, ScopeStats};
 
@@ -75,8 +75,8 @@ impl ScopePanel {
                                     .as_ref()
                                     .map_or_else(String::new, ToString::to_string),
                             );
-                            ui.label(format_ticks(s.inclusive, self.ns_per_tick));
-                            ui.label(format_ticks(s.exclusive, self.ns_per_tick));
+                            ui.label(format_in_window(s.inclusive, self.span, self.ns_per_tick));
+                            ui.label(format_in_window(s.exclusive, self.span, self.ns_per_tick));
                             ui.label(format!("{:.2}", 100.0 * s.inclusive as f64 / total));
                             ui.label(s.entries.to_string());
                             ui.end_row();

@@ -5,7 +5,7 @@
 use egui::{Align2, FontId, Rect, Stroke, Ui, pos2};
 
 use super::Timeline;
-use crate::frame::{TimeWindow, format_ticks};
+use crate::frame::{TimeWindow, format_in_window};
 use crate::theme;
 
 /// A labelled instant.
@@ -133,7 +133,10 @@ impl Timeline {
             painter.text(
                 pos2(p.x + 8.0, p.y - 8.0),
                 Align2::LEFT_BOTTOM,
-                format!("Δ {}", format_ticks(ticks, self.ns_per_tick)),
+                format!(
+                    "Δ {}",
+                    format_in_window(ticks, self.window.span, self.ns_per_tick)
+                ),
                 font,
                 theme::SELECTION_EDGE,
             );

@@ -245,6 +245,11 @@ impl Timeline {
         self.pinned
     }
 
+    /// Pins drawn row `row` at tick `time` (as a click on the timeline does).
+    pub fn pin(&mut self, row: usize, time: u64) {
+        self.pinned = Some(Pinned { row, time });
+    }
+
     /// Where the rows were drawn in the last frame.
     pub fn area(&self) -> Rect {
         self.area
@@ -686,7 +691,8 @@ impl Timeline {
         if let Some(b) = self.hovered_comm {
             let npt = self.ns_per_tick;
             let index = Arc::clone(&self.comm_index);
-            response.on_hover_ui_at_pointer(|ui| comm_ui(ui, trace, &index, &b, npt));
+            let span = self.window.span;
+            response.on_hover_ui_at_pointer(|ui| comm_ui(ui, trace, &index, &b, npt, span));
         } else if let Some(pos) = response.hover_pos()
             && self.selecting.is_none()
             && let Some(row) = self.row_at(pos.y, area, row_height, &visible)
@@ -700,7 +706,8 @@ impl Timeline {
             );
             if let Some(d) = self.hovered.clone() {
                 let npt = self.ns_per_tick;
-                response.on_hover_ui_at_pointer(|ui| details_ui(ui, &d, npt));
+                let span = self.window.span;
+                response.on_hover_ui_at_pointer(|ui| details_ui(ui, &d, npt, span));
             }
         }
     }
@@ -715,11 +722,18 @@ fn row_center(area: Rect, r: u32, first: usize, row_height: f32) -> f32 {
 const LISTED_MESSAGES: usize = 8;
 
 /// The messages a communication line stands for.
-pub fn comm_ui(ui: &mut Ui, trace: &Trace, index: &CommIndex, b: &Bundle, ns_per_tick: u64) {
+pub fn comm_ui(
+    ui: &mut Ui,
+    trace: &Trace,
+    index: &CommIndex,
+    b: &Bundle,
+    ns_per_tick: u64,
+    span: u64,
+) {
     let comms = trace.store.comms();
     let ids = index.messages(b.start, b.end);
     let name = |row: u32| trace.thread_name(row as usize);
-    let t = |ticks: u64| frame::format_ticks(ticks, ns_per_tick);
+    let t = |ticks: u64| frame::format_in_window(ticks, span, ns_per_tick);
     if let (Some(&first), Some(&last)) = (ids.first(), ids.last())
         && let (Some(c0), Some(c1)) = (comms.get(first as usize), comms.get(last as usize))
     {
