@@ -27,6 +27,19 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<()> {
     // Scopes open when the window starts come from earlier events: load all times.
     let (t, t0, t1) = args.window.load(&args.trace, false)?;
+    let present = t.store.event_types();
+    let missing: Vec<String> = args
+        .types
+        .iter()
+        .filter(|ty| !present.contains(ty))
+        .map(u32::to_string)
+        .collect();
+    anyhow::ensure!(
+        missing.is_empty(),
+        "{}: no event of type {} in the trace",
+        args.trace.display(),
+        missing.join(", ")
+    );
     let types = if args.types.is_empty() {
         scopes::auto_types(t.pcf.as_ref(), &t.store.event_types())
     } else {

@@ -40,6 +40,28 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     // Statistics of a window only need the window's records and the values holding when it
     // starts, which is what a partial load keeps.
     let (t, t0, t1) = args.window.load(&args.trace, true)?;
+    if let Some(ty) = args.ty {
+        let types = t.store.event_types();
+        anyhow::ensure!(
+            types.contains(&ty),
+            "{}: no event of type {ty} in the trace{} (its types: {})",
+            args.trace.display(),
+            if t.part.is_some() {
+                "'s part loaded"
+            } else {
+                ""
+            },
+            if types.is_empty() {
+                "none".to_owned()
+            } else {
+                types
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        );
+    }
     let semantic = args
         .ty
         .map_or(Semantic::StateAsIs, Semantic::LastEventValue);

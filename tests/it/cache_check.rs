@@ -204,6 +204,7 @@ fn a_converted_file_is_drawn_from_checked_bytes_only() {
         let lines = CommIndex::of(&t.store).bundles(&BundleQuery {
             t0: 0,
             span: end,
+            closed: false,
             width: 400,
             row_of: &all,
             max_bundles: 1 << 20,

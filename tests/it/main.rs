@@ -5,6 +5,7 @@
 mod bad_input;
 mod breakdown;
 mod cache_check;
+mod cli_refusals;
 mod common;
 mod consistency;
 mod convert;

@@ -66,6 +66,7 @@ pub(crate) fn assert_same_pictures(plain: &Trace, hit: &Trace) {
     let q = BundleQuery {
         t0: 0,
         span: end,
+        closed: false,
         width: 1000,
         row_of: &row_of,
         max_bundles: 5000,

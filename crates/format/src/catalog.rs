@@ -17,6 +17,11 @@ pub const TYPE_MPI_LAST: u32 = 50_000_003;
 pub const MPI_CALL_TYPES: [u32; 3] = [TYPE_MPI_FIRST, 50_000_002, TYPE_MPI_LAST];
 /// Sampled functions (Extrae's sampling with call-stack unwinding).
 pub const TYPE_SAMPLED_FUNCTION: u32 = 30_000_000;
+/// The function a pthread runs (Extrae's `pthread function`, the routine given to
+/// `pthread_create`; its line type is 60000120).
+pub const TYPE_PTHREAD_FUNCTION: u32 = 60_000_020;
+/// pthread calls (Extrae's `pthread call`: create, join, mutexes, barriers...).
+pub const TYPE_PTHREAD_CALL: u32 = 61_000_000;
 
 /// Is `ty` one of the MPI call types?
 pub fn is_mpi_call(ty: u32) -> bool {

@@ -85,6 +85,9 @@ pub struct BundleQuery<'a> {
     /// The window `[t0, t0 + span)` in ticks, drawn over `width` pixel columns.
     pub t0: u64,
     pub span: u64,
+    /// The window ends at the trace's end: its last tick belongs to it (`[t0, t0 + span]`),
+    /// so that messages sent at the trace's last timestamp are drawn.
+    pub closed: bool,
     pub width: u32,
     /// The drawn row of a store row, `None` when it is not visible.
     pub row_of: &'a dyn Fn(u32) -> Option<u32>,
@@ -329,7 +332,9 @@ impl CommIndex {
     /// The lines to draw for a window: see the module's documentation.
     #[allow(clippy::many_single_char_names)] // positions and times
     pub fn bundles(&self, q: &BundleQuery<'_>) -> Bundles {
-        let t1 = q.t0.saturating_add(q.span);
+        let t1 =
+            q.t0.saturating_add(q.span)
+                .saturating_add(u64::from(q.closed));
         let width = u64::from(q.width.max(1));
         let span = q.span.max(1);
         // Visible pairs with their messages sent in the window.
@@ -504,6 +509,31 @@ mod tests {
     const ALL_ROWS: &dyn Fn(u32) -> Option<u32> = &Some;
 
     #[test]
+    fn messages_at_the_last_tick_are_drawn_when_the_window_reaches_the_end() {
+        // A Dimemas trace sends its last messages at the trace's last timestamp (100).
+        let comms = sorted(vec![
+            comm(0, 1, 40, 60),
+            comm(0, 1, 100, 100),
+            comm(1, 0, 100, 100),
+        ]);
+        let index = CommIndex::build(&comms);
+        let query = |closed| {
+            index.bundles(&BundleQuery {
+                t0: 0,
+                span: 100,
+                closed,
+                width: 10,
+                row_of: ALL_ROWS,
+                max_bundles: 100,
+            })
+        };
+        assert_eq!(query(false).messages, 1, "[0, 100) leaves them out");
+        let b = query(true);
+        assert_eq!(b.messages, 3);
+        assert_eq!(b.bundles.iter().map(|x| x.count).sum::<u32>(), 3);
+    }
+
+    #[test]
     fn few_messages_are_drawn_one_line_per_pixel_pair() {
         let comms = sorted(vec![
             comm(0, 1, 10, 20),
@@ -517,6 +547,7 @@ mod tests {
         let b = index.bundles(&BundleQuery {
             t0: 0,
             span: 100,
+            closed: false,
             width: 10,
             row_of: &row_of,
             max_bundles: 100,
@@ -544,6 +575,7 @@ mod tests {
         let b = index.bundles(&BundleQuery {
             t0: 100,
             span: 100,
+            closed: false,
             width: 100,
             row_of: ALL_ROWS,
             max_bundles: 100,
@@ -567,6 +599,7 @@ mod tests {
         let b = index.bundles(&BundleQuery {
             t0: 0,
             span: 1_000_000,
+            closed: false,
             width: 1000,
             row_of: ALL_ROWS,
             max_bundles: 600,
@@ -599,6 +632,7 @@ mod tests {
         let z = index.bundles(&BundleQuery {
             t0: 500_000,
             span: 1_000,
+            closed: false,
             width: 1000,
             row_of: ALL_ROWS,
             max_bundles: 600,

@@ -301,6 +301,7 @@ fn function_line(
 pub fn comm_bundles(
     index: &CommIndex,
     window: TimeWindow,
+    end_time: u64,
     rect: Rect,
     row_of: &dyn Fn(u32) -> Option<u32>,
     max_bundles: usize,
@@ -308,6 +309,7 @@ pub fn comm_bundles(
     index.bundles(&BundleQuery {
         t0: window.start,
         span: window.span,
+        closed: window.end() >= end_time,
         width: rect.width().round().max(1.0) as u32,
         row_of,
         max_bundles,

@@ -154,7 +154,14 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
         let rect =
             egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(width as f32, height as f32));
         let window = TimeWindow { start: t0, span };
-        let bundles = frame::comm_bundles(&index, window, rect, &row_of, RENDER_MAX_BUNDLES);
+        let bundles = frame::comm_bundles(
+            &index,
+            window,
+            trace.header.end_time,
+            rect,
+            &row_of,
+            RENDER_MAX_BUNDLES,
+        );
         let center = |r: u32| (top(r as usize) + top(r as usize + 1)) as f32 * 0.5;
         let lines: Vec<([egui::Pos2; 2], f32)> = bundles
             .bundles

@@ -361,3 +361,29 @@ EVENT_TYPE\n0 60000019 User function\nVALUES\n1 main\n\n";
         ]
     );
 }
+
+#[test]
+fn pthread_functions_and_calls_are_scopes() {
+    // Extrae's pthread types: the routine a thread runs (60000020, its line 60000120) and
+    // the pthread calls inside it (61000000), which end with 0 as the other Extrae types.
+    let pcf = "STATES\n1 Running\n\nEVENT_TYPE\n0 60000020 pthread function\nVALUES\n0 End\n\
+2 worker [app.c:10]\n\nEVENT_TYPE\n0 60000120 pthread function line\nVALUES\n2 10 (app.c, app)\n\n\
+EVENT_TYPE\n0 61000000 pthread call\nVALUES\n0 Outside pthread call\n5 pthread_mutex_lock\n\n";
+    let t = trace_with_pcf(
+        1,
+        100,
+        "1:1:1:1:1:0:100:1\n2:1:1:1:1:10:60000020:2:60000120:2\n2:1:1:1:1:30:61000000:5\n\
+2:1:1:1:1:40:61000000:0\n2:1:1:1:1:90:60000020:0\n",
+        pcf,
+    );
+    let types = auto_types(t.pcf.as_ref(), &t.store.event_types());
+    assert_eq!(
+        types,
+        vec![ScopeType::new(60_000_020), ScopeType::new(61_000_000)]
+    );
+    let a = run(&t, 0, 100);
+    let worker = scope(&a, "worker");
+    assert_eq!((worker.inclusive, worker.exclusive), (80, 70));
+    let lock = scope(&a, "pthread_mutex_lock");
+    assert_eq!((lock.inclusive, lock.entries), (10, 1));
+}

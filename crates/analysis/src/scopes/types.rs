@@ -36,7 +36,8 @@ impl ScopeType {
 }
 
 /// The scope types to use for a trace whose event types are `present`: Extrae's function,
-/// OpenMP, MPI and sampled-function types, and types labelled as user regions; when there is
+/// OpenMP, MPI, pthread (the function a thread runs and the pthread calls) and
+/// sampled-function types, and types labelled as user regions; when there is
 /// none of those (ovni traces), the state-like "subsystem" and "task type" types, which
 /// replace their value.
 pub fn auto_types(pcf: Option<&Pcf>, present: &[u32]) -> Vec<ScopeType> {
@@ -46,9 +47,15 @@ pub fn auto_types(pcf: Option<&Pcf>, present: &[u32]) -> Vec<ScopeType> {
             .to_ascii_lowercase()
     };
     let known = |ty: u32| {
+        use prvscope_format::catalog::{TYPE_PTHREAD_CALL, TYPE_PTHREAD_FUNCTION};
         matches!(
             ty,
-            TYPE_USER_FUNCTION | TYPE_OMP_FUNCTION | TYPE_OMP_TASK_FUNCTION | TYPE_SAMPLED_FUNCTION
+            TYPE_USER_FUNCTION
+                | TYPE_OMP_FUNCTION
+                | TYPE_OMP_TASK_FUNCTION
+                | TYPE_SAMPLED_FUNCTION
+                | TYPE_PTHREAD_FUNCTION
+                | TYPE_PTHREAD_CALL
         ) || prvscope_format::catalog::is_mpi_call(ty)
     };
     let mut out: Vec<ScopeType> = present

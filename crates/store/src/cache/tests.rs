@@ -218,6 +218,7 @@ fn what_the_first_frames_draw_from_is_checked_at_the_open() {
         index.bundles(&crate::comm_index::BundleQuery {
             t0: 0,
             span: store.end_time().max(1),
+            closed: false,
             width: 700,
             row_of: &all,
             max_bundles: 10_000,

@@ -618,8 +618,14 @@ impl Timeline {
                     let r = (*drawn.get(thread as usize)?)?;
                     visible.contains(&(r as usize)).then_some(r)
                 };
-                let bundles =
-                    frame::comm_bundles(&self.comm_index, self.window, area, &row_of, MAX_BUNDLES);
+                let bundles = frame::comm_bundles(
+                    &self.comm_index,
+                    self.window,
+                    self.end_time,
+                    area,
+                    &row_of,
+                    MAX_BUNDLES,
+                );
                 let mesh = frame::comm_mesh(&bundles, self.window, area, &|r| {
                     row_center(area, r, self.first_row, row_height)
                 });

@@ -1,0 +1,91 @@
+//! The command line refuses what it cannot compute as asked, with a non-zero exit and the
+//! reason on stderr, rather than printing a number that means nothing.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn prvscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_prvscope"))
+        .args(args)
+        .arg("--no-cache")
+        .output()
+        .unwrap()
+}
+
+fn prime(shared: &Path) -> String {
+    shared
+        .join("extrae_mpi_prime16/prime_v0.prv")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn stats_of_a_type_the_trace_does_not_have_is_refused() {
+    let Some(shared) = crate::common::shared_traces() else {
+        return;
+    };
+    let out = prvscope(&["stats", &prime(&shared), "--type", "99999"]);
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty(), "no table printed");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no event of type 99999"), "{err}");
+    assert!(
+        err.contains("50000002"),
+        "the types it has are listed: {err}"
+    );
+    // A type it has is fine.
+    let ok = prvscope(&["stats", &prime(&shared), "--type", "50000002"]);
+    assert!(ok.status.success());
+    let out = prvscope(&["scopes", &prime(&shared), "--types", "50000002,99999"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no event of type 99999"));
+}
+
+#[test]
+fn paramedir_help_exits_zero() {
+    let out = Command::new(env!("CARGO_BIN_EXE_prvscope"))
+        .args(["paramedir", "--help"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("usage: prvscope paramedir"));
+}
+
+#[test]
+fn pop_of_a_region_is_that_of_the_cut_trace_and_an_empty_region_is_refused() {
+    let Some(shared) = crate::common::shared_traces() else {
+        return;
+    };
+    let epoch = shared
+        .join("pypop_epoch_scaling/epoch_1proc.prv.gz")
+        .display()
+        .to_string();
+    let out = prvscope(&[
+        "pop",
+        &epoch,
+        "--csv",
+        "--from",
+        "5000000000",
+        "--to",
+        "10000000000",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = String::from_utf8_lossy(&out.stdout);
+    let trace = prvscope_import::load(
+        Path::new(&epoch),
+        &prvscope_import::LoadOptions::default(),
+        None,
+    )
+    .unwrap();
+    let region =
+        prvscope_paraver::pop::figures_in(&trace, Some((5_000_000_000, 10_000_000_000))).unwrap();
+    assert_eq!(csv, prvscope_paraver::pop::csv(&[region]));
+    assert!(csv.contains("Global efficiency;99.9"), "{csv}");
+    let out = prvscope(&["pop", &epoch, "--from", "7", "--to", "7"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("empty"));
+}
