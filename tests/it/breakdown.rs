@@ -399,3 +399,71 @@ fn snapshot_of_a_breakdown_window_on_prime() {
     h.run_steps(4);
     h.snapshot("breakdown_prime_mpi_reduce");
 }
+
+/// An ovni trace of 128 threads in one task (ovni's own `.pcf`, the run generated): the
+/// scope's time is broken down per thread, a page of threads at a time, stacked by the
+/// `Thread: thread state` type the timeline opens on (it broke down as one bar, "TASK 1.1",
+/// all of it "no state").
+#[test]
+fn an_ovni_breakdown_shows_its_threads_by_thread_state() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else { return };
+    let out = temp_dir("ovni-128");
+    let threads = 128u64;
+    let end = 2_000_000u64;
+    let mut text = format!("#Paraver (19/01/38 at 03:14):{end:020}_ns:0:1:1({threads}:1)\n");
+    for th in 1..=threads {
+        // Running, then Paused, then Running; subsystem 3 (a task body) over [t, t + d).
+        let (a, b) = (10_000 * th, 10_000 * th + 200_000);
+        let _ = writeln!(text, "2:0:1:1:{th}:0:4:1");
+        let _ = writeln!(text, "2:0:1:1:{th}:{a}:37:3");
+        let _ = writeln!(text, "2:0:1:1:{th}:{}:4:2", a + 50_000);
+        let _ = writeln!(text, "2:0:1:1:{th}:{}:4:1", a + 80_000);
+        let _ = writeln!(text, "2:0:1:1:{th}:{b}:37:0");
+    }
+    // Events sorted by time, as ovni writes them.
+    let mut lines: Vec<&str> = text.lines().skip(1).collect();
+    lines.sort_by_key(|l| l.split(':').nth(5).unwrap().parse::<u64>().unwrap());
+    let body = lines.join("\n") + "\n";
+    let header = text.lines().next().unwrap();
+    let prv = out.join("thread.prv");
+    std::fs::write(&prv, format!("{header}\n{body}")).unwrap();
+    std::fs::copy(
+        dir.join("ovni_nanos6-task-types/thread.pcf"),
+        out.join("thread.pcf"),
+    )
+    .unwrap();
+    let mut h = harness_with(LoadSource::File(prv), None, (1600.0, 1000.0), true);
+    settle(&mut h);
+    let a = analysis(&h);
+    let body_scope = a
+        .scopes
+        .iter()
+        .find(|s| s.key.ty == 37 && s.key.value == 3)
+        .expect("the subsystem scope")
+        .clone();
+    // 200,000 ns per thread: 170,000 Running, 30,000 Paused.
+    assert_eq!(
+        body_scope.inclusive_per_category,
+        BTreeMap::from([
+            (Category::State(1), 170_000 * threads),
+            (Category::State(2), 30_000 * threads)
+        ])
+    );
+    h.state_mut()
+        .loaded_mut()
+        .unwrap()
+        .scopes
+        .open_breakdown(body_scope.key);
+    h.run_steps(4);
+    let p = &h.state().loaded().unwrap().scopes;
+    let facts = p.facts();
+    assert!(facts.groups.is_none(), "one task: its threads, not one bar");
+    assert_eq!(facts.pages(), 2);
+    assert_eq!(facts.category_label(Category::State(1)), "Running");
+    assert_eq!(facts.category_label(Category::State(2)), "Paused");
+    let (per_thread, _) = totals(p, body_scope.key);
+    assert_eq!(per_thread, vec![200_000; threads as usize]);
+    h.get_by_label("threads 1–64 of 128");
+    h.snapshot("breakdown_ovni_128_threads");
+}

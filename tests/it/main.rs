@@ -12,6 +12,7 @@ mod convert;
 mod cpu_rows;
 mod demo;
 mod dialogs;
+mod differential;
 mod generated;
 mod histogram_window;
 mod hostile;

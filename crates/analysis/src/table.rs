@@ -123,9 +123,32 @@ pub(crate) fn csv_field(x: &str) -> String {
     }
 }
 
+/// The applications of `t` whose rows count in `a`, each with those rows (the rows that did
+/// not run the program and those not loaded are left out; applications without a counted
+/// row too).
+pub fn counted_applications(
+    t: &Trace,
+    a: &crate::scopes::ScopeAnalysis,
+) -> Vec<(usize, Vec<usize>)> {
+    prvscope_format::RowMap::new(&t.header)
+        .application_rows()
+        .into_iter()
+        .enumerate()
+        .map(|(i, rows)| {
+            let counted: Vec<usize> = rows
+                .filter(|&r| a.counted.get(r).copied().unwrap_or(false))
+                .collect();
+            (i + 1, counted)
+        })
+        .filter(|(_, rows)| !rows.is_empty())
+        .collect()
+}
+
 /// `prvscope scopes`: the scope table (name, type, location, inclusive, exclusive, share of
 /// the threads' time, entries) as text or CSV; with `per_thread`, each scope's inclusive time
-/// on every thread as well.
+/// on every thread as well. Only the rows that ran the program count (`ScopeAnalysis::
+/// counted`); when several applications ran, each has its own table, its shares of its own
+/// threads' time (CSV: an `application` column first).
 pub fn scopes_text(
     t: &Trace,
     ctx: &crate::scopes::ScopeContext,
@@ -133,38 +156,13 @@ pub fn scopes_text(
     csv: bool,
     per_thread: bool,
 ) -> String {
-    // Threads left out of a partial load have no time: their share is not counted, and
-    // they get no column.
-    let loaded = t.loaded_rows();
-    let total = a.threads_ticks();
-    let names: Vec<String> = loaded.iter().map(|&r| t.thread_name(r)).collect();
-    let rows: Vec<Vec<String>> = a
-        .scopes
-        .iter()
-        .map(|sc| {
-            let mut row = vec![
-                sc.name.clone(),
-                ctx.type_label(sc.key.ty),
-                sc.location
-                    .as_ref()
-                    .map_or_else(String::new, ToString::to_string),
-                sc.inclusive.to_string(),
-                sc.exclusive.to_string(),
-                format!("{:.2}", 100.0 * sc.inclusive as f64 / total),
-                sc.entries.to_string(),
-            ];
-            if per_thread {
-                row.extend(loaded.iter().map(|&r| {
-                    sc.inclusive_per_thread
-                        .get(r)
-                        .copied()
-                        .unwrap_or(0)
-                        .to_string()
-                }));
-            }
-            row
-        })
-        .collect();
+    let apps = counted_applications(t, a);
+    let several = apps.len() > 1;
+    let sections: Vec<(Option<usize>, Vec<usize>)> = if several {
+        apps.into_iter().map(|(i, rows)| (Some(i), rows)).collect()
+    } else {
+        vec![(None, a.counted_rows())]
+    };
     let mut header: Vec<String> = [
         "scope",
         "type",
@@ -176,47 +174,118 @@ pub fn scopes_text(
     ]
     .map(str::to_string)
     .to_vec();
-    if per_thread {
-        header.extend(names.iter().cloned());
+    if several && csv {
+        header.insert(0, "application".to_owned());
     }
     let mut s = String::new();
     if csv {
-        for row in std::iter::once(&header).chain(&rows) {
-            let cells: Vec<String> = row.iter().map(|c| csv_field(c)).collect();
-            let _ = writeln!(s, "{}", cells.join(","));
+        let names: Vec<String> = t.loaded_rows().iter().map(|&r| t.thread_name(r)).collect();
+        if per_thread {
+            header.extend(names.iter().cloned());
         }
-        return s;
+        let cells: Vec<String> = header.iter().map(|c| csv_field(c)).collect();
+        let _ = writeln!(s, "{}", cells.join(","));
+    } else {
+        let unit = t.header.time_unit.as_str();
+        let types: Vec<String> = a.types.iter().map(|st| st.ty.to_string()).collect();
+        let _ = writeln!(
+            s,
+            "scopes of types {} in {unit}, window [{}, {}), {}",
+            types.join(","),
+            a.t0,
+            a.t1,
+            a.counted_text()
+        );
     }
-    let unit = t.header.time_unit.as_str();
-    let types: Vec<String> = a.types.iter().map(|st| st.ty.to_string()).collect();
-    let _ = writeln!(
-        s,
-        "scopes of types {} in {unit}, window [{}, {}), {} threads",
-        types.join(","),
-        a.t0,
-        a.t1,
-        loaded.len()
-    );
-    let widths: Vec<usize> = (0..header.len())
-        .map(|i| {
-            std::iter::once(&header)
-                .chain(&rows)
-                .map(|r| r.get(i).map_or(0, String::len))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    for row in std::iter::once(&header).chain(&rows) {
-        for (i, (cell, w)) in row.iter().zip(&widths).enumerate() {
-            // Text columns to the left, numbers to the right.
-            if i < 3 {
-                let _ = write!(s, "{cell:w$}  ");
-            } else {
-                let _ = write!(s, "{cell:>w$}  ");
+    for (app, rows) in &sections {
+        let scopes = if app.is_none() {
+            a.scopes.clone()
+        } else {
+            a.scopes_of(rows)
+        };
+        let total = a.rows_ticks(rows);
+        let table_rows: Vec<Vec<String>> = scopes
+            .iter()
+            .map(|sc| {
+                let mut row = vec![
+                    sc.name.clone(),
+                    ctx.type_label(sc.key.ty),
+                    sc.location
+                        .as_ref()
+                        .map_or_else(String::new, ToString::to_string),
+                    sc.inclusive.to_string(),
+                    sc.exclusive.to_string(),
+                    format!("{:.2}", 100.0 * sc.inclusive as f64 / total),
+                    sc.entries.to_string(),
+                ];
+                if let Some(i) = app.filter(|_| csv) {
+                    row.insert(0, i.to_string());
+                }
+                if per_thread && csv {
+                    row.extend(t.loaded_rows().iter().map(|&r| {
+                        sc.inclusive_per_thread
+                            .get(r)
+                            .copied()
+                            .unwrap_or(0)
+                            .to_string()
+                    }));
+                }
+                row
+            })
+            .collect();
+        if csv {
+            for row in &table_rows {
+                let cells: Vec<String> = row.iter().map(|c| csv_field(c)).collect();
+                let _ = writeln!(s, "{}", cells.join(","));
+            }
+            continue;
+        }
+        if let Some(i) = app {
+            let _ = writeln!(
+                s,
+                "\napplication {i} ({} threads; shares of their time)",
+                rows.len()
+            );
+        }
+        // Per thread: a column per counted row of the section.
+        let mut head = header.clone();
+        let mut body = table_rows;
+        if per_thread {
+            head.extend(rows.iter().map(|&r| t.thread_name(r)));
+            for (row, sc) in body.iter_mut().zip(&scopes) {
+                row.extend(rows.iter().map(|&r| {
+                    sc.inclusive_per_thread
+                        .get(r)
+                        .copied()
+                        .unwrap_or(0)
+                        .to_string()
+                }));
             }
         }
-        s.truncate(s.trim_end().len());
-        s.push('\n');
+        let widths: Vec<usize> = (0..head.len())
+            .map(|i| {
+                std::iter::once(&head)
+                    .chain(&body)
+                    .map(|r| r.get(i).map_or(0, String::len))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        for row in std::iter::once(&head).chain(&body) {
+            for (i, (cell, w)) in row.iter().zip(&widths).enumerate() {
+                // Text columns to the left, numbers to the right.
+                if i < 3 {
+                    let _ = write!(s, "{cell:w$}  ");
+                } else {
+                    let _ = write!(s, "{cell:>w$}  ");
+                }
+            }
+            s.truncate(s.trim_end().len());
+            s.push('\n');
+        }
+    }
+    if csv {
+        return s;
     }
     let r = a.report;
     if r.exits_without_entry + r.unclosed_inner + r.open_at_end + r.too_deep > 0 {

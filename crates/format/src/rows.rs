@@ -54,6 +54,20 @@ impl RowMap {
         }
     }
 
+    /// The rows of each application, in order.
+    pub fn application_rows(&self) -> Vec<std::ops::Range<usize>> {
+        let first = |t: u32| {
+            self.tasks
+                .get(t as usize)
+                .map_or(self.rows, |&(row, _)| row as usize)
+        };
+        self.appl_first_task
+            .iter()
+            .zip(self.appl_first_task.iter().skip(1))
+            .map(|(&a, &b)| first(a)..first(b))
+            .collect()
+    }
+
     /// Whether Paraver keeps a record of (application, task) on `cpu` (1-based, 0 for none),
     /// as its trace reader checks each record's location: CPU 0 always fits; any other CPU
     /// must be one of the header's and lie on the node the task runs on. A header without

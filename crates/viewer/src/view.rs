@@ -84,15 +84,11 @@ pub fn first_view(trace: &Trace) -> SignalSpec {
     if trace.store.counts().states > 0 {
         return SignalSpec::States;
     }
-    let types = trace.store.event_types();
-    let label = |ty: u32| type_label(trace, ty).to_ascii_lowercase();
-    let pick = types
-        .iter()
-        .find(|&&ty| label(ty).contains("thread state"))
-        .or_else(|| types.iter().find(|&&ty| label(ty).contains("state")))
-        .or_else(|| types.first());
+    // The type the scope analysis takes the threads' state from, as the breakdowns do.
+    let pick = prvscope_analysis::scopes::state_type(trace.pcf.as_ref(), &trace.store)
+        .or_else(|| trace.store.event_types().first().copied());
     match pick {
-        Some(&ty) => SignalSpec::Events(vec![ty]),
+        Some(ty) => SignalSpec::Events(vec![ty]),
         None => SignalSpec::States,
     }
 }

@@ -25,12 +25,25 @@ pub fn analyze(
     let t1 = query.t1.max(query.t0);
     let t0 = query.t0;
     let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+    let counted: Vec<bool> = (0..store.thread_count())
+        .map(|r| store.is_row_loaded(r) && store.thread(r).is_some_and(|t| !super::counter_only(t)))
+        .collect();
     let outs: Vec<Option<ThreadOut>> = store
         .threads()
         .par_iter()
-        .map(|thread| {
+        .enumerate()
+        .map(|(row, thread)| {
             if cancelled() {
                 return None;
+            }
+            // A row that does not count is not walked: its values are not the program's
+            // scopes, and its time is no one's.
+            if !counted.get(row).copied().unwrap_or(false) {
+                return Some(ThreadOut {
+                    walk: Walk::empty(),
+                    cells: Vec::new(),
+                    line_ticks: vec![0; ctx.lines.len()],
+                });
             }
             // Per node, ticks per category (a node sees few categories: a short list).
             let mut cells: Vec<Vec<(Category, u64)>> = Vec::new();
@@ -69,7 +82,7 @@ pub fn analyze(
     let mut block_index: HashMap<Vec<usize>, usize> = HashMap::from([(Vec::new(), 0)]);
     let mut blocks = vec![Block { path: Vec::new() }];
     let mut cells = Vec::new();
-    let mut entries: BTreeMap<ScopeKey, u64> = BTreeMap::new();
+    let mut entries: BTreeMap<ScopeKey, Vec<u64>> = BTreeMap::new();
     let mut line_heat: BTreeMap<SourceLoc, u64> = BTreeMap::new();
     let mut report = ScopeReport::default();
     for (row, out) in outs.into_iter().enumerate() {
@@ -78,7 +91,13 @@ pub fn analyze(
         };
         report.add(&out.walk.report);
         for (k, n) in &out.walk.entries {
-            *entries.entry(*k).or_insert(0) += n;
+            if let Some(e) = entries
+                .entry(*k)
+                .or_insert_with(|| vec![0; threads])
+                .get_mut(row)
+            {
+                *e += n;
+            }
         }
         // Local call-tree nodes to global blocks (parents come before their children).
         let mut global = Vec::with_capacity(out.walk.nodes.len());
@@ -134,7 +153,11 @@ pub fn analyze(
             key,
             name: ctx.scope_name(key),
             location: ctx.scope_location(key),
-            entries: entries.get(&key).copied().unwrap_or(0),
+            entries: entries.get(&key).map_or(0, |e| e.iter().sum()),
+            entries_per_thread: entries
+                .get(&key)
+                .cloned()
+                .unwrap_or_else(|| vec![0; threads]),
             inclusive: 0,
             exclusive: 0,
             inclusive_per_thread: vec![0; threads],
@@ -198,6 +221,7 @@ pub fn analyze(
         t1,
         threads,
         loaded_threads: store.loaded_rows().len(),
+        counted,
         types: query.types.clone(),
         scopes,
         blocks,

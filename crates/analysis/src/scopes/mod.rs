@@ -45,7 +45,7 @@ mod walk;
 
 pub use merge::{analyze, scope_intervals, stack_at};
 pub use naming::ScopeContext;
-pub use types::{Nesting, ScopeType, auto_types};
+pub use types::{Nesting, ScopeType, auto_types, state_type};
 
 /// The deepest stack kept: deeper entries are counted in [`ScopeReport::too_deep`] and
 /// skipped, so a type that never leaves (a counter chosen as scopes) cannot make the analysis
@@ -111,6 +111,8 @@ pub struct ScopeStats {
     pub location: Option<SourceLoc>,
     /// Times entered inside the window.
     pub entries: u64,
+    /// Per thread (store row).
+    pub entries_per_thread: Vec<u64>,
     /// Ticks, summed over threads.
     pub inclusive: u64,
     pub exclusive: u64,
@@ -154,6 +156,11 @@ pub struct ScopeAnalysis {
     pub threads: usize,
     /// The threads whose records the store holds (all of them unless only some were loaded).
     pub loaded_threads: usize,
+    /// Per store row: does its time count? A row left out of a partial load does not, nor a
+    /// row that did not run the program ([`counter_only`]: only counters and samples, as
+    /// the uncore rows of an Extrae trace): its values are not scopes of the program, and
+    /// its time would dilute every share.
+    pub counted: Vec<bool>,
     pub types: Vec<ScopeType>,
     /// Every scope with time or entries in the window, by inclusive time (largest first).
     pub scopes: Vec<ScopeStats>,
@@ -171,11 +178,121 @@ impl ScopeAnalysis {
         self.t1 - self.t0
     }
 
-    /// The time of the loaded threads over the window (at least 1): what shares of the
-    /// threads' time are shares of. A partial load makes [`Self::loaded_threads`] fewer than
-    /// [`Self::threads`].
+    /// The time of the counted threads over the window (at least 1): what shares of the
+    /// threads' time are shares of. A partial load, or rows that did not run the program,
+    /// make it fewer than [`Self::threads`] ([`Self::counted`]).
     pub fn threads_ticks(&self) -> f64 {
-        (self.span() as f64 * self.loaded_threads.max(1) as f64).max(1.0)
+        self.rows_ticks(&self.counted_rows())
+    }
+
+    /// The time of `rows` over the window (at least 1).
+    pub fn rows_ticks(&self, rows: &[usize]) -> f64 {
+        (self.span() as f64 * rows.len().max(1) as f64).max(1.0)
+    }
+
+    /// The rows whose time counts ([`Self::counted`]).
+    pub fn counted_rows(&self) -> Vec<usize> {
+        (0..self.counted.len())
+            .filter(|&r| self.counted.get(r).copied().unwrap_or(false))
+            .collect()
+    }
+
+    /// The analysis of `rows` only (an application's threads): the same scopes and blocks,
+    /// their times, entries and cells those of these rows, the other rows not counted. Line
+    /// heat, which is not kept per thread, stays that of every row.
+    #[must_use]
+    pub fn restricted_to(&self, rows: &[usize]) -> ScopeAnalysis {
+        let sum = |v: &[u64]| rows.iter().filter_map(|&r| v.get(r)).sum::<u64>();
+        let keep = |v: &[u64]| -> Vec<u64> {
+            (0..v.len())
+                .map(|r| if rows.contains(&r) { v[r] } else { 0 })
+                .collect()
+        };
+        let cells: Vec<Cell> = self
+            .cells
+            .iter()
+            .filter(|c| rows.contains(&(c.thread as usize)))
+            .copied()
+            .collect();
+        let mut scopes: Vec<ScopeStats> = self
+            .scopes
+            .iter()
+            .map(|s| ScopeStats {
+                entries: sum(&s.entries_per_thread),
+                inclusive: sum(&s.inclusive_per_thread),
+                exclusive: sum(&s.exclusive_per_thread),
+                entries_per_thread: keep(&s.entries_per_thread),
+                inclusive_per_thread: keep(&s.inclusive_per_thread),
+                exclusive_per_thread: keep(&s.exclusive_per_thread),
+                inclusive_per_category: BTreeMap::new(),
+                exclusive_per_category: BTreeMap::new(),
+                ..s.clone()
+            })
+            .collect();
+        let mut distinct: Vec<usize> = Vec::new();
+        for c in &cells {
+            let Some(block) = self.blocks.get(c.block) else {
+                continue;
+            };
+            if let Some(s) = block.path.last().and_then(|&top| scopes.get_mut(top)) {
+                *s.exclusive_per_category.entry(c.category).or_insert(0) += c.ticks;
+            }
+            distinct.clear();
+            distinct.extend(&block.path);
+            distinct.sort_unstable();
+            distinct.dedup();
+            for &i in &distinct {
+                if let Some(s) = scopes.get_mut(i) {
+                    *s.inclusive_per_category.entry(c.category).or_insert(0) += c.ticks;
+                }
+            }
+        }
+        ScopeAnalysis {
+            scopes,
+            cells,
+            counted: (0..self.counted.len())
+                .map(|r| rows.contains(&r) && self.counted.get(r).copied().unwrap_or(false))
+                .collect(),
+            ..self.clone()
+        }
+    }
+
+    /// Which rows the analysis counts, in words: `8 of 20 threads (12 rows without states,
+    /// only counters or samples, left out)`.
+    pub fn counted_text(&self) -> String {
+        let counted = self.counted_rows().len();
+        let mut s = format!("{counted} of {} threads", self.threads);
+        let mut why = Vec::new();
+        let other = self.loaded_threads.saturating_sub(counted);
+        if other > 0 {
+            why.push(format!(
+                "{other} rows without states, only counters or samples, left out"
+            ));
+        }
+        if self.loaded_threads < self.threads {
+            why.push(format!("{} not loaded", self.threads - self.loaded_threads));
+        }
+        if !why.is_empty() {
+            let _ = std::fmt::Write::write_fmt(&mut s, format_args!(" ({})", why.join("; ")));
+        }
+        s
+    }
+
+    /// The scopes with their times and entries summed over `rows` only (an application's
+    /// threads), by inclusive time; scopes with neither left out.
+    pub fn scopes_of(&self, rows: &[usize]) -> Vec<ScopeStats> {
+        let mut out: Vec<ScopeStats> = self
+            .restricted_to(rows)
+            .scopes
+            .into_iter()
+            .filter(|s| s.inclusive > 0 || s.entries > 0)
+            .collect();
+        out.sort_by(|a, b| {
+            b.inclusive
+                .cmp(&a.inclusive)
+                .then_with(|| a.key.cmp(&b.key))
+        });
+        out
     }
 
     /// The index of a scope.
@@ -222,6 +339,17 @@ impl ScopeAnalysis {
         files.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         files.into_iter().map(|f| f.0).collect()
     }
+}
+
+/// Did this row not run the program? It holds no state record, and its events (if any)
+/// are only hardware counters, samples or Extrae's informational types (`30000000..30000199`,
+/// `40000000..49999999`): the uncore-counter rows of lulesh's second application, each
+/// holding a sampled function for the whole run.
+pub fn counter_only(thread: &prvscope_store::ThreadData) -> bool {
+    thread.states.is_empty()
+        && thread.events.iter().all(|c| {
+            (30_000_000..30_000_200).contains(&c.ty) || (40_000_000..50_000_000).contains(&c.ty)
+        })
 }
 
 /// The analysis was cancelled.

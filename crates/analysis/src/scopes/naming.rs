@@ -19,6 +19,9 @@ pub struct ScopeContext {
     pub(super) line_of: HashMap<(u32, u64), u32>,
     pub(super) lines: Vec<SourceLoc>,
     pub(super) policy: NullPolicy,
+    /// The event type whose values are the categories of threads without state records
+    /// ([`super::types::state_type`]).
+    pub(super) state_type: Option<u32>,
 }
 
 impl ScopeContext {
@@ -29,6 +32,7 @@ impl ScopeContext {
             line_of: HashMap::new(),
             lines: Vec::new(),
             policy: store.null_policy(),
+            state_type: super::types::state_type(pcf, store),
         };
         let mut ids: HashMap<SourceLoc, u32> = HashMap::new();
         if let Some(pcf) = pcf {
@@ -52,6 +56,12 @@ impl ScopeContext {
             }
         }
         ctx
+    }
+
+    /// The event type whose values are the categories of threads without state records
+    /// (ovni's `Thread: thread state`), if the trace has no state records.
+    pub fn state_type(&self) -> Option<u32> {
+        self.state_type
     }
 
     /// The name a scope is shown with.

@@ -99,3 +99,24 @@ pub(super) fn line_kind(ty: u32) -> Option<LineKind> {
         _ => None,
     }
 }
+
+/// The event type that holds the threads' state in a trace without state records (ovni's
+/// `Thread: thread state`, else a type labelled as a state): what the scope analysis takes
+/// as the category of time, as Paraver users read it on the timeline. `None` when the trace
+/// has state records.
+pub fn state_type(pcf: Option<&Pcf>, store: &prvscope_store::TraceStore) -> Option<u32> {
+    if store.counts().states > 0 {
+        return None;
+    }
+    let types = store.event_types();
+    let label = |ty: u32| {
+        pcf.and_then(|p| p.event_label(ty))
+            .unwrap_or("")
+            .to_ascii_lowercase()
+    };
+    types
+        .iter()
+        .find(|&&ty| label(ty).contains("thread state"))
+        .or_else(|| types.iter().find(|&&ty| label(ty).contains("state")))
+        .copied()
+}

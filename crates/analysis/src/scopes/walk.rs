@@ -33,6 +33,17 @@ pub(super) struct Walk {
     pub(super) report: ScopeReport,
 }
 
+impl Walk {
+    /// The walk of a thread that is not walked: the empty stack only.
+    pub(super) fn empty() -> Walk {
+        Walk {
+            nodes: Tree::new().nodes,
+            entries: BTreeMap::new(),
+            report: ScopeReport::default(),
+        }
+    }
+}
+
 /// An open scope on a thread's stack.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Frame {
@@ -198,9 +209,10 @@ pub(super) fn walk_thread(
         let Some(col) = thread.event_type(st.ty) else {
             continue;
         };
-        // A `Replace` type's frame at t0 is its last value: no need to replay further back.
+        // A `Replace` type's frame when the window starts is its last value before t0: no
+        // need to replay further back (its events at t0 are the window's own).
         let from = match st.nesting {
-            Nesting::Replace => col.last_at_or_before(t0).unwrap_or(0),
+            Nesting::Replace => col.time.lower_bound(t0).saturating_sub(1),
             Nesting::Stack => 0,
         };
         let template = Ev {
@@ -246,7 +258,13 @@ pub(super) fn walk_thread(
     let mut callers: Vec<u32> = Vec::new();
     let mut lines: Vec<u32> = Vec::new();
 
-    let states = &thread.states;
+    // The categories: the thread's states, or (a trace without state records) the values
+    // of its state type as they hold from event to event.
+    let from_events = match ctx.state_type {
+        Some(ty) if thread.states.is_empty() => thread.event_type(ty).map(|c| held_values(c, ctx)),
+        _ => None,
+    };
+    let states = from_events.as_ref().unwrap_or(&thread.states);
     let state_range = states.overlapping(t0, t1);
     let mut si = state_range.start;
     let sn = state_range.end;
@@ -498,6 +516,37 @@ fn next_at_one_time(
         }
     }
     value.or(mpi_value).or(null.map(|n| n.0))
+}
+
+/// The values of an event column as states: each non-null value from its event to the next
+/// event of the type (the last one to the end of time); at one time only the last event.
+fn held_values(
+    c: &prvscope_store::EventColumn,
+    ctx: &ScopeContext,
+) -> prvscope_store::StateColumns {
+    let (mut begin, mut end, mut value) = (Vec::new(), Vec::new(), Vec::new());
+    let n = c.len();
+    for i in 0..n {
+        let t = c.time.get(i);
+        let next = if i + 1 < n {
+            c.time.get(i + 1)
+        } else {
+            u64::MAX
+        };
+        let v = c.value.get(i);
+        if next == t || ctx.is_null(v) {
+            continue;
+        }
+        begin.push(t);
+        end.push(next);
+        value.push(v);
+    }
+    prvscope_store::StateColumns {
+        begin: prvscope_store::TimeColumn::from_times(&begin),
+        end: prvscope_store::TimeColumn::from_times(&end),
+        value: prvscope_store::ValueColumn::from_values(&value, ctx.policy.sentinel),
+        ends_sorted: true,
+    }
 }
 
 /// What a `Replace` type's event did.

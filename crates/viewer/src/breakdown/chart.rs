@@ -124,8 +124,24 @@ fn edge(c: Color32) -> Stroke {
 }
 
 /// Time per thread (or per task or node), each bar stacked by state.
-pub(super) fn threads(ui: &mut Ui, id: u64, b: &Breakdown, facts: &Facts, percent: bool) {
-    let rows = facts.bars(b);
+pub(super) fn threads(
+    ui: &mut Ui,
+    id: u64,
+    b: &Breakdown,
+    facts: &Facts,
+    percent: bool,
+    page: usize,
+) {
+    let all = facts.bars(b);
+    // One page of bars when the threads are too many to be drawn at once.
+    let rows: Vec<_> = if facts.pages() > 1 {
+        all.into_iter()
+            .skip(page * super::MAX_BARS)
+            .take(super::MAX_BARS)
+            .collect()
+    } else {
+        all
+    };
     let n = rows.len();
     let scale = facts.ns_per_tick.max(1) as f64;
     let max_ns = rows
@@ -135,6 +151,9 @@ pub(super) fn threads(ui: &mut Ui, id: u64, b: &Breakdown, facts: &Facts, percen
     let (unit, per_unit) = unit_for(max_ns);
     let what = match &facts.groups {
         Some(g) => format!("per {} ({} {}s)", g.by, n, g.by),
+        None if facts.pages() > 1 => {
+            format!("per thread ({n} of {} threads)", facts.threads.len())
+        }
         None => format!("per thread ({n} threads)"),
     };
     let x_label = if percent {

@@ -59,12 +59,22 @@ impl Facts {
     pub fn new(trace: &Trace) -> Self {
         let mut state_colors = BTreeMap::new();
         let mut state_labels = BTreeMap::new();
+        // Without state records (ovni), the categories are the values of the state type,
+        // labelled and coloured as the timeline draws that type.
+        let state_type = prvscope_analysis::scopes::state_type(trace.pcf.as_ref(), &trace.store);
         if let Some(pcf) = &trace.pcf {
-            for (&v, &c) in &pcf.state_colors {
-                state_colors.insert(v, theme::rgb(c));
-            }
-            for (&v, l) in &pcf.states {
-                state_labels.insert(v, l.trim().to_owned());
+            if let Some(info) = state_type.and_then(|ty| pcf.event_types.get(&ty)) {
+                for (&v, l) in &info.values {
+                    state_colors.insert(v, theme::palette(v));
+                    state_labels.insert(v, l.trim().to_owned());
+                }
+            } else {
+                for (&v, &c) in &pcf.state_colors {
+                    state_colors.insert(v, theme::rgb(c));
+                }
+                for (&v, l) in &pcf.states {
+                    state_labels.insert(v, l.trim().to_owned());
+                }
             }
         }
         let threads: Vec<(usize, String)> = trace
@@ -72,7 +82,7 @@ impl Facts {
             .into_iter()
             .map(|r| (r, trace.thread_name(r)))
             .collect();
-        let groups = (threads.len() > MAX_BARS).then(|| groups(trace));
+        let groups = (threads.len() > MAX_BARS).then(|| groups(trace)).flatten();
         Facts {
             threads,
             groups,
@@ -106,6 +116,16 @@ impl Facts {
         }
     }
 
+    /// How many pages the per-thread chart has: one, unless one task has more than
+    /// [`MAX_BARS`] threads (they are then shown [`MAX_BARS`] at a time).
+    pub fn pages(&self) -> usize {
+        if self.groups.is_some() {
+            1
+        } else {
+            self.threads.len().div_ceil(MAX_BARS).max(1)
+        }
+    }
+
     /// The bars of a breakdown: one per thread, or per group when the threads are grouped.
     pub fn bars(&self, b: &Breakdown) -> Vec<BarRow> {
         match &self.groups {
@@ -132,8 +152,9 @@ impl Facts {
 }
 
 /// The loaded threads grouped by task, or by node when there are more than [`MAX_BARS`]
-/// tasks and the trace names its nodes.
-fn groups(trace: &Trace) -> Groups {
+/// tasks and the trace names its nodes; `None` when they are one task's (an ovni or OpenMP
+/// run): its threads are then shown a page at a time.
+fn groups(trace: &Trace) -> Option<Groups> {
     let mut grouping = Grouping::default();
     grouping.set_level(trace, Level::Task);
     let tasks: Vec<(String, Vec<usize>)> = grouping
@@ -151,11 +172,14 @@ fn groups(trace: &Trace) -> Groups {
         .iter()
         .flat_map(|a| &a.tasks)
         .all(|t| t.node > 0);
+    if tasks.len() <= 1 {
+        return None;
+    }
     if tasks.len() <= MAX_BARS || !with_nodes {
-        return Groups {
+        return Some(Groups {
             by: "task",
             groups: tasks,
-        };
+        });
     }
     let mut by_node: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     let mut row = 0;
@@ -168,7 +192,7 @@ fn groups(trace: &Trace) -> Groups {
         row += n;
     }
     let names = trace.row.as_ref().and_then(|r| r.level("NODE"));
-    Groups {
+    Some(Groups {
         by: "node",
         groups: by_node
             .into_iter()
@@ -181,7 +205,7 @@ fn groups(trace: &Trace) -> Groups {
                 (label, rows)
             })
             .collect(),
-    }
+    })
 }
 
 /// One bar of the per-thread chart: a thread, or a group of threads.
@@ -223,6 +247,8 @@ pub struct BreakdownWindow {
     tab: Tab,
     /// Plot shares of the window instead of times.
     percent: bool,
+    /// The page of threads shown when one task has more than [`MAX_BARS`] of them.
+    page: usize,
     /// The analysis shown and the scope's breakdown in it (`None`: no time there).
     data: Option<(Arc<ScopeAnalysis>, Option<Breakdown>)>,
     /// Where the window was drawn last frame (what a PNG export captures).
@@ -316,7 +342,7 @@ impl BreakdownWindow {
             .facts
             .groups
             .as_ref()
-            .map_or(shown.facts.threads.len(), |g| g.groups.len());
+            .map_or(shown.facts.threads.len().min(MAX_BARS), |g| g.groups.len());
         // Over the timeline's right part, above the scope panel below it (windows cascade).
         let screen = ctx.content_rect();
         let height = (bars as f32 * chart::ROW_H + chart::PLOT_EXTRA + 130.0)
@@ -400,7 +426,34 @@ impl BreakdownWindow {
             b.percent_of_window(b.total, facts.threads.len())
         ));
         match self.tab {
-            Tab::Threads => chart::threads(ui, self.id, &b, facts, self.percent),
+            Tab::Threads => {
+                let pages = facts.pages();
+                if pages > 1 {
+                    self.page = self.page.min(pages - 1);
+                    ui.horizontal(|ui| {
+                        if ui
+                            .add_enabled(self.page > 0, egui::Button::new("<"))
+                            .clicked()
+                        {
+                            self.page -= 1;
+                        }
+                        let first = self.page * MAX_BARS;
+                        let last = (first + MAX_BARS).min(facts.threads.len());
+                        ui.label(format!(
+                            "threads {}–{last} of {}",
+                            first + 1,
+                            facts.threads.len()
+                        ));
+                        if ui
+                            .add_enabled(self.page + 1 < pages, egui::Button::new(">"))
+                            .clicked()
+                        {
+                            self.page += 1;
+                        }
+                    });
+                }
+                chart::threads(ui, self.id, &b, facts, self.percent, self.page);
+            }
             Tab::States => chart::states(ui, self.id, &b, facts, self.percent),
         }
     }
@@ -429,6 +482,7 @@ impl Breakdowns {
             name,
             tab,
             percent: false,
+            page: 0,
             data: None,
             rect: Rect::NOTHING,
             message: None,

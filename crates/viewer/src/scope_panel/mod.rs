@@ -74,7 +74,14 @@ pub struct ScopePanel {
     /// Statistics over the whole trace instead of the visible window.
     pub(crate) whole_trace: bool,
     end_time: u64,
+    /// The analysis shown: the whole one, or one application's part of it.
     analysis: Option<Arc<ScopeAnalysis>>,
+    /// The whole analysis, of every counted row.
+    full: Option<Arc<ScopeAnalysis>>,
+    /// The rows of each application of the trace.
+    application_rows: Vec<std::ops::Range<usize>>,
+    /// The application shown when several ran (1-based), each with its own shares.
+    pub(crate) application: usize,
     job: Option<WindowJob<ScopeAnalysis>>,
     /// The selected scope.
     pub(crate) selected: Option<ScopeKey>,
@@ -134,6 +141,9 @@ impl ScopePanel {
             whole_trace: false,
             end_time: trace.header.end_time.max(trace.store.end_time()),
             analysis: None,
+            full: None,
+            application_rows: prvscope_format::RowMap::new(&trace.header).application_rows(),
+            application: 1,
             job: None,
             selected: None,
             highlight: None,
@@ -162,9 +172,56 @@ impl ScopePanel {
         }
     }
 
-    /// The latest finished analysis.
+    /// The latest finished analysis, as shown (one application's part of it when several
+    /// ran).
     pub fn analysis(&self) -> Option<&Arc<ScopeAnalysis>> {
         self.analysis.as_ref()
+    }
+
+    /// The applications whose rows the latest analysis counts (1-based), with those rows.
+    pub fn counted_applications(&self) -> Vec<(usize, Vec<usize>)> {
+        let Some(a) = &self.full else {
+            return Vec::new();
+        };
+        self.application_rows
+            .iter()
+            .enumerate()
+            .map(|(i, rows)| {
+                let counted: Vec<usize> = rows
+                    .clone()
+                    .filter(|&r| a.counted.get(r).copied().unwrap_or(false))
+                    .collect();
+                (i + 1, counted)
+            })
+            .filter(|(_, rows)| !rows.is_empty())
+            .collect()
+    }
+
+    /// Shows application `appl` (1-based) when several ran, each with its own shares.
+    pub fn set_application(&mut self, appl: usize) {
+        self.application = appl;
+        self.show_application();
+    }
+
+    /// The analysis shown from the whole one: the application chosen when several ran.
+    fn show_application(&mut self) {
+        let Some(full) = self.full.clone() else {
+            return;
+        };
+        let apps = self.counted_applications();
+        self.analysis = Some(if apps.len() > 1 {
+            let rows = apps
+                .iter()
+                .find(|(i, _)| *i == self.application)
+                .or(apps.first())
+                .map(|(_, r)| r.clone())
+                .unwrap_or_default();
+            Arc::new(full.restricted_to(&rows))
+        } else {
+            full
+        });
+        self.prepared = None;
+        self.table_order = None;
     }
 
     /// True while an analysis runs.
@@ -357,7 +414,8 @@ impl ScopePanel {
                 if self.file.is_none() {
                     self.file = a.files().into_iter().next();
                 }
-                self.analysis = Some(Arc::new(a));
+                self.full = Some(Arc::new(a));
+                self.show_application();
             }
         }
         if let Some((key, job)) = &mut self.highlight_job
@@ -415,6 +473,7 @@ impl ScopePanel {
             j.cancel();
         }
         self.analysis = None;
+        self.full = None;
         self.selected = None;
         self.highlight = None;
         self.file = None;
@@ -531,6 +590,42 @@ impl ScopePanel {
             a.scopes.len(),
             format_window(a.t0, a.t1, self.ns_per_tick)
         ));
+        let apps = self.counted_applications();
+        ui.horizontal(|ui| {
+            if apps.len() > 1 {
+                let mut chosen = self.application;
+                egui::ComboBox::from_id_salt("scope-application")
+                    .selected_text(format!("application {chosen}"))
+                    .show_ui(ui, |ui| {
+                        for (i, rows) in &apps {
+                            ui.selectable_value(
+                                &mut chosen,
+                                *i,
+                                format!("application {i} ({} threads)", rows.len()),
+                            );
+                        }
+                    })
+                    .response
+                    .on_hover_text("Each application's scopes, as shares of its own threads' time");
+                if chosen != self.application {
+                    self.set_application(chosen);
+                }
+            }
+            let counted = self
+                .full
+                .as_ref()
+                .map_or_else(String::new, |f| f.counted_text());
+            ui.label(
+                egui::RichText::new(format!("shares of the time of {counted}"))
+                    .small()
+                    .weak(),
+            )
+            .on_hover_text(
+                "Rows without states whose events are only counters or samples (uncore or \
+                 sampling rows) did not run the program: their values are not its scopes, \
+                 and their time is not counted",
+            );
+        });
         let files = match &self.file {
             Some(f) => {
                 let f = f.clone();
