@@ -355,3 +355,36 @@ fn find_zooms_to_a_call_under_a_pixel_and_goes_back_from_the_pinned_point() {
         "Previous goes back from the pinned point"
     );
 }
+
+/// The tooltip in a 322 ns window of prime (633.509 ms into the run) gives its times to the
+/// nanosecond: it said "time 677 ms, from 658 ms to 710 ms".
+#[test]
+fn the_tooltip_of_a_322_ns_window_gives_nanoseconds() {
+    let Some(dir) = crate::common::shared_traces() else {
+        return;
+    };
+    let mut h = harness_with(
+        LoadSource::File(dir.join("extrae_mpi_prime16/prime_v0.prv")),
+        None,
+        (1200.0, 700.0),
+        false,
+    );
+    let window = prvscope_viewer::frame::TimeWindow {
+        start: 633_509_000,
+        span: 322,
+    };
+    h.state_mut().loaded_mut().unwrap().timeline.zoom_to(window);
+    h.run_steps(2);
+    let p = at(&h, 3, 0.5);
+    h.event(Event::PointerMoved(p));
+    h.run_steps(40);
+    let app = h.state();
+    let t = &app.loaded().unwrap().timeline;
+    let d = t.hovered().expect("the pointer is over a row");
+    let lines = prvscope_viewer::timeline::details_lines(&d, 1, t.window().span);
+    let time = &lines[1];
+    assert!(time.starts_with("time 633.509"), "{time}");
+    assert_eq!(time.len(), "time 633.509161 ms".len(), "{time}");
+    h.get_by_label(time);
+    h.snapshot("tooltip_322ns_window");
+}

@@ -327,3 +327,27 @@ fn an_added_source_folder_shows_the_file_and_is_remembered() {
             .any(|p| p.ends_with("jacobi-2d-imper_v0.prv"))
     );
 }
+
+/// lulesh: two applications, the second twelve rows of uncore counters and samples. The
+/// table counts the eight threads of the first and says so; the MPI shares are of their
+/// time (MPI_Allreduce 6.27%, not the 2.51% of twenty rows), and the sampled malloc of the
+/// counter rows is not a scope of the program.
+#[test]
+fn the_lulesh_table_counts_the_threads_that_ran() {
+    let _shared = crate::common::shared();
+    let Some((_, mut h)) =
+        shared_trace("profet_lulesh_2appl_comms/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv")
+    else {
+        return;
+    };
+    let a = analysis(&h);
+    assert_eq!(a.counted_rows(), (0..8).collect::<Vec<_>>());
+    assert!(a.scopes.iter().all(|s| !s.name.contains("malloc")));
+    let allreduce = a.scopes.iter().find(|s| s.name == "MPI_Allreduce").unwrap();
+    let share = 100.0 * allreduce.inclusive as f64 / a.threads_ticks();
+    assert!((share - 6.27).abs() < 0.005, "{share}");
+    h.get_by_label_contains("8 of 20 threads (12 rows without states");
+    h.get_by_label("6.27");
+    h.run_steps(2);
+    h.snapshot("scope_table_lulesh");
+}

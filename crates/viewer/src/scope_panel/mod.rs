@@ -615,16 +615,12 @@ impl ScopePanel {
                 .full
                 .as_ref()
                 .map_or_else(String::new, |f| f.counted_text());
-            ui.label(
-                egui::RichText::new(format!("shares of the time of {counted}"))
-                    .small()
-                    .weak(),
-            )
-            .on_hover_text(
-                "Rows without states whose events are only counters or samples (uncore or \
+            ui.label(egui::RichText::new(format!("shares of the time of {counted}")).weak())
+                .on_hover_text(
+                    "Rows without states whose events are only counters or samples (uncore or \
                  sampling rows) did not run the program: their values are not its scopes, \
                  and their time is not counted",
-            );
+                );
         });
         let files = match &self.file {
             Some(f) => {

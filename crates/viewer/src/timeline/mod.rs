@@ -17,7 +17,7 @@ mod widgets;
 
 pub use lanes::{Lane, MAX_LANES};
 pub use marks::Marker;
-pub use widgets::{details_ui, swatch};
+pub use widgets::{details_lines, details_ui, swatch};
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -243,6 +243,11 @@ impl Timeline {
     /// The point the user pinned, if any.
     pub fn pinned(&self) -> Option<Pinned> {
         self.pinned
+    }
+
+    /// The details of the point under the pointer, after the last frame.
+    pub fn hovered(&self) -> Option<Details> {
+        self.hovered.clone()
     }
 
     /// Pins drawn row `row` at tick `time` (as a click on the timeline does).
