@@ -330,7 +330,7 @@ fn an_added_source_folder_shows_the_file_and_is_remembered() {
 
 /// lulesh: two applications, the second twelve rows of uncore counters and samples. The
 /// table counts the eight threads of the first and says so; the MPI shares are of their
-/// time (MPI_Allreduce 6.27%, not the 2.51% of twenty rows), and the sampled malloc of the
+/// time (`MPI_Allreduce` 6.27%, not the 2.51% of twenty rows), and the sampled malloc of the
 /// counter rows is not a scope of the program.
 #[test]
 fn the_lulesh_table_counts_the_threads_that_ran() {
