@@ -287,6 +287,9 @@ pub fn scopes_text(
     if csv {
         return s;
     }
+    if let Some(note) = a.order_note() {
+        let _ = writeln!(s, "note: {note}");
+    }
     let r = a.report;
     if r.exits_without_entry + r.unclosed_inner + r.open_at_end + r.too_deep > 0 {
         let _ = writeln!(

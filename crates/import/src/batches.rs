@@ -55,6 +55,8 @@ pub(crate) struct Parsed {
     pub(crate) bytes: u64,
     /// The event types seen, for the check of the `.pcf`.
     pub(crate) event_types: Vec<u32>,
+    /// The inverted pairs of event types (`TraceStore::inversions`).
+    pub(crate) inversions: Vec<(u32, u32)>,
 }
 
 /// Reads the body of the trace at `path` in batches of at most `batch_bytes` of text (and
@@ -82,6 +84,7 @@ pub(crate) fn parse_in_batches<S: BatchSink>(
         communicator_lines: 0,
         bytes: 0,
         event_types: BTreeSet::new(),
+        order: prv::OrderJoin::new(0),
     };
     let size = Size {
         at_most: batch_bytes,
@@ -130,12 +133,14 @@ pub(crate) fn parse_in_batches<S: BatchSink>(
             ),
         ));
     }
+    let (_, inversions) = batches.order.finish();
     Ok(Parsed {
         header,
         report: batches.report,
         null_values: batches.null_values,
         bytes: batches.bytes,
         event_types: batches.event_types.into_iter().collect(),
+        inversions,
     })
 }
 
@@ -268,6 +273,8 @@ struct Batches<'s, S> {
     /// Text bytes parsed.
     bytes: u64,
     event_types: BTreeSet<u32>,
+    /// The order of events at one timestamp across batches.
+    order: prv::OrderJoin,
 }
 
 impl<S: BatchSink> Batches<'_, S> {
@@ -275,6 +282,7 @@ impl<S: BatchSink> Batches<'_, S> {
     fn begin(&mut self, path: &Path, header: &Header, null: u64) -> Result<RowMap, LoadError> {
         let rows = RowMap::new(header);
         self.rows = rows.rows();
+        self.order = prv::OrderJoin::new(self.rows);
         self.sink
             .begin(header, null)
             .map_err(crate::io_error(path))?;
@@ -291,7 +299,11 @@ impl<S: BatchSink> Batches<'_, S> {
             null_values,
             communicator_lines,
             report,
+            inversions,
+            order_edges,
         } = prv::assemble_batch(chunks, self.rows, self.sentinel, self.line);
+        self.order.add_inversions(inversions);
+        self.order.push(order_edges);
         self.line += lines;
         self.report.merge(report);
         self.null_values += null_values;

@@ -99,6 +99,7 @@ pub fn convert(
         policy,
         parsed.null_values,
         parsed.header.end_time,
+        parsed.inversions,
         &extra.encode(),
     )
     .map_err(cache_err)?;

@@ -188,7 +188,8 @@ fn into_trace(
         policy,
         body.null_values,
         body.header.end_time,
-    );
+    )
+    .with_inversions(body.inversions);
     if let Some(rows) = part.as_ref().and_then(|p| p.filter.rows.clone()) {
         store = store.with_loaded_rows(rows);
     }
@@ -332,6 +333,7 @@ struct Body {
     null_values: u64,
     report: LoadReport,
     bytes: u64,
+    inversions: Vec<(u32, u32)>,
 }
 
 /// Splits the header line off `bytes` and parses it.
@@ -580,6 +582,7 @@ fn finish(
         null_values: assembled.null_values,
         report,
         bytes,
+        inversions: assembled.inversions,
     }
 }
 

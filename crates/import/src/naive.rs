@@ -186,7 +186,8 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
         policy,
         null_values,
         header.end_time,
-    );
+    )
+    .with_inversions(assembled.inversions);
     Some(NaiveParse {
         store,
         bad_lines,

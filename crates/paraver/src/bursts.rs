@@ -95,7 +95,7 @@ pub(crate) fn comm_table(
                 .get(objects.children(control.level, r, x.level).start)
         });
         for c in control.comms.get(r).map_or(&[][..], Vec::as_slice) {
-            if c.time < from || c.time > to {
+            if c.time < from || c.time >= to {
                 continue;
             }
             let plane = match (planes, xrow) {

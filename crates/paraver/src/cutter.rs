@@ -210,11 +210,14 @@ pub fn cut(trace: &Trace, t0: u64, t1: u64) -> Trace {
     let end = last.saturating_sub(shift);
     let mut header = trace.header.clone();
     header.end_time = end;
-    let cut = TraceStore::new(data, comms, store.null_policy(), 0, end).with_loaded_rows(
-        (0..store.thread_count())
-            .map(|r| store.is_row_loaded(r))
-            .collect(),
-    );
+    // The cut's events are the trace's: the order the store does not keep stays unknown.
+    let cut = TraceStore::new(data, comms, store.null_policy(), 0, end)
+        .with_loaded_rows(
+            (0..store.thread_count())
+                .map(|r| store.is_row_loaded(r))
+                .collect(),
+        )
+        .with_inversions(store.inversions().to_vec());
     Trace {
         header,
         store: Arc::new(cut),

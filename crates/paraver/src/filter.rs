@@ -234,6 +234,11 @@ impl Filter {
         })
     }
 
+    /// May an event of type `ty` pass (its type does, or its value may decide)?
+    pub fn type_may_pass(&self, ty: u32) -> bool {
+        self.types.pass(f64::from(ty)) || (!self.and_type_value && !self.values.values.is_empty())
+    }
+
     /// Does event record `r` pass?
     pub fn pass_event(&self, r: &Rec) -> bool {
         let mut result = self.types.pass(r.a as f64);

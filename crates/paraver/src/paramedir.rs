@@ -295,6 +295,7 @@ impl<'a> Context<'a> {
             pcf: self.pcf.as_ref(),
             present: &self.present,
             trace_unit: trace_unit(self.trace),
+            inversions: self.trace.store.inversions(),
         }
     }
 

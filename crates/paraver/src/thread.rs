@@ -77,6 +77,24 @@ pub enum ThreadFn {
 }
 
 impl ThreadFn {
+    /// Does the function's value depend on which of the events at one timestamp comes
+    /// last (or first)? Those that read an event's type or value do.
+    pub fn reads_event_order(&self) -> bool {
+        matches!(
+            self,
+            ThreadFn::LastEventType
+                | ThreadFn::LastEventValue
+                | ThreadFn::NextEventType
+                | ThreadFn::NextEventValue
+                | ThreadFn::AverageNextEventValue(_)
+                | ThreadFn::AverageLastEventValue(_)
+                | ThreadFn::GivenEventValue(_)
+                | ThreadFn::InEventValue(_)
+                | ThreadFn::NotInEventValue(_)
+                | ThreadFn::InEventRange(..)
+        )
+    }
+
     /// The function `name` with the parameters of the cfg (`params[k]` = parameter k's
     /// values); `None` when prvscope does not compute it.
     pub fn new(name: &str, params: &[Vec<f64>]) -> Option<ThreadFn> {

@@ -94,6 +94,9 @@ pub struct Engine<'a> {
     /// The trace's time unit as a window unit (ticks are nanoseconds unless the header says
     /// otherwise).
     pub trace_unit: TimeUnit,
+    /// Pairs of event types whose order at one timestamp the records do not keep
+    /// (`TraceStore::inversions`).
+    pub inversions: &'a [(u32, u32)],
 }
 
 impl Engine<'_> {
@@ -133,6 +136,20 @@ impl Engine<'_> {
         let params = w.params_of("thread", name).unwrap_or(&[]);
         let f = ThreadFn::new(name, params)
             .ok_or_else(|| unsupported(format!("thread function `{name}`")))?;
+        // At one timestamp the records give a thread's events by type; where the file gave
+        // two of the window's types the other way, a function reading their order would
+        // differ from Paraver's.
+        if f.reads_event_order()
+            && let Some(&(a, b)) = self
+                .inversions
+                .iter()
+                .find(|&&(a, b)| filter.type_may_pass(a) && filter.type_may_pass(b))
+        {
+            return Err(unsupported(format!(
+                "`{name}` of event types {a} and {b} (their events share timestamps where the \
+                 trace gives {a} first, an order the store does not keep)"
+            )));
+        }
         let compose_thread = self.compose(w, "compose_thread")?;
         let objects = self.objects;
         let units = |t: f64| self.to_units(w.units, t);

@@ -37,7 +37,7 @@ use crate::{
 /// The first bytes of every cache file.
 pub const MAGIC: &[u8; 8] = b"PRVSCACH";
 /// The layout version; a file of another version is stale and rebuilt.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 const HEADER: usize = 64;
 
 /// What the cache did for a load.
@@ -406,6 +406,11 @@ fn write_body(store: &Arc<TraceStore>, w: &mut Writer, meta: &mut Enc) -> io::Re
             .map(|&l| u8::from(l))
             .collect::<Vec<_>>(),
     );
+    meta.u32(store.inversions.len() as u32);
+    for &(a, b) in &store.inversions {
+        meta.u32(a);
+        meta.u32(b);
+    }
     Ok(())
 }
 
@@ -699,6 +704,11 @@ fn restore(d: &mut Dec<'_>, map: &Mapped) -> Option<(TraceStore, usize)> {
     if !loaded.is_empty() && loaded.len() != threads.len() {
         return None;
     }
+    let k = d.u32()? as usize;
+    let mut inversions = Vec::with_capacity(k.min(d.remaining()));
+    for _ in 0..k {
+        inversions.push((d.u32()?, d.u32()?));
+    }
     let store = TraceStore {
         threads,
         comms,
@@ -706,6 +716,7 @@ fn restore(d: &mut Dec<'_>, map: &Mapped) -> Option<(TraceStore, usize)> {
         counts,
         end_time,
         loaded,
+        inversions,
         mapped: crate::Backing {
             map: Some(Arc::clone(map)),
             views,

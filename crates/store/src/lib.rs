@@ -205,6 +205,10 @@ pub struct TraceStore {
     /// Per row: are its records loaded? Empty when every row is (a partial load of some
     /// threads keeps the others' rows, empty, so that rows keep the header's numbering).
     loaded: Vec<bool>,
+    /// Pairs of event types `(a, b)`, `a > b`, of which an event of `a` came before one of
+    /// `b` at one timestamp of one thread in the file: the order the store does not keep
+    /// (at one time it gives each thread's events by type). Sorted, without repeats.
+    inversions: Vec<(u32, u32)>,
     /// The cache file the columns read in place, when the store was opened from one.
     mapped: Backing,
 }
@@ -252,6 +256,7 @@ impl TraceStore {
             counts,
             end_time,
             loaded: Vec::new(),
+            inversions: Vec::new(),
             mapped: Backing::default(),
         }
     }
@@ -355,6 +360,32 @@ impl TraceStore {
     /// The trace duration from the header, in ticks.
     pub fn end_time(&self) -> u64 {
         self.end_time
+    }
+
+    /// Pairs of event types `(a, b)`, `a > b`, of which an event of `a` came before one of
+    /// `b` at one timestamp of one thread in the file. At one time the store gives a thread's
+    /// events by type (each type's in file order): for these pairs that is not the file's
+    /// order, which an analysis reading both types at once would need.
+    pub fn inversions(&self) -> &[(u32, u32)] {
+        &self.inversions
+    }
+
+    /// Does the store keep the file's order of the events of `types` at every timestamp
+    /// (no inverted pair has both its types among them)?
+    pub fn keeps_order_of(&self, types: impl Fn(u32) -> bool) -> Option<(u32, u32)> {
+        self.inversions
+            .iter()
+            .copied()
+            .find(|&(a, b)| types(a) && types(b))
+    }
+
+    /// The same store, with the inverted pairs found when parsing it.
+    #[must_use]
+    pub fn with_inversions(mut self, mut pairs: Vec<(u32, u32)>) -> Self {
+        pairs.sort_unstable();
+        pairs.dedup();
+        self.inversions = pairs;
+        self
     }
 
     /// The event types present anywhere in the trace, sorted.

@@ -132,6 +132,7 @@ impl PopWindow {
 
     /// Loads the traces of `paths` and adds their runs (in the background).
     pub fn add_runs(&mut self, ctx: &egui::Context, paths: Vec<PathBuf>) {
+        self.message = None;
         self.computing = Some(Job::spawn(ctx, "pop-series", move |_| {
             paths
                 .iter()
@@ -156,6 +157,8 @@ impl PopWindow {
             "region {}",
             crate::frame::format_window(window.0, window.1, npt)
         );
+        // The last message was about something else.
+        self.message = None;
         self.computing = Some(Job::spawn(ctx, "pop-window", move |_| {
             pop::figures_in(&trace, Some(window))
                 .map(|f| Computed::Region(name.clone(), f))

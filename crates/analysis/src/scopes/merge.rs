@@ -222,6 +222,7 @@ pub fn analyze(
         threads,
         loaded_threads: store.loaded_rows().len(),
         counted,
+        order_inferred: store.keeps_order_of(|t| query.types.iter().any(|st| st.ty == t)),
         types: query.types.clone(),
         scopes,
         blocks,

@@ -170,6 +170,10 @@ pub struct ScopeAnalysis {
     /// Ticks per source line from line events.
     pub line_heat: BTreeMap<SourceLoc, u64>,
     pub report: ScopeReport,
+    /// A pair of the scope types whose events share timestamps in an order the store does
+    /// not keep (`TraceStore::inversions`): at those instants the walk infers it (a call left
+    /// before the next is entered), which Paraver, reading the file's order, may not.
+    pub order_inferred: Option<(u32, u32)>,
 }
 
 impl ScopeAnalysis {
@@ -255,6 +259,18 @@ impl ScopeAnalysis {
                 .collect(),
             ..self.clone()
         }
+    }
+
+    /// What to tell about the order of the scope types' events at one timestamp, if
+    /// anything.
+    pub fn order_note(&self) -> Option<String> {
+        self.order_inferred.map(|(x, y)| {
+            format!(
+                "events of types {x} and {y} share timestamps where the trace gives {x} \
+                 first, an order the store does not keep: the nesting there is inferred (a \
+                 call left before the next is entered)"
+            )
+        })
     }
 
     /// Which rows the analysis counts, in words: `8 of 20 threads (12 rows without states,

@@ -15,6 +15,12 @@ pub struct Assembled {
     pub null_values: u64,
     pub communicator_lines: u64,
     pub report: LoadReport,
+    /// The pairs of event types whose order at one timestamp the store does not keep
+    /// (`TraceStore::inversions`).
+    pub inversions: Vec<(u32, u32)>,
+    /// Per row, the types of its first and last timestamps: a batch's, for the join of the
+    /// batches of a conversion.
+    pub order_edges: Vec<super::OrderEdge>,
 }
 
 /// Joins parsed chunks (in file order) into sorted, encoded per-thread columns.
@@ -72,7 +78,10 @@ pub fn assemble_batch(
             });
         }
     }
+    let mut order = super::OrderJoin::new(rows);
     for mut chunk in chunks {
+        order.add_inversions(std::mem::take(&mut chunk.inversions));
+        order.push(std::mem::take(&mut chunk.order_edges));
         for issue in chunk.report.examples_mut().iter_mut() {
             if issue.line > 0 {
                 issue.line += line_base;
@@ -125,12 +134,15 @@ pub fn assemble_batch(
             comms
         },
     );
+    let (order_edges, inversions) = order.finish();
     Assembled {
         threads,
         comms,
         null_values,
         communicator_lines,
         report,
+        inversions,
+        order_edges,
     }
 }
 

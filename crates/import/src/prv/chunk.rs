@@ -243,6 +243,12 @@ pub struct ChunkOut {
     pub null_values: u64,
     /// Issues, with line numbers local to the chunk (1-based).
     pub report: LoadReport,
+    /// While parsing: the order of each row's events at its current timestamp.
+    order: super::order::OrderTracker,
+    /// Once parsed: per row, the types of its first and last timestamps in the chunk.
+    pub order_edges: Vec<super::order::OrderEdge>,
+    /// Once parsed: the inverted pairs of types found (`TraceStore::inversions`).
+    pub inversions: Vec<(u32, u32)>,
 }
 
 /// Traces of up to this many threads are parsed into per-row and per-key buffers directly;
@@ -468,6 +474,7 @@ impl ChunkOut {
             last_cpu: vec![u64::MAX; rows],
             row_types: TypeTable::new(rows, rows <= DIRECT_MAX_ROWS),
             last_object: (0, 0, 0, 0),
+            order: super::order::OrderTracker::new(rows),
             ..ChunkOut::default()
         }
     }
@@ -530,9 +537,12 @@ impl ChunkOut {
             }
             pieces.push(run.take(b, sentinel));
         }
+        let (order_edges, inversions) = self.order.take();
         let out = ChunkOut {
             state_pieces,
             cpu_pieces,
+            order_edges,
+            inversions,
             pieces,
             befores: std::mem::take(&mut self.befores),
             comms: std::mem::take(&mut self.comms),
@@ -651,6 +661,7 @@ impl ChunkOut {
     /// Appends an event pair of `row`.
     #[inline(always)]
     pub fn push_event(&mut self, row: u32, e: RawEvent) {
+        self.order.note(row, e.time, e.ty);
         let key = self.buffer_of(row, e.ty);
         if self.direct {
             if let Some(v) = self.pairs.get_mut(key) {

@@ -18,6 +18,7 @@ mod careful;
 mod chunk;
 mod fast;
 mod index;
+mod order;
 
 use std::path::Path;
 
@@ -27,6 +28,7 @@ use prvscope_store::Comm;
 
 pub use assemble::{Assembled, PartBounds, assemble, assemble_batch, join_parts};
 pub use chunk::{ChunkOut, EventBuf, EventPiece, RawEvent, RawEventOf, RawState, StatePiece};
+pub use order::{OrderEdge, OrderJoin, OrderTracker};
 
 use careful::parse_line;
 use fast::fast_line;

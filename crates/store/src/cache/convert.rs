@@ -119,6 +119,7 @@ impl Converter {
         policy: NullPolicy,
         null_values: u64,
         end_time: u64,
+        inversions: Vec<(u32, u32)>,
         extra: &[u8],
     ) -> io::Result<u64> {
         if !self.parts.is_empty() {
@@ -136,13 +137,10 @@ impl Converter {
             .ok()
             .and_then(|at| Buf::mapped(&map, at, total))
             .ok_or_else(|| broken("the merged messages"))?;
-        let store = Arc::new(TraceStore::new(
-            threads,
-            comms,
-            policy,
-            null_values,
-            end_time,
-        ));
+        let store = Arc::new(
+            TraceStore::new(threads, comms, policy, null_values, end_time)
+                .with_inversions(inversions),
+        );
         let mut meta = Enc::default();
         write_body(&store, w, &mut meta)?;
         drop(store);

@@ -263,6 +263,22 @@ impl App {
                 } else if t.lanes().is_empty() {
                     value_entries(ui, &l.trace, &t.config.spec, t.coloring(), legend);
                 }
+                // A view of several types merged: where the file gave two of them at one
+                // timestamp in an order the store does not keep, the value there is inferred.
+                if let SignalSpec::Events(types) = &t.config.spec
+                    && types.len() > 1
+                    && t.lanes().is_empty()
+                    && let Some((a, b)) = l.trace.store.keeps_order_of(|x| types.contains(&x))
+                {
+                    ui.label(
+                        RichText::new(format!(
+                            "types {a} and {b} share timestamps where the trace gives {a} \
+                             first: there the value shown is inferred (a call left before \
+                             the next is entered)"
+                        ))
+                        .color(theme::WARNING),
+                    );
+                }
                 if t.config.color == ColorMode::FunctionLine {
                     let (lo, hi) = t.coloring().range();
                     let name = |v| value_label(&l.trace, &t.config.spec, v, false);

@@ -590,6 +590,9 @@ impl ScopePanel {
             a.scopes.len(),
             format_window(a.t0, a.t1, self.ns_per_tick)
         ));
+        if let Some(note) = a.order_note() {
+            ui.label(egui::RichText::new(note).color(crate::theme::WARNING));
+        }
         let apps = self.counted_applications();
         ui.horizontal(|ui| {
             if apps.len() > 1 {

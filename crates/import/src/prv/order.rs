@@ -1,0 +1,354 @@
+//! The order of a thread's events of different types at one timestamp, as the file gives
+//! it. The store keeps each type's events apart (each in file order), so at one time it gives
+//! a thread's events by type; this module finds where the file says otherwise: the pairs of
+//! types `(a, b)`, `a > b`, of which an event of `a` came before one of `b` at one timestamp
+//! of one thread ([`prvscope_store::TraceStore::inversions`]). An analysis that reads both
+//! types of such a pair at once cannot rely on the store's order, and says so.
+//!
+//! A parse follows, per row, the types of the events at its current timestamp (other rows'
+//! lines may come between). A timestamp can be split between chunks (and between the batches
+//! of a conversion): each chunk hands over, per row, the types of its first and last
+//! timestamps ([`OrderEdge`]), which [`OrderJoin`] joins in file order.
+
+// The per-event tracking is forced inline, as the parse's other per-record helpers.
+#![allow(clippy::inline_always)]
+
+use std::collections::HashSet;
+
+/// A row's first or last timestamp in a chunk (or batch), with the types of its events there
+/// in file order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderEdge {
+    pub row: u32,
+    pub time: u64,
+    pub types: Vec<u32>,
+    /// The row's first timestamp in the chunk (it may continue the previous chunk's last).
+    pub first: bool,
+    /// The row's last timestamp in the chunk (it may go on in the next chunk).
+    pub last: bool,
+}
+
+/// The types of one row's events at its current timestamp.
+#[derive(Debug, Clone, Default)]
+struct Group {
+    time: u64,
+    types: Vec<u32>,
+    /// The largest type among them.
+    max: u32,
+    /// A timestamp of this row ended in this chunk: the current one is not its first.
+    closed: bool,
+}
+
+/// Pairs already recorded, in a small direct-mapped table: a trace repeats the same few
+/// inversions on every line (Extrae writes the MPI call before the counters).
+const SEEN_SLOTS: usize = 256;
+
+/// The parse of one chunk: per row, its current timestamp's types; the inversions found; the
+/// edges of the rows' first timestamps (their last ones at [`OrderTracker::take`]).
+#[derive(Debug, Clone)]
+pub struct OrderTracker {
+    groups: Vec<Group>,
+    edges: Vec<OrderEdge>,
+    inversions: HashSet<(u32, u32)>,
+    seen: Box<[(u32, u32); SEEN_SLOTS]>,
+}
+
+impl Default for OrderTracker {
+    fn default() -> Self {
+        OrderTracker::new(0)
+    }
+}
+
+impl OrderTracker {
+    pub fn new(rows: usize) -> Self {
+        OrderTracker {
+            groups: vec![Group::default(); rows],
+            edges: Vec::new(),
+            inversions: HashSet::new(),
+            seen: Box::new([(0, 0); SEEN_SLOTS]),
+        }
+    }
+
+    /// An event of type `ty` of `row` at `time`, in file order.
+    #[inline(always)]
+    pub fn note(&mut self, row: u32, time: u64, ty: u32) {
+        let Some(g) = self.groups.get_mut(row as usize) else {
+            return;
+        };
+        if !g.types.is_empty() && g.time == time {
+            if g.max > ty {
+                let earlier = std::mem::take(&mut g.types);
+                for &a in earlier.iter().filter(|&&a| a > ty) {
+                    self.record(a, ty);
+                }
+                if let Some(g) = self.groups.get_mut(row as usize) {
+                    g.types = earlier;
+                    g.types.push(ty);
+                }
+            } else {
+                g.max = ty;
+                g.types.push(ty);
+            }
+            return;
+        }
+        if !g.types.is_empty() {
+            if !g.closed {
+                self.edges.push(OrderEdge {
+                    row,
+                    time: g.time,
+                    types: g.types.clone(),
+                    first: true,
+                    last: false,
+                });
+            }
+            g.closed = true;
+        }
+        g.time = time;
+        g.types.clear();
+        g.types.push(ty);
+        g.max = ty;
+    }
+
+    #[inline]
+    fn record(&mut self, a: u32, b: u32) {
+        let slot =
+            (a.wrapping_mul(0x9E37_79B9) ^ b.wrapping_mul(0x85EB_CA6B)) as usize % SEEN_SLOTS;
+        if self.seen.get(slot) == Some(&(a, b)) {
+            return;
+        }
+        if let Some(s) = self.seen.get_mut(slot) {
+            *s = (a, b);
+        }
+        self.inversions.insert((a, b));
+    }
+
+    /// At the chunk's end: the edges (every row's last timestamp added) and the inversions;
+    /// the tracker is emptied for the next chunk.
+    pub fn take(&mut self) -> (Vec<OrderEdge>, Vec<(u32, u32)>) {
+        let mut edges = std::mem::take(&mut self.edges);
+        for (row, g) in self.groups.iter_mut().enumerate() {
+            if !g.types.is_empty() {
+                edges.push(OrderEdge {
+                    row: row as u32,
+                    time: g.time,
+                    types: std::mem::take(&mut g.types),
+                    first: !g.closed,
+                    last: true,
+                });
+            }
+            g.closed = false;
+            g.types.clear();
+        }
+        // Per row, its first timestamp before its last (a stable sort keeps that order).
+        edges.sort_by_key(|e| e.row);
+        let inversions = self.inversions.drain().collect();
+        *self.seen = [(0, 0); SEEN_SLOTS];
+        (edges, inversions)
+    }
+}
+
+/// One row's timestamps at the edges of the parts joined so far.
+#[derive(Debug, Clone, Default)]
+struct RowJoin {
+    /// The row's first timestamp, and whether it is still the one going on.
+    first: Option<(u64, Vec<u32>)>,
+    first_open: bool,
+    /// The timestamp going on at the end of the parts joined so far.
+    current: Option<(u64, Vec<u32>)>,
+}
+
+/// Joins the edges of consecutive parts (chunks, then batches) in file order: a timestamp of
+/// a row split between parts gives the inversions between its two sides.
+#[derive(Debug, Clone, Default)]
+pub struct OrderJoin {
+    rows: Vec<RowJoin>,
+    inversions: HashSet<(u32, u32)>,
+}
+
+impl OrderJoin {
+    pub fn new(rows: usize) -> Self {
+        OrderJoin {
+            rows: vec![RowJoin::default(); rows],
+            inversions: HashSet::new(),
+        }
+    }
+
+    /// The inversions a part found itself.
+    pub fn add_inversions(&mut self, pairs: impl IntoIterator<Item = (u32, u32)>) {
+        self.inversions.extend(pairs);
+    }
+
+    /// The edges of the next part, per row its first before its last.
+    pub fn push(&mut self, edges: impl IntoIterator<Item = OrderEdge>) {
+        for e in edges {
+            let Some(r) = self.rows.get_mut(e.row as usize) else {
+                continue;
+            };
+            let continues = e.first && r.current.as_ref().is_some_and(|c| c.0 == e.time);
+            if continues {
+                if let Some((_, before)) = r.current.as_mut() {
+                    for &a in before.iter() {
+                        for &b in e.types.iter().filter(|&&b| b < a) {
+                            self.inversions.insert((a, b));
+                        }
+                    }
+                    before.extend_from_slice(&e.types);
+                }
+                if r.first_open
+                    && let Some((_, f)) = r.first.as_mut()
+                {
+                    f.extend_from_slice(&e.types);
+                }
+                if !e.last {
+                    // The timestamp ended in this part: its last one comes as another edge.
+                    r.current = None;
+                    r.first_open = false;
+                }
+                continue;
+            }
+            if e.first {
+                if r.first.is_none() {
+                    r.first = Some((e.time, e.types.clone()));
+                    r.first_open = e.last;
+                } else {
+                    r.first_open = false;
+                }
+            } else {
+                r.first_open = false;
+            }
+            r.current = e.last.then_some((e.time, e.types));
+        }
+    }
+
+    /// The inversions, and the edges of everything joined (as one part's: for a join one
+    /// level up).
+    pub fn finish(self) -> (Vec<OrderEdge>, Vec<(u32, u32)>) {
+        let mut edges = Vec::new();
+        for (row, r) in self.rows.into_iter().enumerate() {
+            let row = row as u32;
+            match (r.first, r.current) {
+                (Some(_), Some((time, types))) if r.first_open => edges.push(OrderEdge {
+                    row,
+                    time,
+                    types,
+                    first: true,
+                    last: true,
+                }),
+                (first, current) => {
+                    if let Some((time, types)) = first {
+                        edges.push(OrderEdge {
+                            row,
+                            time,
+                            types,
+                            first: true,
+                            last: false,
+                        });
+                    }
+                    if let Some((time, types)) = current {
+                        edges.push(OrderEdge {
+                            row,
+                            time,
+                            types,
+                            first: false,
+                            last: true,
+                        });
+                    }
+                }
+            }
+        }
+        let mut inversions: Vec<(u32, u32)> = self.inversions.into_iter().collect();
+        inversions.sort_unstable();
+        (edges, inversions)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The inversions of a whole stream of (row, time, type) in file order, naively.
+    fn naive(events: &[(u32, u64, u32)]) -> Vec<(u32, u32)> {
+        let mut out = std::collections::BTreeSet::new();
+        for (i, &(r, t, a)) in events.iter().enumerate() {
+            for &(r2, t2, b) in &events[i + 1..] {
+                if r2 == r && t2 == t && a > b {
+                    out.insert((a, b));
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
+
+    /// The stream cut into chunks at `cuts`, tracked and joined.
+    fn tracked(events: &[(u32, u64, u32)], cuts: &[usize], rows: usize) -> Vec<(u32, u32)> {
+        let mut join = OrderJoin::new(rows);
+        let mut t = OrderTracker::new(rows);
+        let mut from = 0;
+        for &to in cuts.iter().chain(std::iter::once(&events.len())) {
+            for &(r, time, ty) in &events[from..to] {
+                t.note(r, time, ty);
+            }
+            let (edges, inv) = t.take();
+            join.add_inversions(inv);
+            join.push(edges);
+            from = to;
+        }
+        join.finish().1
+    }
+
+    #[test]
+    fn inversions_are_found_within_and_across_chunks() {
+        // Row 0 at 5: 3, then (row 1 between) 1 and 3 again; row 1 ascending.
+        let events = [
+            (0, 5, 3),
+            (1, 5, 1),
+            (0, 5, 1),
+            (1, 5, 2),
+            (0, 5, 3),
+            (0, 6, 9),
+            (0, 6, 4),
+            (1, 7, 8),
+            (1, 7, 8),
+            (1, 7, 7),
+        ];
+        let want = naive(&events);
+        assert_eq!(want, [(3, 1), (8, 7), (9, 4)]);
+        for cuts in [
+            vec![],
+            vec![1],
+            vec![2],
+            vec![3, 4],
+            vec![1, 2, 3, 4, 5, 6, 7, 8, 9],
+            vec![5],
+            vec![8],
+        ] {
+            assert_eq!(tracked(&events, &cuts, 2), want, "{cuts:?}");
+        }
+    }
+
+    #[test]
+    fn a_timestamp_over_three_chunks_joins_every_side() {
+        // Row 0 at time 1: types 5 | 6 | 2 over three chunks (the middle one holds only it).
+        let events = [(0, 1, 5), (0, 1, 6), (0, 1, 2), (0, 2, 1)];
+        assert_eq!(tracked(&events, &[1, 2], 1), [(5, 2), (6, 2)]);
+        assert_eq!(tracked(&events, &[1, 2, 3], 1), [(5, 2), (6, 2)]);
+        // Batches of chunks: the joined edges, joined again, give the same.
+        let mut top = OrderJoin::new(1);
+        for part in [&events[..2], &events[2..]] {
+            let mut join = OrderJoin::new(1);
+            for ev in part.chunks(1) {
+                let mut t = OrderTracker::new(1);
+                for &(r, time, ty) in ev {
+                    t.note(r, time, ty);
+                }
+                let (edges, inv) = t.take();
+                join.add_inversions(inv);
+                join.push(edges);
+            }
+            let (edges, inv) = join.finish();
+            top.add_inversions(inv);
+            top.push(edges);
+        }
+        assert_eq!(top.finish().1, [(5, 2), (6, 2)]);
+    }
+}

@@ -1,0 +1,85 @@
+//! Events of two types at one timestamp: the store keeps each type's order, not the file's
+//! order between the types. A window whose function reads that order ("Last Evt Val" of the
+//! MPI call types, as Paraver's `MPI call` window) is refused with the reason where the file
+//! gives the types at one time out of type order, and computed where it does not.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+
+use prvscope_paraver::cfg::Cfg;
+use prvscope_paraver::paramedir::{Context, Error, Options};
+
+/// A two-thread trace: at 100, thread 1 leaves one MPI call and enters one of another type,
+/// exit first as a program writes it; `ascending`: the types in type order (a
+/// point-to-point call 50000001 left, a collective 50000002 entered), else the other way.
+fn trace(dir: &Path, ascending: bool) -> prvscope_import::Trace {
+    let (first, left, entered, value) = if ascending {
+        (50_000_001, 50_000_001, 50_000_002, 10)
+    } else {
+        (50_000_002, 50_000_002, 50_000_001, 3)
+    };
+    let text = format!(
+        "#Paraver (01/01/2026 at 00:00):1000_ns:1(2):1:2(1:1,1:1)\n\
+         1:1:1:1:1:0:1000:1\n1:2:1:2:1:0:1000:1\n\
+         2:0:1:1:1:50:{first}:7\n2:0:1:1:1:100:{left}:0\n2:0:1:1:1:100:{entered}:{value}\n\
+         2:0:1:1:1:300:{entered}:0\n2:0:1:2:1:60:50000001:3\n2:0:1:2:1:70:50000001:0\n"
+    );
+    std::fs::create_dir_all(dir).unwrap();
+    let prv = dir.join("t.prv");
+    std::fs::write(&prv, text).unwrap();
+    prvscope_import::load(&prv, &prvscope_import::LoadOptions::default(), None).unwrap()
+}
+
+fn mpi_call_cfg() -> Cfg {
+    let text = "#ParaverCFG\nConfigFile.Version: 3.4\nConfigFile.NumWindows: 1\n\n\
+        < NEW DISPLAYING WINDOW MPI call >\nwindow_name MPI call\nwindow_type single\n\
+        window_id 1\nwindow_units Nanoseconds\nwindow_level thread\n\
+        window_scale_relative 1.0\nwindow_end_time_relative 1.0\n\
+        window_begin_time_relative 0.0\n\
+        window_selected_functions { 14, { {cpu, Active Thd}, {appl, Adding}, {task, Adding}, \
+        {thread, Last Evt Val}, {node, Adding}, {system, Adding}, {workload, Adding}, \
+        {from_obj, All}, {to_obj, All}, {tag_msg, All}, {size_msg, All}, {bw_msg, All}, \
+        {evt_type, [x,y]}, {evt_value, All} } }\n\
+        window_filter_module evt_type 2 50000001 50000003\n";
+    Cfg::parse("mpi_call.cfg", text).unwrap()
+}
+
+#[test]
+fn a_window_reading_an_order_the_store_does_not_keep_is_refused() {
+    let dir = std::env::temp_dir().join(format!("prvscope-tie-order-{}", std::process::id()));
+    // The exit first and the types ascending: the store's order is the file's.
+    let t = trace(&dir.join("in-order"), true);
+    assert_eq!(t.store.inversions(), []);
+    let out = Context::new(&t)
+        .compute(&mpi_call_cfg(), &Options::default())
+        .unwrap();
+    // Thread 1 holds the collective from 100 to 300.
+    assert!(
+        out.text().contains("1.1.1\t100.00\t200.00\t10.00"),
+        "{}",
+        out.text()
+    );
+    // 50000002 left before 50000001 entered: at one time, kept by type instead.
+    let t = trace(&dir.join("out-of-order"), false);
+    assert_eq!(t.store.inversions(), [(50_000_002, 50_000_001)]);
+    match Context::new(&t).compute(&mpi_call_cfg(), &Options::default()) {
+        Err(Error::Unsupported { what, .. }) => {
+            assert!(what.contains("50000002 and 50000001"), "{what}");
+        }
+        other => panic!("computed: {other:?}"),
+    }
+    // A function that does not read the order is computed all the same.
+    let text = "#ParaverCFG\nConfigFile.Version: 3.4\nConfigFile.NumWindows: 1\n\n\
+        < NEW DISPLAYING WINDOW State >\nwindow_name State\nwindow_type single\n\
+        window_id 1\nwindow_units Nanoseconds\nwindow_level thread\n\
+        window_scale_relative 1.0\nwindow_end_time_relative 1.0\n\
+        window_begin_time_relative 0.0\n\
+        window_selected_functions { 14, { {cpu, Active Thd}, {appl, Adding}, {task, Adding}, \
+        {thread, State As Is}, {node, Adding}, {system, Adding}, {workload, Adding}, \
+        {from_obj, All}, {to_obj, All}, {tag_msg, All}, {size_msg, All}, {bw_msg, All}, \
+        {evt_type, All}, {evt_value, All} } }\n";
+    let states = Cfg::parse("state.cfg", text).unwrap();
+    let out = Context::new(&t).compute(&states, &Options::default());
+    assert!(out.is_ok(), "{out:?}");
+}
