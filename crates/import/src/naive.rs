@@ -132,7 +132,7 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
                     };
                     if let Some(row) = row {
                         null_values += u64::from(v == policy.sentinel);
-                        chunk.push_event(row, RawEvent { time, value: v, ty });
+                        chunk.push_event_in_order(row, RawEvent { time, value: v, ty });
                     }
                     i += 2;
                 }

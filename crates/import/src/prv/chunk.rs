@@ -640,7 +640,31 @@ impl ChunkOut {
             }
         }
         self.null_values += u64::from(e.value == sentinel);
+        self.order.note(row, e.time, e.ty);
         self.push_event(row, e);
+    }
+
+    /// Stores the pairs of an event line of `row` at `time` (`line_pairs`), unless the part
+    /// of the trace loaded leaves them out; their order is noted once for the line.
+    #[inline(always)]
+    pub(super) fn keep_line_events(&mut self, filter: &Filter, sentinel: u64, row: u32, time: u64) {
+        if filter.active {
+            for j in 0..self.line_pairs.len() {
+                let Some(&(ty, value)) = self.line_pairs.get(j) else {
+                    break;
+                };
+                self.keep_event(filter, sentinel, row, RawEvent { time, value, ty });
+            }
+            return;
+        }
+        self.order.note_line(row, time, &self.line_pairs);
+        for j in 0..self.line_pairs.len() {
+            let Some(&(ty, value)) = self.line_pairs.get(j) else {
+                break;
+            };
+            self.null_values += u64::from(value == sentinel);
+            self.push_event(row, RawEvent { time, value, ty });
+        }
     }
 
     /// Stores a communication, unless the part of the trace loaded leaves it out: it stays
@@ -658,10 +682,16 @@ impl ChunkOut {
         self.comms.push(c);
     }
 
+    /// Appends an event pair of `row` and notes its order among the row's events at its time
+    /// (what [`Self::keep_event`] does for a whole load).
+    pub fn push_event_in_order(&mut self, row: u32, e: RawEvent) {
+        self.order.note(row, e.time, e.ty);
+        self.push_event(row, e);
+    }
+
     /// Appends an event pair of `row`.
     #[inline(always)]
     pub fn push_event(&mut self, row: u32, e: RawEvent) {
-        self.order.note(row, e.time, e.ty);
         let key = self.buffer_of(row, e.ty);
         if self.direct {
             if let Some(v) = self.pairs.get_mut(key) {

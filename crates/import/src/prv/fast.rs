@@ -240,12 +240,7 @@ pub(super) fn fast_line(
     pairs.push((ty, v));
     let next = more_pairs(b, &mut q, sentinel, pairs);
     if next.is_some() {
-        for j in 0..out.line_pairs.len() {
-            let Some(&(ty, v)) = out.line_pairs.get(j) else {
-                break;
-            };
-            out.keep_event(&ctx.filter, sentinel, row, RawEvent { time, value: v, ty });
-        }
+        out.keep_line_events(&ctx.filter, sentinel, row, time);
         out.note_cpu(row, time, cpu);
         out.last_line = this_line;
     }

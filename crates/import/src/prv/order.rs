@@ -28,29 +28,46 @@ pub struct OrderEdge {
     pub last: bool,
 }
 
-/// The types of one row's events at its current timestamp.
-#[derive(Debug, Clone, Default)]
-struct Group {
-    time: u64,
-    types: Vec<u32>,
-    /// The largest type among them.
-    max: u32,
-    /// A timestamp of this row ended in this chunk: the current one is not its first.
-    closed: bool,
-}
-
 /// Pairs already recorded, in a small direct-mapped table: a trace repeats the same few
 /// inversions on every line (Extrae writes the MPI call before the counters).
 const SEEN_SLOTS: usize = 256;
 
-/// The parse of one chunk: per row, its current timestamp's types; the inversions found; the
-/// edges of the rows' first timestamps (their last ones at [`OrderTracker::take`]).
+/// What the tracker reads for every event of a row: its current timestamp, how many events it
+/// had there (0: none yet), their largest type and the first; whether a timestamp of the row
+/// ended in this chunk (the current one is not its first) and whether it has more types.
+#[derive(Debug, Clone, Copy, Default)]
+struct Hot {
+    time: u64,
+    /// A hash of the types so far, in order: a timestamp whose types repeat an inverted
+    /// pattern seen before (an Extrae event line, its MPI call before its counters) is not
+    /// looked at again.
+    hash: u64,
+    len: u32,
+    max: u32,
+    first: u32,
+    closed: bool,
+}
+
+/// Mixes type `ty` into a hash of the types before it.
+#[inline(always)]
+fn mix(hash: u64, ty: u32) -> u64 {
+    (hash ^ u64::from(ty)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The parse of one chunk: per row, its current timestamp and the types of its events there;
+/// the inversions found; the edges of the rows' first timestamps (their last ones at
+/// [`OrderTracker::take`]). The state read for every event is kept apart from the types,
+/// which most timestamps (one event each) never need.
 #[derive(Debug, Clone)]
 pub struct OrderTracker {
-    groups: Vec<Group>,
+    hot: Vec<Hot>,
+    /// Per row: the types after the first at its current timestamp.
+    rest: Vec<Vec<u32>>,
     edges: Vec<OrderEdge>,
     inversions: HashSet<(u32, u32)>,
     seen: Box<[(u32, u32); SEEN_SLOTS]>,
+    /// (hash of a timestamp's types before `ty`, `ty`) whose inversions were recorded.
+    patterns: Box<[(u64, u32); SEEN_SLOTS]>,
 }
 
 impl Default for OrderTracker {
@@ -62,89 +79,200 @@ impl Default for OrderTracker {
 impl OrderTracker {
     pub fn new(rows: usize) -> Self {
         OrderTracker {
-            groups: vec![Group::default(); rows],
+            hot: vec![Hot::default(); rows],
+            rest: vec![Vec::new(); rows],
             edges: Vec::new(),
             inversions: HashSet::new(),
             seen: Box::new([(0, 0); SEEN_SLOTS]),
+            patterns: Box::new([(0, 0); SEEN_SLOTS]),
         }
     }
 
     /// An event of type `ty` of `row` at `time`, in file order.
     #[inline(always)]
     pub fn note(&mut self, row: u32, time: u64, ty: u32) {
-        let Some(g) = self.groups.get_mut(row as usize) else {
+        let r = row as usize;
+        let Some(h) = self.hot.get_mut(r) else {
             return;
         };
-        if !g.types.is_empty() && g.time == time {
-            if g.max > ty {
-                let earlier = std::mem::take(&mut g.types);
-                for &a in earlier.iter().filter(|&&a| a > ty) {
-                    self.record(a, ty);
-                }
-                if let Some(g) = self.groups.get_mut(row as usize) {
-                    g.types = earlier;
-                    g.types.push(ty);
+        if h.len > 0 && h.time == time {
+            h.len += 1;
+            let hash = h.hash;
+            h.hash = mix(hash, ty);
+            if ty < h.max {
+                let slot = (hash ^ u64::from(ty)) as usize % SEEN_SLOTS;
+                if self.patterns.get(slot) != Some(&(hash, ty)) {
+                    if let Some(p) = self.patterns.get_mut(slot) {
+                        *p = (hash, ty);
+                    }
+                    self.inverted(r, ty);
                 }
             } else {
-                g.max = ty;
-                g.types.push(ty);
+                h.max = ty;
+            }
+            if let Some(rest) = self.rest.get_mut(r) {
+                rest.push(ty);
             }
             return;
         }
-        if !g.types.is_empty() {
-            if !g.closed {
-                self.edges.push(OrderEdge {
-                    row,
-                    time: g.time,
-                    types: g.types.clone(),
-                    first: true,
-                    last: false,
-                });
-            }
-            g.closed = true;
+        let before = *h;
+        *h = Hot {
+            time,
+            hash: mix(0, ty),
+            len: 1,
+            max: ty,
+            first: ty,
+            closed: before.closed || before.len > 0,
+        };
+        // A row's first timestamp in the chunk is an edge; for the others only their types
+        // after the first are let go of (most timestamps hold one event: nothing to do).
+        if before.len > 0 && !before.closed {
+            self.close(r, before);
+        } else if before.len > 1
+            && let Some(rest) = self.rest.get_mut(r)
+        {
+            rest.clear();
         }
-        g.time = time;
-        g.types.clear();
-        g.types.push(ty);
-        g.max = ty;
     }
 
-    #[inline]
-    fn record(&mut self, a: u32, b: u32) {
-        let slot =
-            (a.wrapping_mul(0x9E37_79B9) ^ b.wrapping_mul(0x85EB_CA6B)) as usize % SEEN_SLOTS;
-        if self.seen.get(slot) == Some(&(a, b)) {
+    /// The pairs of one event line of `row` at `time`, in file order: what [`Self::note`]
+    /// does for each, at once for a line that starts a timestamp. Kept out of the parse's
+    /// loop: inlined there, it made the compiler outline the line parser itself.
+    #[inline(never)]
+    pub fn note_line(&mut self, row: u32, time: u64, pairs: &[(u32, u64)]) {
+        let r = row as usize;
+        let (Some(h), Some(&(first, _))) = (self.hot.get(r), pairs.first()) else {
+            return;
+        };
+        if h.len > 0 && h.time == time {
+            // The timestamp goes on from an earlier line: pair by pair.
+            for &(ty, _) in pairs {
+                self.note(row, time, ty);
+            }
             return;
         }
-        if let Some(s) = self.seen.get_mut(slot) {
-            *s = (a, b);
+        self.note(row, time, first);
+        let rest = pairs.get(1..).unwrap_or_default();
+        if rest.is_empty() {
+            return;
         }
-        self.inversions.insert((a, b));
+        let (mut max, mut ordered) = (first, true);
+        if let Some(v) = self.rest.get_mut(r) {
+            for &(ty, _) in rest {
+                ordered &= ty >= max;
+                max = max.max(ty);
+                v.push(ty);
+            }
+        }
+        let hash = if ordered {
+            0
+        } else {
+            rest.iter().fold(mix(0, first), |h, p| mix(h, p.0))
+        };
+        if !ordered {
+            // A line of types out of order: its pairs, unless its pattern was seen.
+            let slot = (hash ^ 0xA5A5) as usize % SEEN_SLOTS;
+            if self.patterns.get(slot) != Some(&(hash, u32::MAX)) {
+                if let Some(p) = self.patterns.get_mut(slot) {
+                    *p = (hash, u32::MAX);
+                }
+                for (i, &(a, _)) in pairs.iter().enumerate() {
+                    for &(b, _) in pairs.iter().skip(i + 1) {
+                        if b < a {
+                            record(&mut self.seen, &mut self.inversions, a, b);
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(h) = self.hot.get_mut(r) {
+            h.len = pairs.len() as u32;
+            h.hash = hash;
+            h.max = max;
+        }
+    }
+
+    /// Row `r`'s timestamp `before` ended (its types after the first in `rest`): its first
+    /// one in the chunk is an edge.
+    #[cold]
+    fn close(&mut self, r: usize, before: Hot) {
+        let rest = self.rest.get_mut(r).map(std::mem::take).unwrap_or_default();
+        if !before.closed {
+            let mut types = Vec::with_capacity(1 + rest.len());
+            types.push(before.first);
+            types.extend_from_slice(&rest);
+            self.edges.push(OrderEdge {
+                row: r as u32,
+                time: before.time,
+                types,
+                first: true,
+                last: false,
+            });
+        }
+        if let Some(slot) = self.rest.get_mut(r) {
+            let mut rest = rest;
+            rest.clear();
+            *slot = rest;
+        }
+    }
+
+    /// `ty` comes after larger types at row `r`'s timestamp: each such pair is recorded.
+    #[cold]
+    fn inverted(&mut self, r: usize, ty: u32) {
+        let first = self.hot.get(r).map(|h| h.first);
+        let rest = self.rest.get(r).map(Vec::as_slice).unwrap_or_default();
+        for a in first.into_iter().chain(rest.iter().copied()) {
+            if a > ty {
+                record(&mut self.seen, &mut self.inversions, a, ty);
+            }
+        }
     }
 
     /// At the chunk's end: the edges (every row's last timestamp added) and the inversions;
     /// the tracker is emptied for the next chunk.
     pub fn take(&mut self) -> (Vec<OrderEdge>, Vec<(u32, u32)>) {
         let mut edges = std::mem::take(&mut self.edges);
-        for (row, g) in self.groups.iter_mut().enumerate() {
-            if !g.types.is_empty() {
+        for (r, (h, rest)) in self.hot.iter_mut().zip(&mut self.rest).enumerate() {
+            if h.len > 0 {
+                let mut types = Vec::with_capacity(1 + rest.len());
+                types.push(h.first);
+                types.extend_from_slice(rest);
                 edges.push(OrderEdge {
-                    row: row as u32,
-                    time: g.time,
-                    types: std::mem::take(&mut g.types),
-                    first: !g.closed,
+                    row: r as u32,
+                    time: h.time,
+                    types,
+                    first: !h.closed,
                     last: true,
                 });
             }
-            g.closed = false;
-            g.types.clear();
+            *h = Hot::default();
+            rest.clear();
         }
         // Per row, its first timestamp before its last (a stable sort keeps that order).
         edges.sort_by_key(|e| e.row);
         let inversions = self.inversions.drain().collect();
         *self.seen = [(0, 0); SEEN_SLOTS];
+        *self.patterns = [(0, 0); SEEN_SLOTS];
         (edges, inversions)
     }
+}
+
+/// Records the pair `(a, b)` unless it was just seen.
+#[inline]
+fn record(
+    seen: &mut [(u32, u32); SEEN_SLOTS],
+    inversions: &mut HashSet<(u32, u32)>,
+    a: u32,
+    b: u32,
+) {
+    let slot = (a.wrapping_mul(0x9E37_79B9) ^ b.wrapping_mul(0x85EB_CA6B)) as usize % SEEN_SLOTS;
+    if seen.get(slot) == Some(&(a, b)) {
+        return;
+    }
+    if let Some(s) = seen.get_mut(slot) {
+        *s = (a, b);
+    }
+    inversions.insert((a, b));
 }
 
 /// One row's timestamps at the edges of the parts joined so far.
