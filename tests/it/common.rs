@@ -183,3 +183,23 @@ pub fn click_at<S>(h: &mut egui_kittest::Harness<'_, S>, p: egui::Pos2) {
         h.step();
     }
 }
+
+/// The scope analysis of the whole of `t` with its scope types chosen as the viewer chooses
+/// them.
+pub fn whole_trace_scopes(
+    t: &Trace,
+) -> (
+    prvscope_analysis::scopes::ScopeContext,
+    prvscope_analysis::scopes::ScopeAnalysis,
+) {
+    use prvscope_analysis::scopes::{self, ScopeContext, ScopeQuery};
+    let ctx = ScopeContext::new(t.pcf.as_ref(), &t.store);
+    let types = scopes::auto_types(t.pcf.as_ref(), &t.store.event_types());
+    let query = ScopeQuery {
+        types,
+        t0: 0,
+        t1: t.header.end_time,
+    };
+    let a = scopes::analyze(&t.store, &ctx, &query, None).unwrap();
+    (ctx, a)
+}

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use prvscope_analysis::breakdown::Breakdown;
-use prvscope_analysis::scopes::{self, Nesting, ScopeAnalysis, ScopeContext, ScopeQuery};
+use prvscope_analysis::scopes::{Nesting, ScopeAnalysis};
 use prvscope_import::Trace;
 use prvscope_paraver::cfg::Cfg;
 use prvscope_paraver::filter::TypesFound;
@@ -22,24 +22,6 @@ fn traces(root: &Path) -> Vec<std::path::PathBuf> {
         .into_iter()
         .filter(|f| !f.to_string_lossy().ends_with(".xz"))
         .collect()
-}
-
-fn analysis(t: &Trace) -> (ScopeContext, ScopeAnalysis) {
-    let ctx = ScopeContext::new(t.pcf.as_ref(), &t.store);
-    let types = scopes::auto_types(t.pcf.as_ref(), &t.store.event_types());
-    let end = t.header.end_time;
-    let a = scopes::analyze(
-        &t.store,
-        &ctx,
-        &ScopeQuery {
-            types,
-            t0: 0,
-            t1: end,
-        },
-        None,
-    )
-    .unwrap();
-    (ctx, a)
 }
 
 /// Per thread row and value, the time of Paraver's "Last Evt Val" window of `types` (its
@@ -98,7 +80,7 @@ fn scope_times_of_calls_and_held_values_are_paravers_last_event_value_times() {
     for path in traces(&root) {
         let name = path.display().to_string();
         let t = load(&path);
-        let (_, a) = analysis(&t);
+        let (_, a) = crate::common::whole_trace_scopes(&t);
         let end = t.header.end_time;
         let counted = |m: BTreeMap<(usize, u64), u64>| -> BTreeMap<(usize, u64), u64> {
             m.into_iter()
@@ -152,7 +134,7 @@ fn mpi_call_shares_are_bsc_paramedirs_mpi_stats() {
     ];
     for (name, file) in cases {
         let t = load(&root.join(file));
-        let (ctx, a) = analysis(&t);
+        let (ctx, a) = crate::common::whole_trace_scopes(&t);
         let text = gunzip(
             &refs
                 .join(name)
@@ -198,7 +180,7 @@ fn each_scopes_breakdown_adds_up_to_its_row_of_the_table() {
     for path in traces(&root) {
         let name = path.display().to_string();
         let t = load(&path);
-        let (_, a) = analysis(&t);
+        let (_, a) = crate::common::whole_trace_scopes(&t);
         for s in &a.scopes {
             let b = Breakdown::of(&a, s.key).unwrap();
             let per_thread: Vec<u64> = (0..a.threads).map(|r| b.thread_total(r)).collect();

@@ -359,20 +359,7 @@ fn a_call_entered_and_left_at_one_time_has_no_time() {
     for n in [1, 2, 4] {
         let path = shared.join(format!("pypop_epoch_scaling/epoch_{n}proc.prv.gz"));
         let t = trace::load(&path, &LoadOptions::default(), None).unwrap();
-        let ctx = ScopeContext::new(t.pcf.as_ref(), &t.store);
-        let types = scopes::auto_types(t.pcf.as_ref(), &t.store.event_types());
-        let end = t.header.end_time;
-        let a = scopes::analyze(
-            &t.store,
-            &ctx,
-            &ScopeQuery {
-                types,
-                t0: 0,
-                t1: end,
-            },
-            None,
-        )
-        .unwrap();
+        let (_, a) = crate::common::whole_trace_scopes(&t);
         let cart = a
             .scopes
             .iter()

@@ -166,34 +166,7 @@ pub fn analyze(
             exclusive_per_category: BTreeMap::new(),
         })
         .collect();
-    let mut distinct: Vec<usize> = Vec::new();
-    for c in &cells {
-        let Some(block) = blocks.get(c.block) else {
-            continue;
-        };
-        let thread = c.thread as usize;
-        if let Some(s) = block.path.last().and_then(|&top| scopes.get_mut(top)) {
-            s.exclusive += c.ticks;
-            if let Some(t) = s.exclusive_per_thread.get_mut(thread) {
-                *t += c.ticks;
-            }
-            *s.exclusive_per_category.entry(c.category).or_insert(0) += c.ticks;
-        }
-        // Once per scope however many times it is on the stack.
-        distinct.clear();
-        distinct.extend(&block.path);
-        distinct.sort_unstable();
-        distinct.dedup();
-        for &i in &distinct {
-            if let Some(s) = scopes.get_mut(i) {
-                s.inclusive += c.ticks;
-                if let Some(t) = s.inclusive_per_thread.get_mut(thread) {
-                    *t += c.ticks;
-                }
-                *s.inclusive_per_category.entry(c.category).or_insert(0) += c.ticks;
-            }
-        }
-    }
+    add_cells(&mut scopes, &blocks, &cells);
     // Sort scopes by inclusive time and renumber the block paths to match.
     let mut order: Vec<usize> = (0..scopes.len()).collect();
     order.sort_by(|&a, &b| {
@@ -289,4 +262,37 @@ struct ThreadOut {
     cells: Vec<Vec<(Category, u64)>>,
     /// Per line id of the context.
     line_ticks: Vec<u64>,
+}
+
+/// Adds the time of `cells` to the scopes of their blocks: exclusive to the top one,
+/// inclusive to each once however many times it is on the stack; totals, per thread and per
+/// category.
+pub(super) fn add_cells(scopes: &mut [ScopeStats], blocks: &[Block], cells: &[Cell]) {
+    let mut distinct: Vec<usize> = Vec::new();
+    for c in cells {
+        let Some(block) = blocks.get(c.block) else {
+            continue;
+        };
+        let thread = c.thread as usize;
+        if let Some(s) = block.path.last().and_then(|&top| scopes.get_mut(top)) {
+            s.exclusive += c.ticks;
+            if let Some(t) = s.exclusive_per_thread.get_mut(thread) {
+                *t += c.ticks;
+            }
+            *s.exclusive_per_category.entry(c.category).or_insert(0) += c.ticks;
+        }
+        distinct.clear();
+        distinct.extend(&block.path);
+        distinct.sort_unstable();
+        distinct.dedup();
+        for &i in &distinct {
+            if let Some(s) = scopes.get_mut(i) {
+                s.inclusive += c.ticks;
+                if let Some(t) = s.inclusive_per_thread.get_mut(thread) {
+                    *t += c.ticks;
+                }
+                *s.inclusive_per_category.entry(c.category).or_insert(0) += c.ticks;
+            }
+        }
+    }
 }

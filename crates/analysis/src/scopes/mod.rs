@@ -206,12 +206,6 @@ impl ScopeAnalysis {
     /// heat, which is not kept per thread, stays that of every row.
     #[must_use]
     pub fn restricted_to(&self, rows: &[usize]) -> ScopeAnalysis {
-        let sum = |v: &[u64]| rows.iter().filter_map(|&r| v.get(r)).sum::<u64>();
-        let keep = |v: &[u64]| -> Vec<u64> {
-            (0..v.len())
-                .map(|r| if rows.contains(&r) { v[r] } else { 0 })
-                .collect()
-        };
         let cells: Vec<Cell> = self
             .cells
             .iter()
@@ -222,35 +216,29 @@ impl ScopeAnalysis {
             .scopes
             .iter()
             .map(|s| ScopeStats {
-                entries: sum(&s.entries_per_thread),
-                inclusive: sum(&s.inclusive_per_thread),
-                exclusive: sum(&s.exclusive_per_thread),
-                entries_per_thread: keep(&s.entries_per_thread),
-                inclusive_per_thread: keep(&s.inclusive_per_thread),
-                exclusive_per_thread: keep(&s.exclusive_per_thread),
+                entries: rows
+                    .iter()
+                    .filter_map(|&r| s.entries_per_thread.get(r))
+                    .sum(),
+                entries_per_thread: (0..s.entries_per_thread.len())
+                    .map(|r| {
+                        if rows.contains(&r) {
+                            s.entries_per_thread[r]
+                        } else {
+                            0
+                        }
+                    })
+                    .collect(),
+                inclusive: 0,
+                exclusive: 0,
+                inclusive_per_thread: vec![0; s.inclusive_per_thread.len()],
+                exclusive_per_thread: vec![0; s.exclusive_per_thread.len()],
                 inclusive_per_category: BTreeMap::new(),
                 exclusive_per_category: BTreeMap::new(),
                 ..s.clone()
             })
             .collect();
-        let mut distinct: Vec<usize> = Vec::new();
-        for c in &cells {
-            let Some(block) = self.blocks.get(c.block) else {
-                continue;
-            };
-            if let Some(s) = block.path.last().and_then(|&top| scopes.get_mut(top)) {
-                *s.exclusive_per_category.entry(c.category).or_insert(0) += c.ticks;
-            }
-            distinct.clear();
-            distinct.extend(&block.path);
-            distinct.sort_unstable();
-            distinct.dedup();
-            for &i in &distinct {
-                if let Some(s) = scopes.get_mut(i) {
-                    *s.inclusive_per_category.entry(c.category).or_insert(0) += c.ticks;
-                }
-            }
-        }
+        merge::add_cells(&mut scopes, &self.blocks, &cells);
         ScopeAnalysis {
             scopes,
             cells,

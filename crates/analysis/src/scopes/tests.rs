@@ -387,3 +387,61 @@ EVENT_TYPE\n0 61000000 pthread call\nVALUES\n0 Outside pthread call\n5 pthread_m
     let lock = scope(&a, "pthread_mutex_lock");
     assert_eq!((lock.inclusive, lock.entries), (10, 1));
 }
+
+#[test]
+fn each_application_has_its_own_shares() {
+    // Two applications of one thread each: the first in a collective for 40 of 100 ticks,
+    // the second for 10; a third row holds only a counter (no state): not counted.
+    let pcf = "STATES\n1 Running\n\nEVENT_TYPE\n9 50000002 MPI Collective Comm\nVALUES\n0 End\n\
+10 MPI_Allreduce\n\nEVENT_TYPE\n7 42000050 PAPI_TOT_INS\n\n";
+    let text = "#Paraver (01/01/2026 at 00:00):100_ns:1(3):3:1(1:1):1(1:1):1(1:1)\n\
+1:1:1:1:1:0:100:1\n1:1:2:1:1:0:100:1\n\
+2:1:1:1:1:10:50000002:10\n2:1:1:1:1:50:50000002:0\n\
+2:1:2:1:1:20:50000002:10\n2:1:2:1:1:30:50000002:0\n\
+2:1:3:1:1:0:42000050:5\n2:1:3:1:1:90:42000050:7\n";
+    let dir = std::env::temp_dir().join(format!("prvscope-apps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("t.prv"), text).unwrap();
+    std::fs::write(dir.join("t.pcf"), pcf).unwrap();
+    let t = trace::load(&dir.join("t.prv"), &LoadOptions::default(), None).unwrap();
+    let a = run(&t, 0, 100);
+    assert_eq!(a.counted, vec![true, true, false]);
+    assert_eq!(a.counted_rows(), vec![0, 1]);
+    assert_eq!(
+        a.counted_text(),
+        "2 of 3 threads (1 rows without states, only counters or samples, left out)"
+    );
+    let all = scope(&a, "MPI_Allreduce");
+    assert_eq!((all.inclusive, all.entries), (50, 2));
+    // Over both applications' time: 50 of 200 ticks.
+    assert!((100.0 * all.inclusive as f64 / a.threads_ticks() - 25.0).abs() < 1e-9);
+    let second = a.restricted_to(&[1]);
+    let s = scope(&second, "MPI_Allreduce");
+    assert_eq!(
+        (s.inclusive, s.entries, s.inclusive_per_thread.clone()),
+        (10, 1, vec![0, 10, 0])
+    );
+    assert_eq!(second.counted_rows(), vec![1]);
+    assert!((100.0 * s.inclusive as f64 / second.threads_ticks() - 10.0).abs() < 1e-9);
+    // The table of the command line: one section per application, its own shares.
+    let ctx = ScopeContext::new(t.pcf.as_ref(), &t.store);
+    let text = crate::table::scopes_text(&t, &ctx, &a, false, false);
+    assert!(
+        text.contains("application 1 (1 threads; shares of their time)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("application 2 (1 threads; shares of their time)"),
+        "{text}"
+    );
+    let shares: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("MPI_Allreduce"))
+        .map(|l| {
+            l.split_whitespace()
+                .nth(l.split_whitespace().count() - 2)
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(shares, ["40.00", "10.00"], "{text}");
+}
