@@ -7,7 +7,8 @@
 //!
 //! - `input`: the wheel, drags, clicks and keys;
 //! - `paint`: the overlays (selection, scope highlight, pin), the ruler and the row labels;
-//! - `widgets`: the details of a point and the legend's swatches, for the side panels.
+//! - `widgets`: the details of a point, the messages of a line and the legend's swatches,
+//!   for the side panels.
 
 mod input;
 mod lanes;
@@ -17,7 +18,7 @@ mod widgets;
 
 pub use lanes::{Lane, MAX_LANES};
 pub use marks::Marker;
-pub use widgets::{details_lines, details_ui, swatch};
+pub use widgets::{comm_ui, details_lines, details_ui, swatch};
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -727,66 +728,6 @@ impl Timeline {
 /// The vertical centre of drawn row `r` when `first` is the top row.
 fn row_center(area: Rect, r: u32, first: usize, row_height: f32) -> f32 {
     area.top() + (r as f32 - first as f32) * row_height + row_height * 0.5
-}
-
-/// At most this many messages of a line are listed one by one.
-const LISTED_MESSAGES: usize = 8;
-
-/// The messages a communication line stands for.
-pub fn comm_ui(
-    ui: &mut Ui,
-    trace: &Trace,
-    index: &CommIndex,
-    b: &Bundle,
-    ns_per_tick: u64,
-    span: u64,
-) {
-    let comms = trace.store.comms();
-    let ids = index.messages(b.start, b.end);
-    let name = |row: u32| trace.thread_name(row as usize);
-    let t = |ticks: u64| frame::format_in_window(ticks, span, ns_per_tick);
-    if let (Some(&first), Some(&last)) = (ids.first(), ids.last())
-        && let (Some(c0), Some(c1)) = (comms.get(first as usize), comms.get(last as usize))
-    {
-        if b.count > 1 {
-            ui.label(
-                egui::RichText::new(format!(
-                    "{} messages from {} to {}",
-                    b.count,
-                    name(c0.send_row),
-                    name(c0.recv_row)
-                ))
-                .strong(),
-            );
-            ui.label(format!("sent from {} to {}", t(c0.lsend), t(c1.lsend)));
-            let bytes: u64 = ids
-                .iter()
-                .filter_map(|&i| comms.get(i as usize))
-                .map(|c| c.size)
-                .sum();
-            ui.label(format!("{bytes} bytes in all"));
-            ui.separator();
-        }
-        for &i in ids.iter().take(LISTED_MESSAGES) {
-            let Some(c) = comms.get(i as usize) else {
-                continue;
-            };
-            ui.label(format!(
-                "{} to {}: sent {} (physical {}), received {} (physical {}), {} bytes, tag {}",
-                name(c.send_row),
-                name(c.recv_row),
-                t(c.lsend),
-                t(c.psend),
-                t(c.lrecv),
-                t(c.precv),
-                c.size,
-                c.tag
-            ));
-        }
-        if ids.len() > LISTED_MESSAGES {
-            ui.label(format!("… and {} more", ids.len() - LISTED_MESSAGES));
-        }
-    }
 }
 
 /// Moves `window` to the top of `from`, remembering it on `to` (undo and redo).

@@ -4,6 +4,8 @@ use egui::{Color32, Sense, Ui, vec2};
 
 use super::Details;
 use crate::frame;
+use prvscope_store::Trace;
+use prvscope_store::comm_index::{Bundle, CommIndex};
 
 /// The details of a point: used by the tooltip and the pinned panel.
 pub fn details_ui(ui: &mut Ui, d: &Details, ns_per_tick: u64, span: u64) {
@@ -54,6 +56,66 @@ pub fn swatch(ui: &mut Ui, color: Color32, text: &str) -> egui::Response {
         ui.label(text)
     })
     .inner
+}
+
+/// At most this many messages of a line are listed one by one.
+const LISTED_MESSAGES: usize = 8;
+
+/// The messages a communication line stands for.
+pub fn comm_ui(
+    ui: &mut Ui,
+    trace: &Trace,
+    index: &CommIndex,
+    b: &Bundle,
+    ns_per_tick: u64,
+    span: u64,
+) {
+    let comms = trace.store.comms();
+    let ids = index.messages(b.start, b.end);
+    let name = |row: u32| trace.thread_name(row as usize);
+    let t = |ticks: u64| frame::format_in_window(ticks, span, ns_per_tick);
+    if let (Some(&first), Some(&last)) = (ids.first(), ids.last())
+        && let (Some(c0), Some(c1)) = (comms.get(first as usize), comms.get(last as usize))
+    {
+        if b.count > 1 {
+            ui.label(
+                egui::RichText::new(format!(
+                    "{} messages from {} to {}",
+                    b.count,
+                    name(c0.send_row),
+                    name(c0.recv_row)
+                ))
+                .strong(),
+            );
+            ui.label(format!("sent from {} to {}", t(c0.lsend), t(c1.lsend)));
+            let bytes: u64 = ids
+                .iter()
+                .filter_map(|&i| comms.get(i as usize))
+                .map(|c| c.size)
+                .sum();
+            ui.label(format!("{bytes} bytes in all"));
+            ui.separator();
+        }
+        for &i in ids.iter().take(LISTED_MESSAGES) {
+            let Some(c) = comms.get(i as usize) else {
+                continue;
+            };
+            ui.label(format!(
+                "{} to {}: sent {} (physical {}), received {} (physical {}), {} bytes, tag {}",
+                name(c.send_row),
+                name(c.recv_row),
+                t(c.lsend),
+                t(c.psend),
+                t(c.lrecv),
+                t(c.precv),
+                c.size,
+                c.tag
+            ));
+        }
+        if ids.len() > LISTED_MESSAGES {
+            ui.label(format!("… and {} more", ids.len() - LISTED_MESSAGES));
+        }
+    }
 }
 
 #[cfg(test)]
