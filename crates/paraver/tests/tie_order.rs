@@ -31,18 +31,31 @@ fn trace(dir: &Path, ascending: bool) -> prvscope_import::Trace {
     prvscope_import::load(&prv, &prvscope_import::LoadOptions::default(), None).unwrap()
 }
 
-fn mpi_call_cfg() -> Cfg {
-    let text = "#ParaverCFG\nConfigFile.Version: 3.4\nConfigFile.NumWindows: 1\n\n\
-        < NEW DISPLAYING WINDOW MPI call >\nwindow_name MPI call\nwindow_type single\n\
+/// A one-window thread-level cfg named `name` with function `thread` and an event type
+/// selector `evt_type` (`filter`: its filter line, if any).
+fn one_window_cfg(name: &str, thread: &str, evt_type: &str, filter: &str) -> Cfg {
+    let text = format!(
+        "#ParaverCFG\nConfigFile.Version: 3.4\nConfigFile.NumWindows: 1\n\n\
+        < NEW DISPLAYING WINDOW {name} >\nwindow_name {name}\nwindow_type single\n\
         window_id 1\nwindow_units Nanoseconds\nwindow_level thread\n\
         window_scale_relative 1.0\nwindow_end_time_relative 1.0\n\
         window_begin_time_relative 0.0\n\
-        window_selected_functions { 14, { {cpu, Active Thd}, {appl, Adding}, {task, Adding}, \
-        {thread, Last Evt Val}, {node, Adding}, {system, Adding}, {workload, Adding}, \
-        {from_obj, All}, {to_obj, All}, {tag_msg, All}, {size_msg, All}, {bw_msg, All}, \
-        {evt_type, [x,y]}, {evt_value, All} } }\n\
-        window_filter_module evt_type 2 50000001 50000003\n";
-    Cfg::parse("mpi_call.cfg", text).unwrap()
+        window_selected_functions {{ 14, {{ {{cpu, Active Thd}}, {{appl, Adding}}, \
+        {{task, Adding}}, {{thread, {thread}}}, {{node, Adding}}, {{system, Adding}}, \
+        {{workload, Adding}}, {{from_obj, All}}, {{to_obj, All}}, {{tag_msg, All}}, \
+        {{size_msg, All}}, {{bw_msg, All}}, {{evt_type, {evt_type}}}, {{evt_value, All}} }} }}\n\
+        {filter}"
+    );
+    Cfg::parse(&format!("{name}.cfg"), &text).unwrap()
+}
+
+fn mpi_call_cfg() -> Cfg {
+    one_window_cfg(
+        "MPI call",
+        "Last Evt Val",
+        "[x,y]",
+        "window_filter_module evt_type 2 50000001 50000003\n",
+    )
 }
 
 #[test]
@@ -70,16 +83,7 @@ fn a_window_reading_an_order_the_store_does_not_keep_is_refused() {
         other => panic!("computed: {other:?}"),
     }
     // A function that does not read the order is computed all the same.
-    let text = "#ParaverCFG\nConfigFile.Version: 3.4\nConfigFile.NumWindows: 1\n\n\
-        < NEW DISPLAYING WINDOW State >\nwindow_name State\nwindow_type single\n\
-        window_id 1\nwindow_units Nanoseconds\nwindow_level thread\n\
-        window_scale_relative 1.0\nwindow_end_time_relative 1.0\n\
-        window_begin_time_relative 0.0\n\
-        window_selected_functions { 14, { {cpu, Active Thd}, {appl, Adding}, {task, Adding}, \
-        {thread, State As Is}, {node, Adding}, {system, Adding}, {workload, Adding}, \
-        {from_obj, All}, {to_obj, All}, {tag_msg, All}, {size_msg, All}, {bw_msg, All}, \
-        {evt_type, All}, {evt_value, All} } }\n";
-    let states = Cfg::parse("state.cfg", text).unwrap();
+    let states = one_window_cfg("State", "State As Is", "All", "");
     let out = Context::new(&t).compute(&states, &Options::default());
     assert!(out.is_ok(), "{out:?}");
 }

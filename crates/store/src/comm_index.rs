@@ -508,6 +508,19 @@ mod tests {
 
     const ALL_ROWS: &dyn Fn(u32) -> Option<u32> = &Some;
 
+    /// The window `[t0, t0 + span)` of every row over `width` columns, at most
+    /// `max_bundles` lines.
+    fn open_window(t0: u64, span: u64, width: u32, max_bundles: usize) -> BundleQuery<'static> {
+        BundleQuery {
+            t0,
+            span,
+            closed: false,
+            width,
+            row_of: ALL_ROWS,
+            max_bundles,
+        }
+    }
+
     #[test]
     fn messages_at_the_last_tick_are_drawn_when_the_window_reaches_the_end() {
         // A Dimemas trace sends its last messages at the trace's last timestamp (100).
@@ -519,12 +532,8 @@ mod tests {
         let index = CommIndex::build(&comms);
         let query = |closed| {
             index.bundles(&BundleQuery {
-                t0: 0,
-                span: 100,
                 closed,
-                width: 10,
-                row_of: ALL_ROWS,
-                max_bundles: 100,
+                ..open_window(0, 100, 10, 100)
             })
         };
         assert_eq!(query(false).messages, 1, "[0, 100) leaves them out");
@@ -545,12 +554,8 @@ mod tests {
         let index = CommIndex::build(&comms);
         let row_of = |r: u32| (r < 2).then_some(r);
         let b = index.bundles(&BundleQuery {
-            t0: 0,
-            span: 100,
-            closed: false,
-            width: 10,
             row_of: &row_of,
-            max_bundles: 100,
+            ..open_window(0, 100, 10, 100)
         });
         assert_eq!(b.messages, 4);
         assert_eq!(b.bucket_columns, 1);
@@ -572,14 +577,7 @@ mod tests {
             comm(0, 1, 150, 160),
         ]);
         let index = CommIndex::build(&comms);
-        let b = index.bundles(&BundleQuery {
-            t0: 100,
-            span: 100,
-            closed: false,
-            width: 100,
-            row_of: ALL_ROWS,
-            max_bundles: 100,
-        });
+        let b = index.bundles(&open_window(100, 100, 100, 100));
         assert_eq!(b.messages, 1);
         assert_eq!(b.crossing, 1);
         assert_eq!(b.bundles.len(), 2);
@@ -596,14 +594,7 @@ mod tests {
         }
         let comms = sorted(v);
         let index = CommIndex::build(&comms);
-        let b = index.bundles(&BundleQuery {
-            t0: 0,
-            span: 1_000_000,
-            closed: false,
-            width: 1000,
-            row_of: ALL_ROWS,
-            max_bundles: 600,
-        });
+        let b = index.bundles(&open_window(0, 1_000_000, 1000, 600));
         assert_eq!(b.messages, 300_000);
         assert!(b.is_density());
         assert_eq!(b.bucket_columns, 5);
@@ -629,14 +620,7 @@ mod tests {
             );
         }
         // A narrow window of the same trace is exact again.
-        let z = index.bundles(&BundleQuery {
-            t0: 500_000,
-            span: 1_000,
-            closed: false,
-            width: 1000,
-            row_of: ALL_ROWS,
-            max_bundles: 600,
-        });
+        let z = index.bundles(&open_window(500_000, 1_000, 1000, 600));
         assert_eq!(z.messages, 300);
         assert!(!z.is_density());
     }
