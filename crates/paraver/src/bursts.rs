@@ -1,11 +1,16 @@
 //! The bursts a histogram accumulates (overlaps of control, data and third-window
 //! intervals) and the table of a communication statistic, whose columns are partner objects
-//! (Paraver's `KHistogram::calculate` and `calculateComm`).
+//! (Paraver's `KHistogram::calculate` and `calculateComm`). Intervals come as streams: a
+//! row's bursts are found as its windows' intervals are walked, holding only those that
+//! overlap the control interval at hand.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
+
+use rayon::prelude::*;
 
 use crate::histogram::{Bins, Table};
-use crate::window::{Computed, Engine, Interval};
+use crate::levels::Stream;
+use crate::window::{Engine, Interval, Window};
 
 /// One burst: an overlap of a control, a data and (3D) a third-window interval.
 pub(crate) struct Burst {
@@ -16,60 +21,105 @@ pub(crate) struct Burst {
     pub(crate) extra: Option<f64>,
 }
 
-/// Calls `f` for every non-empty overlap of the intervals of `control`, `data` and `extra`
-/// inside [from, to].
+/// The intervals of a stream that may still overlap what comes: a queue fed from the
+/// stream as far as asked.
+struct Ahead<'a> {
+    queue: VecDeque<Interval>,
+    src: Stream<'a>,
+}
+
+impl<'a> Ahead<'a> {
+    fn new(src: Stream<'a>) -> Self {
+        Ahead {
+            queue: VecDeque::new(),
+            src,
+        }
+    }
+
+    /// Interval `k` of the queue, reading the stream as needed.
+    fn get(&mut self, k: usize) -> Option<Interval> {
+        while self.queue.len() <= k {
+            self.queue.push_back(self.src.next()?);
+        }
+        self.queue.get(k).copied()
+    }
+
+    /// Drops the intervals that end at or before `t`.
+    fn drop_ending_by(&mut self, t: u64) {
+        while self.get(0).is_some_and(|i| i.end <= t) {
+            self.queue.pop_front();
+        }
+    }
+}
+
+/// Calls `f` for every non-empty overlap of the intervals of `control`, `data` (`None`:
+/// the control stream itself) and `extra` inside [from, to].
 pub(crate) fn for_each_burst(
-    control: &[Interval],
-    data: &[Interval],
-    extra: Option<&Vec<Interval>>,
+    control: Stream<'_>,
+    data: Option<Stream<'_>>,
+    extra: Option<Stream<'_>>,
     from: u64,
     to: u64,
     mut f: impl FnMut(Burst),
 ) {
-    let (mut j, mut k) = (0usize, 0usize);
+    let mut data = data.map(Ahead::new);
+    let mut extra = extra.map(Ahead::new);
     for c in control {
+        if c.begin >= to {
+            // Every later interval begins there too: none overlaps [from, to).
+            break;
+        }
         let (cb, ce) = (c.begin.max(from), c.end.min(to));
         if cb >= ce {
             continue;
         }
-        while j < data.len() && data[j].end <= cb {
-            j += 1;
-        }
-        let mut jj = j;
-        while jj < data.len() && data[jj].begin < ce {
-            let d = &data[jj];
-            let (db, de) = (cb.max(d.begin), ce.min(d.end));
-            if db < de {
-                match extra {
-                    None => f(Burst {
-                        begin: db,
-                        end: de,
-                        control: c.value,
-                        data: d.value,
-                        extra: None,
-                    }),
-                    Some(x) => {
-                        while k < x.len() && x[k].end <= db {
-                            k += 1;
-                        }
-                        let mut kk = k;
-                        while kk < x.len() && x[kk].begin < de {
-                            let (xb, xe) = (db.max(x[kk].begin), de.min(x[kk].end));
-                            if xb < xe {
-                                f(Burst {
-                                    begin: xb,
-                                    end: xe,
-                                    control: c.value,
-                                    data: d.value,
-                                    extra: Some(x[kk].value),
-                                });
-                            }
-                            kk += 1;
-                        }
+        let mut emit = |db: u64, de: u64, dv: f64, f: &mut dyn FnMut(Burst)| match &mut extra {
+            None => f(Burst {
+                begin: db,
+                end: de,
+                control: c.value,
+                data: dv,
+                extra: None,
+            }),
+            Some(x) => {
+                x.drop_ending_by(db);
+                let mut k = 0;
+                while let Some(xi) = x.get(k) {
+                    if xi.begin >= de {
+                        break;
                     }
+                    let (xb, xe) = (db.max(xi.begin), de.min(xi.end));
+                    if xb < xe {
+                        f(Burst {
+                            begin: xb,
+                            end: xe,
+                            control: c.value,
+                            data: dv,
+                            extra: Some(xi.value),
+                        });
+                    }
+                    k += 1;
                 }
             }
-            jj += 1;
+        };
+        match &mut data {
+            // A window read as its own data: each interval overlaps only itself (a row's
+            // intervals follow one another).
+            None => emit(cb, ce, c.value, &mut f),
+            Some(d) => {
+                d.drop_ending_by(cb);
+                let mut k = 0;
+                while let Some(di) = d.get(k) {
+                    if di.begin >= ce {
+                        break;
+                    }
+                    let (db, de) = (cb.max(di.begin), ce.min(di.end));
+                    if db < de {
+                        emit(db, de, di.value, &mut f);
+                    }
+                    k += 1;
+                }
+            }
         }
     }
 }
@@ -77,78 +127,91 @@ pub(crate) fn for_each_burst(
 /// A communication statistic: partner objects as columns.
 pub(crate) fn comm_table(
     engine: &Engine,
-    control: &Computed,
-    extra: Option<&Computed>,
+    control: &Window,
+    extra: Option<&Window>,
     planes: Option<Bins>,
     stat: usize,
     (from, to): (u64, u64),
-    n_planes: usize,
+    rows: &[usize],
 ) -> Table {
     let objects = engine.objects;
-    let rows = control.rows.len();
-    let columns = rows;
-    let mut cells = vec![vec![vec![None; columns]; rows]; n_planes];
-    for r in 0..rows {
-        let mut acc: BTreeMap<(usize, usize), (f64, f64, f64)> = BTreeMap::new();
-        let xrow = extra.and_then(|x| {
-            x.rows
-                .get(objects.children(control.level, r, x.level).start)
-        });
-        for c in control.comms.get(r).map_or(&[][..], Vec::as_slice) {
-            if c.time < from || c.time >= to {
-                continue;
-            }
-            let plane = match (planes, xrow) {
-                (Some(p), Some(xr)) => {
-                    let v = xr
-                        .iter()
-                        .find(|i| i.begin <= c.time && c.time < i.end)
-                        .map_or(0.0, |i| i.value);
-                    match p.column(v) {
-                        Some(p) => p,
-                        None => continue,
+    let level = control.info.level;
+    let columns = control.rows();
+    let n_planes = planes.map_or(1, |p| p.n);
+    let computed: Vec<Vec<Vec<Option<f64>>>> = rows
+        .par_iter()
+        .map(|&r| {
+            let mut cells = vec![vec![None; columns]; n_planes];
+            let mut acc: BTreeMap<(usize, usize), (f64, f64, f64)> = BTreeMap::new();
+            let xrow: Option<Vec<Interval>> = extra.map(|x| {
+                x.row(objects.children(level, r, x.info.level).start)
+                    .collect()
+            });
+            for c in control.comms(r) {
+                if c.time < from || c.time >= to {
+                    continue;
+                }
+                let plane = match (planes, &xrow) {
+                    (Some(p), Some(xr)) => {
+                        // The interval holding the message's time.
+                        let k = xr.partition_point(|i| i.end <= c.time);
+                        let v = xr
+                            .get(k)
+                            .filter(|i| i.begin <= c.time && c.time < i.end)
+                            .map_or(0.0, |i| i.value);
+                        match p.column(v) {
+                            Some(p) => p,
+                            None => continue,
+                        }
+                    }
+                    _ => 0,
+                };
+                let col = objects.object_of_thread(level, c.partner_thread);
+                let e = acc.entry((plane, col)).or_insert((0.0, 0.0, 0.0));
+                let counts = match stat {
+                    0 | 2 | 4 | 6 | 8 => c.send,
+                    _ => !c.send,
+                };
+                let value = match stat {
+                    0 | 1 => f64::from(u8::from(counts)),
+                    _ => {
+                        if counts {
+                            c.size
+                        } else {
+                            0.0
+                        }
+                    }
+                };
+                e.0 += value;
+                if counts {
+                    e.1 += 1.0;
+                    match stat {
+                        6 | 7 if (e.2 == 0.0 || c.size < e.2) => {
+                            e.2 = c.size;
+                        }
+                        8 | 9 if c.size > e.2 => {
+                            e.2 = c.size;
+                        }
+                        _ => {}
                     }
                 }
-                _ => 0,
-            };
-            let col = objects.object_of_thread(control.level, c.partner_thread);
-            let e = acc.entry((plane, col)).or_insert((0.0, 0.0, 0.0));
-            let counts = match stat {
-                0 | 2 | 4 | 6 | 8 => c.send,
-                _ => !c.send,
-            };
-            let value = match stat {
-                0 | 1 => f64::from(u8::from(counts)),
-                _ => {
-                    if counts {
-                        c.size
-                    } else {
-                        0.0
-                    }
-                }
-            };
-            e.0 += value;
-            if counts {
-                e.1 += 1.0;
-                match stat {
-                    6 | 7 if (e.2 == 0.0 || c.size < e.2) => {
-                        e.2 = c.size;
-                    }
-                    8 | 9 if c.size > e.2 => {
-                        e.2 = c.size;
-                    }
-                    _ => {}
+            }
+            for (&(plane, col), &(sum, n, ext)) in &acc {
+                if col < columns {
+                    cells[plane][col] = Some(match stat {
+                        4 | 5 => sum / n,
+                        6..=9 => ext,
+                        _ => sum,
+                    });
                 }
             }
-        }
-        for (&(plane, col), &(sum, n, ext)) in &acc {
-            if col < columns {
-                cells[plane][r][col] = Some(match stat {
-                    4 | 5 => sum / n,
-                    6..=9 => ext,
-                    _ => sum,
-                });
-            }
+            cells
+        })
+        .collect();
+    let mut cells = vec![vec![Vec::new(); rows.len()]; n_planes];
+    for (k, row) in computed.into_iter().enumerate() {
+        for (p, plane) in row.into_iter().enumerate() {
+            cells[p][k] = plane;
         }
     }
     Table { cells, columns }

@@ -47,7 +47,9 @@ pub enum ComposeFn {
 pub struct Scale(pub TimeUnit, pub TimeUnit);
 
 impl Scale {
-    fn of(self, ticks: f64) -> f64 {
+    /// `ticks` in the window's unit.
+    #[inline]
+    pub fn of(self, ticks: f64) -> f64 {
         crate::window::convert(self.0, self.1, ticks)
     }
 }
@@ -113,133 +115,203 @@ fn in_ranges(v: f64, max: &[f64], min: &[f64], open: bool) -> bool {
 
 /// Applies `f` to the intervals of one object, in place.
 pub fn apply_compose(f: &ComposeFn, iv: &mut Vec<Interval>) {
-    use ComposeFn::{
-        Abs, Accumulate, Add, AsIs, BeginTime, BurstTime, Ceil, Complement, Delta, Div,
-        DivideByBurstTime, EndTime, Enumerate, Floor, InStackedVal, InverseDiv, IsEqual,
-        IsEqualSign, IsInRange, JoinBursts, Mod, ModPlus1, NestingLevel, OneMinusSign, Prod, Round,
-        SelectRange, Sign, StackedVal, Subs, Translate,
-    };
-    match f {
-        AsIs => {}
-        JoinBursts => {
-            // Consecutive intervals of one value become one.
-            let mut out: Vec<Interval> = Vec::with_capacity(iv.len());
-            for i in iv.drain(..) {
-                match out.last_mut() {
+    let out: Vec<Interval> = Composed::new(f.clone(), std::mem::take(iv).into_iter()).collect();
+    *iv = out;
+}
+
+/// The intervals of a stream with compose function `f` applied, one by one (`Join Bursts`
+/// holds an interval back until the next one has another value).
+pub struct Composed<I> {
+    f: ComposeFn,
+    inner: I,
+    state: ComposeState,
+    /// `Join Bursts`: the interval being joined.
+    pending: Option<Interval>,
+}
+
+impl<I: Iterator<Item = Interval>> Composed<I> {
+    pub fn new(f: ComposeFn, inner: I) -> Self {
+        Composed {
+            f,
+            inner,
+            state: ComposeState::default(),
+            pending: None,
+        }
+    }
+}
+
+impl<I: Iterator<Item = Interval>> Iterator for Composed<I> {
+    type Item = Interval;
+
+    fn next(&mut self) -> Option<Interval> {
+        match self.f {
+            ComposeFn::AsIs => self.inner.next(),
+            ComposeFn::JoinBursts => loop {
+                // Consecutive intervals of one value become one.
+                let Some(i) = self.inner.next() else {
+                    return self.pending.take();
+                };
+                match &mut self.pending {
                     Some(last) if last.value == i.value && i.begin != i.end => last.end = i.end,
                     Some(last)
                         if last.value == i.value && i.begin == i.end && last.end == i.end => {}
-                    _ => out.push(i),
+                    Some(_) => return self.pending.replace(i),
+                    None => self.pending = Some(i),
+                }
+            },
+            _ => {
+                let mut i = self.inner.next()?;
+                i.value = self.state.value(&self.f, &i);
+                Some(i)
+            }
+        }
+    }
+}
+
+/// A compose function applied to one object's intervals one at a time, for functions that
+/// give one interval per interval (not `Join Bursts`).
+pub struct ComposeStep {
+    f: ComposeFn,
+    state: ComposeState,
+}
+
+impl ComposeStep {
+    pub fn new(f: ComposeFn) -> Self {
+        ComposeStep {
+            f,
+            state: ComposeState::default(),
+        }
+    }
+
+    /// The value of the next interval, `i`.
+    pub fn value(&mut self, i: &Interval) -> f64 {
+        match self.f {
+            ComposeFn::AsIs | ComposeFn::JoinBursts => i.value,
+            _ => self.state.value(&self.f, i),
+        }
+    }
+}
+
+/// What the stateful compose functions remember of one object's intervals.
+#[derive(Default)]
+struct ComposeState {
+    stack: Vec<f64>,
+    nesting: f64,
+    prev_value: f64,
+    prev_in: f64,
+}
+
+impl ComposeState {
+    /// The value of interval `i` under `f` (not `Join Bursts`).
+    fn value(&mut self, f: &ComposeFn, i: &Interval) -> f64 {
+        use ComposeFn::{
+            Abs, Accumulate, Add, AsIs, BeginTime, BurstTime, Ceil, Complement, Delta, Div,
+            DivideByBurstTime, EndTime, Enumerate, Floor, InStackedVal, InverseDiv, IsEqual,
+            IsEqualSign, IsInRange, JoinBursts, Mod, ModPlus1, NestingLevel, OneMinusSign, Prod,
+            Round, SelectRange, Sign, StackedVal, Subs, Translate,
+        };
+        let v = i.value;
+        let out = match f {
+            Sign => f64::from(u8::from(v != 0.0)),
+            OneMinusSign => 1.0 - f64::from(u8::from(v != 0.0)),
+            Mod(d) => v % if *d == 0.0 { 1.0 } else { *d },
+            ModPlus1(d) => v % if *d == 0.0 { 1.0 } else { *d } + 1.0,
+            Div(d) => {
+                if *d == 0.0 {
+                    v % 1.0
+                } else {
+                    v / d
                 }
             }
-            *iv = out;
-        }
-        _ => {
-            let mut stack: Vec<f64> = Vec::new();
-            let mut nesting = 0.0;
-            let mut prev_value = 0.0;
-            let mut prev_in = 0.0;
-            for i in iv.iter_mut() {
-                let v = i.value;
-                let out = match f {
-                    Sign => f64::from(u8::from(v != 0.0)),
-                    OneMinusSign => 1.0 - f64::from(u8::from(v != 0.0)),
-                    Mod(d) => v % if *d == 0.0 { 1.0 } else { *d },
-                    ModPlus1(d) => v % if *d == 0.0 { 1.0 } else { *d } + 1.0,
-                    Div(d) => {
-                        if *d == 0.0 {
-                            v % 1.0
-                        } else {
-                            v / d
-                        }
-                    }
-                    Prod(k) => v * k,
-                    Add(k) => v + k,
-                    Subs(k) => v - k,
-                    Complement(k) => k - v,
-                    InverseDiv(k) => {
-                        if v == 0.0 {
-                            0.0
-                        } else {
-                            k / v
-                        }
-                    }
-                    SelectRange(max, min, open) => {
-                        if in_ranges(v, max, min, *open) {
-                            v
-                        } else {
-                            0.0
-                        }
-                    }
-                    IsInRange(max, min, open) => f64::from(u8::from(in_ranges(v, max, min, *open))),
-                    IsEqual(vals) => {
-                        if vals.contains(&v) {
-                            v
-                        } else {
-                            0.0
-                        }
-                    }
-                    IsEqualSign(vals) => f64::from(u8::from(vals.contains(&v))),
-                    Floor => v.floor(),
-                    Ceil => v.ceil(),
-                    Round => v.round_ties_even(),
-                    Abs => v.abs(),
-                    StackedVal | InStackedVal(_) => {
-                        if v == 0.0 {
-                            stack.pop();
-                        } else {
-                            stack.push(v);
-                        }
-                        match (stack.last(), f) {
-                            (None, _) => 0.0,
-                            (Some(&top), InStackedVal(want)) => {
-                                if top == *want {
-                                    top
-                                } else {
-                                    0.0
-                                }
-                            }
-                            (Some(&top), _) => top,
-                        }
-                    }
-                    NestingLevel => {
-                        if v != 0.0 {
-                            nesting += 1.0;
-                        } else if nesting > 0.0 {
-                            nesting -= 1.0;
-                        }
-                        nesting
-                    }
-                    Enumerate => {
-                        if v == 0.0 {
-                            prev_value
-                        } else {
-                            prev_value + 1.0
-                        }
-                    }
-                    Accumulate => prev_value + v,
-                    Delta => {
-                        let r = if v == prev_in { 0.0 } else { v - prev_in };
-                        prev_in = v;
-                        r
-                    }
-                    BurstTime(s) => s.of((i.end - i.begin) as f64),
-                    DivideByBurstTime(s) => {
-                        let d = (i.end - i.begin) as f64;
-                        if d == 0.0 { 0.0 } else { v / s.of(d) }
-                    }
-                    BeginTime(s) => s.of(i.begin as f64),
-                    EndTime(s) => s.of(i.end as f64),
-                    Translate(list) => list
-                        .chunks(2)
-                        .find(|p| p[0] == v)
-                        .and_then(|p| p.get(1).copied())
-                        .unwrap_or(v),
-                    AsIs | JoinBursts => v,
-                };
-                prev_value = out;
-                i.value = out;
+            Prod(k) => v * k,
+            Add(k) => v + k,
+            Subs(k) => v - k,
+            Complement(k) => k - v,
+            InverseDiv(k) => {
+                if v == 0.0 {
+                    0.0
+                } else {
+                    k / v
+                }
             }
-        }
+            SelectRange(max, min, open) => {
+                if in_ranges(v, max, min, *open) {
+                    v
+                } else {
+                    0.0
+                }
+            }
+            IsInRange(max, min, open) => f64::from(u8::from(in_ranges(v, max, min, *open))),
+            IsEqual(vals) => {
+                if vals.contains(&v) {
+                    v
+                } else {
+                    0.0
+                }
+            }
+            IsEqualSign(vals) => f64::from(u8::from(vals.contains(&v))),
+            Floor => v.floor(),
+            Ceil => v.ceil(),
+            Round => v.round_ties_even(),
+            Abs => v.abs(),
+            StackedVal | InStackedVal(_) => {
+                if v == 0.0 {
+                    self.stack.pop();
+                } else {
+                    self.stack.push(v);
+                }
+                match (self.stack.last(), f) {
+                    (None, _) => 0.0,
+                    (Some(&top), InStackedVal(want)) => {
+                        if top == *want {
+                            top
+                        } else {
+                            0.0
+                        }
+                    }
+                    (Some(&top), _) => top,
+                }
+            }
+            NestingLevel => {
+                if v != 0.0 {
+                    self.nesting += 1.0;
+                } else if self.nesting > 0.0 {
+                    self.nesting -= 1.0;
+                }
+                self.nesting
+            }
+            Enumerate => {
+                if v == 0.0 {
+                    self.prev_value
+                } else {
+                    self.prev_value + 1.0
+                }
+            }
+            Accumulate => self.prev_value + v,
+            Delta => {
+                let r = if v == self.prev_in {
+                    0.0
+                } else {
+                    v - self.prev_in
+                };
+                self.prev_in = v;
+                r
+            }
+            BurstTime(s) => s.of((i.end - i.begin) as f64),
+            DivideByBurstTime(s) => {
+                let d = (i.end - i.begin) as f64;
+                if d == 0.0 { 0.0 } else { v / s.of(d) }
+            }
+            BeginTime(s) => s.of(i.begin as f64),
+            EndTime(s) => s.of(i.end as f64),
+            Translate(list) => list
+                .chunks(2)
+                .find(|p| p[0] == v)
+                .and_then(|p| p.get(1).copied())
+                .unwrap_or(v),
+            AsIs | JoinBursts => v,
+        };
+        self.prev_value = out;
+        out
     }
 }

@@ -7,7 +7,8 @@
 //! value is multiplied by its factor first.
 
 use crate::cfg::WindowCfg;
-use crate::window::{Computed, Interval};
+use crate::levels::{Kid, Stream};
+use crate::window::Interval;
 
 /// The operation of a derived window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,13 +111,8 @@ fn scaled(v: f64, factor: f64) -> f64 {
     }
 }
 
-/// Combines the rows of derived window `w`'s two children, object by object (each pair in
-/// Paraver's child order: the factors go by that order); `end` is the trace's end.
-pub fn combine(
-    w: &WindowCfg,
-    pairs: &[(&[Interval], &[Interval])],
-    end: u64,
-) -> Result<Vec<Vec<Interval>>, String> {
+/// The derived operation of window `w` (not a controlled one), checked.
+pub fn operation(w: &WindowCfg) -> Result<(DerivedFn, [f64; 2]), String> {
     let Some(d) = &w.derived else {
         return Err("a derived window without parents".into());
     };
@@ -125,73 +121,116 @@ pub fn combine(
     if d.shifts != [0, 0] {
         return Err("shifted parents (window_shift)".into());
     }
-    if pairs.iter().any(|(a, b)| a.is_empty() || b.is_empty()) {
-        return Err("a parent object without intervals".into());
-    }
-    Ok(pairs
-        .iter()
-        .map(|&(a, b)| walk(op, [a, b], d.factors, end))
-        .collect())
+    Ok((op, d.factors))
 }
 
-fn walk(op: DerivedFn, kids: [&[Interval]; 2], factors: [f64; 2], end_time: u64) -> Vec<Interval> {
-    let mut at = [0usize; 2];
-    let cur = |c: usize, at: &[usize; 2]| kids[c][at[c].min(kids[c].len() - 1)];
-    let mut clear_by = ClearBy::default();
-    let mut value = |at: &[usize; 2]| {
+/// Two parents' intervals combined by `op` (Paraver's `IntervalDerived`), the first one's
+/// first (the factors go by that order).
+pub struct Combined<'a> {
+    op: DerivedFn,
+    factors: [f64; 2],
+    kids: [Kid<'a>; 2],
+    end_time: u64,
+    clear_by: ClearBy,
+    begin: u64,
+    end: u64,
+    started: bool,
+    /// Steps left (a guard against a walk that would not end).
+    steps: usize,
+    consumed: usize,
+}
+
+impl<'a> Combined<'a> {
+    /// `None` when a parent has no interval.
+    pub fn new(
+        op: DerivedFn,
+        factors: [f64; 2],
+        parents: [Stream<'a>; 2],
+        end_time: u64,
+    ) -> Option<Self> {
+        let [a, b] = parents;
+        let kids = [Kid::new(a)?, Kid::new(b)?];
+        let begin = kids[0].cur.begin.max(kids[1].cur.begin);
+        let end = kids[0].cur.end.min(kids[1].cur.end);
+        Some(Combined {
+            op,
+            factors,
+            kids,
+            end_time,
+            clear_by: ClearBy::default(),
+            begin,
+            end,
+            started: false,
+            steps: 0,
+            consumed: 2,
+        })
+    }
+
+    fn value(&mut self) -> f64 {
+        let (k0, k1) = (&self.kids[0].cur, &self.kids[1].cur);
         let (a, b) = (
-            scaled(cur(0, at).value, factors[0]),
-            scaled(cur(1, at).value, factors[1]),
+            scaled(k0.value, self.factors[0]),
+            scaled(k1.value, self.factors[1]),
         );
-        if op == DerivedFn::ClearBy {
-            clear_by.execute(a, b, cur(0, at).begin)
+        if self.op == DerivedFn::ClearBy {
+            self.clear_by.execute(a, b, k0.begin)
         } else {
-            op.execute(a, b)
+            self.op.execute(a, b)
         }
-    };
-    let mut begin = cur(0, &at).begin.max(cur(1, &at).begin);
-    let mut end = cur(0, &at).end.min(cur(1, &at).end);
-    let mut out = vec![Interval {
-        begin,
-        end,
-        value: value(&at),
-    }];
-    let max_steps = kids[0].len() + kids[1].len() + 16;
-    for _ in 0..max_steps {
-        if begin >= end_time {
-            break;
+    }
+}
+
+impl Iterator for Combined<'_> {
+    type Item = Interval;
+
+    fn next(&mut self) -> Option<Interval> {
+        if !self.started {
+            self.started = true;
+            let value = self.value();
+            return Some(Interval {
+                begin: self.begin,
+                end: self.end,
+                value,
+            });
         }
-        begin = end;
+        self.steps += 1;
+        if self.begin >= self.end_time || self.steps > self.consumed + 16 {
+            return None;
+        }
+        self.begin = self.end;
         let mut next_end: Option<u64> = None;
         for c in 0..2 {
-            if cur(c, &at).end <= begin && at[c] + 1 < kids[c].len() {
-                at[c] += 1;
+            let kid = &mut self.kids[c];
+            if kid.cur.end <= self.begin && kid.has_next() {
+                kid.advance();
+                self.consumed += 1;
             }
-            let e = cur(c, &at).end;
-            if e < end_time && next_end.is_none_or(|n| e < n) {
+            let e = kid.cur.end;
+            if e < self.end_time && next_end.is_none_or(|n| e < n) {
                 next_end = Some(e);
             }
         }
-        end = next_end.unwrap_or(end_time);
-        out.push(Interval {
-            begin,
-            end,
-            value: value(&at),
-        });
+        self.end = next_end.unwrap_or(self.end_time);
+        let value = self.value();
+        Some(Interval {
+            begin: self.begin,
+            end: self.end,
+            value,
+        })
     }
-    out
 }
 
-/// A controlled derived window (Paraver's `IntervalControlDerived`): the intervals of the
-/// control (second) parent, each valued by folding the data (first) parent's intervals that
-/// overlap it, from 0: `controlled: maximum` keeps the largest, `controlled: add` sums them.
-/// Both parents have the rows of the data's objects (the control's object that holds each).
-pub fn controlled(w: &WindowCfg, parents: Vec<Computed>, end: u64) -> Result<Computed, String> {
+/// The fold of a controlled derived window (`controlled: maximum`, `controlled: add`) and
+/// the data parent's factor, checked.
+/// How a controlled window folds the data values it meets.
+pub type Fold = fn(f64, f64) -> f64;
+
+pub fn controlled_fold(w: &WindowCfg) -> Result<(Fold, f64), String> {
     let Some(d) = &w.derived else {
         return Err("a derived window without parents".into());
     };
     let op = d.operation.trim();
-    let fold: fn(f64, f64) -> f64 = match op {
+    let fold: Fold = match op {
         "controlled: maximum" => |a, b| if a > b { a } else { b },
         "controlled: add" => |a, b| a + b,
         _ => return Err(format!("derived operation `{op}`")),
@@ -199,43 +238,62 @@ pub fn controlled(w: &WindowCfg, parents: Vec<Computed>, end: u64) -> Result<Com
     if d.shifts != [0, 0] {
         return Err("shifted parents (window_shift)".into());
     }
-    let [data, control]: [Computed; 2] = parents
-        .try_into()
-        .map_err(|_| "a derived window needs two parents".to_string())?;
-    if data.rows.len() != control.rows.len() || data.rows.iter().any(Vec::is_empty) {
-        return Err("parents with different objects".into());
-    }
-    let factor = d.factors[0];
-    let rows = data
-        .rows
-        .iter()
-        .enumerate()
-        .map(|(o, drow)| {
-            let crow = &control.rows[o];
-            let mut j = 0;
-            crow.iter()
-                .map(|c| {
-                    let mut value = 0.0;
-                    if c.begin < end {
-                        while j + 1 < drow.len() && drow[j].end <= c.begin {
-                            j += 1;
-                        }
-                        if drow[j].end > c.begin {
-                            value = fold(value, drow[j].value * factor);
-                        }
-                        while j + 1 < drow.len() && drow[j].end < c.end {
-                            j += 1;
-                            value = fold(value, drow[j].value * factor);
-                        }
-                    }
-                    Interval {
-                        begin: c.begin,
-                        end: c.end,
-                        value,
-                    }
-                })
-                .collect()
+    Ok((fold, d.factors[0]))
+}
+
+/// A controlled derived window (Paraver's `IntervalControlDerived`): the intervals of the
+/// control (second) parent, each valued by folding the data (first) parent's intervals that
+/// overlap it, from 0: `controlled: maximum` keeps the largest, `controlled: add` sums them.
+pub struct Controlled<'a> {
+    fold: Fold,
+    factor: f64,
+    data: Kid<'a>,
+    control: Stream<'a>,
+    end: u64,
+}
+
+impl<'a> Controlled<'a> {
+    /// `None` when the data parent has no interval.
+    pub fn new(
+        fold: Fold,
+        factor: f64,
+        data: Stream<'a>,
+        control: Stream<'a>,
+        end: u64,
+    ) -> Option<Self> {
+        Some(Controlled {
+            fold,
+            factor,
+            data: Kid::new(data)?,
+            control,
+            end,
         })
-        .collect();
-    Ok(Computed { rows, ..data })
+    }
+}
+
+impl Iterator for Controlled<'_> {
+    type Item = Interval;
+
+    fn next(&mut self) -> Option<Interval> {
+        let c = self.control.next()?;
+        let mut value = 0.0;
+        if c.begin < self.end {
+            let d = &mut self.data;
+            while d.has_next() && d.cur.end <= c.begin {
+                d.advance();
+            }
+            if d.cur.end > c.begin {
+                value = (self.fold)(value, d.cur.value * self.factor);
+            }
+            while d.has_next() && d.cur.end < c.end {
+                d.advance();
+                value = (self.fold)(value, d.cur.value * self.factor);
+            }
+        }
+        Some(Interval {
+            begin: c.begin,
+            end: c.end,
+            value,
+        })
+    }
 }

@@ -10,13 +10,15 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
+
 use crate::bursts::{comm_table, for_each_burst};
 use crate::cfg::{AnalyzerCfg, Cfg};
 use crate::filter::TypesFound;
 use crate::labels;
 use crate::paramedir::Options;
 pub use crate::table::{Histogram, PlaneTable, TOTALS};
-use crate::window::{Computed, Engine, WindowError, convert};
+use crate::window::{Computed, Engine, Window, WindowError, convert};
 
 /// Why a histogram cannot be computed.
 #[derive(Debug, Clone, PartialEq)]
@@ -194,26 +196,47 @@ pub fn invalid_windows(cfg: &Cfg, a: &AnalyzerCfg) -> Option<String> {
 }
 
 /// Paraver's `computeYScale` of a window over [from, to]: (smallest non-zero value, or 0;
-/// largest value, at least 0; whether a zero occurs).
-fn y_scale(w: &Computed, from: u64, to: u64) -> (f64, f64, bool) {
+/// largest value, at least 0; whether a zero occurs). Each row is walked from its first
+/// interval ending after `from` (its last when none does) to the first beginning at `to`.
+fn y_scale(w: &Window, from: u64, to: u64) -> (f64, f64, bool) {
+    let per_row: Vec<(f64, f64, bool)> = (0..w.rows())
+        .into_par_iter()
+        .map(|r| {
+            let (mut min, mut max, mut zero) = (0.0f64, 0.0f64, false);
+            let mut row = w.row(r);
+            let mut last = None;
+            let first = loop {
+                match row.next() {
+                    Some(iv) if iv.end > from => break Some(iv),
+                    Some(iv) => last = Some(iv),
+                    None => break last,
+                }
+            };
+            for iv in first.into_iter().chain(row) {
+                let v = iv.value;
+                zero |= v == 0.0;
+                if v > max {
+                    max = v;
+                }
+                if min == 0.0 || (v != 0.0 && v < min) {
+                    min = v;
+                }
+                if iv.begin >= to {
+                    break;
+                }
+            }
+            (min, max, zero)
+        })
+        .collect();
+    // Rows one after the other, as Paraver reads them.
     let (mut min, mut max, mut zero) = (0.0f64, 0.0f64, false);
-    for row in &w.rows {
-        let start = row
-            .iter()
-            .position(|i| i.end > from)
-            .unwrap_or(row.len().saturating_sub(1));
-        for iv in &row[start..] {
-            let v = iv.value;
-            zero |= v == 0.0;
-            if v > max {
-                max = v;
-            }
-            if min == 0.0 || (v != 0.0 && v < min) {
-                min = v;
-            }
-            if iv.begin >= to {
-                break;
-            }
+    for (lo, hi, z) in per_row {
+        zero |= z;
+        if hi > max {
+            max = hi;
+        }
+        if min == 0.0 || (lo != 0.0 && lo < min) {
+            min = lo;
         }
     }
     (min, max, zero)
@@ -285,25 +308,80 @@ pub(crate) struct Table {
 }
 
 /// Runs analyzer `a` of `cfg` as paramedir does.
-pub fn run(
-    engine: &Engine,
+pub fn run<'e>(
+    engine: &'e Engine<'e>,
     cfg: &Cfg,
     a: &AnalyzerCfg,
     options: &Options,
     found: &mut TypesFound,
 ) -> Result<Histogram, HistogramError> {
-    run_with_control(engine, cfg, a, options, found).map(|(h, _)| h)
+    run_keeping(engine, cfg, a, options, found, false).map(|(h, _)| h)
 }
 
-/// [`run`], with the control window it computed (where each object holds each value).
-pub fn run_with_control(
-    engine: &Engine,
+/// [`run`], with the control window computed whole (where each object holds each value).
+pub fn run_with_control<'e>(
+    engine: &'e Engine<'e>,
     cfg: &Cfg,
     a: &AnalyzerCfg,
     options: &Options,
     found: &mut TypesFound,
 ) -> Result<(Histogram, Computed), HistogramError> {
-    let mut window = |key: &str| -> Result<Option<Computed>, HistogramError> {
+    let (h, control) = run_keeping(engine, cfg, a, options, found, true)?;
+    let control = control.ok_or_else(|| HistogramError::Unsupported("no control window".into()))?;
+    Ok((h, control))
+}
+
+/// A row's sums, per (plane, column): dense when the table is small.
+enum Cells {
+    Dense(Vec<Option<Cell>>, usize),
+    Sparse(BTreeMap<(usize, usize), Cell>),
+}
+
+impl Cells {
+    fn new(planes: usize, columns: usize) -> Cells {
+        if planes.saturating_mul(columns) <= 1 << 16 {
+            Cells::Dense(vec![None; planes * columns], columns)
+        } else {
+            Cells::Sparse(BTreeMap::new())
+        }
+    }
+
+    #[inline]
+    fn at(&mut self, plane: usize, col: usize) -> &mut Cell {
+        match self {
+            Cells::Dense(v, columns) => v[plane * *columns + col].get_or_insert_with(Cell::default),
+            Cells::Sparse(m) => m.entry((plane, col)).or_default(),
+        }
+    }
+
+    /// Every cell with sums, by (plane, column).
+    fn each(&self, mut f: impl FnMut(usize, usize, &Cell)) {
+        match self {
+            Cells::Dense(v, columns) => {
+                for (k, c) in v.iter().enumerate() {
+                    if let Some(c) = c {
+                        f(k / columns, k % columns, c);
+                    }
+                }
+            }
+            Cells::Sparse(m) => {
+                for (&(p, col), c) in m {
+                    f(p, col, c);
+                }
+            }
+        }
+    }
+}
+
+fn run_keeping<'e>(
+    engine: &'e Engine<'e>,
+    cfg: &Cfg,
+    a: &AnalyzerCfg,
+    options: &Options,
+    found: &mut TypesFound,
+    keep_control: bool,
+) -> Result<(Histogram, Option<Computed>), HistogramError> {
+    let mut window = |key: &str| -> Result<Option<Window<'e>>, HistogramError> {
         let Some(i) = a.number(key) else {
             return Ok(None);
         };
@@ -311,7 +389,7 @@ pub fn run_with_control(
             .windows
             .get((i as usize).wrapping_sub(1))
             .ok_or_else(|| HistogramError::Unsupported(format!("{key} {i}: no such window")))?;
-        Ok(Some(engine.compute(cfg, w, found)?))
+        Ok(Some(engine.window(cfg, w, found)?))
     };
     if let Some(why) = invalid_windows(cfg, a) {
         return Err(HistogramError::Unsupported(why));
@@ -319,11 +397,12 @@ pub fn run_with_control(
     let control = window("Analyzer2D.ControlWindow")?
         .ok_or_else(|| HistogramError::Unsupported("an analyzer without control window".into()))?;
     let data_index = a.number("Analyzer2D.DataWindow");
+    // `None`: the control window is its own data.
     let data = match data_index {
         Some(i) if Some(i) != a.number("Analyzer2D.ControlWindow") => {
-            window("Analyzer2D.DataWindow")?.unwrap_or_else(|| control.clone())
+            window("Analyzer2D.DataWindow")?
         }
-        _ => control.clone(),
+        _ => None,
     };
     let extra = window("Analyzer2D.3D_ControlWindow")?;
     let stat_name = a.get("Analyzer2D.Statistic").unwrap_or("").trim();
@@ -334,13 +413,16 @@ pub fn run_with_control(
             "statistic `{stat_name}`"
         )));
     }
-    let trace_end = engine.records.end_time;
+    let trace_end = engine.end_time();
     let (hist_begin, hist_end) = match (
         options.window,
         a.get("Analyzer2D.AnalysisLimits").map(str::trim),
     ) {
         (Some((t0, t1)), _) => (t0.min(trace_end), t1.min(trace_end)),
-        (None, Some("Allwindow")) => (control.begin_time, control.end_time.min(trace_end)),
+        (None, Some("Allwindow")) => (
+            control.info.begin_time,
+            control.info.end_time.min(trace_end),
+        ),
         _ => (0, trace_end),
     };
     let flag = |k: &str, d: bool| a.flag(k).unwrap_or(d);
@@ -370,7 +452,7 @@ pub fn run_with_control(
             if hi - lo == 0.0 {
                 cdelta = 1.0;
                 use_fixed = true;
-            } else if control.code_colour && hi - lo <= 10000.0 {
+            } else if control.info.code_colour && hi - lo <= 10000.0 {
                 cmax = (hi + (hi - lo) * 0.05).floor();
                 cdelta = 1.0;
                 use_fixed = true;
@@ -395,7 +477,7 @@ pub fn run_with_control(
         if compute {
             let (l, h, _) = y_scale(x, hist_begin, hist_end);
             (lo, hi) = (l, h);
-            delta = if h - l == 0.0 || x.code_colour {
+            delta = if h - l == 0.0 || x.info.code_colour {
                 1.0
             } else {
                 (h - l) / 200.0
@@ -404,156 +486,8 @@ pub fn run_with_control(
         Bins::fixed(lo, hi, delta)
     });
     let n_planes = planes.map_or(1, |p| p.n);
-    let rows = control.rows.len();
+    let all_rows = control.rows();
     let objects = engine.objects;
-
-    let table = if let Some(cs) = comm_stat {
-        comm_table(
-            engine,
-            &control,
-            extra.as_ref(),
-            planes,
-            cs,
-            (hist_begin, hist_end),
-            n_planes,
-        )
-    } else {
-        let stat = stat.unwrap_or(0);
-        let cu = |t: f64| convert(engine.trace_unit, control.units, t);
-        let du = |t: f64| convert(engine.trace_unit, data.units, t);
-        let mut cells = vec![vec![vec![None; bins.n]; rows]; n_planes];
-        for r in 0..rows {
-            let mut acc: BTreeMap<(usize, usize), Cell> = BTreeMap::new();
-            let mut row_total = vec![0.0; n_planes];
-            let mut row_nz = vec![0.0; n_planes];
-            // Whether a non-zero control value was met in the plane (Paraver's row total
-            // cell exists): a cell of a plane without one is 0, not 0/0.
-            let mut row_nz_seen = vec![false; n_planes];
-            let mut row_cnt = vec![0.0; n_planes];
-            let data_rows = objects.children(control.level, r, data.level);
-            for dr in data_rows {
-                let Some(drow) = data.rows.get(dr) else {
-                    continue;
-                };
-                let xrow = extra.as_ref().and_then(|x| {
-                    let xr = objects.children(control.level, r, x.level).start;
-                    x.rows.get(xr)
-                });
-                for_each_burst(&control.rows[r], drow, xrow, hist_begin, hist_end, |b| {
-                    let Some(col) = bins.column(b.control) else {
-                        return;
-                    };
-                    let plane = match (planes, b.extra) {
-                        (Some(p), Some(v)) => match p.column(v) {
-                            Some(p) => p,
-                            None => return,
-                        },
-                        _ => 0,
-                    };
-                    let dur = (b.end - b.begin) as f64;
-                    let dv = b.data;
-                    let c = acc.entry((plane, col)).or_default();
-                    match stat {
-                        0 => c.sum += dur,
-                        1 => {
-                            c.sum += dur;
-                            row_total[plane] += dur;
-                        }
-                        2 => {
-                            if b.control != 0.0 {
-                                c.sum += dur;
-                                row_nz[plane] += dur;
-                                row_nz_seen[plane] = true;
-                            }
-                        }
-                        3 => c.sum += dur,
-                        4 => c.sum += 1.0,
-                        5 => {
-                            c.sum += 1.0;
-                            row_cnt[plane] += 1.0;
-                        }
-                        6 => c.sum += du(dur) * dv.abs(),
-                        7 => {
-                            c.sum += dv * dur;
-                            c.weight += dur;
-                        }
-                        8 => {
-                            if dv > c.extreme {
-                                c.extreme = dv;
-                            }
-                        }
-                        9 => {
-                            if c.extreme == 0.0 || (dv != 0.0 && dv < c.extreme) {
-                                c.extreme = dv;
-                            }
-                        }
-                        10 => {
-                            c.sum += dur;
-                            c.count += 1.0;
-                        }
-                        11 => {
-                            let d = cu(dur);
-                            c.sum += d;
-                            c.count += 1.0;
-                            c.squares += d * d;
-                        }
-                        12 => {
-                            c.sum += dv;
-                            c.count += 1.0;
-                        }
-                        13 => {
-                            c.sum += dv * dur;
-                            if dv != 0.0 {
-                                c.weight += dur;
-                            }
-                        }
-                        14 => {
-                            c.sum += dv;
-                            if dv != 0.0 {
-                                c.count += 1.0;
-                            }
-                        }
-                        15 => {
-                            if dv != 0.0 {
-                                c.sum += 1.0;
-                            }
-                        }
-                        _ => c.sum += dv,
-                    }
-                });
-            }
-            for (&(plane, col), c) in &acc {
-                let v = match stat {
-                    0 => cu(c.sum),
-                    1 => c.sum * 100.0 / row_total[plane],
-                    2 if !row_nz_seen[plane] => 0.0,
-                    2 => c.sum * 100.0 / row_nz[plane],
-                    3 => c.sum * 100.0 / (hist_end - hist_begin) as f64,
-                    5 => c.sum * 100.0 / row_cnt[plane],
-                    7 => c.sum / c.weight,
-                    8 | 9 => c.extreme,
-                    10 => cu(c.sum) / c.count,
-                    11 => (c.squares / c.count - (c.sum / c.count).powi(2))
-                        .abs()
-                        .sqrt(),
-                    12 | 14 => c.sum / c.count,
-                    13 => {
-                        if c.weight == 0.0 {
-                            0.0
-                        } else {
-                            c.sum / c.weight
-                        }
-                    }
-                    _ => c.sum,
-                };
-                cells[plane][r][col] = Some(v);
-            }
-        }
-        Table {
-            cells,
-            columns: bins.n,
-        }
-    };
 
     // `Analyzer2D.Objects`: when the analyzer computes its scale (`ComputeYScale: True`)
     // paramedir computes and prints only the listed rows (0-based, in the order given, up to
@@ -564,22 +498,174 @@ pub fn run_with_control(
             let listed: Option<Vec<usize>> =
                 list.split(',').map(|x| x.trim().parse().ok()).collect();
             match listed {
-                Some(listed) => listed.into_iter().take_while(|&r| r < rows).collect(),
-                None => (0..rows).collect(),
+                Some(listed) => listed.into_iter().take_while(|&r| r < all_rows).collect(),
+                None => (0..all_rows).collect(),
             }
         }
-        _ => (0..rows).collect(),
+        _ => (0..all_rows).collect(),
     };
-    let table = if row_objects.len() == rows {
-        table
+
+    let table = if let Some(cs) = comm_stat {
+        comm_table(
+            engine,
+            &control,
+            extra.as_ref(),
+            planes,
+            cs,
+            (hist_begin, hist_end),
+            &row_objects,
+        )
     } else {
+        let stat = stat.unwrap_or(0);
+        let data_info = data.as_ref().map_or(&control.info, |d| &d.info);
+        let cu = |t: f64| convert(engine.trace_unit, control.info.units, t);
+        let du = |t: f64| convert(engine.trace_unit, data_info.units, t);
+        let computed: Vec<Vec<Vec<Option<f64>>>> = row_objects
+            .par_iter()
+            .map(|&r| {
+                let mut acc = Cells::new(n_planes, bins.n);
+                let mut row_total = vec![0.0; n_planes];
+                let mut row_nz = vec![0.0; n_planes];
+                // Whether a non-zero control value was met in the plane (Paraver's row
+                // total cell exists): a cell of a plane without one is 0, not 0/0.
+                let mut row_nz_seen = vec![false; n_planes];
+                let mut row_cnt = vec![0.0; n_planes];
+                let level = control.info.level;
+                let data_rows = match &data {
+                    Some(d) => objects.children(level, r, d.info.level),
+                    None => r..r + 1,
+                };
+                for dr in data_rows {
+                    if data.as_ref().is_some_and(|d| dr >= d.rows()) {
+                        continue;
+                    }
+                    let xrow = extra.as_ref().and_then(|x| {
+                        let xr = objects.children(level, r, x.info.level).start;
+                        (xr < x.rows()).then(|| x.row(xr))
+                    });
+                    let drow = data.as_ref().map(|d| d.row(dr));
+                    for_each_burst(control.row(r), drow, xrow, hist_begin, hist_end, |b| {
+                        let Some(col) = bins.column(b.control) else {
+                            return;
+                        };
+                        let plane = match (planes, b.extra) {
+                            (Some(p), Some(v)) => match p.column(v) {
+                                Some(p) => p,
+                                None => return,
+                            },
+                            _ => 0,
+                        };
+                        let dur = (b.end - b.begin) as f64;
+                        let dv = b.data;
+                        let c = acc.at(plane, col);
+                        match stat {
+                            0 => c.sum += dur,
+                            1 => {
+                                c.sum += dur;
+                                row_total[plane] += dur;
+                            }
+                            2 => {
+                                if b.control != 0.0 {
+                                    c.sum += dur;
+                                    row_nz[plane] += dur;
+                                    row_nz_seen[plane] = true;
+                                }
+                            }
+                            3 => c.sum += dur,
+                            4 => c.sum += 1.0,
+                            5 => {
+                                c.sum += 1.0;
+                                row_cnt[plane] += 1.0;
+                            }
+                            6 => c.sum += du(dur) * dv.abs(),
+                            7 => {
+                                c.sum += dv * dur;
+                                c.weight += dur;
+                            }
+                            8 => {
+                                if dv > c.extreme {
+                                    c.extreme = dv;
+                                }
+                            }
+                            9 => {
+                                if c.extreme == 0.0 || (dv != 0.0 && dv < c.extreme) {
+                                    c.extreme = dv;
+                                }
+                            }
+                            10 => {
+                                c.sum += dur;
+                                c.count += 1.0;
+                            }
+                            11 => {
+                                let d = cu(dur);
+                                c.sum += d;
+                                c.count += 1.0;
+                                c.squares += d * d;
+                            }
+                            12 => {
+                                c.sum += dv;
+                                c.count += 1.0;
+                            }
+                            13 => {
+                                c.sum += dv * dur;
+                                if dv != 0.0 {
+                                    c.weight += dur;
+                                }
+                            }
+                            14 => {
+                                c.sum += dv;
+                                if dv != 0.0 {
+                                    c.count += 1.0;
+                                }
+                            }
+                            15 => {
+                                if dv != 0.0 {
+                                    c.sum += 1.0;
+                                }
+                            }
+                            _ => c.sum += dv,
+                        }
+                    });
+                }
+                let mut cells = vec![vec![None; bins.n]; n_planes];
+                acc.each(|plane, col, c| {
+                    let v = match stat {
+                        0 => cu(c.sum),
+                        1 => c.sum * 100.0 / row_total[plane],
+                        2 if !row_nz_seen[plane] => 0.0,
+                        2 => c.sum * 100.0 / row_nz[plane],
+                        3 => c.sum * 100.0 / (hist_end - hist_begin) as f64,
+                        5 => c.sum * 100.0 / row_cnt[plane],
+                        7 => c.sum / c.weight,
+                        8 | 9 => c.extreme,
+                        10 => cu(c.sum) / c.count,
+                        11 => (c.squares / c.count - (c.sum / c.count).powi(2))
+                            .abs()
+                            .sqrt(),
+                        12 | 14 => c.sum / c.count,
+                        13 => {
+                            if c.weight == 0.0 {
+                                0.0
+                            } else {
+                                c.sum / c.weight
+                            }
+                        }
+                        _ => c.sum,
+                    };
+                    cells[plane][col] = Some(v);
+                });
+                cells
+            })
+            .collect();
+        let mut cells = vec![vec![Vec::new(); row_objects.len()]; n_planes];
+        for (k, row) in computed.into_iter().enumerate() {
+            for (p, plane) in row.into_iter().enumerate() {
+                cells[p][k] = plane;
+            }
+        }
         Table {
-            cells: table
-                .cells
-                .into_iter()
-                .map(|plane| row_objects.iter().map(|&r| plane[r].clone()).collect())
-                .collect(),
-            columns: table.columns,
+            cells,
+            columns: bins.n,
         }
     };
     let rows = row_objects.len();
@@ -587,18 +673,18 @@ pub fn run_with_control(
     // Labels.
     let col_label = |c: usize| -> String {
         if comm_stat.is_some() {
-            objects.label(control.level, c)
+            objects.label(control.info.level, c)
         } else {
             labels::column(
                 engine,
-                &control,
+                &control.info,
                 &bins,
                 c,
                 flag("Analyzer2D.ShortHeaderLabels", true),
             )
         }
     };
-    let row_label = |r: usize| objects.label(control.level, r);
+    let row_label = |r: usize| objects.label(control.info.level, r);
     let cfg_hide = flag("Analyzer2D.HideCols", false);
     let hide = options.hide_empty_columns || cfg_hide;
     let sort = flag("Analyzer2D.SortCols", false)
@@ -672,7 +758,7 @@ pub fn run_with_control(
             continue;
         }
         let label = match (&extra, planes) {
-            (Some(x), Some(pb)) if n_planes > 1 => Some(labels::plane(engine, x, &pb, p)),
+            (Some(x), Some(pb)) if n_planes > 1 => Some(labels::plane(engine, &x.info, &pb, p)),
             _ => None,
         };
         let mut col_totals = vec![Totals::default(); table.columns];
@@ -752,5 +838,6 @@ pub fn run_with_control(
             totals: (0..len).map(|i| col_totals[sorted(rc(i))].rows()).collect(),
         });
     }
+    let control = keep_control.then(|| control.compute());
     Ok((result, control))
 }

@@ -5,10 +5,10 @@
 use crate::cfg::{Level, TimeUnit};
 use crate::histogram::Bins;
 use crate::number::grouped;
-use crate::window::{Computed, Engine, ValueKind};
+use crate::window::{Engine, ValueKind, WindowInfo};
 
 /// The label of column `c` of `bins` of window `w`.
-pub fn column(engine: &Engine, w: &Computed, bins: &Bins, c: usize, short: bool) -> String {
+pub fn column(engine: &Engine, w: &WindowInfo, bins: &Bins, c: usize, short: bool) -> String {
     let lo = c as f64 * bins.delta + bins.min;
     if bins.min.fract() != 0.0 || bins.delta != 1.0 {
         let hi = c as f64 * bins.delta + bins.min + bins.delta;
@@ -27,7 +27,7 @@ pub fn column(engine: &Engine, w: &Computed, bins: &Bins, c: usize, short: bool)
 }
 
 /// The label of plane `p` (same rules as columns, for the third window).
-pub fn plane(engine: &Engine, w: &Computed, bins: &Bins, p: usize) -> String {
+pub fn plane(engine: &Engine, w: &WindowInfo, bins: &Bins, p: usize) -> String {
     column(engine, w, bins, p, true)
 }
 
@@ -49,7 +49,7 @@ fn number(v: f64) -> String {
 }
 
 /// Paraver's `semanticLabel`: the name of value `v` of window `w`.
-pub fn semantic(engine: &Engine, w: &Computed, v: f64) -> String {
+pub fn semantic(engine: &Engine, w: &WindowInfo, v: f64) -> String {
     let pcf = engine.pcf;
     match &w.kind {
         ValueKind::Number => number(v),

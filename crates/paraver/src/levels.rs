@@ -98,82 +98,177 @@ fn mode(values: &[f64]) -> f64 {
     best
 }
 
-/// The parent's intervals from its children's (each a list from [`crate::thread::intervals`]
-/// or a level below, ending with a zero-length interval at the end).
-pub fn aggregate(f: &LevelFn, children: &[Vec<Interval>], end_time: u64) -> Vec<Interval> {
-    let n = children.len();
-    if n == 0 {
-        return vec![
-            Interval {
-                begin: 0,
-                end: end_time,
-                value: 0.0,
-            },
-            Interval {
-                begin: end_time,
-                end: end_time,
-                value: 0.0,
-            },
-        ];
+/// A stream of intervals, from one object's walk up to its window.
+pub type Stream<'a> = Box<dyn Iterator<Item = Interval> + Send + 'a>;
+
+/// One child being walked: its current interval and whether another follows.
+pub(crate) struct Kid<'a> {
+    pub(crate) cur: Interval,
+    next: Option<Interval>,
+    src: Stream<'a>,
+}
+
+impl<'a> Kid<'a> {
+    /// `None` for a stream without intervals.
+    pub(crate) fn new(mut src: Stream<'a>) -> Option<Kid<'a>> {
+        let cur = src.next()?;
+        let next = src.next();
+        Some(Kid { cur, next, src })
     }
-    let mut at = vec![0usize; n];
-    let cur = |c: usize, at: &[usize]| children[c][at[c].min(children[c].len() - 1)];
-    // Children by the end of their interval; equal ends in insertion order (a multimap).
-    let mut seq = 0u64;
-    let mut order: BTreeMap<(u64, u64), usize> = BTreeMap::new();
-    let mut values = Vec::with_capacity(n);
-    let mut begin = 0;
-    for c in 0..n {
-        let iv = cur(c, &at);
-        begin = begin.max(iv.begin);
-        values.push(iv.value);
-        order.insert((iv.end, seq), c);
-        seq += 1;
+
+    pub(crate) fn has_next(&self) -> bool {
+        self.next.is_some()
     }
-    let mut last_changed = 0;
-    let mut end = order.keys().next().map_or(end_time, |k| k.0);
-    let mut out = vec![Interval {
-        begin,
-        end,
-        value: f.execute(&values, last_changed),
-    }];
-    let mut guard = 0usize;
-    let max_steps = children.iter().map(Vec::len).sum::<usize>() * 2 + 16;
-    while begin < end_time || end > begin {
-        if out.last().is_some_and(|l| l.begin >= end_time) {
-            break;
+
+    /// Moves to the next interval, if there is one.
+    pub(crate) fn advance(&mut self) -> bool {
+        match self.next.take() {
+            Some(n) => {
+                self.cur = n;
+                self.next = self.src.next();
+                true
+            }
+            None => false,
         }
-        guard += 1;
-        if guard > max_steps {
-            break;
+    }
+}
+
+/// The parent's intervals from its children's (each a stream of a thread walk or a level
+/// below, ending with a zero-length interval at the end), as Paraver's `IntervalNotThread`
+/// walks them.
+pub struct Aggregate<'a> {
+    f: LevelFn,
+    kids: Vec<Kid<'a>>,
+    end_time: u64,
+    /// Children by the end of their interval; equal ends in insertion order (a multimap).
+    order: BTreeMap<(u64, u64), usize>,
+    seq: u64,
+    values: Vec<f64>,
+    last_changed: usize,
+    begin: u64,
+    end: u64,
+    /// The begin of the last interval given (`None` before the first).
+    last_begin: Option<u64>,
+    /// Steps taken, and intervals of the children consumed (a guard against a walk that
+    /// would not end).
+    steps: usize,
+    consumed: usize,
+    done: bool,
+}
+
+impl<'a> Aggregate<'a> {
+    pub fn new(f: LevelFn, children: Vec<Stream<'a>>, end_time: u64) -> Aggregate<'a> {
+        let kids: Vec<Kid<'a>> = children.into_iter().filter_map(Kid::new).collect();
+        let mut a = Aggregate {
+            f,
+            end_time,
+            order: BTreeMap::new(),
+            seq: 0,
+            values: Vec::with_capacity(kids.len()),
+            last_changed: 0,
+            begin: 0,
+            end: 0,
+            last_begin: None,
+            steps: 0,
+            consumed: kids.len(),
+            done: false,
+            kids,
+        };
+        for c in 0..a.kids.len() {
+            let iv = a.kids[c].cur;
+            a.begin = a.begin.max(iv.begin);
+            a.values.push(iv.value);
+            a.order.insert((iv.end, a.seq), c);
+            a.seq += 1;
         }
-        begin = end;
+        a.end = a.order.keys().next().map_or(end_time, |k| k.0);
+        a
+    }
+
+    fn emit(&mut self) -> Interval {
+        self.last_begin = Some(self.begin);
+        Interval {
+            begin: self.begin,
+            end: self.end,
+            value: self.f.execute(&self.values, self.last_changed),
+        }
+    }
+}
+
+impl Iterator for Aggregate<'_> {
+    type Item = Interval;
+
+    fn next(&mut self) -> Option<Interval> {
+        if self.done {
+            return None;
+        }
+        let n = self.kids.len();
+        if n == 0 {
+            // No children: 0 over the whole trace.
+            if self.last_begin.is_none() {
+                self.last_begin = Some(0);
+                return Some(Interval {
+                    begin: 0,
+                    end: self.end_time,
+                    value: 0.0,
+                });
+            }
+            self.done = true;
+            return Some(Interval {
+                begin: self.end_time,
+                end: self.end_time,
+                value: 0.0,
+            });
+        }
+        if self.last_begin.is_none() {
+            return Some(self.emit());
+        }
+        let (begin, end) = (self.begin, self.end);
+        if !(begin < self.end_time || end > begin)
+            || self.last_begin.is_some_and(|b| b >= self.end_time)
+        {
+            self.done = true;
+            return None;
+        }
+        self.steps += 1;
+        if self.steps > 2 * self.consumed + 16 {
+            self.done = true;
+            return None;
+        }
+        self.begin = end;
+        let begin = self.begin;
         let mut steps = 0;
-        while let Some((&key, &c)) = order.iter().next() {
+        while let Some((&key, &c)) = self.order.iter().next() {
             if key.0 != begin {
                 break;
             }
-            if cur(c, &at).end <= begin {
-                if at[c] + 1 < children[c].len() {
-                    at[c] += 1;
+            let kid = &mut self.kids[c];
+            if kid.cur.end <= begin {
+                if kid.advance() {
+                    self.consumed += 1;
                 }
-                last_changed = c;
+                self.last_changed = c;
             }
-            values[c] = cur(c, &at).value;
-            order.remove(&key);
-            order.insert((cur(c, &at).end, seq), c);
-            seq += 1;
+            self.values[c] = kid.cur.value;
+            let end = kid.cur.end;
+            self.order.remove(&key);
+            self.order.insert((end, self.seq), c);
+            self.seq += 1;
             steps += 1;
             if steps >= n {
                 break;
             }
         }
-        end = order.keys().next().map_or(end_time, |k| k.0);
-        out.push(Interval {
-            begin,
-            end,
-            value: f.execute(&values, last_changed),
-        });
+        self.end = self.order.keys().next().map_or(self.end_time, |k| k.0);
+        Some(self.emit())
     }
-    out
+}
+
+/// [`Aggregate`] over children given whole.
+pub fn aggregate(f: &LevelFn, children: &[Vec<Interval>], end_time: u64) -> Vec<Interval> {
+    let streams: Vec<Stream<'_>> = children
+        .iter()
+        .map(|c| Box::new(c.iter().copied()) as Stream<'_>)
+        .collect();
+    Aggregate::new(f.clone(), streams, end_time).collect()
 }

@@ -12,8 +12,8 @@ use crate::filter::TypesFound;
 use crate::histogram::{self, Histogram};
 use crate::number::fixed;
 use crate::objects::Objects;
-use crate::records::Records;
-use crate::window::{Computed, Engine, WindowError, convert};
+use crate::records::Source;
+use crate::window::{Computed, Engine, Window, WindowError, convert};
 
 /// paramedir's options that change its output.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -249,10 +249,10 @@ impl Outcome {
     }
 }
 
-/// A trace prepared for cfgs: its records in Paraver's order and its objects.
+/// A trace prepared for cfgs: where its records are read from, and its objects.
 pub struct Context<'a> {
     pub trace: &'a Trace,
-    pub records: Records,
+    pub source: Source<'a>,
     pub objects: Objects,
     pub present: BTreeSet<u32>,
     /// The `.pcf` as Paraver reads it ([`paraver_labels`]).
@@ -280,7 +280,7 @@ impl<'a> Context<'a> {
     pub fn new(trace: &'a Trace) -> Context<'a> {
         Context {
             trace,
-            records: Records::build(&trace.header, &trace.store),
+            source: Source::new(&trace.header, &trace.store),
             objects: Objects::new(&trace.header, trace.row.as_ref()),
             present: trace.store.event_types().into_iter().collect(),
             pcf: trace.pcf.as_ref().map(paraver_labels),
@@ -289,8 +289,7 @@ impl<'a> Context<'a> {
 
     pub fn engine(&self) -> Engine<'_> {
         Engine {
-            records: &self.records,
-            comms: self.trace.store.comms(),
+            source: &self.source,
             objects: &self.objects,
             pcf: self.pcf.as_ref(),
             present: &self.present,
@@ -369,10 +368,10 @@ impl<'a> Context<'a> {
                 warnings,
             });
         }
-        let c = engine
-            .compute(cfg, last, &mut scratch)
+        let w = engine
+            .window(cfg, last, &mut scratch)
             .map_err(unsupported)?;
-        let (many, one) = dump(&engine, &c, &self.objects, options);
+        let (many, one) = dump(&engine, &w, &self.objects, options);
         Ok(Outcome {
             kind: OutcomeKind::Timeline { many, one },
             warnings,
@@ -444,7 +443,7 @@ impl Context<'_> {
         })?;
         let name = a
             .get("Analyzer2D.Name")
-            .map_or_else(|| control.name.clone(), str::to_string);
+            .map_or_else(|| control.info.name.clone(), str::to_string);
         Ok(Analysis {
             name,
             histogram,
@@ -464,14 +463,17 @@ fn trace_unit(t: &Trace) -> TimeUnit {
 }
 
 /// A timeline dump (`TextOutput::dumpWindow`): per object, every interval from the window's
-/// begin while it ends before the window's end, then the one that reaches it.
+/// begin while it ends before the window's end, then the one that reaches it (objects in
+/// parallel, each walked once).
 fn dump(
     engine: &Engine,
-    c: &Computed,
+    w: &Window,
     objects: &Objects,
     options: &Options,
 ) -> (Vec<String>, String) {
-    let end = c.end_time.min(engine.records.end_time);
+    use rayon::prelude::*;
+    let c = &w.info;
+    let end = c.end_time.min(engine.end_time());
     let time = |t: u64| -> String {
         if options.trace_units {
             t.to_string()
@@ -479,38 +481,46 @@ fn dump(
             fixed(convert(engine.trace_unit, c.units, t as f64), 2)
         }
     };
-    let mut many = Vec::new();
-    let mut one = String::new();
-    for (o, row) in c.rows.iter().enumerate() {
-        let mut text = String::new();
-        let label = objects.id(c.level, o);
-        let start = row
-            .iter()
-            .position(|i| i.end > c.begin_time)
-            .unwrap_or(row.len().saturating_sub(1));
-        for iv in &row[start..] {
-            if !options.many_files {
-                text.push_str(&label);
-                text.push('\t');
+    let texts: Vec<String> = (0..w.rows())
+        .into_par_iter()
+        .map(|o| {
+            let mut text = String::new();
+            let label = objects.id(c.level, o);
+            let mut row = w.row(o);
+            // From the first interval ending after the window's begin (the last when none
+            // does).
+            let mut last = None;
+            let first = loop {
+                match row.next() {
+                    Some(iv) if iv.end > c.begin_time => break Some(iv),
+                    Some(iv) => last = Some(iv),
+                    None => break last,
+                }
+            };
+            for iv in first.into_iter().chain(row) {
+                if !options.many_files {
+                    text.push_str(&label);
+                    text.push('\t');
+                }
+                let _ = writeln!(
+                    text,
+                    "{}\t{}\t{}",
+                    time(iv.begin),
+                    time(iv.end - iv.begin),
+                    fixed(iv.value, 2)
+                );
+                if iv.end >= end {
+                    break;
+                }
             }
-            let _ = writeln!(
-                text,
-                "{}\t{}\t{}",
-                time(iv.begin),
-                time(iv.end - iv.begin),
-                fixed(iv.value, 2)
-            );
-            if iv.end >= end {
-                break;
-            }
-        }
-        if options.many_files {
-            many.push(text);
-        } else {
-            one.push_str(&text);
-        }
+            text
+        })
+        .collect();
+    if options.many_files {
+        (texts, String::new())
+    } else {
+        (Vec::new(), texts.concat())
     }
-    (many, one)
 }
 
 /// Runs `cfg` over `trace` (the trace prepared once per call; use [`Context`] for many).

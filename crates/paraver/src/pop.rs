@@ -28,6 +28,7 @@ use prvscope_store::Trace;
 use crate::cfg::Cfg;
 use crate::filter::TypesFound;
 use crate::paramedir::Context;
+use crate::window::Interval;
 
 /// `PAPI_TOT_INS` and `PAPI_TOT_CYC`, as Extrae writes them.
 pub const INSTRUCTIONS: u32 = 42_000_050;
@@ -244,27 +245,32 @@ fn whole(trace: &Trace) -> Result<Figures, String> {
     let objects = &ctx.objects;
     let ns = trace.header.time_unit.ns_per_tick() as f64;
     let runtime_us = trace.header.end_time as f64 * ns / 1000.0;
-    let compute = |text: &str, window: usize| {
+    // A window of a cfg of POP's, walked object by object (in parallel), each object's
+    // intervals folded by `fold` as they come.
+    let per_object = |text: &str,
+                      window: usize,
+                      fold: &(dyn Fn(&mut dyn Iterator<Item = Interval>) -> f64 + Sync)|
+     -> Result<Vec<f64>, String> {
+        use rayon::prelude::*;
         let cfg = Cfg::parse("pop", text).map_err(|e| e.to_string())?;
         let mut found = TypesFound::default();
-        engine
-            .compute(&cfg, &cfg.windows[window], &mut found)
-            .map_err(|e| format!("{e:?}"))
+        let w = engine
+            .window(&cfg, &cfg.windows[window], &mut found)
+            .map_err(|e| format!("{e:?}"))?;
+        Ok((0..w.rows())
+            .into_par_iter()
+            .map(|o| fold(&mut w.row(o)))
+            .collect())
     };
     // Time with a non-zero value per thread (a histogram's `Time` of every column but 0's).
     let busy_us = |text: &str, window: usize| -> Result<Vec<f64>, String> {
-        Ok(compute(text, window)?
-            .rows
-            .iter()
-            .map(|ivs| {
-                let busy: u64 = ivs
-                    .iter()
-                    .filter(|i| i.end > i.begin && i.value != 0.0)
-                    .map(|i| i.end - i.begin)
-                    .sum();
-                busy as f64 * ns / 1000.0
-            })
-            .collect())
+        per_object(text, window, &|ivs| {
+            let busy: u64 = ivs
+                .filter(|i| i.end > i.begin && i.value != 0.0)
+                .map(|i| i.end - i.begin)
+                .sum();
+            busy as f64 * ns / 1000.0
+        })
     };
     let useful_us = busy_us(&cfg_text(&[single(1, "Useful", "Useful", &[], "As Is")]), 0)?;
     if useful_us.iter().all(|&u| u == 0.0) {
@@ -279,36 +285,34 @@ fn whole(trace: &Trace) -> Result<Figures, String> {
         if !present.contains(&ty) {
             return Ok(None);
         }
-        let c = compute(&counter_cfg(ty), 2)?;
-        // Paraver's "Sum bursts": every interval's value once.
-        Ok(Some(
-            c.rows
-                .iter()
-                .flatten()
-                .filter(|i| i.end > i.begin)
-                .map(|i| i.value)
-                .sum(),
-        ))
+        // Paraver's "Sum bursts": every interval's value once, object after object (one
+        // sum, in that order).
+        let cfg = Cfg::parse("pop", &counter_cfg(ty)).map_err(|e| e.to_string())?;
+        let mut found = TypesFound::default();
+        let w = engine
+            .window(&cfg, &cfg.windows[2], &mut found)
+            .map_err(|e| format!("{e:?}"))?;
+        let mut sum = 0.0;
+        for o in 0..w.rows() {
+            for i in w.row(o).filter(|i| i.end > i.begin) {
+                sum += i.value;
+            }
+        }
+        Ok(Some(sum))
     };
     // Each process's first thread makes its MPI calls.
-    let firsts: Vec<&[crate::records::Rec]> = objects
+    let firsts: Vec<usize> = objects
         .tasks
         .iter()
-        .map(|(_, _, rows)| {
-            ctx.records
-                .threads
-                .get(rows.start)
-                .map_or(&[][..], Vec::as_slice)
-        })
+        .map(|(_, _, rows)| rows.start)
         .collect();
     let us = |t: u64| t as f64 * ns / 1000.0;
-    let ideal_us =
-        crate::replay::ideal_run(&firsts, trace.store.comms(), trace.pcf.as_ref()).map(|i| {
-            (
-                us(i.runtime),
-                us(i.computation.iter().copied().max().unwrap_or(0)),
-            )
-        });
+    let ideal_us = crate::replay::ideal_run(&firsts, &ctx.source, trace.pcf.as_ref()).map(|i| {
+        (
+            us(i.runtime),
+            us(i.computation.iter().copied().max().unwrap_or(0)),
+        )
+    });
     // pypop counts no OpenMP time when the trace has none of the constructs' events (its
     // cfgs' windows would read nothing: paramedir refuses them).
     let openmp = if OMP_CONSTRUCTS.iter().any(|t| present.contains(t)) {

@@ -19,8 +19,8 @@ use std::collections::BTreeMap;
 use prvscope_format::Pcf;
 use prvscope_store::Comm;
 
-use crate::records::Rec;
 use crate::records::kind::{COMM, EVENT, LOG, RECV, SEND, STATE};
+use crate::records::{Events, Rec, Select, Source};
 
 /// MPI point-to-point, collective and other calls.
 const MPI_TYPES: [u64; 3] = [50_000_001, 50_000_002, 50_000_003];
@@ -62,19 +62,37 @@ pub struct Ideal {
     pub computation: Vec<u64>,
 }
 
-/// The ideal run of a trace given each process's records (`threads[task]`: its first
-/// thread's), or why it cannot be computed.
-pub fn ideal_run(threads: &[&[Rec]], comms: &[Comm], pcf: Option<&Pcf>) -> Result<Ideal, String> {
+/// The ideal run of a trace given the thread row of each process (its first thread), or
+/// why it cannot be computed.
+pub fn ideal_run(rows: &[usize], source: &Source<'_>, pcf: Option<&Pcf>) -> Result<Ideal, String> {
+    use rayon::prelude::*;
     let name = |ty: u64, v: i64| -> String {
         pcf.and_then(|p| p.event_types.get(&(ty as u32)))
             .and_then(|t| t.values.get(&(v as u64)))
             .cloned()
             .unwrap_or_default()
     };
-    let mut programs: Vec<Vec<Action>> = Vec::with_capacity(threads.len());
-    for recs in threads {
-        programs.push(program(recs, &name));
-    }
+    // A process's program reads its states, its messages and its MPI events.
+    let mut types: Vec<u32> = MPI_TYPES
+        .iter()
+        .chain(&[ROOT, COMMUNICATOR])
+        .map(|&t| t as u32)
+        .collect();
+    types.sort_unstable();
+    let select = Select {
+        states: true,
+        events: Some(Events::Types(types)),
+        comms: true,
+    };
+    let programs: Vec<Vec<Action>> = rows
+        .par_iter()
+        .map(|&row| {
+            let cursor = source.cursor(row, &select, 1 << 16);
+            let recs: Vec<Rec> = (0..).map_while(|i| cursor.get(i)).collect();
+            program(&recs, &name)
+        })
+        .collect();
+    let comms = source.comms();
     let computation = programs
         .iter()
         .map(|p| {

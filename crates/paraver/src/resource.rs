@@ -8,13 +8,20 @@
 //! communication records); its value is the CPU function of the value the record's thread
 //! has there, counted only when the thread's own interval began on this CPU. Nodes add up
 //! their CPUs, and the system its nodes, with the window's node and system functions.
+//!
+//! A CPU is walked by merging, by time, the records that name it of the threads that ever
+//! run there (each thread's records read a block at a time), beside each such thread's own
+//! intervals.
 
-use crate::cfg::{Level, WindowCfg};
-use crate::compose::apply_compose;
-use crate::levels::{LevelFn, aggregate};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::cfg::WindowCfg;
+use crate::compose::{ComposeFn, ComposeStep};
+use crate::records::Select;
 use crate::records::kind::{COMM, RRECV, RSEND};
-use crate::thread::{ThreadCtx, ThreadFn, intervals_with_begins};
-use crate::window::{Engine, Interval, WindowError};
+use crate::thread::{ThreadCtx, ThreadIntervals};
+use crate::window::{Engine, Interval, ThreadPart, WindowError};
 
 /// A CPU function: what a CPU shows of the value of the thread running on it.
 #[derive(Debug, Clone)]
@@ -57,158 +64,267 @@ impl CpuFn {
     }
 }
 
-/// The rows of window `w` at a resource `level` (CPU, node or system), from its thread
-/// function computed on every thread (`contexts`, one per thread row).
-pub(crate) fn rows(
-    engine: &Engine<'_>,
-    w: &WindowCfg,
-    level: Level,
-    f: &ThreadFn,
-    contexts: &[ThreadCtx<'_>],
-) -> Result<Vec<Vec<Interval>>, WindowError> {
-    let unsupported = |what: String| WindowError::Unsupported(w.name.clone(), what);
-    let objects = engine.objects;
-    let end = engine.records.end_time;
-    let n_cpus = objects.cpu_node.len();
-    if n_cpus == 0 {
-        return Err(unsupported(format!(
-            "the {level} level of a trace whose header declares no CPUs"
-        )));
-    }
-    let compose_thread = engine.compose(w, "compose_thread")?;
-    let mut threads = Vec::with_capacity(contexts.len());
-    for ctx in contexts {
-        let (mut iv, begins) = intervals_with_begins(f, ctx);
-        let n = iv.len();
-        apply_compose(&compose_thread, &mut iv);
-        if iv.len() != n {
+/// The CPU part of a window: its CPU function and the compose function after it, and the
+/// threads whose records name each CPU.
+pub(crate) struct CpuPart {
+    f: CpuFn,
+    pub(crate) compose: ComposeFn,
+    /// Per CPU (0-based), the thread rows with a record on it, in row order.
+    visitors: Vec<Vec<usize>>,
+}
+
+impl CpuPart {
+    pub(crate) fn new(
+        engine: &Engine<'_>,
+        w: &WindowCfg,
+        thread: &ThreadPart,
+    ) -> Result<CpuPart, WindowError> {
+        let unsupported = |what: String| WindowError::Unsupported(w.name.clone(), what);
+        if matches!(thread.compose, ComposeFn::JoinBursts) {
             return Err(unsupported(format!(
-                "compose_thread function `{}` at the {level} level",
-                w.function("compose_thread").unwrap_or("As Is")
+                "compose_thread function `{}` at the {} level",
+                w.function("compose_thread").unwrap_or("As Is"),
+                w.level
             )));
         }
-        threads.push((iv, begins));
-    }
-    // Each CPU's records: (thread row, record index), threads in order, then by time.
-    let mut lists: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n_cpus];
-    for (row, ctx) in contexts.iter().enumerate() {
-        for (i, r) in ctx.recs.iter().enumerate() {
-            if let Some(list) = (r.cpu as usize)
+        let name = w.function("cpu").unwrap_or("Active Thd");
+        let params = w.params_of("cpu", name).unwrap_or(&[]);
+        let f = CpuFn::new(name, params)
+            .ok_or_else(|| unsupported(format!("cpu function `{name}`")))?;
+        let n_cpus = engine.objects.cpu_node.len();
+        let mut visitors: Vec<Vec<usize>> = vec![Vec::new(); n_cpus];
+        let mut mark = |cpu: u32, row: usize| {
+            if let Some(v) = (cpu as usize)
                 .checked_sub(1)
-                .and_then(|c| lists.get_mut(c))
+                .and_then(|c| visitors.get_mut(c))
+                && v.last() != Some(&row)
             {
-                list.push((row, i));
+                v.push(row);
+            }
+        };
+        let store = engine.source.store;
+        for (row, t) in store.threads().iter().enumerate() {
+            for &(_, cpu) in &t.cpus {
+                mark(cpu, row);
+            }
+        }
+        for c in engine.comms() {
+            mark(c.send_cpu, c.send_row as usize);
+            mark(c.recv_cpu, c.recv_row as usize);
+        }
+        for v in &mut visitors {
+            v.sort_unstable();
+            v.dedup();
+        }
+        Ok(CpuPart {
+            f,
+            compose: engine.compose(w, "compose_cpu")?,
+            visitors,
+        })
+    }
+
+    /// The intervals of CPU `k` (0-based).
+    pub(crate) fn walk<'w>(
+        &'w self,
+        engine: &'w Engine<'w>,
+        thread: &'w ThreadPart,
+        k: usize,
+        block: usize,
+    ) -> CpuWalk<'w> {
+        let rows = self.visitors.get(k).map_or(&[][..], Vec::as_slice);
+        let share = (block / (2 * rows.len().max(1))).max(256);
+        let threads = rows
+            .iter()
+            .map(|&row| Visitor {
+                records: engine.thread_ctx(thread, row, &Select::all(), share),
+                at: 0,
+                walk: ThreadIntervals::new(
+                    &thread.f,
+                    engine.thread_ctx(thread, row, &thread.select, share),
+                ),
+                compose: ComposeStep::new(thread.compose.clone()),
+                iv: None,
+                next_iv: None,
+            })
+            .collect();
+        let mut w = CpuWalk {
+            cpu: k as u32 + 1,
+            f: &self.f,
+            part: thread,
+            end: engine.end_time(),
+            threads,
+            heap: BinaryHeap::new(),
+            state: WalkState::Start,
+            b_time: 0,
+            b_thread: 0,
+        };
+        for v in 0..w.threads.len() {
+            w.push_next(v);
+        }
+        w
+    }
+}
+
+/// A thread that runs on the CPU walked: its records (all of them, to find those on the
+/// CPU and to judge each as the thread function does) and its own intervals.
+struct Visitor<'w> {
+    records: ThreadCtx<'w>,
+    /// The next record of the thread to look at.
+    at: usize,
+    walk: ThreadIntervals<'w>,
+    compose: ComposeStep,
+    /// The thread's interval reached, with the CPU of the record it began at, and the one
+    /// after it.
+    iv: Option<(Interval, Option<u32>)>,
+    next_iv: Option<(Interval, Option<u32>)>,
+}
+
+impl Visitor<'_> {
+    fn pull(&mut self) -> Option<(Interval, Option<u32>)> {
+        let (mut iv, cpu) = self.walk.next_with_cpu()?;
+        iv.value = self.compose.value(&iv);
+        Some((iv, cpu))
+    }
+
+    /// The thread's value at `time` on CPU `cpu`: its interval reached at `time` (passing
+    /// those that end there), when it began on this CPU.
+    fn value_at(&mut self, time: u64, end: u64, cpu: u32) -> f64 {
+        if self.iv.is_none() {
+            self.iv = self.pull();
+            self.next_iv = self.pull();
+        }
+        while let (Some((cur, _)), Some(_)) = (&self.iv, &self.next_iv) {
+            if !(cur.end <= time && cur.begin < end) {
+                break;
+            }
+            self.iv = self.next_iv.take();
+            self.next_iv = self.pull();
+        }
+        match self.iv {
+            Some((iv, Some(c))) if c == cpu => iv.value,
+            _ => 0.0,
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum WalkState {
+    Start,
+    Walk,
+    Terminal,
+    Done,
+}
+
+/// The intervals of one CPU.
+pub(crate) struct CpuWalk<'w> {
+    cpu: u32,
+    f: &'w CpuFn,
+    part: &'w ThreadPart,
+    end: u64,
+    threads: Vec<Visitor<'w>>,
+    /// The next record on the CPU of each thread: (time, thread, record index).
+    heap: BinaryHeap<Reverse<(u64, usize, usize)>>,
+    state: WalkState,
+    /// Where the current interval begins, and the thread of its record.
+    b_time: u64,
+    b_thread: usize,
+}
+
+impl CpuWalk<'_> {
+    /// Queues thread `v`'s next record on the CPU.
+    fn push_next(&mut self, v: usize) {
+        let t = &mut self.threads[v];
+        while let Some(r) = t.records.recs.get(t.at) {
+            let i = t.at;
+            t.at += 1;
+            if t.at.is_multiple_of(4096) {
+                t.records.recs.release(i.saturating_sub(64));
+            }
+            if r.cpu == self.cpu {
+                self.heap.push(Reverse((r.time, v, i)));
+                return;
             }
         }
     }
-    let time = |&(row, i): &(usize, usize)| contexts[row].recs[i].time;
-    for list in &mut lists {
-        list.sort_by_key(time); // stable
+
+    /// The next record on the CPU that is valid for the thread function, or another
+    /// thread's (communication records do not end the interval): (time, thread).
+    fn next_record(&mut self) -> Option<(u64, usize)> {
+        while let Some(Reverse((time, v, i))) = self.heap.pop() {
+            self.push_next(v);
+            let ctx = &self.threads[v].records;
+            let r = ctx.recs.rec(i);
+            if (ctx.pass(i) && ctx.valid(&self.part.f, i))
+                || (r.kind & (RSEND | RRECV | COMM) == 0 && v != self.b_thread)
+            {
+                return Some((time, v));
+            }
+        }
+        None
     }
-    let name = w.function("cpu").unwrap_or("Active Thd");
-    let params = w.params_of("cpu", name).unwrap_or(&[]);
-    let cpu_fn =
-        CpuFn::new(name, params).ok_or_else(|| unsupported(format!("cpu function `{name}`")))?;
-    let compose_cpu = engine.compose(w, "compose_cpu")?;
-    let mut cpu_rows: Vec<Vec<Interval>> = lists
-        .iter()
-        .enumerate()
-        .map(|(k, list)| {
-            let mut iv = cpu_intervals(k as u32 + 1, list, &threads, contexts, f, &cpu_fn, end);
-            apply_compose(&compose_cpu, &mut iv);
-            iv
-        })
-        .collect();
-    if level == Level::Cpu {
-        return Ok(cpu_rows);
-    }
-    let level_fn = |slot: &str| {
-        let name = w.function(slot).unwrap_or("Adding");
-        let params = w.params_of(slot, name).unwrap_or(&[]);
-        LevelFn::new(name, params).ok_or_else(|| unsupported(format!("{slot} function `{name}`")))
-    };
-    let node_fn = level_fn("node")?;
-    let compose_node = engine.compose(w, "compose_node")?;
-    let node_rows: Vec<Vec<Interval>> = (0..objects.node_cpus.len())
-        .map(|n| {
-            let mut iv = aggregate(&node_fn, &cpu_rows[objects.node_cpu_range(n)], end);
-            apply_compose(&compose_node, &mut iv);
-            iv
-        })
-        .collect();
-    cpu_rows.clear();
-    if level == Level::Node {
-        return Ok(node_rows);
-    }
-    let system_fn = level_fn("system")?;
-    let compose_system = engine.compose(w, "compose_system")?;
-    let mut iv = aggregate(&system_fn, &node_rows, end);
-    apply_compose(&compose_system, &mut iv);
-    Ok(vec![iv])
 }
 
-/// The intervals of CPU `cpu` (1-based) from its records `list`.
-fn cpu_intervals(
-    cpu: u32,
-    list: &[(usize, usize)],
-    threads: &[(Vec<Interval>, Vec<Option<usize>>)],
-    contexts: &[ThreadCtx<'_>],
-    f: &ThreadFn,
-    cpu_fn: &CpuFn,
-    end: u64,
-) -> Vec<Interval> {
-    let mut out = Vec::new();
-    let terminal = |out: &mut Vec<Interval>, at: u64| {
-        out.push(Interval {
+impl Iterator for CpuWalk<'_> {
+    type Item = Interval;
+
+    fn next(&mut self) -> Option<Interval> {
+        let terminal = |at: u64| Interval {
             begin: at,
             end: at,
             value: 0.0,
-        });
-    };
-    let Some(&(first_thread, _)) = list.first() else {
-        out.push(Interval {
-            begin: 0,
-            end,
-            value: cpu_fn.execute(0.0),
-        });
-        terminal(&mut out, end);
-        return out;
-    };
-    // Each thread's interval reached so far (the CPU's records come in time order).
-    let mut at = vec![0usize; threads.len()];
-    // The virtual first record: time 0, the thread of the first real one.
-    let (mut b_time, mut b_thread, mut next_from) = (0u64, first_thread, 0usize);
-    loop {
-        let (iv, begins) = &threads[b_thread];
-        let p = &mut at[b_thread];
-        while *p + 1 < iv.len() && iv[*p].end <= b_time && iv[*p].begin < end {
-            *p += 1;
-        }
-        // The thread's value counts when its interval began on this CPU.
-        let began_here = begins[*p].is_some_and(|i| contexts[b_thread].recs[i].cpu == cpu);
-        let value = cpu_fn.execute(if began_here { iv[*p].value } else { 0.0 });
-        // The next record that is valid for the thread function, or another thread's
-        // (communication records do not end the interval).
-        let next = (next_from..list.len()).find(|&j| {
-            let (row, i) = list[j];
-            let ctx = &contexts[row];
-            (ctx.pass(i) && ctx.valid(f, i))
-                || (ctx.recs[i].kind & (RSEND | RRECV | COMM) == 0 && row != b_thread)
-        });
-        let e_time = next.map_or(end, |j| contexts[list[j].0].recs[list[j].1].time);
-        // Paraver's init at time 0 skips the intervals that end there.
-        if e_time > 0 {
-            out.push(Interval {
-                begin: b_time,
-                end: e_time.max(b_time),
-                value,
-            });
-        }
-        let Some(j) = next else {
-            break;
         };
-        (b_time, b_thread, next_from) = (e_time, list[j].0, j + 1);
+        loop {
+            match self.state {
+                WalkState::Start => {
+                    // The virtual first record: time 0, the thread of the first real one.
+                    match self.heap.peek() {
+                        None => {
+                            self.state = WalkState::Terminal;
+                            self.b_time = self.end;
+                            return Some(Interval {
+                                begin: 0,
+                                end: self.end,
+                                value: self.f.execute(0.0),
+                            });
+                        }
+                        Some(Reverse((_, v, _))) => {
+                            self.b_thread = *v;
+                            self.b_time = 0;
+                            self.state = WalkState::Walk;
+                        }
+                    }
+                }
+                WalkState::Walk => {
+                    let (b_time, cpu, end) = (self.b_time, self.cpu, self.end);
+                    let value = self.threads[self.b_thread].value_at(b_time, end, cpu);
+                    let value = self.f.execute(value);
+                    let next = self.next_record();
+                    let e_time = next.map_or(end, |n| n.0);
+                    match next {
+                        Some((t, v)) => (self.b_time, self.b_thread) = (t, v),
+                        None => self.state = WalkState::Terminal,
+                    }
+                    // Paraver's init at time 0 skips the intervals that end there.
+                    if e_time > 0 {
+                        return Some(Interval {
+                            begin: b_time,
+                            end: e_time.max(b_time),
+                            value,
+                        });
+                    }
+                }
+                WalkState::Terminal => {
+                    self.state = WalkState::Done;
+                    return Some(terminal(self.end.max(self.b_time)));
+                }
+                WalkState::Done => return None,
+            }
+        }
     }
-    terminal(&mut out, end.max(b_time));
-    out
+}
+
+impl std::fmt::Debug for CpuPart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CpuPart({:?})", self.f)
+    }
 }

@@ -9,11 +9,16 @@
 //! record (value 0 for almost every function), and the last interval runs to the end of the
 //! thread. Several valid records at one time give zero-length intervals, as in Paraver.
 
+use std::collections::BTreeSet;
+
 use prvscope_store::Comm;
 
+use crate::cfg::Level;
+use crate::compose::Scale;
 use crate::filter::{Filter, passes};
+use crate::objects::Objects;
 use crate::records::{
-    Rec,
+    Cursor, Events, Rec, Select,
     kind::{BEGIN, COMM, END, EVENT, LOG, PHY, RECV, RRECV, RSEND, SEND, STATE},
 };
 use crate::window::Interval;
@@ -199,6 +204,29 @@ impl ThreadFn {
         self.mask() == STATE
     }
 
+    /// The records the function reads on a thread under `filter`: those its intervals
+    /// start at and those it looks ahead or back to (an event function reads the events
+    /// the filter may let through and, counting bytes, communications; a state function
+    /// only states). `present`: the trace's event types.
+    pub fn select(&self, filter: &Filter, present: &BTreeSet<u32>) -> Select {
+        let mask = self.mask();
+        let events = (mask & EVENT != 0).then(|| {
+            Events::Types(
+                present
+                    .iter()
+                    .copied()
+                    .filter(|&t| filter.type_may_pass(t))
+                    .collect(),
+            )
+        });
+        Select {
+            states: mask & STATE != 0,
+            events,
+            comms: mask & (COMM | RSEND | RRECV) != 0
+                || matches!(self, ThreadFn::EventBytes | ThreadFn::EventSentBytes),
+        }
+    }
+
     /// Does the function count communications (its value depends on them)?
     pub fn uses_comms(&self) -> bool {
         self.mask() & COMM != 0
@@ -227,13 +255,14 @@ fn valid_mask(mask: u16, k: u16) -> bool {
 
 /// What a thread function needs besides its records.
 pub struct ThreadCtx<'a> {
-    pub recs: &'a [Rec],
+    pub recs: Cursor<'a>,
     pub comms: &'a [Comm],
     pub filter: &'a Filter,
     /// Ticks to window units.
-    pub units: &'a dyn Fn(f64) -> f64,
-    /// Thread row to the window's object (for communication filters).
-    pub object: &'a dyn Fn(usize) -> usize,
+    pub scale: Scale,
+    /// The objects, and the level communication filters name objects at.
+    pub objects: &'a Objects,
+    pub object_level: Level,
     /// This thread's row, and its (application, task) as 0-based global indices.
     pub row: usize,
     pub appl: usize,
@@ -245,45 +274,80 @@ pub struct ThreadCtx<'a> {
 
 impl ThreadCtx<'_> {
     pub(crate) fn pass(&self, i: usize) -> bool {
+        self.passes(&self.recs.rec(i))
+    }
+
+    /// Does record `r` pass the window's filter?
+    pub(crate) fn passes(&self, r: &Rec) -> bool {
         passes(
             self.filter,
-            &self.recs[i],
+            r,
             self.comms,
-            self.object,
-            self.units,
+            &|t| self.objects.object_of_thread(self.object_level, t),
+            &|t| self.scale.of(t),
         )
+    }
+
+    /// Ticks to window units.
+    fn units(&self, ticks: f64) -> f64 {
+        self.scale.of(ticks)
+    }
+
+    fn rec(&self, i: usize) -> Rec {
+        self.recs.rec(i)
     }
 
     /// The next record after `i` that is an event passing the filter (`getNextEvent`).
     fn next_event(&self, i: Option<usize>) -> Option<usize> {
-        let start = i.map_or(0, |i| i + 1);
-        (start..self.recs.len()).find(|&j| self.recs[j].kind == EVENT && self.pass(j))
+        let mut j = i.map_or(0, |i| i + 1);
+        while let Some(r) = self.recs.get(j) {
+            if r.kind == EVENT && self.pass(j) {
+                return Some(j);
+            }
+            j += 1;
+        }
+        None
+    }
+
+    /// The first record after `i` for which `f` holds.
+    fn find_after(&self, i: usize, f: impl Fn(&Rec) -> bool) -> Option<Rec> {
+        let mut j = i + 1;
+        while let Some(r) = self.recs.get(j) {
+            if f(&r) {
+                return Some(r);
+            }
+            j += 1;
+        }
+        None
     }
 
     /// `stateOnSameTime`: a state begins after `i` at `i`'s time.
     fn state_begins_at_same_time(&self, i: usize) -> bool {
-        let t = self.recs[i].time;
-        self.recs[i + 1..]
-            .iter()
-            .take_while(|r| r.time == t)
-            .any(|r| r.kind == STATE + BEGIN)
+        let t = self.rec(i).time;
+        let mut j = i + 1;
+        while let Some(r) = self.recs.get(j) {
+            if r.time != t {
+                return false;
+            }
+            if r.kind == STATE + BEGIN {
+                return true;
+            }
+            j += 1;
+        }
+        false
     }
 
     /// `timeToNextState`: time from `i` to the next state begin (0 when none).
     fn time_to_next_state(&self, i: usize) -> f64 {
-        let t = self.recs[i].time;
-        self.recs[i + 1..]
-            .iter()
-            .find(|r| r.kind == STATE + BEGIN)
+        let t = self.rec(i).time;
+        self.find_after(i, |r| r.kind == STATE + BEGIN)
             .map_or(t as f64, |r| (r.time - t) as f64)
     }
 
     fn state_end(&self, i: usize) -> u64 {
         // The end record of the state begun at `i`: the next state end of the same value.
-        let r = &self.recs[i];
-        self.recs[i + 1..]
-            .iter()
-            .find(|e| e.kind == STATE + END && e.a == r.a)
+        let a = self.rec(i).a;
+        self.find_after(i, |e| e.kind == STATE + END && e.a == a)
             .map_or(self.end, |e| e.time)
     }
 
@@ -295,11 +359,11 @@ impl ThreadCtx<'_> {
     }
 
     fn comm(&self, i: usize) -> &Comm {
-        &self.comms[self.recs[i].a as usize]
+        &self.comms[self.rec(i).a as usize]
     }
 
     pub(crate) fn valid(&self, f: &ThreadFn, i: usize) -> bool {
-        let k = self.recs[i].kind;
+        let k = self.rec(i).kind;
         if !valid_mask(f.mask(), k) {
             return false;
         }
@@ -311,52 +375,126 @@ impl ThreadCtx<'_> {
 }
 
 /// The intervals of one thread for function `f`, from 0 to the thread's end, plus a last
-/// zero-length interval at the end (the value Paraver reaches there).
-pub fn intervals(f: &ThreadFn, ctx: &ThreadCtx) -> Vec<Interval> {
-    intervals_with_begins(f, ctx).0
+/// zero-length interval at the end (the value Paraver reaches there), each with the record
+/// it begins at (`None`: the virtual record before the first, and the last zero-length
+/// interval). Records behind the walk are released as it goes.
+pub struct ThreadIntervals<'a> {
+    f: &'a ThreadFn,
+    ctx: ThreadCtx<'a>,
+    /// The next record to look at.
+    i: usize,
+    /// The record the current interval began at.
+    cur: Option<usize>,
+    begin: u64,
+    prev: f64,
+    acc: i64,
+    stage: Stage,
+    /// Records before this one were released.
+    released: usize,
 }
 
-/// [`intervals`], with the record each interval begins at (`None`: the virtual record
-/// before the first, and the last zero-length interval).
-pub fn intervals_with_begins(f: &ThreadFn, ctx: &ThreadCtx) -> (Vec<Interval>, Vec<Option<usize>>) {
-    let mut begins = Vec::new();
-    let mut out = Vec::new();
-    let mut prev = 0.0;
-    let mut acc = 0i64;
-    let mut cur: Option<usize> = None;
-    let mut begin = 0u64;
-    for i in 0..ctx.recs.len() {
-        if !ctx.pass(i) || !ctx.valid(f, i) {
-            continue;
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Walk,
+    Last,
+    Terminal,
+    Done,
+}
+
+impl<'a> ThreadIntervals<'a> {
+    pub fn new(f: &'a ThreadFn, ctx: ThreadCtx<'a>) -> Self {
+        ThreadIntervals {
+            f,
+            ctx,
+            i: 0,
+            cur: None,
+            begin: 0,
+            prev: 0.0,
+            acc: 0,
+            stage: Stage::Walk,
+            released: 0,
         }
-        let value = execute(f, ctx, cur, prev, &mut acc);
-        // Paraver's init at time 0 skips the intervals that end there.
-        if ctx.recs[i].time > 0 {
-            out.push(Interval {
-                begin,
-                end: ctx.recs[i].time,
-                value,
-            });
-            begins.push(cur);
-        }
-        prev = value;
-        cur = Some(i);
-        begin = ctx.recs[i].time;
     }
-    let value = execute(f, ctx, cur, prev, &mut acc);
-    out.push(Interval {
-        begin,
-        end: ctx.end.max(begin),
-        value,
-    });
-    begins.push(cur);
-    out.push(Interval {
-        begin: ctx.end.max(begin),
-        end: ctx.end.max(begin),
-        value: 0.0,
-    });
-    begins.push(None);
-    (out, begins)
+
+    /// The next interval, with the CPU of the record it begins at (`None` where it begins at
+    /// no record).
+    pub fn next_with_cpu(&mut self) -> Option<(Interval, Option<u32>)> {
+        let ctx = &self.ctx;
+        loop {
+            match self.stage {
+                Stage::Walk => {
+                    let i = self.i;
+                    let Some(r) = ctx.recs.get(i) else {
+                        self.stage = Stage::Last;
+                        continue;
+                    };
+                    self.i += 1;
+                    if !ctx.pass(i) || !ctx.valid(self.f, i) {
+                        continue;
+                    }
+                    let value = execute(self.f, ctx, self.cur, self.prev, &mut self.acc);
+                    let began = self.cur.map(|c| ctx.rec(c).cpu);
+                    // Paraver's init at time 0 skips the intervals that end there.
+                    let out = (r.time > 0).then_some(Interval {
+                        begin: self.begin,
+                        end: r.time,
+                        value,
+                    });
+                    self.prev = value;
+                    self.cur = Some(i);
+                    self.begin = r.time;
+                    // Keep the records of the current one's time (a walk looks back there).
+                    if i >= self.released + 8192 {
+                        let mut keep = i;
+                        while keep > self.released
+                            && ctx.recs.get(keep - 1).is_some_and(|p| p.time == r.time)
+                        {
+                            keep -= 1;
+                        }
+                        ctx.recs.release(keep);
+                        self.released = keep;
+                    }
+                    if let Some(out) = out {
+                        return Some((out, began));
+                    }
+                }
+                Stage::Last => {
+                    let value = execute(self.f, ctx, self.cur, self.prev, &mut self.acc);
+                    let began = self.cur.map(|c| ctx.rec(c).cpu);
+                    self.stage = Stage::Terminal;
+                    return Some((
+                        Interval {
+                            begin: self.begin,
+                            end: ctx.end.max(self.begin),
+                            value,
+                        },
+                        began,
+                    ));
+                }
+                Stage::Terminal => {
+                    self.stage = Stage::Done;
+                    let at = ctx.end.max(self.begin);
+                    return Some((
+                        Interval {
+                            begin: at,
+                            end: at,
+                            value: 0.0,
+                        },
+                        None,
+                    ));
+                }
+                Stage::Done => return None,
+            }
+        }
+    }
+}
+
+impl Iterator for ThreadIntervals<'_> {
+    type Item = Interval;
+
+    fn next(&mut self) -> Option<Interval> {
+        self.next_with_cpu().map(|x| x.0)
+    }
 }
 
 /// A communication Paraver leaves out of the "in transit" counts: received (logically or
@@ -381,18 +519,18 @@ fn execute(f: &ThreadFn, ctx: &ThreadCtx, at: Option<usize>, prev: f64, acc: &mu
             ApplicationId => ctx.appl as f64 + 1.0,
             TaskId => ctx.task as f64 + 1.0,
             ThreadId => ctx.row as f64 + 1.0,
-            NextEventValue => ctx.next_event(None).map_or(0.0, |j| ctx.recs[j].b as f64),
-            NextEventType => ctx.next_event(None).map_or(0.0, |j| ctx.recs[j].a as f64),
+            NextEventValue => ctx.next_event(None).map_or(0.0, |j| ctx.rec(j).b as f64),
+            NextEventType => ctx.next_event(None).map_or(0.0, |j| ctx.rec(j).a as f64),
             AverageNextEventValue(factor) => match ctx.next_event(None) {
-                Some(j) if ctx.recs[j].time > 0 => {
-                    ctx.recs[j].b as f64 * factor / (ctx.units)(ctx.recs[j].time as f64)
+                Some(j) if ctx.rec(j).time > 0 => {
+                    ctx.rec(j).b as f64 * factor / ctx.units(ctx.rec(j).time as f64)
                 }
                 _ => 0.0,
             },
             _ => 0.0,
         };
     };
-    let r = &ctx.recs[i];
+    let r = &ctx.rec(i);
     let end_rec = r.kind & END != 0;
     let state = r.a as f64;
     match f {
@@ -454,30 +592,26 @@ fn execute(f: &ThreadFn, ctx: &ThreadCtx, at: Option<usize>, prev: f64, acc: &mu
                     break;
                 }
             }
-            (ctx.units)(t)
+            ctx.units(t)
         }
         LastEventType => r.a as f64,
         LastEventValue => r.b as f64,
-        NextEventType => ctx
-            .next_event(Some(i))
-            .map_or(0.0, |j| ctx.recs[j].a as f64),
-        NextEventValue => ctx
-            .next_event(Some(i))
-            .map_or(0.0, |j| ctx.recs[j].b as f64),
+        NextEventType => ctx.next_event(Some(i)).map_or(0.0, |j| ctx.rec(j).a as f64),
+        NextEventValue => ctx.next_event(Some(i)).map_or(0.0, |j| ctx.rec(j).b as f64),
         AverageNextEventValue(factor) | AverageLastEventValue(factor) => {
             let Some(j) = ctx.next_event(Some(i)) else {
                 return 0.0;
             };
-            let dt = ctx.recs[j].time - r.time;
+            let dt = ctx.rec(j).time - r.time;
             if dt == 0 {
                 return 0.0;
             }
             let v = if matches!(f, AverageNextEventValue(_)) {
-                ctx.recs[j].b
+                ctx.rec(j).b
             } else {
                 r.b
             };
-            v as f64 * factor / (ctx.units)(dt as f64)
+            v as f64 * factor / ctx.units(dt as f64)
         }
         GivenEventValue(v) => {
             if v.contains(&(r.b as f64)) {
@@ -491,7 +625,7 @@ fn execute(f: &ThreadFn, ctx: &ThreadCtx, at: Option<usize>, prev: f64, acc: &mu
         InEventRange(lo, hi) => f64::from(u8::from(r.b as f64 >= *lo && r.b as f64 <= *hi)),
         IntervalBetweenEvents => ctx
             .next_event(Some(i))
-            .map_or(0.0, |j| (ctx.units)((ctx.recs[j].time - r.time) as f64)),
+            .map_or(0.0, |j| ctx.units((ctx.rec(j).time - r.time) as f64)),
         EventBytes | EventSentBytes => match ctx.next_event(Some(i)) {
             None => 0.0,
             Some(j) => comm_bytes(ctx, i, j, matches!(f, EventSentBytes)),
@@ -506,7 +640,7 @@ fn execute(f: &ThreadFn, ctx: &ThreadCtx, at: Option<usize>, prev: f64, acc: &mu
         }
         CommPartner => f64::from(ctx.comm(i).recv_row) + 1.0,
         CommRecvPartner => {
-            let next = ctx.recs[i + 1..].iter().find(|n| {
+            let next = ctx.find_after(i, |n| {
                 if n.kind & COMM == 0 || n.kind & RECV == 0 {
                     return false;
                 }
@@ -518,14 +652,12 @@ fn execute(f: &ThreadFn, ctx: &ThreadCtx, at: Option<usize>, prev: f64, acc: &mu
         }
         LastSendDuration => {
             let c = ctx.comm(i);
-            (ctx.units)(c.lrecv.max(c.precv) as f64 - r.time as f64)
+            ctx.units(c.lrecv.max(c.precv) as f64 - r.time as f64)
         }
         NextRecvDuration => {
-            let next = ctx.recs[i + 1..]
-                .iter()
-                .find(|n| n.kind & COMM != 0 && n.kind & RECV != 0);
+            let next = ctx.find_after(i, |n| n.kind & COMM != 0 && n.kind & RECV != 0);
             next.map_or(0.0, |n| {
-                (ctx.units)(ctx.comms[n.a as usize].lsend as f64 - r.time as f64)
+                ctx.units(ctx.comms[n.a as usize].lsend as f64 - r.time as f64)
             })
         }
         SendBytesInTransit
@@ -661,7 +793,7 @@ fn bandwidth(f: &ThreadFn, ctx: &ThreadCtx, r: &Rec, acc: &mut i64, factor: f64)
     if time == 0 {
         return *acc as f64 * 1e-12;
     }
-    let time = (ctx.units)(time.unsigned_abs() as f64);
+    let time = ctx.units(time.unsigned_abs() as f64);
     let bytes = c.size as i64 as f64 / factor;
     let delta = cvttsd2si((bytes / time) * 1e12);
     let sending = matches!(f, ThreadFn::SendBandWidth(_));
@@ -675,17 +807,21 @@ fn bandwidth(f: &ThreadFn, ctx: &ThreadCtx, r: &Rec, acc: &mut i64, factor: f64)
 /// `getTotalCommSize` / `getTotalSentCommSize`: bytes of the communications between event
 /// `i` and the next filtered event `j`.
 fn comm_bytes(ctx: &ThreadCtx, i: usize, j: usize, sent_only: bool) -> f64 {
-    let (recs, f) = (ctx.recs, ctx.filter);
-    let t0 = recs[i].time;
-    let t1 = recs[j].time;
-    let size = |k: usize| ctx.comms[recs[k].a as usize].size as i64 as f64;
+    let f = ctx.filter;
+    let t0 = ctx.rec(i).time;
+    let t1 = ctx.rec(j).time;
+    let size = |k: usize| ctx.comms[ctx.rec(k).a as usize].size as i64 as f64;
     let mut bytes = 0.0;
     // Sends at the event's time, before it.
     for k in (0..i).rev() {
-        if recs[k].time != t0 {
+        // Records before those of the event's time may have been released.
+        let Some(rk) = ctx.recs.get(k) else {
+            break;
+        };
+        if rk.time != t0 {
             break;
         }
-        let kd = recs[k].kind;
+        let kd = rk.kind;
         let phy_only = f.physical && !f.logical;
         if ((phy_only && kd & PHY != 0) || (f.logical && kd & LOG != 0))
             && kd & COMM != 0
@@ -695,8 +831,13 @@ fn comm_bytes(ctx: &ThreadCtx, i: usize, j: usize, sent_only: bool) -> f64 {
             bytes += size(k);
         }
     }
-    for k in i + 1..recs.len() {
-        let r = &recs[k];
+    let mut k = i;
+    loop {
+        k += 1;
+        let Some(r) = ctx.recs.get(k) else {
+            break;
+        };
+        let r = &r;
         if sent_only {
             if r.time >= t1 {
                 break;

@@ -1,7 +1,9 @@
 //! Timeline windows: each object's intervals through time, from the thread function up
 //! through the compose functions, the levels and the derived windows, as Paraver's
-//! `KWindow` computes them. Windows are computed whole (from time 0 to the trace's end) into
-//! interval lists; histograms and the timeline dump read those.
+//! `KWindow` computes them. A [`Window`] walks one object at a time from the store: its
+//! threads' records are read a block at a time, their intervals flow through the compose
+//! and level functions as streams, and whoever reads the stream (a histogram, a dump, the
+//! viewer) keeps what it needs. [`Window::compute`] keeps every object's intervals.
 
 use std::collections::BTreeSet;
 
@@ -9,12 +11,13 @@ use prvscope_format::Pcf;
 use prvscope_store::Comm;
 
 use crate::cfg::{Cfg, Level, TimeUnit, WindowCfg};
-use crate::compose::{ComposeFn, Scale, apply_compose};
+use crate::compose::{ComposeFn, Composed, Scale};
+use crate::derived::DerivedFn;
 use crate::filter::{Filter, TypesFound};
-use crate::levels::{LevelFn, aggregate};
+use crate::levels::{Aggregate, LevelFn, Stream};
 use crate::objects::Objects;
-use crate::records::Records;
-use crate::thread::{ThreadCtx, ThreadFn, intervals};
+use crate::records::{Select, Source};
+use crate::thread::{ThreadCtx, ThreadFn, ThreadIntervals};
 
 /// One interval of a window's object: [begin, end) in trace ticks, and its value.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -41,27 +44,30 @@ pub enum ValueKind {
     Bandwidth,
 }
 
-/// A computed window.
+/// What a window is, apart from its values.
 #[derive(Debug, Clone)]
-pub struct Computed {
+pub struct WindowInfo {
     pub name: String,
     pub level: Level,
     pub units: TimeUnit,
-    /// Per object of `level`: intervals in time order, covering [0, end], and a last
-    /// zero-length interval at the end.
-    pub rows: Vec<Vec<Interval>>,
     pub kind: ValueKind,
     /// Drawn with colours per value (code colour), not a gradient.
     pub code_colour: bool,
     /// Drawn as a function line (`window_noncolor_mode false`): the value plotted in each
     /// row rather than coloured.
     pub function_line: bool,
-    /// The communication records the window's filter lets through, per object (for the
-    /// communication statistics of histograms): (time, is send, partner thread row, size).
-    pub comms: Vec<Vec<CommSeen>>,
     /// The window's own time range, from its `window_begin_time_relative` and end.
     pub begin_time: u64,
     pub end_time: u64,
+}
+
+/// A window computed whole: every object's intervals.
+#[derive(Debug, Clone)]
+pub struct Computed {
+    pub info: WindowInfo,
+    /// Per object of the window's level: intervals in time order, covering [0, end], and a
+    /// last zero-length interval at the end.
+    pub rows: Vec<Vec<Interval>>,
 }
 
 /// A communication as a window's filter lets it through.
@@ -83,10 +89,13 @@ pub enum WindowError {
     Missing(String, u32),
 }
 
+/// Records a walk reads at a time (a few hundred kilobytes); a walk over several objects
+/// at once shares it among them.
+pub const BLOCK: usize = 1 << 14;
+
 /// Everything a window needs from the trace.
 pub struct Engine<'a> {
-    pub records: &'a Records,
-    pub comms: &'a [Comm],
+    pub source: &'a Source<'a>,
     pub objects: &'a Objects,
     pub pcf: Option<&'a Pcf>,
     /// Event types present in the trace.
@@ -99,37 +108,99 @@ pub struct Engine<'a> {
     pub inversions: &'a [(u32, u32)],
 }
 
-impl Engine<'_> {
+/// A window ready to walk: each object's intervals are read from the store when asked
+/// for ([`Window::row`]), never kept.
+pub struct Window<'e> {
+    pub info: WindowInfo,
+    engine: &'e Engine<'e>,
+    node: Node<'e>,
+    /// `topcompose2` then `topcompose1`.
+    top: Vec<ComposeFn>,
+    /// The window whose communications the histograms count (a derived window's first
+    /// parent's, at its level), if any.
+    comms_of: CommsOf,
+}
+
+enum CommsOf {
+    None,
+    Own,
+    FirstParent,
+}
+
+/// How a window's rows are made.
+enum Node<'e> {
+    /// A thread function on each thread, up the process model to the window's level.
+    Process { thread: ThreadPart, ups: Vec<Up> },
+    /// A thread function on each thread, seen from the CPUs (and up to nodes, the system).
+    Resource {
+        thread: ThreadPart,
+        cpu: crate::resource::CpuPart,
+        ups: Vec<Up>,
+    },
+    /// Two windows combined at the finer of their levels, then up to the window's level.
+    Derived {
+        parents: Box<[Window<'e>; 2]>,
+        /// The finer parent is the second (it is taken first).
+        swapped: bool,
+        combined: Level,
+        how: Derive,
+        compose: ComposeFn,
+        ups: Vec<Up>,
+    },
+}
+
+/// The thread part of a window: its function, filter, records read and compose function.
+pub(crate) struct ThreadPart {
+    pub(crate) f: ThreadFn,
+    pub(crate) filter: Filter,
+    pub(crate) select: Select,
+    pub(crate) compose: ComposeFn,
+    pub(crate) scale: Scale,
+    /// The level communication filters name objects at.
+    pub(crate) object_level: Level,
+}
+
+/// One step up a model: the objects of `upper` from those of `lower` they hold.
+pub(crate) struct Up {
+    pub(crate) lower: Level,
+    pub(crate) upper: Level,
+    pub(crate) f: LevelFn,
+    pub(crate) compose: ComposeFn,
+}
+
+enum Derive {
+    Combine(DerivedFn, [f64; 2]),
+    Controlled(fn(f64, f64) -> f64, f64),
+}
+
+impl<'a> Engine<'a> {
     /// Ticks to `unit`, as Paraver's `traceUnitsToWindowUnits`.
     pub fn to_units(&self, unit: TimeUnit, ticks: f64) -> f64 {
         convert(self.trace_unit, unit, ticks)
     }
 
-    /// Computes window `w` of `cfg` (recursively its parents).
-    pub fn compute(
-        &self,
-        cfg: &Cfg,
-        w: &WindowCfg,
-        found: &mut TypesFound,
-    ) -> Result<Computed, WindowError> {
-        self.compute_at(cfg, w, w.level, found)
+    /// Paraver's end of the trace.
+    pub fn end_time(&self) -> u64 {
+        self.source.end_time
     }
 
-    /// Computes window `w` at `level` (a derived window reads its parents at its own
-    /// level; the top compose functions apply only at the window's own level).
-    pub fn compute_at(
-        &self,
+    pub fn comms(&self) -> &'a [Comm] {
+        self.source.comms()
+    }
+
+    /// Window `w` of `cfg` (recursively its parents), ready to walk.
+    pub fn window(
+        &'a self,
         cfg: &Cfg,
         w: &WindowCfg,
-        level: Level,
         found: &mut TypesFound,
-    ) -> Result<Computed, WindowError> {
-        let unsupported = |what: String| WindowError::Unsupported(w.name.clone(), what);
-        let end = self.records.end_time;
-        let (begin_time, end_time) = window_range(w, end);
+    ) -> Result<Window<'a>, WindowError> {
         if w.derived.is_some() {
             return self.derived(cfg, w, found);
         }
+        let unsupported = |what: String| WindowError::Unsupported(w.name.clone(), what);
+        let level = w.level;
+        let (begin_time, end_time) = window_range(w, self.end_time());
         let resource = matches!(level, Level::System | Level::Node | Level::Cpu);
         let filter = Filter::new(w, self.pcf, self.present, found).map_err(&unsupported)?;
         let name = w.function("thread").unwrap_or("State As Is");
@@ -150,64 +221,64 @@ impl Engine<'_> {
                  trace gives {a} first, an order the store does not keep)"
             )));
         }
-        let compose_thread = self.compose(w, "compose_thread")?;
-        let objects = self.objects;
-        let units = |t: f64| self.to_units(w.units, t);
-        // Communication filters on objects use threads at the resource levels.
-        let object_level = if resource { Level::Thread } else { level };
-        let object = |t: usize| objects.object_of_thread(object_level, t);
-        let mut thread_rows = Vec::with_capacity(objects.threads.len());
-        let mut comms_seen = vec![Vec::new(); objects.count(level)];
-        let contexts: Vec<ThreadCtx> = self
-            .records
-            .threads
-            .iter()
-            .enumerate()
-            .map(|(row, recs)| ThreadCtx {
-                recs,
-                comms: self.comms,
-                filter: &filter,
-                units: &units,
-                object: &object,
-                row,
-                appl: objects.threads[row].0 as usize - 1,
-                task: objects.task_of(row),
-                end,
-                cpu_node: &objects.cpu_node,
-            })
-            .collect();
-        let rows = if resource {
-            crate::resource::rows(self, w, level, &f, &contexts)?
-        } else {
-            for ctx in &contexts {
-                let mut iv = intervals(&f, ctx);
-                apply_compose(&compose_thread, &mut iv);
-                thread_rows.push(iv);
-                collect_comms(ctx, &mut comms_seen[object(ctx.row)]);
-            }
-            self.process_rows(w, level, thread_rows)?
+        let kind = value_kind(w, &f, &filter, level, self.present);
+        let thread = ThreadPart {
+            select: f.select(&filter, self.present),
+            f,
+            filter,
+            compose: self.compose(w, "compose_thread")?,
+            scale: Scale(self.trace_unit, w.units),
+            // Communication filters on objects use threads at the resource levels.
+            object_level: if resource { Level::Thread } else { level },
         };
-        let mut rows = rows;
-        if level == w.level {
-            for slot in ["topcompose2", "topcompose1"] {
-                let c = self.compose(w, slot)?;
-                for r in &mut rows {
-                    apply_compose(&c, r);
-                }
+        let node = if resource {
+            if self.objects.cpu_node.is_empty() {
+                return Err(unsupported(format!(
+                    "the {level} level of a trace whose header declares no CPUs"
+                )));
             }
-        }
-        Ok(Computed {
-            name: w.name.clone(),
-            level,
-            units: w.units,
-            rows,
-            kind: value_kind(w, &f, &filter, level, self.present),
-            code_colour: code_colour(w),
-            function_line: function_line(w),
-            comms: comms_seen,
-            begin_time,
-            end_time,
+            let cpu = crate::resource::CpuPart::new(self, w, &thread)?;
+            Node::Resource {
+                thread,
+                cpu,
+                ups: self.ups(w, Level::Cpu, level)?,
+            }
+        } else {
+            Node::Process {
+                thread,
+                ups: self.ups(w, Level::Thread, level)?,
+            }
+        };
+        Ok(Window {
+            info: WindowInfo {
+                name: w.name.clone(),
+                level,
+                units: w.units,
+                kind,
+                code_colour: code_colour(w),
+                function_line: function_line(w),
+                begin_time,
+                end_time,
+            },
+            engine: self,
+            node,
+            top: self.top(w)?,
+            comms_of: if resource {
+                CommsOf::None
+            } else {
+                CommsOf::Own
+            },
         })
+    }
+
+    /// Computes window `w` of `cfg` whole: every object's intervals.
+    pub fn compute(
+        &'a self,
+        cfg: &Cfg,
+        w: &WindowCfg,
+        found: &mut TypesFound,
+    ) -> Result<Computed, WindowError> {
+        Ok(self.window(cfg, w, found)?.compute())
     }
 
     /// A derived window as Paraver's `KDerivedWindow` computes it: each parent is read at its
@@ -218,96 +289,63 @@ impl Engine<'_> {
     /// combined one), then its top compose functions. When the second parent is the finer,
     /// Paraver takes it first: its values come first and the factors go by that order.
     fn derived(
-        &self,
+        &'a self,
         cfg: &Cfg,
         w: &WindowCfg,
         found: &mut TypesFound,
-    ) -> Result<Computed, WindowError> {
+    ) -> Result<Window<'a>, WindowError> {
         let unsupported = |what: String| WindowError::Unsupported(w.name.clone(), what);
         let Some(d) = &w.derived else {
             return Err(unsupported("a derived window without parents".into()));
         };
-        let end = self.records.end_time;
-        let (begin_time, end_time) = window_range(w, end);
+        let (begin_time, end_time) = window_range(w, self.end_time());
         // Paraver walks `controlled: clear by` as a plain derived window.
         let controlled = d.operation.trim().starts_with("controlled:")
             && d.operation.trim() != "controlled: clear by";
-        let parents: Vec<Computed> = d
+        let parents: Vec<Window<'a>> = d
             .parents
             .iter()
             .map(|&id| {
                 let p = cfg
                     .window(id)
                     .ok_or_else(|| WindowError::Missing(w.name.clone(), id))?;
-                self.compute(cfg, p, found)
+                self.window(cfg, p, found)
             })
             .collect::<Result<_, _>>()?;
-        let [p0, p1]: [Computed; 2] = parents
+        let [p0, p1]: [Window<'a>; 2] = parents
             .try_into()
             .map_err(|_| unsupported("a derived window needs two parents".into()))?;
         let resource = |l: Level| matches!(l, Level::System | Level::Node | Level::Cpu);
-        if resource(p0.level) != resource(p1.level) {
+        let (l0, l1) = (p0.info.level, p1.info.level);
+        if resource(l0) != resource(l1) {
             return Err(unsupported(format!(
-                "parents at the {} and {} levels (one of the process model, one of the \
-                 resource model)",
-                p0.level, p1.level
+                "parents at the {l0} and {l1} levels (one of the process model, one of the \
+                 resource model)"
             )));
         }
-        let combined = p0.level.max(p1.level);
-        let objects = self.objects;
-        // The object of `to` (coarser or equal) holding object `o` of `from`.
-        let holder = |from: Level, o: usize, to: Level| -> usize {
-            match (from, to) {
-                _ if from == to => o,
-                (Level::Cpu, Level::Node) => objects
-                    .cpu_node
-                    .get(o)
-                    .map_or(0, |&n| n as usize)
-                    .saturating_sub(1),
-                (Level::Cpu | Level::Node, _) => 0,
-                _ => {
-                    let t = objects.thread_rows(from, o).start;
-                    objects.object_of_thread(to, t)
-                }
-            }
-        };
+        let combined = l0.max(l1);
         // The finer parent first (the first parent when both are at one level).
-        let swapped = p1.level > p0.level;
-        let (fine, coarse) = if swapped { (&p1, &p0) } else { (&p0, &p1) };
-        // The row of `c` for object `o` of the combined level.
-        fn pick<'c>(
-            c: &'c Computed,
-            o: usize,
-            holder: &dyn Fn(usize, Level) -> usize,
-        ) -> Result<&'c [Interval], String> {
-            c.rows
-                .get(holder(o, c.level))
-                .map(Vec::as_slice)
-                .ok_or_else(|| "parents with different objects".to_string())
-        }
-        let holder = |o: usize, to: Level| holder(combined, o, to);
-        let pick = |c, o| pick(c, o, &holder).map_err(&unsupported);
-        let rows: Vec<Vec<Interval>> = if controlled {
+        let swapped = l1 > l0;
+        let how = if controlled {
             if swapped {
                 return Err(unsupported(
                     "a controlled window whose control parent is finer than its data".into(),
                 ));
             }
-            let control = Computed {
-                rows: (0..fine.rows.len())
-                    .map(|o| pick(coarse, o).map(<[Interval]>::to_vec))
-                    .collect::<Result<_, _>>()?,
-                ..coarse.clone()
-            };
-            crate::derived::controlled(w, vec![fine.clone(), control], end)
-                .map_err(&unsupported)?
-                .rows
+            let (fold, factor) = crate::derived::controlled_fold(w).map_err(&unsupported)?;
+            Derive::Controlled(fold, factor)
         } else {
-            let pairs = (0..fine.rows.len())
-                .map(|o| Ok((pick(fine, o)?, pick(coarse, o)?)))
-                .collect::<Result<Vec<_>, WindowError>>()?;
-            crate::derived::combine(w, &pairs, end).map_err(&unsupported)?
+            let (op, factors) = crate::derived::operation(w).map_err(&unsupported)?;
+            Derive::Combine(op, factors)
         };
+        // Every object of the combined level has its object in each parent.
+        for o in 0..self.objects.count(combined) {
+            for p in [&p0, &p1] {
+                if self.holder(combined, o, p.info.level) >= self.objects.count(p.info.level) {
+                    return Err(unsupported("parents with different objects".into()));
+                }
+            }
+        }
         if resource(w.level) != resource(combined) {
             return Err(unsupported(format!(
                 "a window at the {} level over parents at the {} level",
@@ -315,50 +353,63 @@ impl Engine<'_> {
             )));
         }
         let level = w.level.min(combined);
-        let mut rows = rows;
         let compose = self.compose(w, &format!("compose_{}", combined.word()))?;
-        for r in &mut rows {
-            apply_compose(&compose, r);
-        }
-        let mut rows = self.aggregate_up(w, combined, level, rows)?;
-        for slot in ["topcompose2", "topcompose1"] {
-            let f = self.compose(w, slot)?;
-            for r in &mut rows {
-                apply_compose(&f, r);
-            }
-        }
+        let ups = self.ups(w, combined, level)?;
         // The first parent's kind, unless a compose function of this window says.
-        let kind = compose_kind(w, level, false).unwrap_or_else(|| p0.kind.clone());
-        Ok(Computed {
-            name: w.name.clone(),
-            level,
-            units: w.units,
-            rows,
-            kind,
-            code_colour: code_colour(w),
-            function_line: function_line(w),
-            comms: if level == p0.level {
-                p0.comms
-            } else {
-                vec![Vec::new(); objects.count(level)]
+        let kind = compose_kind(w, level, false).unwrap_or_else(|| p0.info.kind.clone());
+        let comms_of = if level == l0 {
+            CommsOf::FirstParent
+        } else {
+            CommsOf::None
+        };
+        Ok(Window {
+            info: WindowInfo {
+                name: w.name.clone(),
+                level,
+                units: w.units,
+                kind,
+                code_colour: code_colour(w),
+                function_line: function_line(w),
+                begin_time,
+                end_time,
             },
-            begin_time,
-            end_time,
+            engine: self,
+            node: Node::Derived {
+                parents: Box::new([p0, p1]),
+                swapped,
+                combined,
+                how,
+                compose,
+                ups,
+            },
+            top: self.top(w)?,
+            comms_of,
         })
     }
 
-    /// Rows of level `from` aggregated up to `to` with the window's level and compose
-    /// functions (the process model: thread, task, application, workload; the resource
-    /// model: CPU, node, system).
-    fn aggregate_up(
-        &self,
-        w: &WindowCfg,
-        from: Level,
-        to: Level,
-        mut rows: Vec<Vec<Interval>>,
-    ) -> Result<Vec<Vec<Interval>>, WindowError> {
+    /// The object of `to` (coarser or equal) holding object `o` of `from`.
+    fn holder(&self, from: Level, o: usize, to: Level) -> usize {
+        let objects = self.objects;
+        match (from, to) {
+            _ if from == to => o,
+            (Level::Cpu, Level::Node) => objects
+                .cpu_node
+                .get(o)
+                .map_or(0, |&n| n as usize)
+                .saturating_sub(1),
+            (Level::Cpu | Level::Node, _) => 0,
+            _ => {
+                let t = objects.thread_rows(from, o).start;
+                objects.object_of_thread(to, t)
+            }
+        }
+    }
+
+    /// The steps from `from` up to `to` (the process model: thread, task, application,
+    /// workload; the resource model: CPU, node, system), with the window's level and
+    /// compose functions.
+    fn ups(&self, w: &WindowCfg, from: Level, to: Level) -> Result<Vec<Up>, WindowError> {
         let unsupported = |what: String| WindowError::Unsupported(w.name.clone(), what);
-        let (objects, end) = (self.objects, self.records.end_time);
         let steps: &[(Level, Level, &str)] =
             if matches!(from, Level::Cpu | Level::Node | Level::System) {
                 &[
@@ -372,6 +423,7 @@ impl Engine<'_> {
                     (Level::Appl, Level::Workload, "workload"),
                 ]
             };
+        let mut out = Vec::new();
         let mut at = from;
         for &(lower, upper, slot) in steps {
             if at == to {
@@ -382,60 +434,24 @@ impl Engine<'_> {
             }
             let fname = w.function(slot).unwrap_or("Adding");
             let params = w.params_of(slot, fname).unwrap_or(&[]);
-            let lf = LevelFn::new(fname, params)
+            let f = LevelFn::new(fname, params)
                 .ok_or_else(|| unsupported(format!("{slot} function `{fname}`")))?;
-            let compose = self.compose(w, &format!("compose_{slot}"))?;
-            rows = (0..objects.count(upper))
-                .map(|o| {
-                    let kids = objects.children(upper, o, lower);
-                    let mut iv = aggregate(&lf, rows.get(kids).unwrap_or_default(), end);
-                    apply_compose(&compose, &mut iv);
-                    iv
-                })
-                .collect();
+            out.push(Up {
+                lower,
+                upper,
+                f,
+                compose: self.compose(w, &format!("compose_{slot}"))?,
+            });
             at = upper;
         }
-        Ok(rows)
+        Ok(out)
     }
 
-    /// Thread rows aggregated up the process model to `level` (task, application,
-    /// workload), with the window's level functions and compose functions.
-    fn process_rows(
-        &self,
-        w: &WindowCfg,
-        level: Level,
-        thread_rows: Vec<Vec<Interval>>,
-    ) -> Result<Vec<Vec<Interval>>, WindowError> {
-        if level == Level::Thread {
-            return Ok(thread_rows);
-        }
-        let unsupported = |what: String| WindowError::Unsupported(w.name.clone(), what);
-        let (objects, end) = (self.objects, self.records.end_time);
-        let mut rows = thread_rows;
-        for (lower, upper, slot) in [
-            (Level::Thread, Level::Task, "task"),
-            (Level::Task, Level::Appl, "appl"),
-            (Level::Appl, Level::Workload, "workload"),
-        ] {
-            if lower == level {
-                break;
-            }
-            let fname = w.function(slot).unwrap_or("Adding");
-            let params = w.params_of(slot, fname).unwrap_or(&[]);
-            let lf = LevelFn::new(fname, params)
-                .ok_or_else(|| unsupported(format!("{slot} function `{fname}`")))?;
-            let n = objects.count(upper);
-            let compose = self.compose(w, &format!("compose_{slot}"))?;
-            rows = (0..n)
-                .map(|o| {
-                    let kids = objects.children(upper, o, lower);
-                    let mut iv = aggregate(&lf, &rows[kids], end);
-                    apply_compose(&compose, &mut iv);
-                    iv
-                })
-                .collect();
-        }
-        Ok(rows)
+    fn top(&self, w: &WindowCfg) -> Result<Vec<ComposeFn>, WindowError> {
+        ["topcompose2", "topcompose1"]
+            .iter()
+            .map(|slot| self.compose(w, slot))
+            .collect()
     }
 
     /// The compose function of `slot`.
@@ -445,6 +461,185 @@ impl Engine<'_> {
         ComposeFn::new(name, params, Scale(self.trace_unit, w.units)).ok_or_else(|| {
             WindowError::Unsupported(w.name.clone(), format!("{slot} function `{name}`"))
         })
+    }
+
+    /// The walk of `part`'s function on thread `row`, composed, reading `block` records at a
+    /// time.
+    pub(crate) fn thread_walk<'w>(
+        &'w self,
+        part: &'w ThreadPart,
+        row: usize,
+        block: usize,
+    ) -> ThreadIntervals<'w> {
+        ThreadIntervals::new(&part.f, self.thread_ctx(part, row, &part.select, block))
+    }
+
+    /// The context of `part`'s function on thread `row`, reading the records `select` names.
+    pub(crate) fn thread_ctx<'w>(
+        &'w self,
+        part: &'w ThreadPart,
+        row: usize,
+        select: &Select,
+        block: usize,
+    ) -> ThreadCtx<'w> {
+        let objects = self.objects;
+        ThreadCtx {
+            recs: self.source.cursor(row, select, block),
+            comms: self.comms(),
+            filter: &part.filter,
+            scale: part.scale,
+            objects,
+            object_level: part.object_level,
+            row,
+            appl: objects.threads.get(row).map_or(0, |t| t.0 as usize - 1),
+            task: objects.task_of(row),
+            end: self.end_time(),
+            cpu_node: &objects.cpu_node,
+        }
+    }
+}
+
+impl Window<'_> {
+    /// Number of objects (rows).
+    pub fn rows(&self) -> usize {
+        self.engine.objects.count(self.info.level)
+    }
+
+    /// The intervals of object `o`, in time order, covering [0, end], and a last
+    /// zero-length interval at the end.
+    pub fn row(&self, o: usize) -> Stream<'_> {
+        self.row_block(o, BLOCK)
+    }
+
+    /// [`Window::row`], its walks sharing `block` records at a time.
+    fn row_block(&self, o: usize, block: usize) -> Stream<'_> {
+        let mut s = self.below_top(o, block);
+        for c in &self.top {
+            s = composed(c, s);
+        }
+        s
+    }
+
+    /// Object `o`'s intervals before the top compose functions.
+    fn below_top(&self, o: usize, block: usize) -> Stream<'_> {
+        let level = self.info.level;
+        match &self.node {
+            Node::Process { thread, ups } => self.up(ups, level, o, block, &|t, block| {
+                composed(
+                    &thread.compose,
+                    Box::new(self.engine.thread_walk(thread, t, block)),
+                )
+            }),
+            Node::Resource { thread, cpu, ups } => self.up(ups, level, o, block, &|k, block| {
+                composed(
+                    &cpu.compose,
+                    Box::new(cpu.walk(self.engine, thread, k, block)),
+                )
+            }),
+            Node::Derived {
+                parents,
+                swapped,
+                combined,
+                how,
+                compose,
+                ups,
+            } => self.up(ups, level, o, block, &|o, block| {
+                let (fine, coarse) = if *swapped {
+                    (&parents[1], &parents[0])
+                } else {
+                    (&parents[0], &parents[1])
+                };
+                let engine = self.engine;
+                let a = fine.row_block(engine.holder(*combined, o, fine.info.level), block / 2);
+                let b = coarse.row_block(engine.holder(*combined, o, coarse.info.level), block / 2);
+                let end = engine.end_time();
+                let s: Stream<'_> = match how {
+                    Derive::Combine(op, factors) => {
+                        match crate::derived::Combined::new(*op, *factors, [a, b], end) {
+                            Some(c) => Box::new(c),
+                            None => Box::new(std::iter::empty()),
+                        }
+                    }
+                    Derive::Controlled(fold, factor) => {
+                        match crate::derived::Controlled::new(*fold, *factor, a, b, end) {
+                            Some(c) => Box::new(c),
+                            None => Box::new(std::iter::empty()),
+                        }
+                    }
+                };
+                composed(compose, s)
+            }),
+        }
+    }
+
+    /// Object `o` of `level` from the objects of the level below, step by step down to the
+    /// first level of `ups`, whose objects `first` walks.
+    fn up<'s>(
+        &'s self,
+        ups: &'s [Up],
+        level: Level,
+        o: usize,
+        block: usize,
+        first: &dyn Fn(usize, usize) -> Stream<'s>,
+    ) -> Stream<'s> {
+        let Some((step, below)) = ups.split_last().filter(|(u, _)| u.upper == level) else {
+            return first(o, block);
+        };
+        let kids = self.engine.objects.children(step.upper, o, step.lower);
+        let share = (block / kids.len().max(1)).max(256);
+        let streams: Vec<Stream<'s>> = kids
+            .map(|k| self.up(below, step.lower, k, share, first))
+            .collect();
+        composed(
+            &step.compose,
+            Box::new(Aggregate::new(
+                step.f.clone(),
+                streams,
+                self.engine.end_time(),
+            )),
+        )
+    }
+
+    /// The communications the window's filter lets through on object `o`'s threads, as the
+    /// histogram's communication statistics count them (none at the resource levels).
+    pub fn comms(&self, o: usize) -> Vec<CommSeen> {
+        match (&self.comms_of, &self.node) {
+            (CommsOf::Own, Node::Process { thread, .. }) => {
+                let mut out = Vec::new();
+                for row in self.engine.objects.thread_rows(self.info.level, o) {
+                    let select = Select {
+                        comms: true,
+                        ..Select::default()
+                    };
+                    let ctx = self.engine.thread_ctx(thread, row, &select, BLOCK);
+                    collect_comms(&ctx, &mut out);
+                }
+                out
+            }
+            (CommsOf::FirstParent, Node::Derived { parents, .. }) => parents[0].comms(o),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Every object's intervals (objects in parallel).
+    pub fn compute(&self) -> Computed {
+        use rayon::prelude::*;
+        let rows = (0..self.rows())
+            .into_par_iter()
+            .map(|o| self.row(o).collect())
+            .collect();
+        Computed {
+            info: self.info.clone(),
+            rows,
+        }
+    }
+}
+
+/// `s` with compose function `f` applied (as is when `f` is `As Is`).
+fn composed<'s>(f: &ComposeFn, s: Stream<'s>) -> Stream<'s> {
+    match f {
+        ComposeFn::AsIs => s,
+        f => Box::new(Composed::new(f.clone(), s)),
     }
 }
 
@@ -472,16 +667,18 @@ pub fn convert(from: TimeUnit, to: TimeUnit, t: f64) -> f64 {
     if a > b { t * (a / b) } else { t / (b / a) }
 }
 
-/// The communications window filter lets through on a thread, as the histogram's
+/// The communications the window's filter lets through on a thread, as the histogram's
 /// communication statistics count them: sends at their logical send, receives at the later
 /// of the logical and physical receive (Paraver's record list).
 fn collect_comms(ctx: &ThreadCtx, out: &mut Vec<CommSeen>) {
     use crate::records::kind::{COMM, LOG, PHY, SEND};
-    for (i, r) in ctx.recs.iter().enumerate() {
-        if r.kind & COMM == 0 {
-            continue;
+    let mut i = 0;
+    while let Some(r) = ctx.recs.get(i) {
+        if i % BLOCK == 0 {
+            ctx.recs.release(i);
         }
-        if !crate::filter::passes(ctx.filter, r, ctx.comms, ctx.object, ctx.units) {
+        i += 1;
+        if r.kind & COMM == 0 || !ctx.pass(i - 1) {
             continue;
         }
         let c = &ctx.comms[r.a as usize];
@@ -494,7 +691,6 @@ fn collect_comms(ctx: &ThreadCtx, out: &mut Vec<CommSeen>) {
         } else {
             r.kind & PHY != 0
         };
-        let _ = i;
         if keep {
             out.push(CommSeen {
                 time: r.time,

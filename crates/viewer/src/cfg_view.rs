@@ -33,11 +33,11 @@ pub fn custom_view(
     threads: usize,
     sentinel: u64,
 ) -> Result<CustomRef, String> {
-    let resource = matches!(c.level, Level::Cpu | Level::Node | Level::System);
+    let resource = matches!(c.info.level, Level::Cpu | Level::Node | Level::System);
     // Per object: its thread row, or (several threads) the range of its collapsed row.
     let mut rows_of: Vec<std::ops::Range<usize>> = Vec::with_capacity(c.rows.len());
     for o in 0..c.rows.len() {
-        let r = match c.level {
+        let r = match c.info.level {
             // Rows of their own.
             Level::Cpu | Level::Node | Level::System => 0..0,
             Level::Thread => o..o + 1,
@@ -45,18 +45,18 @@ pub fn custom_view(
                 return Err(format!(
                     "window `{}` (workload level) is not drawn: the timeline has no row for \
                      the {} applications together",
-                    c.name,
+                    c.info.name,
                     objects.appls.len()
                 ));
             }
-            Level::Task | Level::Appl | Level::Workload => objects.thread_rows(c.level, o),
+            Level::Task | Level::Appl | Level::Workload => objects.thread_rows(c.info.level, o),
         };
         rows_of.push(r);
     }
     let group_level = rows_of
         .iter()
         .any(|r| r.len() > 1)
-        .then_some(match c.level {
+        .then_some(match c.info.level {
             Level::Task => GroupLevel::Task,
             _ => GroupLevel::Application,
         });
@@ -74,7 +74,7 @@ pub fn custom_view(
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
             (a.min(v), b.max(v))
         });
-    let code = c.code_colour
+    let code = c.info.code_colour
         && values
             .iter()
             .map(|&b| f64::from_bits(b))
@@ -108,7 +108,7 @@ pub fn custom_view(
         }
         let r = rows_of[o].clone();
         if resource {
-            resource_rows.push((objects.label(c.level, o), times, vals));
+            resource_rows.push((objects.label(c.info.level, o), times, vals));
         } else if r.len() == 1 {
             if let Some(row) = rows.get_mut(r.start) {
                 *row = (times, vals);
@@ -123,7 +123,7 @@ pub fn custom_view(
                 .iter()
                 .map(|&b| {
                     let v = f64::from_bits(b);
-                    (v as u64, labels::semantic(engine, c, v))
+                    (v as u64, labels::semantic(engine, &c.info, v))
                 })
                 .collect::<BTreeMap<_, _>>(),
         )
@@ -136,11 +136,11 @@ pub fn custom_view(
     };
     Ok(CustomRef(Arc::new(CustomSignal {
         id,
-        name: c.name.clone(),
+        name: c.info.name.clone(),
         rows,
         labels,
         gradient: !code,
-        function_line: c.function_line,
+        function_line: c.info.function_line,
         groups,
         group_level,
         resource_rows,

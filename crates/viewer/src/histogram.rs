@@ -214,7 +214,7 @@ impl HistogramWindow {
         index: usize,
     ) -> HistogramWindow {
         let objects = Objects::new(&trace.header, trace.row.as_ref());
-        let level = analysis.control.level;
+        let level = analysis.control.info.level;
         // CPUs, nodes and the system are no set of threads: their cells outline nothing.
         let resource = matches!(
             level,
