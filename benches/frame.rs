@@ -48,6 +48,7 @@ fn generated_20m() -> PathBuf {
             seed: 3,
             legacy: false,
             xz: false,
+            mpi: false,
         };
         synth::generate(&path, &opts).expect("generating the bench trace");
     }
@@ -190,6 +191,7 @@ fn generated_1g_64() -> PathBuf {
             seed: 11,
             legacy: false,
             xz: false,
+            mpi: false,
         };
         synth::generate(&path, &opts).expect("generating the bench trace");
     }

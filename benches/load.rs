@@ -56,6 +56,7 @@ fn generated_of(name: &str, threads: u32, bytes: u64) -> PathBuf {
             seed: 1,
             legacy: false,
             xz: false,
+            mpi: false,
         };
         synth::generate(&path, &opts).expect("generating the bench trace");
     }

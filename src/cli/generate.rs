@@ -26,6 +26,9 @@ pub struct Args {
     /// Also write OUT.xz.
     #[arg(long)]
     pub xz: bool,
+    /// MPI calls around the waits (Extrae's MPI event types), as an MPI program's trace.
+    #[arg(long)]
+    pub mpi: bool,
 }
 
 /// Runs `gen`.
@@ -39,6 +42,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             seed: args.seed,
             legacy: args.legacy,
             xz: args.xz,
+            mpi: args.mpi,
         },
     )
     .with_context(|| format!("writing {}", args.out.display()))?;

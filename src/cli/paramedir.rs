@@ -17,9 +17,10 @@ use prvscope_store::NullOverride;
 #[derive(clap::Args)]
 #[command(disable_help_flag = true)]
 pub struct Args {
-    /// `[-e] [-m] [-p] [-tu] TRACE CFG [OUTPUT] [CFG [OUTPUT]]...`: -e hides empty histogram
-    /// columns, -m writes a timeline as one file per object, -p writes only the selected
-    /// plane of a 3D histogram, -tu writes timelines in the trace's time unit.
+    /// `[-e] [-m] [-p] [-tu] [--profile] TRACE CFG [OUTPUT] [CFG [OUTPUT]]...`: -e hides
+    /// empty histogram columns, -m writes a timeline as one file per object, -p writes only
+    /// the selected plane of a 3D histogram, -tu writes timelines in the trace's time unit;
+    /// --profile says on stderr how long the load and each cfg's phases took.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
     pub args: Vec<OsString>,
 }
@@ -28,18 +29,21 @@ pub struct Args {
 #[derive(Debug, PartialEq)]
 pub struct Request {
     pub options: Options,
+    /// `--profile`: say on stderr how long the load and each cfg's phases took.
+    pub profile: bool,
     pub trace: PathBuf,
     /// (cfg, output name), in paramedir's order: sorted by the cfg's path.
     pub cfgs: Vec<(PathBuf, PathBuf)>,
 }
 
-const USAGE: &str =
-    "usage: prvscope paramedir [-e] [-m] [-p] [-tu] TRACE CFG [OUTPUT] [CFG [OUTPUT]]...";
+const USAGE: &str = "usage: prvscope paramedir [-e] [-m] [-p] [-tu] [--profile] TRACE CFG [OUTPUT] \
+     [CFG [OUTPUT]]...";
 
 /// Reads paramedir's arguments: a word ending in `.cfg` is a cfg, the word after a cfg that
 /// is neither a cfg nor the trace is its output.
 pub fn parse(args: &[OsString]) -> anyhow::Result<Request> {
     let mut options = Options::default();
+    let mut profile = false;
     let mut trace = None;
     let mut cfgs: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
     let mut last_cfg: Option<PathBuf> = None;
@@ -50,6 +54,7 @@ pub fn parse(args: &[OsString]) -> anyhow::Result<Request> {
             "-m" | "--many-files" => options.many_files = true,
             "-p" | "--print-plane" => options.print_plane = true,
             "-tu" | "--trace-units" => options.trace_units = true,
+            "--profile" => profile = true,
             "-h" | "--help" => anyhow::bail!("{USAGE}"),
             _ if s.starts_with('-') && s.len() > 1 => {
                 anyhow::bail!("paramedir option {s} is not supported by prvscope ({USAGE})")
@@ -77,6 +82,7 @@ pub fn parse(args: &[OsString]) -> anyhow::Result<Request> {
     anyhow::ensure!(!cfgs.is_empty(), "no .cfg given ({USAGE})");
     Ok(Request {
         options,
+        profile,
         trace,
         cfgs: cfgs.into_iter().collect(),
     })
@@ -90,6 +96,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let req = parse(&args.args)?;
+    let started = std::time::Instant::now();
     // Through the memory check, as the other commands: a trace that does not fit is
     // converted into the store cache instead of being killed by the kernel.
     let t = super::load_checked(
@@ -102,9 +109,16 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     )?;
     super::print_warnings(&t);
     let ctx = Context::new(&t);
+    if req.profile {
+        eprintln!(
+            "profile: trace loaded in {:.3} s ({} records)",
+            started.elapsed().as_secs_f64(),
+            t.store.counts().total()
+        );
+    }
     let mut failed = 0;
     for (cfg_path, out) in &req.cfgs {
-        match run_one(&ctx, cfg_path, out, &req.options) {
+        match run_one(&ctx, cfg_path, out, &req.options, req.profile) {
             Ok(written) => {
                 for w in written {
                     println!("{} file written", w.display());
@@ -129,6 +143,7 @@ fn run_one(
     cfg_path: &Path,
     out: &Path,
     options: &Options,
+    profile: bool,
 ) -> anyhow::Result<Vec<PathBuf>> {
     let text = std::fs::read_to_string(cfg_path)
         .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", cfg_path.display()))?;
@@ -138,6 +153,9 @@ fn run_one(
         .map_err(|e: Error| anyhow::anyhow!("{e}"))?;
     for w in &outcome.warnings {
         println!("{}: {w}", cfg_path.display());
+    }
+    if profile {
+        eprintln!("profile: {}: {}", cfg_path.display(), outcome.profile);
     }
     let mut written = Vec::new();
     for (suffix, text) in outcome.files() {

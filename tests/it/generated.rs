@@ -16,6 +16,7 @@ fn generated_traces_are_deterministic_and_load_with_their_counts() {
         seed: 7,
         legacy: false,
         xz: true,
+        mpi: false,
     };
     let a = synth::generate(&dir.join("a.prv"), &opts).unwrap();
     let b = synth::generate(&dir.join("b.prv"), &opts).unwrap();
@@ -177,4 +178,66 @@ fn a_cancelled_load_stops_with_cancelled_and_progress_is_reported() {
         progress.bytes_total.load(Ordering::Relaxed)
     );
     assert!((progress.fraction() - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn generated_mpi_calls_are_the_waits_and_send_the_messages() {
+    use prvscope_analysis::stats::{Column, Semantic, time_per_value};
+    let dir = temp_dir("gen-mpi");
+    let opts = GenOptions {
+        threads: 6,
+        target_bytes: 1_000_000,
+        seed: 3,
+        mpi: true,
+        legacy: true,
+        ..GenOptions::default()
+    };
+    let s = synth::generate(&dir.join("m.prv"), &opts).unwrap();
+    let t = load(&s.prv);
+    assert!(t.report.is_empty(), "{:?}", t.report.warnings());
+    assert_eq!(t.store.counts().events, s.event_records);
+    let end = t.header.end_time;
+    let states = time_per_value(&t.store, Semantic::StateAsIs, 0, end);
+    let p2p = time_per_value(
+        &t.store,
+        Semantic::LastEventValue(synth::TYPE_MPI_P2P),
+        0,
+        end,
+    );
+    let coll = time_per_value(
+        &t.store,
+        Semantic::LastEventValue(synth::TYPE_MPI_COLLECTIVE),
+        0,
+        end,
+    );
+    for row in 0..6 {
+        // A wait for a message is an MPI_Sendrecv (41), a synchronization an MPI_Allreduce
+        // (10): each call lasts exactly its wait.
+        assert_eq!(
+            p2p.get(row, Column::Value(41)),
+            states.get(row, Column::Value(3))
+        );
+        assert_eq!(
+            coll.get(row, Column::Value(10)),
+            states.get(row, Column::Value(5))
+        );
+        assert!(states.get(row, Column::Value(5)) > 0);
+    }
+    // Every message is sent inside an MPI_Sendrecv of its sender.
+    for c in t.store.comms() {
+        let col = t
+            .store
+            .thread(c.send_row as usize)
+            .unwrap()
+            .event_type(synth::TYPE_MPI_P2P);
+        let at = col
+            .and_then(|c2| c2.last_at_or_before(c.lsend))
+            .map(|i| col.unwrap().value.get(i));
+        assert_eq!(at, Some(41), "{c:?}");
+    }
+    let pcf = t.pcf.as_ref().unwrap();
+    assert_eq!(
+        pcf.value_label(synth::TYPE_MPI_COLLECTIVE, 10),
+        Some("MPI_Allreduce")
+    );
 }

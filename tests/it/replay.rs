@@ -37,6 +37,7 @@ fn replay_trace(mb: u64) -> PathBuf {
                 seed: 11,
                 legacy: false,
                 xz: false,
+                mpi: false,
             },
         )
         .unwrap();

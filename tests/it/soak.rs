@@ -246,6 +246,7 @@ fn thousands_of_random_operations_on_a_generated_trace_keep_the_viewer_sound() {
         seed: 5,
         legacy: true,
         xz: false,
+        mpi: false,
     };
     synth::generate(&path, &opts).unwrap();
     soak(&LoadSource::File(path), 12);

@@ -5,7 +5,10 @@
 //! 60000119), sometimes a nested one, and leaves it with `N` (or 0 for legacy traces); entries
 //! and exits carry hardware counter deltas (multi-pair events); a "Ready tasks" event has real
 //! zeros and occasional nulls; some bursts end with a message to another thread, and about one
-//! message in a hundred is written late (out of time order), as Extrae does. Lines come out in
+//! message in a hundred is written late (out of time order), as Extrae does. With
+//! [`GenOptions::mpi`] the waits are MPI calls (Extrae's types: a Synchronization is an
+//! `MPI_Allreduce`, a wait for a message an `MPI_Sendrecv` that sends it), as an MPI
+//! program's trace has them. Lines come out in
 //! time order across threads otherwise. The same seed always gives the same bytes: the random
 //! numbers come from a fixed splitmix64, not from a crate whose streams may change.
 
@@ -32,6 +35,8 @@ pub struct GenOptions {
     pub legacy: bool,
     /// Also write `<out>.xz` (multi-block, like `xz -T0`).
     pub xz: bool,
+    /// Write MPI call events around the waits.
+    pub mpi: bool,
 }
 
 impl Default for GenOptions {
@@ -43,6 +48,7 @@ impl Default for GenOptions {
             seed: 1,
             legacy: false,
             xz: false,
+            mpi: false,
         }
     }
 }
@@ -58,6 +64,7 @@ impl GenOptions {
             seed: 42,
             legacy: false,
             xz: false,
+            mpi: false,
         }
     }
 }
@@ -118,6 +125,10 @@ pub use prvscope_format::catalog::{TYPE_USER_FUNCTION, TYPE_USER_FUNCTION_LINE};
 pub const TYPE_INSTRUCTIONS: u32 = 42_000_050;
 pub const TYPE_CYCLES: u32 = 42_000_059;
 pub const TYPE_READY_TASKS: u32 = 7_000;
+pub const TYPE_MPI_P2P: u32 = 50_000_001;
+pub const TYPE_MPI_COLLECTIVE: u32 = 50_000_002;
+const MPI_SENDRECV: u64 = 41;
+const MPI_ALLREDUCE: u64 = 10;
 
 const RUNNING: u64 = 1;
 const WAITING_MESSAGE: u64 = 3;
@@ -141,6 +152,11 @@ enum Rec {
     },
     Ready {
         value: Option<u64>,
+    },
+    /// An MPI call event: its type and value (0 leaves the call).
+    Mpi {
+        ty: u32,
+        value: u64,
     },
     Send {
         to: u32,
@@ -196,13 +212,19 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<GenSummary> {
     let null_text: &[u8] = if opts.legacy { b"0" } else { b"N" };
     let mut end_time = 0u64;
 
-    while bytes < opts.target_bytes {
-        let Some(Reverse((_, r))) = heap.pop() else {
-            break;
-        };
+    // New bursts until the target size. An MPI trace then finishes the bursts under way, as
+    // a program ends after `MPI_Finalize` with every call closed; otherwise the file stops
+    // there, functions and waits left open.
+    while let Some(Reverse((_, r))) = heap.pop() {
         let g = &mut gens[r as usize];
+        if bytes >= opts.target_bytes && !(opts.mpi && !g.pending.is_empty()) {
+            if opts.mpi {
+                continue;
+            }
+            break;
+        }
         if g.pending.is_empty() {
-            burst(g, r, threads, &mut rng);
+            burst(g, r, threads, &mut rng, opts.mpi);
         }
         let Some((emit, rec)) = g.pending.pop_front() else {
             continue;
@@ -270,6 +292,10 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<GenSummary> {
                 }
                 summary.event_records += 1;
             }
+            Rec::Mpi { ty, value } => {
+                push_fields_cont(&mut line, &[emit, u64::from(ty), value]);
+                summary.event_records += 1;
+            }
             Rec::Send {
                 to,
                 recv,
@@ -312,7 +338,10 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<GenSummary> {
     summary.bytes = bytes;
     summary.end_time = end_time;
 
-    std::fs::write(crate::source::side_file(out, "pcf"), pcf_text(opts.legacy))?;
+    std::fs::write(
+        crate::source::side_file(out, "pcf"),
+        pcf_text(opts.legacy, opts.mpi),
+    )?;
     std::fs::write(
         crate::source::side_file(out, "row"),
         row_text(threads, per_task),
@@ -374,7 +403,7 @@ pub fn compress_xz(src: &Path, dst: &Path) -> io::Result<()> {
 
 /// One burst of a thread: a Running interval in a function, then a waiting state.
 #[allow(clippy::many_single_char_names)] // t, t1, f, r, g, b: times and indexes of one burst
-fn burst(g: &mut ThreadGen, r: u32, threads: u32, rng: &mut Rng) {
+fn burst(g: &mut ThreadGen, r: u32, threads: u32, rng: &mut Rng, mpi: bool) {
     let t = g.clock;
     let run = rng.range(2_000, 200_000);
     let mut recs: Vec<(u64, Rec)> = Vec::with_capacity(8);
@@ -440,6 +469,15 @@ fn burst(g: &mut ThreadGen, r: u32, threads: u32, rng: &mut Rng) {
             value: state,
         },
     ));
+    let call = match state {
+        SYNCHRONIZATION => Some((TYPE_MPI_COLLECTIVE, MPI_ALLREDUCE)),
+        WAITING_MESSAGE => Some((TYPE_MPI_P2P, MPI_SENDRECV)),
+        _ => None,
+    };
+    if let Some((ty, value)) = call.filter(|_| mpi) {
+        recs.push((t1, Rec::Mpi { ty, value }));
+        recs.push((t1 + wait, Rec::Mpi { ty, value: 0 }));
+    }
     if rng.chance(40) {
         let value = if rng.chance(10) {
             None
@@ -484,7 +522,7 @@ fn push_fields_cont(line: &mut Vec<u8>, fields: &[u64]) {
     }
 }
 
-fn pcf_text(legacy: bool) -> String {
+fn pcf_text(legacy: bool, mpi: bool) -> String {
     let mut s = String::from(
         "DEFAULT_OPTIONS\n\nLEVEL               THREAD\nUNITS               NANOSEC\n",
     );
@@ -507,6 +545,13 @@ fn pcf_text(legacy: bool) -> String {
     }
     s.push_str("\n\nEVENT_TYPE\n7    42000050    PAPI_TOT_INS [Instr completed]\n7    42000059    PAPI_TOT_CYC [Total cycles]\n\n\n");
     s.push_str("EVENT_TYPE\n0    7000    Ready tasks in queue\nVALUES\n0      empty queue\n\n\n");
+    if mpi {
+        s.push_str(
+            "EVENT_TYPE\n0    50000001    MPI Point-to-point\nVALUES\n0   Outside MPI\n\
+             41   MPI_Sendrecv\n\n\nEVENT_TYPE\n0    50000002    MPI Collective Comm\n\
+             VALUES\n0   Outside MPI\n10   MPI_Allreduce\n\n\n",
+        );
+    }
     s
 }
 

@@ -20,6 +20,12 @@ use crate::paramedir::Options;
 pub use crate::table::{Histogram, PlaneTable, TOTALS};
 use crate::window::{Computed, Engine, Window, WindowError, convert};
 
+mod check;
+mod columns;
+pub use check::{invalid_windows, readable};
+pub use columns::Bins;
+use columns::y_scale;
+
 /// Why a histogram cannot be computed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum HistogramError {
@@ -67,180 +73,6 @@ const COMM_STATS: [&str; 10] = [
     "Maximum bytes sent",
     "Maximum bytes received",
 ];
-
-/// Paraver's column translator: bins of [min, max] of width `delta`.
-#[derive(Debug, Clone, Copy)]
-pub struct Bins {
-    pub min: f64,
-    pub max: f64,
-    pub delta: f64,
-    pub n: usize,
-}
-
-impl Bins {
-    fn fixed(min: f64, max: f64, delta: f64) -> Bins {
-        let mut n = ((max - min) / delta).ceil();
-        if delta == 1.0 && n * delta + min <= max {
-            n += 1.0;
-        }
-        let n = if n <= 0.0 || n.is_nan() {
-            1
-        } else {
-            n as usize
-        };
-        Bins { min, max, delta, n }
-    }
-
-    fn columns(min: f64, max: f64, n: usize) -> Bins {
-        Bins {
-            min,
-            max,
-            delta: (max - min) / n as f64,
-            n,
-        }
-    }
-
-    pub fn column(&self, v: f64) -> Option<usize> {
-        if v < self.min || v > self.max || v.is_nan() {
-            return None;
-        }
-        let c = ((v - self.min) / self.delta).floor();
-        Some((c.max(0.0) as usize).min(self.n - 1))
-    }
-}
-
-/// Can Paraver read every value of the analyzer? A number that is not one (a template's
-/// `@histlo@`) or a switch that is not `True`/`False` makes it drop the analyzer.
-pub fn readable(a: &AnalyzerCfg) -> bool {
-    const NUMBERS: [&str; 10] = [
-        "Analyzer2D.ControlWindow",
-        "Analyzer2D.DataWindow",
-        "Analyzer2D.3D_ControlWindow",
-        "Analyzer2D.Minimum",
-        "Analyzer2D.Maximum",
-        "Analyzer2D.Delta",
-        "Analyzer2D.3D_Minimum",
-        "Analyzer2D.3D_Maximum",
-        "Analyzer2D.3D_Delta",
-        "Analyzer2D.NumColumns",
-    ];
-    const SWITCHES: [&str; 6] = [
-        "Analyzer2D.HideCols",
-        "Analyzer2D.ComputeYScale",
-        "Analyzer2D.ComputeYScaleZero",
-        "Analyzer2D.SortCols",
-        "Analyzer2D.SortReverse",
-        "Analyzer3D.ComputeYScale",
-    ];
-    a.keys.iter().all(|(k, v)| {
-        if NUMBERS.contains(&k.as_str()) {
-            v.trim().parse::<f64>().is_ok()
-        } else if SWITCHES.contains(&k.as_str()) {
-            matches!(v.trim(), "True" | "False")
-        } else {
-            true
-        }
-    })
-}
-
-/// Does Paraver accept the analyzer's windows (`LoadedWindows::validDataWindow`)? The data
-/// window must be the control window, or at its level, or at a coarser level of the same
-/// model (process or resource), and neither may be built from the other; the same holds
-/// for the data and the 3D control window. Otherwise Paraver drops the analyzer (and stops
-/// reading the cfg there); `None` when accepted, else why not.
-pub fn invalid_windows(cfg: &Cfg, a: &AnalyzerCfg) -> Option<String> {
-    use crate::cfg::{Level, WindowCfg};
-    let win = |key: &str| {
-        a.number(key)
-            .and_then(|i| cfg.windows.get((i as usize).wrapping_sub(1)))
-    };
-    let data = win("Analyzer2D.DataWindow")?;
-    let process = |l: Level| l <= Level::Thread;
-    fn built_from(cfg: &Cfg, which: &WindowCfg, of: &WindowCfg, depth: usize) -> bool {
-        if which.id == of.id {
-            return true;
-        }
-        depth < 64
-            && of.derived.as_ref().is_some_and(|d| {
-                d.parents
-                    .iter()
-                    .filter_map(|&id| cfg.window(id))
-                    .any(|p| built_from(cfg, which, p, depth + 1))
-            })
-    }
-    for key in ["Analyzer2D.ControlWindow", "Analyzer2D.3D_ControlWindow"] {
-        let Some(control) = win(key) else {
-            continue;
-        };
-        if data.id == control.id {
-            continue;
-        }
-        let level_ok = data.level == control.level
-            || (process(data.level) == process(control.level) && data.level < control.level);
-        if !level_ok {
-            return Some(format!(
-                "its data window `{}` ({} level) is finer than its control window `{}` ({} \
-                 level); Paraver drops such an analyzer",
-                data.name, data.level, control.name, control.level
-            ));
-        }
-        if built_from(cfg, data, control, 0) || built_from(cfg, control, data, 0) {
-            return Some(format!(
-                "its data window `{}` and control window `{}` are built one from the other; \
-                 Paraver drops such an analyzer",
-                data.name, control.name
-            ));
-        }
-    }
-    None
-}
-
-/// Paraver's `computeYScale` of a window over [from, to]: (smallest non-zero value, or 0;
-/// largest value, at least 0; whether a zero occurs). Each row is walked from its first
-/// interval ending after `from` (its last when none does) to the first beginning at `to`.
-fn y_scale(w: &Window, from: u64, to: u64) -> (f64, f64, bool) {
-    let per_row: Vec<(f64, f64, bool)> = (0..w.rows())
-        .into_par_iter()
-        .map(|r| {
-            let (mut min, mut max, mut zero) = (0.0f64, 0.0f64, false);
-            let mut row = w.row(r);
-            let mut last = None;
-            let first = loop {
-                match row.next() {
-                    Some(iv) if iv.end > from => break Some(iv),
-                    Some(iv) => last = Some(iv),
-                    None => break last,
-                }
-            };
-            for iv in first.into_iter().chain(row) {
-                let v = iv.value;
-                zero |= v == 0.0;
-                if v > max {
-                    max = v;
-                }
-                if min == 0.0 || (v != 0.0 && v < min) {
-                    min = v;
-                }
-                if iv.begin >= to {
-                    break;
-                }
-            }
-            (min, max, zero)
-        })
-        .collect();
-    // Rows one after the other, as Paraver reads them.
-    let (mut min, mut max, mut zero) = (0.0f64, 0.0f64, false);
-    for (lo, hi, z) in per_row {
-        zero |= z;
-        if hi > max {
-            max = hi;
-        }
-        if min == 0.0 || (lo != 0.0 && lo < min) {
-            min = lo;
-        }
-    }
-    (min, max, zero)
-}
 
 /// One cell's sums.
 #[derive(Debug, Clone, Copy, Default)]
@@ -315,7 +147,20 @@ pub fn run<'e>(
     options: &Options,
     found: &mut TypesFound,
 ) -> Result<Histogram, HistogramError> {
-    run_keeping(engine, cfg, a, options, found, false).map(|(h, _)| h)
+    run_timed(engine, cfg, a, options, found, &mut Vec::new())
+}
+
+/// [`run`], noting how long each phase took (the scale pass over the control window, the
+/// table pass, the labels and totals).
+pub fn run_timed<'e>(
+    engine: &'e Engine<'e>,
+    cfg: &Cfg,
+    a: &AnalyzerCfg,
+    options: &Options,
+    found: &mut TypesFound,
+    phases: &mut Vec<(&'static str, std::time::Duration)>,
+) -> Result<Histogram, HistogramError> {
+    run_keeping(engine, cfg, a, options, found, false, phases).map(|(h, _)| h)
 }
 
 /// [`run`], with the control window computed whole (where each object holds each value).
@@ -326,7 +171,7 @@ pub fn run_with_control<'e>(
     options: &Options,
     found: &mut TypesFound,
 ) -> Result<(Histogram, Computed), HistogramError> {
-    let (h, control) = run_keeping(engine, cfg, a, options, found, true)?;
+    let (h, control) = run_keeping(engine, cfg, a, options, found, true, &mut Vec::new())?;
     let control = control.ok_or_else(|| HistogramError::Unsupported("no control window".into()))?;
     Ok((h, control))
 }
@@ -380,7 +225,14 @@ fn run_keeping<'e>(
     options: &Options,
     found: &mut TypesFound,
     keep_control: bool,
+    phases: &mut Vec<(&'static str, std::time::Duration)>,
 ) -> Result<(Histogram, Option<Computed>), HistogramError> {
+    let mut clock = std::time::Instant::now();
+    let mut lap = |name: &'static str, phases: &mut Vec<_>| {
+        let now = std::time::Instant::now();
+        phases.push((name, now - clock));
+        clock = now;
+    };
     let mut window = |key: &str| -> Result<Option<Window<'e>>, HistogramError> {
         let Some(i) = a.number(key) else {
             return Ok(None);
@@ -485,6 +337,7 @@ fn run_keeping<'e>(
         }
         Bins::fixed(lo, hi, delta)
     });
+    lap("scale", phases);
     let n_planes = planes.map_or(1, |p| p.n);
     let all_rows = control.rows();
     let objects = engine.objects;
@@ -669,6 +522,7 @@ fn run_keeping<'e>(
         }
     };
     let rows = row_objects.len();
+    lap("table", phases);
 
     // Labels.
     let col_label = |c: usize| -> String {
@@ -838,6 +692,7 @@ fn run_keeping<'e>(
             totals: (0..len).map(|i| col_totals[sorted(rc(i))].rows()).collect(),
         });
     }
+    lap("labels and totals", phases);
     let control = keep_control.then(|| control.compute());
     Ok((result, control))
 }

@@ -214,6 +214,31 @@ pub struct Outcome {
     pub kind: OutcomeKind,
     /// Messages paramedir prints and goes on (e.g. some filter events are not in the trace).
     pub warnings: Vec<String>,
+    /// How long each phase took, and how many records the walks read.
+    pub profile: Profile,
+}
+
+/// Where a cfg's time went.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Profile {
+    pub phases: Vec<(&'static str, std::time::Duration)>,
+    /// Records read from the store by the walks (a record read by two walks counts twice).
+    pub records: u64,
+}
+
+impl std::fmt::Display for Profile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (name, d) in &self.phases {
+            write!(f, "{name} {:.3} s, ", d.as_secs_f64())?;
+        }
+        let total: f64 = self.phases.iter().map(|p| p.1.as_secs_f64()).sum();
+        write!(
+            f,
+            "{:.1} M records read ({:.0} M/s)",
+            self.records as f64 / 1e6,
+            self.records as f64 / 1e6 / total.max(1e-9)
+        )
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -353,9 +378,12 @@ impl<'a> Context<'a> {
             .rev()
             .find(|w| w.line < cut_line)
             .unwrap_or(last);
+        let read_before = crate::records::records_read();
+        let mut profile = Profile::default();
         if let Some(a) = cfg.analyzers[..readable].last() {
-            let text =
-                histogram::run(&engine, cfg, a, options, &mut scratch).map_err(|e| match e {
+            let h =
+                histogram::run_timed(&engine, cfg, a, options, &mut scratch, &mut profile.phases)
+                    .map_err(|e| match e {
                     histogram::HistogramError::Window(w) => unsupported(w),
                     histogram::HistogramError::Unsupported(what) => Error::Unsupported {
                         cfg: cfg.file.clone(),
@@ -363,18 +391,29 @@ impl<'a> Context<'a> {
                         what,
                     },
                 })?;
+            let started = std::time::Instant::now();
+            let text = h.text();
+            profile.phases.push(("text", started.elapsed()));
+            profile.records = crate::records::records_read() - read_before;
             return Ok(Outcome {
-                kind: OutcomeKind::Histogram(text.text()),
+                kind: OutcomeKind::Histogram(text),
                 warnings,
+                profile,
             });
         }
+        let started = std::time::Instant::now();
         let w = engine
             .window(cfg, last, &mut scratch)
             .map_err(unsupported)?;
         let (many, one) = dump(&engine, &w, &self.objects, options);
+        profile
+            .phases
+            .push(("timeline walk and text", started.elapsed()));
+        profile.records = crate::records::records_read() - read_before;
         Ok(Outcome {
             kind: OutcomeKind::Timeline { many, one },
             warnings,
+            profile,
         })
     }
 }

@@ -18,6 +18,8 @@
 //! walk are dropped as it goes: a walk holds one block or two, whatever the thread's length.
 
 use std::cell::RefCell;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use prvscope_format::Header;
 use prvscope_store::{Comm, ThreadData, TraceStore};
@@ -79,6 +81,14 @@ pub fn rank(k: u16) -> u8 {
     }
 }
 
+/// Records read from the store so far, by every walk of the process (for profiles).
+static RECORDS_READ: AtomicU64 = AtomicU64::new(0);
+
+/// How many records walks have read from the store so far, in this process.
+pub fn records_read() -> u64 {
+    RECORDS_READ.load(Ordering::Relaxed)
+}
+
 /// Which records of a thread a walk reads.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Select {
@@ -122,6 +132,10 @@ pub struct Source<'s> {
     /// Per row, the communications it takes part in, in table order, each as
     /// `index * 2 + side` (0: the sender's records, 1: the receiver's).
     comm_rows: Vec<Vec<u32>>,
+    /// Per row, its communication records in time order (stable: the table's order, then
+    /// each side's four records in order), each as `index * 8 + slot` ([`comm_rec`]); made
+    /// when a walk first reads the row's communications, shared by every walk after.
+    comm_order: Vec<OnceLock<Vec<u64>>>,
     /// Paraver's end: the header's, or the last state or event when later.
     pub end_time: u64,
 }
@@ -146,6 +160,7 @@ impl<'s> Source<'s> {
             .fold(header.end_time, u64::max);
         Source {
             store,
+            comm_order: (0..n).map(|_| OnceLock::new()).collect(),
             comm_rows,
             end_time,
         }
@@ -159,9 +174,30 @@ impl<'s> Source<'s> {
         self.store.thread_count()
     }
 
+    /// Thread `row`'s communication records in time order (see `comm_order`).
+    fn comm_order(&self, row: usize) -> &[u64] {
+        let Some(cell) = self.comm_order.get(row) else {
+            return &[];
+        };
+        cell.get_or_init(|| {
+            let comms = self.comms();
+            let mut v: Vec<(u64, u64)> = Vec::new();
+            for &e in self.comm_rows.get(row).map_or(&[][..], Vec::as_slice) {
+                let first = if e % 2 == 0 { 0 } else { 4 };
+                v.extend((first..first + 4).map(|slot| {
+                    let x = u64::from(e / 2) * 8 + slot;
+                    (comm_rec(comms, x).time, x)
+                }));
+            }
+            // Stable.
+            v.sort_by_key(|p| p.0);
+            v.into_iter().map(|p| p.1).collect()
+        })
+    }
+
     /// A cursor over the records `select` names of thread `row`, reading about `block`
     /// records of each column at a time.
-    pub fn cursor(&self, row: usize, select: &Select, block: usize) -> Cursor<'s> {
+    pub fn cursor<'c>(&'c self, row: usize, select: &Select, block: usize) -> Cursor<'c> {
         Cursor {
             buf: RefCell::new(Buffer {
                 loader: Loader::new(self, row, select, block),
@@ -283,8 +319,9 @@ struct Loader<'s> {
     ends_by_time: Option<Vec<(u64, u32)>>,
     /// Event columns read, and the next event of each.
     events: Vec<(usize, usize)>,
-    /// The thread's communication records sorted by time (stable), and the next one.
-    comm_recs: Vec<Rec>,
+    /// The thread's communication records in time order, and the next one.
+    comm_order: &'s [u64],
+    comms: &'s [Comm],
     comm_at: usize,
     /// Scratch for bulk reads.
     times: Vec<u64>,
@@ -294,7 +331,7 @@ struct Loader<'s> {
 }
 
 impl<'s> Loader<'s> {
-    fn new(source: &Source<'s>, row: usize, select: &Select, block: usize) -> Loader<'s> {
+    fn new(source: &'s Source<'_>, row: usize, select: &Select, block: usize) -> Loader<'s> {
         let thread = source.store.thread(row);
         let comms = source.comms();
         let states = select.states && thread.is_some_and(|t| !t.states.is_empty());
@@ -322,39 +359,11 @@ impl<'s> Loader<'s> {
                     .collect()
             })
             .unwrap_or_default();
-        let mut comm_recs = Vec::new();
-        if select.comms {
-            use kind::{COMM, LOG, PHY, RECV, RRECV, RSEND, SEND};
-            for &e in source.comm_rows.get(row).map_or(&[][..], Vec::as_slice) {
-                let i = u64::from(e / 2);
-                let Some(c) = comms.get(i as usize) else {
-                    continue;
-                };
-                // Each side's records carry that side's CPU.
-                let rec = |time, kind, cpu| Rec {
-                    time,
-                    kind,
-                    a: i,
-                    b: 0,
-                    cpu,
-                };
-                if e % 2 == 0 {
-                    let cpu = c.send_cpu;
-                    comm_recs.push(rec(c.lsend, COMM + LOG + SEND, cpu));
-                    comm_recs.push(rec(c.psend, COMM + PHY + SEND, cpu));
-                    comm_recs.push(rec(c.lrecv, RRECV + LOG, cpu));
-                    comm_recs.push(rec(c.precv, RRECV + PHY, cpu));
-                } else {
-                    let cpu = c.recv_cpu;
-                    comm_recs.push(rec(c.lrecv, COMM + LOG + RECV, cpu));
-                    comm_recs.push(rec(c.precv, COMM + PHY + RECV, cpu));
-                    comm_recs.push(rec(c.lsend, RSEND + LOG, cpu));
-                    comm_recs.push(rec(c.psend, RSEND + PHY, cpu));
-                }
-            }
-            // Stable: records of one time keep the order of the table.
-            comm_recs.sort_by_key(|r| r.time);
-        }
+        let comm_order = if select.comms {
+            source.comm_order(row)
+        } else {
+            &[]
+        };
         Loader {
             thread,
             sentinel: source.store.null_policy().sentinel,
@@ -365,7 +374,8 @@ impl<'s> Loader<'s> {
             end_at: 0,
             ends_by_time,
             events,
-            comm_recs,
+            comm_order,
+            comms,
             comm_at: 0,
             times: Vec::new(),
             values: Vec::new(),
@@ -406,7 +416,11 @@ impl<'s> Loader<'s> {
                 }
             }
         }
-        consider(self.comm_recs.get(self.comm_at + n).map(|r| r.time));
+        consider(
+            self.comm_order
+                .get(self.comm_at + n)
+                .map(|&x| comm_rec(self.comms, x).time),
+        );
         t1.max(self.t0.saturating_add(1))
     }
 
@@ -425,9 +439,11 @@ impl<'s> Loader<'s> {
             }
             self.push_events(t, t1, out, &cpus);
         }
-        let stop = self.comm_at + self.comm_recs[self.comm_at..].partition_point(|r| r.time < t1);
-        out.extend_from_slice(&self.comm_recs[self.comm_at..stop]);
-        self.comm_at = stop;
+        let comms = self.comms;
+        let ahead = &self.comm_order[self.comm_at..];
+        let stop = ahead.partition_point(|&x| comm_rec(comms, x).time < t1);
+        out.extend(ahead[..stop].iter().map(|&x| comm_rec(comms, x)));
+        self.comm_at += stop;
         // Stable: the columns' order stays among records of one time and rank.
         if let Some(block) = out.get_mut(first..)
             && !block.is_sorted_by_key(|r| (r.time, rank(r.kind)))
@@ -435,6 +451,7 @@ impl<'s> Loader<'s> {
             block.sort_by_key(|r| (r.time, rank(r.kind)));
         }
         self.t0 = t1;
+        RECORDS_READ.fetch_add((out.len() - first) as u64, Ordering::Relaxed);
         out.len() > first || t1 != u64::MAX
     }
 
@@ -571,5 +588,40 @@ fn read_all(
             break;
         }
         got += n;
+    }
+}
+
+/// Communication record `x` (`index * 8 + slot`): slots 0-3 are the sender's records
+/// (logical and physical send, then the remote logical and physical receive), 4-7 the
+/// receiver's (logical and physical receive, remote logical and physical send); each side's
+/// records carry that side's CPU.
+fn comm_rec(comms: &[Comm], x: u64) -> Rec {
+    use kind::{COMM, LOG, PHY, RECV, RRECV, RSEND, SEND};
+    let i = x / 8;
+    let Some(c) = comms.get(i as usize) else {
+        return Rec {
+            time: 0,
+            kind: kind::EMPTYREC,
+            a: i,
+            b: 0,
+            cpu: 0,
+        };
+    };
+    let (time, kind, cpu) = match x % 8 {
+        0 => (c.lsend, COMM + LOG + SEND, c.send_cpu),
+        1 => (c.psend, COMM + PHY + SEND, c.send_cpu),
+        2 => (c.lrecv, RRECV + LOG, c.send_cpu),
+        3 => (c.precv, RRECV + PHY, c.send_cpu),
+        4 => (c.lrecv, COMM + LOG + RECV, c.recv_cpu),
+        5 => (c.precv, COMM + PHY + RECV, c.recv_cpu),
+        6 => (c.lsend, RSEND + LOG, c.recv_cpu),
+        _ => (c.psend, RSEND + PHY, c.recv_cpu),
+    };
+    Rec {
+        time,
+        kind,
+        a: i,
+        b: 0,
+        cpu,
     }
 }

@@ -133,10 +133,19 @@ impl CpuPart {
     ) -> CpuWalk<'w> {
         let rows = self.visitors.get(k).map_or(&[][..], Vec::as_slice);
         let share = (block / (2 * rows.len().max(1))).max(256);
+        // A CPU interval ends at a record valid for the thread function or at another
+        // thread's record: with one thread on the CPU, only the records the function reads
+        // can end one.
+        let all = Select::all();
+        let select = if rows.len() == 1 {
+            &thread.select
+        } else {
+            &all
+        };
         let threads = rows
             .iter()
             .map(|&row| Visitor {
-                records: engine.thread_ctx(thread, row, &Select::all(), share),
+                records: engine.thread_ctx(thread, row, select, share),
                 at: 0,
                 walk: ThreadIntervals::new(
                     &thread.f,
