@@ -217,11 +217,13 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<GenSummary> {
     // there, functions and waits left open.
     while let Some(Reverse((_, r))) = heap.pop() {
         let g = &mut gens[r as usize];
-        if bytes >= opts.target_bytes && !(opts.mpi && !g.pending.is_empty()) {
-            if opts.mpi {
+        if bytes >= opts.target_bytes {
+            if !opts.mpi {
+                break;
+            }
+            if g.pending.is_empty() {
                 continue;
             }
-            break;
         }
         if g.pending.is_empty() {
             burst(g, r, threads, &mut rng, opts.mpi);
