@@ -150,6 +150,9 @@ fn a_histogram_following_the_timeline_is_computed_over_the_visible_window() {
     }
     let w = &h.state().histograms()[0];
     let visible = h.state().loaded().unwrap().timeline.window();
+    // The visible part was read from the windows the cfg computed when it opened.
+    let kept = h.state().loaded().unwrap().windows.usage();
+    assert!(kept.windows >= 1 && kept.hits >= 1, "{kept:?}");
     assert_eq!(
         w.computed_for,
         Some((visible.start, visible.start + visible.span))

@@ -9,6 +9,7 @@
 //! third-window interval in a plane); each statistic accumulates over a cell's bursts.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -170,7 +171,7 @@ pub fn run_with_control<'e>(
     a: &AnalyzerCfg,
     options: &Options,
     found: &mut TypesFound,
-) -> Result<(Histogram, Computed), HistogramError> {
+) -> Result<(Histogram, Arc<Computed>), HistogramError> {
     let (h, control) = run_keeping(engine, cfg, a, options, found, true, &mut Vec::new())?;
     let control = control.ok_or_else(|| HistogramError::Unsupported("no control window".into()))?;
     Ok((h, control))
@@ -226,7 +227,7 @@ fn run_keeping<'e>(
     found: &mut TypesFound,
     keep_control: bool,
     phases: &mut Vec<(&'static str, std::time::Duration)>,
-) -> Result<(Histogram, Option<Computed>), HistogramError> {
+) -> Result<(Histogram, Option<Arc<Computed>>), HistogramError> {
     let mut clock = std::time::Instant::now();
     let mut lap = |name: &'static str, phases: &mut Vec<_>| {
         let now = std::time::Instant::now();
@@ -241,7 +242,7 @@ fn run_keeping<'e>(
             .windows
             .get((i as usize).wrapping_sub(1))
             .ok_or_else(|| HistogramError::Unsupported(format!("{key} {i}: no such window")))?;
-        Ok(Some(engine.window(cfg, w, found)?))
+        Ok(Some(engine.window_kept(cfg, w, found)?))
     };
     if let Some(why) = invalid_windows(cfg, a) {
         return Err(HistogramError::Unsupported(why));
@@ -394,10 +395,11 @@ fn run_keeping<'e>(
                     }
                     let xrow = extra.as_ref().and_then(|x| {
                         let xr = objects.children(level, r, x.info.level).start;
-                        (xr < x.rows()).then(|| x.row(xr))
+                        (xr < x.rows()).then(|| x.row_from(xr, hist_begin))
                     });
-                    let drow = data.as_ref().map(|d| d.row(dr));
-                    for_each_burst(control.row(r), drow, xrow, hist_begin, hist_end, |b| {
+                    let drow = data.as_ref().map(|d| d.row_from(dr, hist_begin));
+                    let crow = control.row_from(r, hist_begin);
+                    for_each_burst(crow, drow, xrow, hist_begin, hist_end, |b| {
                         let Some(col) = bins.column(b.control) else {
                             return;
                         };
@@ -693,6 +695,10 @@ fn run_keeping<'e>(
         });
     }
     lap("labels and totals", phases);
-    let control = keep_control.then(|| control.compute());
+    let control = keep_control.then(|| {
+        control
+            .kept()
+            .map_or_else(|| Arc::new(control.compute()), Arc::clone)
+    });
     Ok((result, control))
 }

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use prvscope_store::Trace;
 
@@ -13,7 +14,7 @@ use crate::histogram::{self, Histogram};
 use crate::number::fixed;
 use crate::objects::Objects;
 use crate::records::Source;
-use crate::window::{Computed, Engine, Window, WindowError, convert};
+use crate::window::{Computed, Engine, Window, WindowCache, WindowError, convert};
 
 /// paramedir's options that change its output.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -282,6 +283,8 @@ pub struct Context<'a> {
     pub present: BTreeSet<u32>,
     /// The `.pcf` as Paraver reads it ([`paraver_labels`]).
     pub pcf: Option<prvscope_format::Pcf>,
+    /// Windows computed before (the viewer's), read instead of the store.
+    pub cache: Option<Arc<WindowCache>>,
 }
 
 /// `pcf` with its labels as Paraver reads them (`PCFFileParser`): each line trimmed of
@@ -309,6 +312,16 @@ impl<'a> Context<'a> {
             objects: Objects::new(&trace.header, trace.row.as_ref()),
             present: trace.store.event_types().into_iter().collect(),
             pcf: trace.pcf.as_ref().map(paraver_labels),
+            cache: None,
+        }
+    }
+
+    /// [`Context::new`], its analyses keeping their windows in `cache` and reading those
+    /// kept there before.
+    pub fn with_cache(trace: &'a Trace, cache: Arc<WindowCache>) -> Context<'a> {
+        Context {
+            cache: Some(cache),
+            ..Context::new(trace)
         }
     }
 
@@ -320,6 +333,7 @@ impl<'a> Context<'a> {
             present: &self.present,
             trace_unit: trace_unit(self.trace),
             inversions: self.trace.store.inversions(),
+            cache: self.cache.as_deref(),
         }
     }
 
@@ -425,7 +439,7 @@ pub struct Analysis {
     pub name: String,
     pub histogram: Histogram,
     /// Its control window: where each object holds each value.
-    pub control: Computed,
+    pub control: Arc<Computed>,
 }
 
 impl Context<'_> {

@@ -6,6 +6,7 @@
 //! viewer) keeps what it needs. [`Window::compute`] keeps every object's intervals.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use prvscope_format::Pcf;
 use prvscope_store::Comm;
@@ -19,7 +20,9 @@ use crate::objects::Objects;
 use crate::records::{Select, Source};
 use crate::thread::{ThreadCtx, ThreadFn, ThreadIntervals};
 
+mod cache;
 mod kind;
+pub use cache::{CacheUse, WindowCache, window_key};
 use kind::{code_colour, compose_kind, function_line, value_kind};
 
 /// One interval of a window's object: [begin, end) in trace ticks, and its value.
@@ -109,6 +112,8 @@ pub struct Engine<'a> {
     /// Pairs of event types whose order at one timestamp the records do not keep
     /// (`TraceStore::inversions`).
     pub inversions: &'a [(u32, u32)],
+    /// Windows computed before, to read instead of the store ([`Engine::window_kept`]).
+    pub cache: Option<&'a WindowCache>,
 }
 
 /// A window ready to walk: each object's intervals are read from the store when asked
@@ -122,6 +127,8 @@ pub struct Window<'e> {
     /// The window whose communications the histograms count (a derived window's first
     /// parent's, at its level), if any.
     comms_of: CommsOf,
+    /// Its intervals, when computed before: read instead of the store.
+    kept: Option<Arc<Computed>>,
 }
 
 enum CommsOf {
@@ -191,8 +198,41 @@ impl<'a> Engine<'a> {
         self.source.comms()
     }
 
-    /// Window `w` of `cfg` (recursively its parents), ready to walk.
+    /// Window `w` of `cfg` (recursively its parents), ready to walk: its rows come from the
+    /// cache when it holds them, else from the store.
     pub fn window(
+        &'a self,
+        cfg: &Cfg,
+        w: &WindowCfg,
+        found: &mut TypesFound,
+    ) -> Result<Window<'a>, WindowError> {
+        let mut win = self.build(cfg, w, found)?;
+        if let Some(cache) = self.cache {
+            win.kept = cache.get(&window_key(cfg, w));
+        }
+        Ok(win)
+    }
+
+    /// [`Engine::window`], computed whole and kept in the cache when the engine has one
+    /// (and not yet there): later windows over any time range read it.
+    pub fn window_kept(
+        &'a self,
+        cfg: &Cfg,
+        w: &WindowCfg,
+        found: &mut TypesFound,
+    ) -> Result<Window<'a>, WindowError> {
+        let mut win = self.window(cfg, w, found)?;
+        if let Some(cache) = self.cache
+            && win.kept.is_none()
+        {
+            let computed = Arc::new(win.compute());
+            cache.insert(window_key(cfg, w), Arc::clone(&computed));
+            win.kept = Some(computed);
+        }
+        Ok(win)
+    }
+
+    fn build(
         &'a self,
         cfg: &Cfg,
         w: &WindowCfg,
@@ -271,6 +311,7 @@ impl<'a> Engine<'a> {
             } else {
                 CommsOf::Own
             },
+            kept: None,
         })
     }
 
@@ -387,6 +428,7 @@ impl<'a> Engine<'a> {
             },
             top: self.top(w)?,
             comms_of,
+            kept: None,
         })
     }
 
@@ -514,8 +556,31 @@ impl Window<'_> {
         self.row_block(o, BLOCK)
     }
 
+    /// [`Window::row`] from its first interval ending after `from` (its last when none
+    /// does): read straight there from kept rows, else walked from the start.
+    pub fn row_from(&self, o: usize, from: u64) -> Stream<'_> {
+        match &self.kept {
+            Some(k) => {
+                let row = k.rows.get(o).map_or(&[][..], Vec::as_slice);
+                let first = row
+                    .partition_point(|i| i.end <= from)
+                    .min(row.len().saturating_sub(1));
+                Box::new(row[first..].iter().copied())
+            }
+            None => self.row(o),
+        }
+    }
+
+    /// Its rows computed whole, when they were kept.
+    pub fn kept(&self) -> Option<&Arc<Computed>> {
+        self.kept.as_ref()
+    }
+
     /// [`Window::row`], its walks sharing `block` records at a time.
     fn row_block(&self, o: usize, block: usize) -> Stream<'_> {
+        if let Some(k) = &self.kept {
+            return Box::new(k.rows.get(o).into_iter().flatten().copied());
+        }
         let mut s = self.below_top(o, block);
         for c in &self.top {
             s = composed(c, s);

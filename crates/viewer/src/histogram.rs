@@ -22,7 +22,7 @@ use prvscope_paraver::histogram::TOTALS;
 use prvscope_paraver::number::fixed;
 use prvscope_paraver::objects::Objects;
 use prvscope_paraver::paramedir::{Analysis, Context};
-use prvscope_paraver::window::WindowError;
+use prvscope_paraver::window::{WindowCache, WindowError};
 use prvscope_store::Trace;
 use prvscope_store::signal::CustomRef;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -47,13 +47,14 @@ pub struct CfgResult {
 /// Ids of the cfg views, unique in the process.
 static NEXT_VIEW: AtomicU64 = AtomicU64::new(1);
 
-/// Reads and computes `path` over `trace` (run off the UI thread).
-pub fn run_cfg(trace: &Trace, path: &Path) -> Result<CfgResult, String> {
+/// Reads and computes `path` over `trace` (run off the UI thread). Its windows are computed
+/// once and kept in `cache`: its views show them, its analyzers and later recomputations
+/// over other time ranges read them.
+pub fn run_cfg(trace: &Trace, cache: Arc<WindowCache>, path: &Path) -> Result<CfgResult, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let cfg = Cfg::parse(&path.display().to_string(), &text).map_err(|e| e.to_string())?;
-    let ctx = Context::new(trace);
-    let (analyses, windows) = ctx.analyses(&cfg);
+    let ctx = Context::with_cache(trace, cache);
     let engine = ctx.engine();
     let sentinel = trace.store.null_policy().sentinel;
     let views = cfg
@@ -61,24 +62,35 @@ pub fn run_cfg(trace: &Trace, path: &Path) -> Result<CfgResult, String> {
         .iter()
         .map(|w| {
             let mut found = TypesFound::default();
-            let c = engine.compute(&cfg, w, &mut found).map_err(|e| match e {
-                WindowError::Unsupported(window, what) => {
-                    format!("window `{window}`: {what} is not computed by prvscope")
+            let window = engine
+                .window_kept(&cfg, w, &mut found)
+                .map_err(|e| match e {
+                    WindowError::Unsupported(window, what) => {
+                        format!("window `{window}`: {what} is not computed by prvscope")
+                    }
+                    WindowError::Missing(window, id) => {
+                        format!("window `{window}` uses window {id}, which the cfg does not have")
+                    }
+                })?;
+            let kept;
+            let c = match window.kept() {
+                Some(c) => c.as_ref(),
+                None => {
+                    kept = window.compute();
+                    &kept
                 }
-                WindowError::Missing(window, id) => {
-                    format!("window `{window}` uses window {id}, which the cfg does not have")
-                }
-            })?;
+            };
             crate::cfg_view::custom_view(
                 NEXT_VIEW.fetch_add(1, Ordering::Relaxed),
                 &engine,
-                &c,
+                c,
                 &ctx.objects,
                 trace.store.thread_count(),
                 sentinel,
             )
         })
         .collect();
+    let (analyses, windows) = ctx.analyses(&cfg);
     Ok(CfgResult {
         views,
         cfg: Arc::new(cfg),
@@ -101,12 +113,17 @@ pub struct CfgRun {
 }
 
 impl CfgRun {
-    pub fn start(ctx: &egui::Context, trace: &Trace, path: PathBuf) -> CfgRun {
+    pub fn start(
+        ctx: &egui::Context,
+        trace: &Trace,
+        cache: Arc<WindowCache>,
+        path: PathBuf,
+    ) -> CfgRun {
         let trace = trace.clone();
         let p = path.clone();
         CfgRun {
             path,
-            job: Job::spawn(ctx, "cfg", move |_| run_cfg(&trace, &p)),
+            job: Job::spawn(ctx, "cfg", move |_| run_cfg(&trace, cache, &p)),
         }
     }
 }
@@ -186,11 +203,13 @@ pub struct HistogramWindow {
 /// An analyzer being recomputed.
 type AnalysisJob = Job<Result<Analysis, String>>;
 
-/// Where a window's table comes from: analyzer `index` of `cfg` over `trace`.
+/// Where a window's table comes from: analyzer `index` of `cfg` over `trace`, its windows
+/// kept in `cache`.
 struct Source {
     trace: Trace,
     cfg: Arc<Cfg>,
     index: usize,
+    cache: Arc<WindowCache>,
 }
 
 /// The gradient of the cells: pale for the plane's smallest value, dark for its largest.
@@ -212,6 +231,7 @@ impl HistogramWindow {
         trace: &Trace,
         cfg: Arc<Cfg>,
         index: usize,
+        cache: Arc<WindowCache>,
     ) -> HistogramWindow {
         let objects = Objects::new(&trace.header, trace.row.as_ref());
         let level = analysis.control.info.level;
@@ -247,6 +267,7 @@ impl HistogramWindow {
                 trace: trace.clone(),
                 cfg,
                 index,
+                cache,
             },
             job: None,
             error: None,
@@ -273,13 +294,14 @@ impl HistogramWindow {
         }
         let want = self.follow.then_some(visible);
         if want != self.computed_for && self.job.is_none() && self.error.is_none() {
-            let (trace, cfg, index) = (
+            let (trace, cfg, index, cache) = (
                 self.source.trace.clone(),
                 Arc::clone(&self.source.cfg),
                 self.source.index,
+                Arc::clone(&self.source.cache),
             );
             let job = Job::spawn(ctx, "histogram", move |_| {
-                Context::new(&trace)
+                Context::with_cache(&trace, cache)
                     .analysis(&cfg, index, want)
                     .map_err(|e| e.to_string())
             });

@@ -54,7 +54,7 @@ pub(super) fn y_scale(w: &Window, from: u64, to: u64) -> (f64, f64, bool) {
         .into_par_iter()
         .map(|r| {
             let (mut min, mut max, mut zero) = (0.0f64, 0.0f64, false);
-            let mut row = w.row(r);
+            let mut row = w.row_from(r, from);
             let mut last = None;
             let first = loop {
                 match row.next() {

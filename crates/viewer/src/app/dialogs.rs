@@ -51,7 +51,12 @@ impl App {
         };
         self.settings.cfg_folder = path.parent().map(PathBuf::from);
         self.status = format!("computing {}…", path.display());
-        self.cfg_run = Some(crate::histogram::CfgRun::start(ctx, &l.trace, path));
+        self.cfg_run = Some(crate::histogram::CfgRun::start(
+            ctx,
+            &l.trace,
+            std::sync::Arc::clone(&l.windows),
+            path,
+        ));
     }
 
     /// Takes a finished cfg: one window per analyzer; the status says what was not shown.
@@ -101,6 +106,7 @@ impl App {
                                 &l.trace,
                                 std::sync::Arc::clone(&r.cfg),
                                 index,
+                                std::sync::Arc::clone(&l.windows),
                             ));
                             shown += 1;
                         }

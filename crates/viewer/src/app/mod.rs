@@ -52,6 +52,9 @@ pub struct Loaded {
     pub types: Vec<u32>,
     /// The scope panel beside the timeline.
     pub scopes: ScopePanel,
+    /// The cfg windows computed over this trace, kept for the histograms that follow the
+    /// timeline (dropped with the trace).
+    pub windows: std::sync::Arc<prvscope_paraver::window::WindowCache>,
 }
 
 /// The viewer.
@@ -495,6 +498,9 @@ impl App {
                     timeline,
                     types,
                     scopes,
+                    windows: std::sync::Arc::new(
+                        prvscope_paraver::window::WindowCache::for_machine(),
+                    ),
                 });
                 if let Some(spec) = self.start_view.clone() {
                     self.set_view(spec);
