@@ -34,7 +34,7 @@ use prvscope_store::signal::{SignalSpec, ViewSignals};
 use prvscope_store::summary::DrawMode;
 use std::sync::Arc;
 
-fn bench_data() -> PathBuf {
+pub fn bench_data() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
     std::fs::create_dir_all(&dir).expect("bench data folder");
     dir
@@ -74,7 +74,7 @@ fn generated_4096() -> PathBuf {
 }
 
 /// `ovni_gen_large_4x16/thread.prv.xz` unpacked once (with its `.pcf` and `.row`).
-fn ovni_plain() -> Option<PathBuf> {
+pub fn ovni_plain() -> Option<PathBuf> {
     let xz = shared_trace("ovni_gen_large_4x16/thread.prv.xz")?;
     let path = bench_data().join("ovni_thread.prv");
     if !path.exists() {
@@ -106,7 +106,7 @@ fn ovni_padded() -> Option<PathBuf> {
 }
 
 /// BSC's paramedir (`build-paramedir.sh`'s default prefix, or `PARAMEDIR`), when built.
-fn paramedir() -> Option<PathBuf> {
+pub fn paramedir() -> Option<PathBuf> {
     let path = std::env::var_os("PARAMEDIR").map_or_else(
         || {
             Path::new(&std::env::var_os("HOME").unwrap_or_default())
@@ -127,7 +127,7 @@ fn shared_trace(rel: &str) -> Option<PathBuf> {
 /// Whether the command line's filter (criterion's first argument that is not an option)
 /// can select the group `group`: setups that load gigabytes are skipped when it cannot (a
 /// run of one group inside a small memory cgroup would be killed by another's).
-fn selected(group: &str) -> bool {
+pub fn selected(group: &str) -> bool {
     let filter = std::env::args()
         .skip(1)
         .find(|a| !a.starts_with('-') && a != "load");

@@ -100,7 +100,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         level: match args.level {
             LevelArg::Thread => Level::Thread,
             LevelArg::Task => Level::Task,
-            LevelArg::Appl => Level::Application,
+            LevelArg::Appl => Level::Appl,
             LevelArg::Cpu => Level::Cpu,
             LevelArg::Node => Level::Node,
         },

@@ -18,6 +18,7 @@ mod histogram_window;
 mod hostile;
 mod legend;
 mod navigation;
+mod one_engine;
 mod parallel_vs_naive;
 mod parquet_export;
 mod parquet_stream;

@@ -1,5 +1,5 @@
 //! The Paraver trace format, without threads or GUI: the `#Paraver` header and its process
-//! model ([`header`], [`rows`]), the `.pcf` ([`pcf`]) and `.row` ([`row`]) side files, the
+//! model ([`header`], [`rows`]; levels and object names in [`model`]), the `.pcf` ([`pcf`]) and `.row` ([`row`]) side files, the
 //! part of a trace to load ([`subset`]), and what a load reports ([`error`]).
 
 // The parsers read untrusted bytes: no indexing that could panic.
@@ -10,6 +10,7 @@ pub mod error;
 pub mod files;
 pub mod header;
 pub mod label;
+pub mod model;
 pub mod pcf;
 pub mod row;
 pub mod rows;

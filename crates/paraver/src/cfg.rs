@@ -8,7 +8,6 @@
 //! naming the line.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 /// Why a cfg cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -20,52 +19,8 @@ pub struct CfgError {
     pub message: String,
 }
 
-/// The object level a window computes at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Level {
-    Workload,
-    Appl,
-    Task,
-    Thread,
-    System,
-    Node,
-    Cpu,
-}
-
-impl Level {
-    /// From the cfg's `window_level` word.
-    pub fn parse(word: &str) -> Option<Level> {
-        Some(match word.trim().to_ascii_lowercase().as_str() {
-            "workload" => Level::Workload,
-            "appl" | "application" => Level::Appl,
-            "task" => Level::Task,
-            "thread" => Level::Thread,
-            "system" => Level::System,
-            "node" => Level::Node,
-            "cpu" => Level::Cpu,
-            _ => return None,
-        })
-    }
-
-    /// The cfg's word for it.
-    pub fn word(self) -> &'static str {
-        match self {
-            Level::Workload => "workload",
-            Level::Appl => "appl",
-            Level::Task => "task",
-            Level::Thread => "thread",
-            Level::System => "system",
-            Level::Node => "node",
-            Level::Cpu => "cpu",
-        }
-    }
-}
-
-impl fmt::Display for Level {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.word())
-    }
-}
+/// The object level a window computes at: the object model's.
+pub use prvscope_format::model::Level;
 
 /// Time units of a window (`window_units`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,6 @@
 //! whose value falls in a column, a data interval and the analysis time range (and, in 3D, a
 //! third-window interval in a plane); each statistic accumulates over a cell's bursts.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -19,10 +18,14 @@ use crate::filter::TypesFound;
 use crate::labels;
 use crate::paramedir::Options;
 pub use crate::table::{Histogram, PlaneTable, TOTALS};
-use crate::window::{Computed, Engine, Window, WindowError, convert};
+use crate::window::{Computed, Engine, Window, WindowError};
+
+mod cells;
+mod fused;
 
 mod check;
 mod columns;
+use cells::{Cells, Units};
 pub use check::{invalid_windows, readable};
 pub use columns::Bins;
 use columns::y_scale;
@@ -74,16 +77,6 @@ const COMM_STATS: [&str; 10] = [
     "Maximum bytes sent",
     "Maximum bytes received",
 ];
-
-/// One cell's sums.
-#[derive(Debug, Clone, Copy, Default)]
-struct Cell {
-    sum: f64,
-    weight: f64,
-    count: f64,
-    squares: f64,
-    extreme: f64,
-}
 
 /// Totals of one column (or row): Paraver's `KHistogramTotals`.
 #[derive(Debug, Clone, Copy)]
@@ -177,48 +170,6 @@ pub fn run_with_control<'e>(
     Ok((h, control))
 }
 
-/// A row's sums, per (plane, column): dense when the table is small.
-enum Cells {
-    Dense(Vec<Option<Cell>>, usize),
-    Sparse(BTreeMap<(usize, usize), Cell>),
-}
-
-impl Cells {
-    fn new(planes: usize, columns: usize) -> Cells {
-        if planes.saturating_mul(columns) <= 1 << 16 {
-            Cells::Dense(vec![None; planes * columns], columns)
-        } else {
-            Cells::Sparse(BTreeMap::new())
-        }
-    }
-
-    #[inline]
-    fn at(&mut self, plane: usize, col: usize) -> &mut Cell {
-        match self {
-            Cells::Dense(v, columns) => v[plane * *columns + col].get_or_insert_with(Cell::default),
-            Cells::Sparse(m) => m.entry((plane, col)).or_default(),
-        }
-    }
-
-    /// Every cell with sums, by (plane, column).
-    fn each(&self, mut f: impl FnMut(usize, usize, &Cell)) {
-        match self {
-            Cells::Dense(v, columns) => {
-                for (k, c) in v.iter().enumerate() {
-                    if let Some(c) = c {
-                        f(k / columns, k % columns, c);
-                    }
-                }
-            }
-            Cells::Sparse(m) => {
-                for (&(p, col), c) in m {
-                    f(p, col, c);
-                }
-            }
-        }
-    }
-}
-
 fn run_keeping<'e>(
     engine: &'e Engine<'e>,
     cfg: &Cfg,
@@ -294,8 +245,23 @@ fn run_keeping<'e>(
         num("Analyzer2D.Delta", 1.0),
     );
     let mut ncols = num_columns.map_or(200, |n| n as usize);
+    let data_info = data.as_ref().map_or(&control.info, |d| &d.info);
+    let units = Units {
+        trace: engine.trace_unit,
+        control: control.info.units,
+        data: data_info.units,
+    };
+    // One walk for the scale and the table where Paraver's two give the same numbers.
+    let scanned = (compute_scale
+        && data.is_none()
+        && extra.is_none()
+        && stat.is_some_and(|s| !matches!(s, 1 | 2 | 5)))
+    .then(|| fused::scan(&control, hist_begin, hist_end, stat.unwrap_or(0), units));
     if compute_scale {
-        let (mut lo, hi, zero) = y_scale(&control, hist_begin, hist_end);
+        let (mut lo, hi, zero) = match &scanned {
+            Some(rows) => columns::combine(rows.iter().map(|r| r.scale)),
+            None => y_scale(&control, hist_begin, hist_end),
+        };
         if flag("Analyzer2D.ComputeYScaleZero", false) && zero && lo > 0.0 {
             lo = 0.0;
         }
@@ -371,12 +337,16 @@ fn run_keeping<'e>(
         )
     } else {
         let stat = stat.unwrap_or(0);
-        let data_info = data.as_ref().map_or(&control.info, |d| &d.info);
-        let cu = |t: f64| convert(engine.trace_unit, control.info.units, t);
-        let du = |t: f64| convert(engine.trace_unit, data_info.units, t);
+        let span = (hist_end - hist_begin) as f64;
         let computed: Vec<Vec<Vec<Option<f64>>>> = row_objects
             .par_iter()
             .map(|&r| {
+                if let Some(row) = scanned
+                    .as_ref()
+                    .and_then(|rows| rows.get(r)?.table(&bins, stat, units, span))
+                {
+                    return vec![row];
+                }
                 let mut acc = Cells::new(n_planes, bins.n);
                 let mut row_total = vec![0.0; n_planes];
                 let mut row_nz = vec![0.0; n_planes];
@@ -411,10 +381,8 @@ fn run_keeping<'e>(
                             _ => 0,
                         };
                         let dur = (b.end - b.begin) as f64;
-                        let dv = b.data;
                         let c = acc.at(plane, col);
                         match stat {
-                            0 => c.sum += dur,
                             1 => {
                                 c.sum += dur;
                                 row_total[plane] += dur;
@@ -426,86 +394,22 @@ fn run_keeping<'e>(
                                     row_nz_seen[plane] = true;
                                 }
                             }
-                            3 => c.sum += dur,
-                            4 => c.sum += 1.0,
                             5 => {
                                 c.sum += 1.0;
                                 row_cnt[plane] += 1.0;
                             }
-                            6 => c.sum += du(dur) * dv.abs(),
-                            7 => {
-                                c.sum += dv * dur;
-                                c.weight += dur;
-                            }
-                            8 => {
-                                if dv > c.extreme {
-                                    c.extreme = dv;
-                                }
-                            }
-                            9 => {
-                                if c.extreme == 0.0 || (dv != 0.0 && dv < c.extreme) {
-                                    c.extreme = dv;
-                                }
-                            }
-                            10 => {
-                                c.sum += dur;
-                                c.count += 1.0;
-                            }
-                            11 => {
-                                let d = cu(dur);
-                                c.sum += d;
-                                c.count += 1.0;
-                                c.squares += d * d;
-                            }
-                            12 => {
-                                c.sum += dv;
-                                c.count += 1.0;
-                            }
-                            13 => {
-                                c.sum += dv * dur;
-                                if dv != 0.0 {
-                                    c.weight += dur;
-                                }
-                            }
-                            14 => {
-                                c.sum += dv;
-                                if dv != 0.0 {
-                                    c.count += 1.0;
-                                }
-                            }
-                            15 => {
-                                if dv != 0.0 {
-                                    c.sum += 1.0;
-                                }
-                            }
-                            _ => c.sum += dv,
+                            _ => c.add(stat, dur, b.data, units),
                         }
                     });
                 }
                 let mut cells = vec![vec![None; bins.n]; n_planes];
                 acc.each(|plane, col, c| {
                     let v = match stat {
-                        0 => cu(c.sum),
                         1 => c.sum * 100.0 / row_total[plane],
                         2 if !row_nz_seen[plane] => 0.0,
                         2 => c.sum * 100.0 / row_nz[plane],
-                        3 => c.sum * 100.0 / (hist_end - hist_begin) as f64,
                         5 => c.sum * 100.0 / row_cnt[plane],
-                        7 => c.sum / c.weight,
-                        8 | 9 => c.extreme,
-                        10 => cu(c.sum) / c.count,
-                        11 => (c.squares / c.count - (c.sum / c.count).powi(2))
-                            .abs()
-                            .sqrt(),
-                        12 | 14 => c.sum / c.count,
-                        13 => {
-                            if c.weight == 0.0 {
-                                0.0
-                            } else {
-                                c.sum / c.weight
-                            }
-                        }
-                        _ => c.sum,
+                        _ => c.value(stat, units, span),
                     };
                     cells[plane][col] = Some(v);
                 });

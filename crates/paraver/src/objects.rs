@@ -4,6 +4,7 @@
 
 use std::ops::Range;
 
+use prvscope_format::model::object_name;
 use prvscope_format::{Header, RowNames};
 
 use crate::cfg::Level;
@@ -167,48 +168,55 @@ impl Objects {
 
     /// `node.cpu` (both 1-based) of CPU `c` (0-based global).
     fn cpu_location(&self, c: usize) -> String {
+        let n = self.cpu_numbers(c);
+        n.iter().map(usize::to_string).collect::<Vec<_>>().join(".")
+    }
+
+    /// [node, cpu] (both 1-based) of CPU `c` (0-based global), or [c + 1] past the nodes.
+    fn cpu_numbers(&self, c: usize) -> Vec<usize> {
         let mut left = c;
         for (n, &k) in self.node_cpus.iter().enumerate() {
             if left < k as usize {
-                return format!("{}.{}", n + 1, left + 1);
+                return vec![n + 1, left + 1];
             }
             left -= k as usize;
         }
-        format!("{}", c + 1)
+        vec![c + 1]
     }
 
     /// A row label of a histogram: the `.row` file's, else `THREAD 1.2.1`, `TASK 1.2`,
     /// `APPL 1`, `NODE 1`, `CPU 1.1`; `Not valid thread: N` past the last object.
     pub fn label(&self, level: Level, o: usize) -> String {
-        let row_name = match level {
-            Level::Appl => "APPL",
-            Level::Task => "TASK",
-            Level::Thread => "THREAD",
-            Level::Node => "NODE",
-            Level::Cpu => "CPU",
-            Level::Workload => "WORKLOAD",
-            Level::System => "SYSTEM",
+        let numbers: Vec<usize> = match level {
+            Level::Thread if o < self.threads.len() => {
+                let (a, t, h) = self.threads[o];
+                vec![a as usize, t as usize, h as usize]
+            }
+            Level::Task if o < self.tasks.len() => {
+                let (a, t, _) = &self.tasks[o];
+                vec![*a as usize, *t as usize]
+            }
+            Level::Appl if o < self.appls.len() => vec![o + 1],
+            Level::Node => vec![o + 1],
+            Level::Cpu if o < self.cpu_node.len() => self.cpu_numbers(o),
+            Level::Workload | Level::System => Vec::new(),
+            // Past the last object, as Paraver labels it (the `.row` file's name first).
+            _ => {
+                let what = match level {
+                    Level::Thread => "thread",
+                    Level::Task => "task",
+                    Level::Appl => "application",
+                    _ => "CPU",
+                };
+                return self
+                    .row
+                    .as_ref()
+                    .and_then(|r| r.level(level.tag()))
+                    .and_then(|names| names.get(o))
+                    .cloned()
+                    .unwrap_or_else(|| format!("Not valid {what}: {}", o + 1));
+            }
         };
-        if let Some(name) = self
-            .row
-            .as_ref()
-            .and_then(|r| r.level(row_name))
-            .and_then(|names| names.get(o))
-        {
-            return name.clone();
-        }
-        match level {
-            Level::Thread if o < self.threads.len() => format!("THREAD {}", self.id(level, o)),
-            Level::Thread => format!("Not valid thread: {}", o + 1),
-            Level::Task if o < self.tasks.len() => format!("TASK {}", self.id(level, o)),
-            Level::Task => format!("Not valid task: {}", o + 1),
-            Level::Appl if o < self.appls.len() => format!("APPL {}", o + 1),
-            Level::Appl => format!("Not valid application: {}", o + 1),
-            Level::Workload => "WORKLOAD".to_string(),
-            Level::System => "SYSTEM".to_string(),
-            Level::Node => format!("NODE {}", o + 1),
-            Level::Cpu if o < self.cpu_node.len() => format!("CPU {}", self.cpu_location(o)),
-            Level::Cpu => format!("Not valid CPU: {}", o + 1),
-        }
+        object_name(self.row.as_ref(), level, o, &numbers)
     }
 }

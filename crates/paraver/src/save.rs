@@ -8,6 +8,7 @@
 //! - the visible window is the cfg's time range (relative to the trace's end, as Paraver
 //!   writes it), its draw mode and colour mode the view's.
 
+use crate::cfg::Level;
 use std::fmt::Write as _;
 
 /// What the view reads.
@@ -18,19 +19,14 @@ pub enum ViewKind {
     Events(Vec<u32>),
 }
 
-/// The rows of the window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ViewLevel {
-    Thread,
-    Cpu,
-}
-
 /// A view to write.
 #[derive(Debug, Clone, PartialEq)]
 pub struct View {
     pub name: String,
     pub kind: ViewKind,
-    pub level: ViewLevel,
+    /// The rows: threads, or CPUs (a level above them is written as the finest level of its
+    /// model: the caller says so to the user).
+    pub level: Level,
     /// The visible window, in ticks, and the trace's end.
     pub window: (u64, u64),
     pub end_time: u64,
@@ -48,10 +44,12 @@ pub fn view_cfg(view: &View) -> String {
         ViewKind::States => ("State As Is", None),
         ViewKind::Events(types) => ("Last Evt Val", Some(types)),
     };
-    let level = match view.level {
-        ViewLevel::Thread => "thread",
-        ViewLevel::Cpu => "cpu",
-    };
+    let level = if view.level.is_resource() {
+        Level::Cpu
+    } else {
+        Level::Thread
+    }
+    .word();
     let mut s = String::from("#ParaverCFG\nConfigFile.Version: 3.4\nConfigFile.NumWindows: 1\n\n");
     let name = view.name.replace(['\n', '\r'], " ");
     let _ = write!(

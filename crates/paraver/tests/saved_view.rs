@@ -9,8 +9,9 @@ use std::path::Path;
 mod common;
 
 use prvscope_paraver::cfg::Cfg;
+use prvscope_paraver::cfg::Level;
 use prvscope_paraver::paramedir::{Context, Options, OutcomeKind};
-use prvscope_paraver::save::{View, ViewKind, ViewLevel, view_cfg};
+use prvscope_paraver::save::{View, ViewKind, view_cfg};
 
 /// The views saved: prime's states on its threads over the middle of the run, and its MPI
 /// calls on its CPUs over the whole run.
@@ -21,7 +22,7 @@ fn views(end: u64) -> Vec<(&'static str, View)> {
             View {
                 name: "State".into(),
                 kind: ViewKind::States,
-                level: ViewLevel::Thread,
+                level: Level::Thread,
                 window: (end * 3 / 10, end * 7 / 10),
                 end_time: end,
                 draw_mode: "draw_last",
@@ -33,7 +34,7 @@ fn views(end: u64) -> Vec<(&'static str, View)> {
             View {
                 name: "MPI call".into(),
                 kind: ViewKind::Events(prvscope_format::catalog::MPI_CALL_TYPES.to_vec()),
-                level: ViewLevel::Cpu,
+                level: Level::Cpu,
                 window: (0, end),
                 end_time: end,
                 draw_mode: "draw_last",

@@ -19,6 +19,8 @@
 use std::collections::BTreeSet;
 use std::ops::Range;
 
+use prvscope_format::model::{Level, object_name};
+
 use crate::summary::Steps;
 use crate::trace::Trace;
 
@@ -207,25 +209,16 @@ fn overlay<'a>(
 /// CPU labels of the header's CPUs: the `.row` file's, else `CPU node.cpu` (1-based).
 fn from_records(trace: &Trace) -> Placement {
     let header = &trace.header;
-    let row_cpus = trace.row.as_ref().and_then(|r| r.level("CPU"));
-    let row_nodes = trace.row.as_ref().and_then(|r| r.level("NODE"));
+    let names = trace.row.as_ref();
     let mut cpus = Vec::new();
     let mut nodes = Vec::new();
     for (n, &count) in header.node_cpus.iter().enumerate() {
         let first = cpus.len();
         for c in 0..count as usize {
             let k = cpus.len();
-            cpus.push(
-                row_cpus
-                    .and_then(|names| names.get(k))
-                    .cloned()
-                    .unwrap_or_else(|| format!("CPU {}.{}", n + 1, c + 1)),
-            );
+            cpus.push(object_name(names, Level::Cpu, k, &[n + 1, c + 1]));
         }
-        let label = row_nodes
-            .and_then(|names| names.get(n))
-            .cloned()
-            .unwrap_or_else(|| format!("NODE {}", n + 1));
+        let label = object_name(names, Level::Node, n, &[n + 1]);
         nodes.push((label, first..cpus.len()));
     }
     let end = trace.store.end_time();

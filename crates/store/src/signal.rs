@@ -21,6 +21,7 @@ use super::columns::{TimeColumn, ValueColumn};
 use super::summary::{self, DrawMode, Pixel, Pyramid, Steps, summarize};
 use super::{ThreadData, TraceStore};
 use prvscope_format::catalog::MPI_CALL_TYPES;
+use prvscope_format::model::Level;
 
 mod points;
 mod prebuilt;
@@ -58,18 +59,12 @@ pub struct CustomSignal {
     /// object's thread rows and its (times, raw values), drawn on the collapsed row of
     /// exactly those threads (its threads' own rows show nothing).
     pub groups: Vec<(std::ops::Range<usize>, Vec<u64>, Vec<u64>)>,
-    /// What the groups are: the rows a viewer collapses to to show them.
-    pub group_level: Option<GroupLevel>,
+    /// What the groups are (tasks or applications): the rows a viewer collapses to to
+    /// show them.
+    pub group_level: Option<Level>,
     /// A view of CPUs, nodes or the system: one row per object, with its label and
     /// (times, raw values), shown instead of the threads' rows.
     pub resource_rows: Vec<(String, Vec<u64>, Vec<u64>)>,
-}
-
-/// The objects of a custom view's groups.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GroupLevel {
-    Task,
-    Application,
 }
 
 /// How a custom view's raw values read.

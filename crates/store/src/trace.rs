@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use prvscope_format::files::Compression;
+use prvscope_format::model::{Level, object_name};
 use prvscope_format::subset;
 use prvscope_format::{Header, LoadReport, Pcf, RowNames, Subset};
 
@@ -81,21 +82,19 @@ impl Trace {
 /// The name of row `row` of a trace of header `header`: from the `.row` file's THREAD level,
 /// else `THREAD a.t.h`.
 pub fn thread_name(header: &Header, names: Option<&RowNames>, row: usize) -> String {
-    if let Some(name) = names
-        .and_then(|r| r.level("THREAD"))
-        .and_then(|names| names.get(row))
-    {
-        return name.clone();
-    }
     let mut left = row;
     for (a, app) in header.applications.iter().enumerate() {
         for (t, task) in app.tasks.iter().enumerate() {
             let n = task.threads as usize;
             if left < n {
-                return format!("THREAD {}.{}.{}", a + 1, t + 1, left + 1);
+                return object_name(names, Level::Thread, row, &[a + 1, t + 1, left + 1]);
             }
             left -= n;
         }
     }
-    format!("row {row}")
+    names
+        .and_then(|r| r.level(Level::Thread.tag()))
+        .and_then(|names| names.get(row))
+        .cloned()
+        .unwrap_or_else(|| format!("row {row}"))
 }

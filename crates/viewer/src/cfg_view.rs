@@ -19,7 +19,7 @@ use prvscope_paraver::cfg::Level;
 use prvscope_paraver::labels;
 use prvscope_paraver::objects::Objects;
 use prvscope_paraver::window::{Computed, Engine};
-use prvscope_store::signal::{CustomLabels, CustomRef, CustomSignal, GroupLevel};
+use prvscope_store::signal::{CustomLabels, CustomRef, CustomSignal};
 
 /// The raw values a gradient window's range is spread over.
 const LINEAR_STEPS: f64 = 1e12;
@@ -57,8 +57,8 @@ pub fn custom_view(
         .iter()
         .any(|r| r.len() > 1)
         .then_some(match c.info.level {
-            Level::Task => GroupLevel::Task,
-            _ => GroupLevel::Application,
+            Level::Task => Level::Task,
+            _ => Level::Appl,
         });
     let finite = |v: f64| v.is_finite() && v != 0.0;
     let values: BTreeSet<u64> = c

@@ -73,12 +73,11 @@ pub fn run_cfg(trace: &Trace, cache: Arc<WindowCache>, path: &Path) -> Result<Cf
                     }
                 })?;
             let kept;
-            let c = match window.kept() {
-                Some(c) => c.as_ref(),
-                None => {
-                    kept = window.compute();
-                    &kept
-                }
+            let c = if let Some(c) = window.kept() {
+                c.as_ref()
+            } else {
+                kept = window.compute();
+                &kept
             };
             crate::cfg_view::custom_view(
                 NEXT_VIEW.fetch_add(1, Ordering::Relaxed),

@@ -32,24 +32,12 @@ pub struct RowItem {
     pub task: usize,
 }
 
-/// The collapse level of every row, or the resources shown instead of threads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Level {
-    Thread,
-    Task,
-    Application,
-    /// One row per CPU: the thread on it (see [`prvscope_store::placement`]).
-    Cpu,
-    /// One row per node: its CPUs together.
-    Node,
-}
-
-impl Level {
-    /// True for the CPU and node levels (rows of resources, not threads).
-    pub fn is_resource(self) -> bool {
-        matches!(self, Level::Cpu | Level::Node)
-    }
-}
+/// The collapse level of every row (threads, tasks, applications), or the resources shown
+/// instead of threads (CPUs: the thread on each, see [`prvscope_store::placement`]; nodes:
+/// their CPUs together): the object model's levels. The workload and the system are not
+/// row levels of the timeline.
+pub use prvscope_format::model::Level;
+use prvscope_format::model::object_name;
 
 /// The rows of the CPU or node level of `placement` (no rows at other levels).
 pub fn resource_layout(
@@ -93,9 +81,9 @@ impl Grouping {
         self.apps.clear();
         for (a, app) in trace.header.applications.iter().enumerate() {
             match level {
-                Level::Thread | Level::Cpu | Level::Node => {}
+                Level::Thread | Level::Cpu | Level::Node | Level::System | Level::Workload => {}
                 Level::Task => self.tasks.extend((0..app.tasks.len()).map(|t| (a, t))),
-                Level::Application => {
+                Level::Appl => {
                     self.apps.insert(a);
                 }
             }
@@ -121,12 +109,6 @@ impl Grouping {
     /// The rows to draw.
     pub fn layout(&self, trace: &Trace) -> Vec<RowItem> {
         let names = trace.row.as_ref();
-        let level_name = |level: &str, i: usize| {
-            names
-                .and_then(|r| r.level(level))
-                .and_then(|n| n.get(i))
-                .cloned()
-        };
         let mut rows = Vec::new();
         let mut thread = 0;
         let mut task_index = 0;
@@ -143,7 +125,7 @@ impl Grouping {
                     continue;
                 }
                 rows.push(RowItem {
-                    label: level_name("APPL", a).unwrap_or_else(|| format!("APPL {}", a + 1)),
+                    label: object_name(names, Level::Appl, a, &[a + 1]),
                     kind: RowKind::Appl { appl: a },
                     threads: thread.min(end)..end,
                     appl: a,
@@ -160,8 +142,7 @@ impl Grouping {
                     // Threads left out of a partial load are not shown.
                 } else if self.tasks.contains(&(a, t)) {
                     rows.push(RowItem {
-                        label: level_name("TASK", task_index)
-                            .unwrap_or_else(|| format!("TASK {}.{}", a + 1, t + 1)),
+                        label: object_name(names, Level::Task, task_index, &[a + 1, t + 1]),
                         kind: RowKind::Task { appl: a, task: t },
                         threads: thread.min(end)..end,
                         appl: a,

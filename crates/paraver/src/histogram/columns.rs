@@ -79,7 +79,11 @@ pub(super) fn y_scale(w: &Window, from: u64, to: u64) -> (f64, f64, bool) {
             (min, max, zero)
         })
         .collect();
-    // Rows one after the other, as Paraver reads them.
+    combine(per_row)
+}
+
+/// The scale of a window from those of its rows, one after the other as Paraver reads them.
+pub(super) fn combine(per_row: impl IntoIterator<Item = (f64, f64, bool)>) -> (f64, f64, bool) {
     let (mut min, mut max, mut zero) = (0.0f64, 0.0f64, false);
     for (lo, hi, z) in per_row {
         zero |= z;

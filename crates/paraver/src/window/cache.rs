@@ -88,17 +88,14 @@ impl WindowCache {
         let mut inner = self.lock();
         inner.clock += 1;
         let clock = inner.clock;
-        match inner.entries.get_mut(key) {
-            Some(e) => {
-                e.used = clock;
-                let w = Arc::clone(&e.window);
-                inner.hits += 1;
-                Some(w)
-            }
-            None => {
-                inner.misses += 1;
-                None
-            }
+        if let Some(e) = inner.entries.get_mut(key) {
+            e.used = clock;
+            let w = Arc::clone(&e.window);
+            inner.hits += 1;
+            Some(w)
+        } else {
+            inner.misses += 1;
+            None
         }
     }
 

@@ -34,7 +34,7 @@ impl App {
     /// Writes the view as a Paraver cfg (see [`prvscope_paraver::save`]): its semantic, rows,
     /// visible window, draw and colour mode. Returns what a reader should know beside it.
     pub fn save_view_cfg(&self, path: &Path) -> Result<String, String> {
-        use prvscope_paraver::save::{View, ViewKind, ViewLevel, view_cfg};
+        use prvscope_paraver::save::{View, ViewKind, view_cfg};
         use prvscope_store::summary::DrawMode;
         let Some(l) = &self.loaded else {
             return Err("no trace is open".into());
@@ -48,14 +48,14 @@ impl App {
             }
         };
         let (level, note) = match t.level() {
-            crate::rows::Level::Thread => (ViewLevel::Thread, ""),
-            crate::rows::Level::Task | crate::rows::Level::Application => (
-                ViewLevel::Thread,
+            crate::rows::Level::Thread => (crate::rows::Level::Thread, ""),
+            crate::rows::Level::Task | crate::rows::Level::Appl | crate::rows::Level::Workload => (
+                crate::rows::Level::Thread,
                 " (thread rows: Paraver's collapsed rows would add their threads' values)",
             ),
-            crate::rows::Level::Cpu => (ViewLevel::Cpu, ""),
-            crate::rows::Level::Node => (
-                ViewLevel::Cpu,
+            crate::rows::Level::Cpu => (crate::rows::Level::Cpu, ""),
+            crate::rows::Level::Node | crate::rows::Level::System => (
+                crate::rows::Level::Cpu,
                 " (CPU rows: Paraver's node rows would add their CPUs' values)",
             ),
         };

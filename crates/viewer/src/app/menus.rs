@@ -173,7 +173,7 @@ impl App {
                         (Level::Thread, "Rows: threads", "One row per thread"),
                         (Level::Task, "Rows: tasks", "Each task's threads on one row"),
                         (
-                            Level::Application,
+                            Level::Appl,
                             "Rows: applications",
                             "Each application's threads on one row",
                         ),

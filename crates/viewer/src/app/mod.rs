@@ -35,7 +35,7 @@ use super::timeline::Timeline;
 use super::view::ViewConfig;
 use export::Export;
 use prvscope_format::LoadError;
-use prvscope_store::signal::{GroupLevel, SignalSpec};
+use prvscope_store::signal::SignalSpec;
 use prvscope_store::{NullOverride, Trace};
 
 /// Frames whose times the status bar looks at (the slowest is shown).
@@ -609,12 +609,8 @@ impl App {
             config.comms = l.timeline.config.comms;
             config.flags = l.timeline.config.flags;
             l.timeline.set_view(&self.ctx, &l.trace, config);
-            let level = match collapse {
-                Some(GroupLevel::Task) => Some(Level::Task),
-                Some(GroupLevel::Application) => Some(Level::Application),
-                // A thread view stays on the CPUs or nodes shown.
-                None => None,
-            };
+            // A thread view stays on the CPUs or nodes shown.
+            let level = collapse.filter(|l| matches!(l, Level::Task | Level::Appl));
             if let Some(level) = level
                 && let Err(e) = l.timeline.set_level(&self.ctx, &l.trace, level)
             {

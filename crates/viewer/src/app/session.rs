@@ -26,24 +26,12 @@ fn view_text(spec: &SignalSpec) -> Option<String> {
 }
 
 fn level_text(level: Level) -> &'static str {
-    match level {
-        Level::Thread => "thread",
-        Level::Task => "task",
-        Level::Application => "appl",
-        Level::Cpu => "cpu",
-        Level::Node => "node",
-    }
+    level.word()
 }
 
+/// A row level of a saved session (the workload and the system are none).
 fn level_of(text: &str) -> Option<Level> {
-    Some(match text {
-        "thread" => Level::Thread,
-        "task" => Level::Task,
-        "appl" => Level::Application,
-        "cpu" => Level::Cpu,
-        "node" => Level::Node,
-        _ => return None,
-    })
+    Level::parse(text).filter(|l| !matches!(l, Level::Workload | Level::System))
 }
 
 impl App {

@@ -191,17 +191,19 @@ fn groups(trace: &Trace) -> Option<Groups> {
             .extend((row..row + n).filter(|&r| trace.is_row_loaded(r)));
         row += n;
     }
-    let names = trace.row.as_ref().and_then(|r| r.level("NODE"));
     Some(Groups {
         by: "node",
         groups: by_node
             .into_iter()
             .filter(|(_, rows)| !rows.is_empty())
             .map(|(node, rows)| {
-                let label = names
-                    .and_then(|n| n.get(node as usize - 1))
-                    .cloned()
-                    .unwrap_or_else(|| format!("NODE {node}"));
+                let n = node as usize;
+                let label = prvscope_format::model::object_name(
+                    trace.row.as_ref(),
+                    Level::Node,
+                    n.saturating_sub(1),
+                    &[n],
+                );
                 (label, rows)
             })
             .collect(),

@@ -232,12 +232,12 @@ impl Timeline {
                 let starts = i == 0 || self.rows.get(r - 1).is_none_or(|p| p.appl != item.appl);
                 let y = labels.top() + i as f32 * row_height;
                 if starts && y >= last_y + 13.0 {
-                    let name = trace
-                        .row
-                        .as_ref()
-                        .and_then(|n| n.level("APPL"))
-                        .and_then(|n| n.get(item.appl).cloned())
-                        .unwrap_or_else(|| format!("APPL {}", item.appl + 1));
+                    let name = prvscope_format::model::object_name(
+                        trace.row.as_ref(),
+                        prvscope_format::model::Level::Appl,
+                        item.appl,
+                        &[item.appl + 1],
+                    );
                     ui.painter().text(
                         pos2(labels.left() + 4.0, y),
                         Align2::LEFT_TOP,

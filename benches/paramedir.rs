@@ -1,0 +1,312 @@
+//! Where the time of a cfg goes: `prvscope paramedir` per cfg family (a state histogram, the
+//! useful-duration histogram, the MPI call profile, the 3D duration per MPI call, the node
+//! bandwidth timeline) on the generated 1 GB MPI trace (`gen --mpi --legacy`, 16 threads) and
+//! on the large ovni trace unpacked, each beside, in the same run, `prvscope stats` (the
+//! store's own state profile) and BSC's paramedir with the same cfg (when
+//! `build-paramedir.sh` built it: one run each, it takes a minute on 1 GB).
+//!
+//! Every command runs as its user runs it, as a process from the store cache (converted
+//! once, before the timings). Criterion times the wall clock; one more run of each reads
+//! its peak resident memory (`wait4`), and BSC's output is compared with ours, so that the
+//! figures are of the same numbers. Then `viewer_follow` opens the state histogram in the
+//! viewer on the 1 GB trace and times the cfg's table from Open, then each
+//! Follow-the-timeline update while zooming, with the longest frame meanwhile; it writes a
+//! screenshot of the histogram following the timeline to
+//! `target/bench-data/follow_1gb.png`.
+//!
+//! Run with `cargo bench --bench paramedir` (`-- gen` or `-- ovni` or `-- viewer` for one
+//! part). `PARAMEDIR=path` names another BSC paramedir.
+
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use criterion::Criterion;
+use prvscope_import::synth::{self, GenOptions};
+
+#[path = "load.rs"]
+#[allow(dead_code)]
+mod load;
+
+const PRVSCOPE: &str = env!("CARGO_BIN_EXE_prvscope");
+
+/// The cfg families: (name, cfg).
+fn families() -> Vec<(&'static str, PathBuf)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let library = root.join("../shared/paraver_cfgs/paraver");
+    vec![
+        (
+            "state_histogram",
+            root.join("benches/cfgs/state_histogram.cfg"),
+        ),
+        (
+            "useful_duration",
+            library.join("General/analysis/2dh_useful_duration.cfg"),
+        ),
+        ("mpi_profile", library.join("mpi/analysis/mpi_stats.cfg")),
+        (
+            "duration_per_call_3d",
+            library.join("mpi/analysis/3dh_duration_MPIcall.cfg"),
+        ),
+        (
+            "node_bandwidth",
+            library.join("mpi/views/node_bandwidth.cfg"),
+        ),
+    ]
+}
+
+/// The generated 1 GB trace with MPI calls (legacy zeros, which BSC's paramedir reads).
+fn generated_mpi() -> PathBuf {
+    let path = load::bench_data().join("gen_1gb_mpi.prv");
+    if !path.exists() {
+        let opts = GenOptions {
+            target_bytes: 1_000_000_000,
+            mpi: true,
+            legacy: true,
+            ..GenOptions::default()
+        };
+        synth::generate(&path, &opts).expect("generating the bench trace");
+    }
+    path
+}
+
+/// One run of `program args` (output to `/dev/null`): its wall time and peak resident bytes,
+/// or why it failed.
+fn run_once(program: &Path, args: &[OsString], env_home: Option<&Path>) -> (Duration, u64) {
+    let mut cmd = Command::new(program);
+    cmd.args(args).stdout(Stdio::null()).stderr(Stdio::piped());
+    if let Some(home) = env_home {
+        cmd.env("HOME", home);
+    }
+    let started = Instant::now();
+    let child = cmd.spawn().expect("starting the command");
+    let pid = i32::try_from(child.id()).expect("a pid");
+    let mut status = 0;
+    // SAFETY: `rusage` is plain data that `wait4` fills; the child is ours and not yet
+    // waited for (`child` is dropped without waiting).
+    #[allow(unsafe_code)]
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        let r = libc::wait4(pid, &raw mut status, 0, &raw mut usage);
+        assert_eq!(r, pid, "waiting for {}", program.display());
+        usage
+    };
+    let wall = started.elapsed();
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{} {args:?} failed ({status})",
+        program.display()
+    );
+    drop(child);
+    (wall, u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024)
+}
+
+fn ours(args: &[&str], trace: &Path, rest: &[&Path]) -> Vec<OsString> {
+    let mut v: Vec<OsString> = args.iter().map(OsString::from).collect();
+    v.push(trace.into());
+    v.extend(rest.iter().map(|p| p.as_os_str().to_owned()));
+    v
+}
+
+/// The cfg families on `trace`, beside `stats` and BSC's paramedir.
+fn families_on(c: &mut Criterion, name: &str, trace: &Path) {
+    let group = format!("paramedir_{name}");
+    if !load::selected(&group) {
+        return;
+    }
+    let out_dir = load::bench_data().join(format!("paramedir-{name}"));
+    std::fs::create_dir_all(&out_dir).expect("output folder");
+    let prvscope = Path::new(PRVSCOPE);
+    // Into the store cache first: every timing reads the trace from it.
+    run_once(prvscope, &ours(&["stats"], trace, &[]), None);
+    let stats = ours(&["stats"], trace, &[]);
+    let (stats_wall, stats_peak) = run_once(prvscope, &stats, None);
+    println!(
+        "{group}: prvscope stats: {:.2} s, peak {} MB (one run)",
+        stats_wall.as_secs_f64(),
+        stats_peak >> 20
+    );
+    let mut g = c.benchmark_group(&group);
+    g.sample_size(10).measurement_time(Duration::from_secs(20));
+    g.bench_function("stats", |b| b.iter(|| run_once(prvscope, &stats, None)));
+    for (family, cfg) in families() {
+        if !cfg.exists() {
+            println!("{group}/{family}: {} not found", cfg.display());
+            continue;
+        }
+        let out = out_dir.join(format!("{family}.ours.txt"));
+        let args = ours(&["paramedir"], trace, &[&cfg, &out]);
+        let (wall, peak) = run_once(prvscope, &args, None);
+        g.bench_function(family, |b| b.iter(|| run_once(prvscope, &args, None)));
+        let mut line = format!(
+            "{group}/{family}: prvscope paramedir {:.2} s ({:.1}x stats), peak {} MB ({:.2}x \
+             stats)",
+            wall.as_secs_f64(),
+            wall.as_secs_f64() / stats_wall.as_secs_f64(),
+            peak >> 20,
+            peak as f64 / stats_peak as f64
+        );
+        if let Some(bsc) = load::paramedir() {
+            let home = out_dir.join("home");
+            std::fs::create_dir_all(&home).expect("a home for paramedir");
+            let theirs = out_dir.join(format!("{family}.bsc.txt"));
+            let args: Vec<OsString> = vec![
+                trace.into(),
+                cfg.clone().into_os_string(),
+                theirs.clone().into_os_string(),
+            ];
+            let (bwall, bpeak) = run_once(&bsc, &args, Some(&home));
+            let same = same_output(&out, &theirs);
+            let _ = write!(
+                line,
+                "; BSC paramedir {:.1} s ({:.1}x ours), peak {} MB; outputs {same}",
+                bwall.as_secs_f64(),
+                bwall.as_secs_f64() / wall.as_secs_f64(),
+                bpeak >> 20
+            );
+        }
+        println!("{line}");
+    }
+    g.finish();
+}
+
+/// Whether two outputs (paramedir writes `.csv` beside a name without it) are equal.
+fn same_output(ours: &Path, theirs: &Path) -> String {
+    let read = |p: &Path| {
+        std::fs::read(p)
+            .or_else(|_| std::fs::read(format!("{}.csv", p.display())))
+            .ok()
+    };
+    match (read(ours), read(theirs)) {
+        (Some(a), Some(b)) if a == b => "identical".into(),
+        (Some(a), Some(b)) => {
+            let line = a
+                .split(|&x| x == b'\n')
+                .zip(b.split(|&x| x == b'\n'))
+                .position(|(x, y)| x != y)
+                .map_or(0, |l| l + 1);
+            format!("DIFFER (line {line})")
+        }
+        _ => "missing".into(),
+    }
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    families_on(&mut c, "gen_1gb_mpi", &generated_mpi());
+    if let Some(ovni) = load::ovni_plain() {
+        families_on(&mut c, "ovni", &ovni);
+    }
+    if load::selected("viewer_follow") {
+        viewer_follow(&generated_mpi());
+    }
+    c.final_summary();
+}
+
+/// The state histogram in the viewer on the 1 GB trace: the table from Open, then Follow
+/// updates while zooming in step by step, the longest frame meanwhile; a screenshot at the
+/// end.
+fn viewer_follow(trace: &Path) {
+    use egui_kittest::Harness;
+    use egui_kittest::kittest::Queryable;
+    use prvscope_viewer::app::App;
+    use prvscope_viewer::frame::TimeWindow;
+    use prvscope_viewer::loader::{LoadRequest, LoadSource};
+    use prvscope_viewer::settings::Settings;
+
+    let path = trace.to_path_buf();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_eframe(move |cc| {
+            App::with_request(
+                &cc.egui_ctx,
+                LoadSource::File(path),
+                prvscope_store::NullOverride::Auto,
+                Settings::default(),
+                LoadRequest {
+                    skip_memory_check: true,
+                    ..LoadRequest::default()
+                },
+            )
+        });
+    let ctx = h.ctx.clone();
+    h.state_mut().wait_for_load(&ctx);
+    h.state_mut().loaded_mut().expect("loaded").scopes.wait();
+    h.run_steps(3);
+    let mut slowest = Duration::ZERO;
+    let mut step = |h: &mut Harness<'_, App>| {
+        let started = Instant::now();
+        h.step();
+        slowest = slowest.max(started.elapsed());
+    };
+    let cfg = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/cfgs/state_histogram.cfg");
+    let opened = Instant::now();
+    h.state_mut().open_cfg(&ctx, cfg);
+    while h.state().histograms().is_empty() {
+        step(&mut h);
+        std::thread::sleep(Duration::from_millis(5));
+        assert!(
+            opened.elapsed() < Duration::from_mins(2),
+            "{}",
+            h.state().status()
+        );
+    }
+    let table = opened.elapsed();
+    step(&mut h);
+    h.get_by_label("Follow the timeline window").click();
+    step(&mut h);
+    let end = h.state().loaded().expect("loaded").trace.header.end_time;
+    let mut updates = Vec::new();
+    // Zoom in by halves around the middle, as wheel steps would.
+    let mut span = end;
+    for _ in 0..8 {
+        span /= 2;
+        let window = TimeWindow {
+            start: end / 2 - span / 2,
+            span,
+        };
+        h.state_mut()
+            .loaded_mut()
+            .expect("loaded")
+            .timeline
+            .zoom_to(window);
+        let started = Instant::now();
+        loop {
+            step(&mut h);
+            let w = &h.state().histograms()[0];
+            let visible = h.state().loaded().expect("loaded").timeline.window();
+            if !w.computing()
+                && w.computed_for == Some((visible.start, visible.start + visible.span))
+            {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        updates.push(started.elapsed());
+    }
+    let kept = h.state().loaded().expect("loaded").windows.usage();
+    let longest = updates.iter().max().copied().unwrap_or_default();
+    println!(
+        "viewer_follow: state histogram table {:.2} s after Open; {} Follow updates, longest \
+         {:.3} s (each: {:?} ms); longest frame {:.0} ms; windows kept: {} ({} MB), {} hits",
+        table.as_secs_f64(),
+        updates.len(),
+        longest.as_secs_f64(),
+        updates.iter().map(Duration::as_millis).collect::<Vec<_>>(),
+        slowest.as_secs_f64() * 1e3,
+        kept.windows,
+        kept.bytes >> 20,
+        kept.hits
+    );
+    h.run_steps(3);
+    match h.render() {
+        Ok(image) => {
+            let png = load::bench_data().join("follow_1gb.png");
+            image.save(&png).expect("writing the screenshot");
+            println!("viewer_follow: screenshot {}", png.display());
+        }
+        Err(e) => println!("viewer_follow: no screenshot: {e}"),
+    }
+}

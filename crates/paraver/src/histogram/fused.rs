@@ -1,0 +1,161 @@
+//! One walk for a histogram's scale and its table. Paraver computes the columns from the
+//! control window's range (`computeYScale`), then walks the window again to fill them. When
+//! the control window is its own data, in 2D, for a statistic of the cell alone, one walk
+//! keeps each row's cells by control value while it finds the row's range; once the
+//! columns are known, a value is a column. Where a row's values fall two in one column (or
+//! a row has more than [`MAX_VALUES`] values), its cells would add up in another order than
+//! Paraver's, so that row is walked again as Paraver does: the numbers are Paraver's either
+//! way.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
+use super::Bins;
+use super::cells::{Cell, Units};
+use crate::bursts::for_each_burst;
+use crate::window::{Interval, Window};
+
+/// The values a row keeps its cells by before it gives up (its table is then walked again).
+pub(super) const MAX_VALUES: usize = 4096;
+
+/// One row's walk: its `computeYScale` and its cells by control value.
+pub(super) struct RowScan {
+    pub(super) scale: (f64, f64, bool),
+    /// Cells per control value, in the order of their first bursts; `None` past
+    /// [`MAX_VALUES`] values.
+    cells: Option<Vec<(f64, Cell)>>,
+}
+
+/// Paraver's `computeYScale` of one row, fed its intervals in order (`columns::y_scale`):
+/// from the first interval ending after `from` (the last when none does) to the first
+/// beginning at or after `to`.
+struct Scale {
+    from: u64,
+    to: u64,
+    min: f64,
+    max: f64,
+    zero: bool,
+    started: bool,
+    done: bool,
+    last_before: Option<f64>,
+}
+
+impl Scale {
+    fn see(&mut self, iv: &Interval) {
+        if self.done {
+            return;
+        }
+        if !self.started {
+            if iv.end <= self.from {
+                self.last_before = Some(iv.value);
+                return;
+            }
+            self.started = true;
+        }
+        self.count(iv.value);
+        if iv.begin >= self.to {
+            self.done = true;
+        }
+    }
+
+    fn count(&mut self, v: f64) {
+        self.zero |= v == 0.0;
+        if v > self.max {
+            self.max = v;
+        }
+        if self.min == 0.0 || (v != 0.0 && v < self.min) {
+            self.min = v;
+        }
+    }
+
+    fn finish(mut self) -> (f64, f64, bool) {
+        if !self.started
+            && let Some(v) = self.last_before
+        {
+            self.count(v);
+        }
+        (self.min, self.max, self.zero)
+    }
+}
+
+/// Walks every row of `control` (its own data) once over [from, to): scales and cells.
+pub(super) fn scan(
+    control: &Window,
+    from: u64,
+    to: u64,
+    stat: usize,
+    units: Units,
+) -> Vec<RowScan> {
+    (0..control.rows())
+        .into_par_iter()
+        .map(|r| {
+            let mut scale = Scale {
+                from,
+                to,
+                min: 0.0,
+                max: 0.0,
+                zero: false,
+                started: false,
+                done: false,
+                last_before: None,
+            };
+            let mut cells: Vec<(f64, Cell)> = Vec::new();
+            let mut index: HashMap<u64, usize> = HashMap::new();
+            let mut last = usize::MAX;
+            let mut overflow = false;
+            {
+                let stream = control.row_from(r, from).inspect(|iv| scale.see(iv));
+                for_each_burst(Box::new(stream), None, None, from, to, |b| {
+                    if overflow {
+                        return;
+                    }
+                    let key = b.control.to_bits();
+                    let k = if cells.get(last).is_some_and(|(v, _)| v.to_bits() == key) {
+                        last
+                    } else if let Some(&k) = index.get(&key) {
+                        k
+                    } else if cells.len() >= MAX_VALUES {
+                        overflow = true;
+                        return;
+                    } else {
+                        cells.push((b.control, Cell::default()));
+                        index.insert(key, cells.len() - 1);
+                        cells.len() - 1
+                    };
+                    last = k;
+                    cells[k]
+                        .1
+                        .add(stat, (b.end - b.begin) as f64, b.control, units);
+                });
+            }
+            RowScan {
+                scale: scale.finish(),
+                cells: (!overflow).then_some(cells),
+            }
+        })
+        .collect()
+}
+
+impl RowScan {
+    /// The row's table (one plane) with `bins`, or `None` when it must be walked again.
+    pub(super) fn table(
+        &self,
+        bins: &Bins,
+        stat: usize,
+        units: Units,
+        span: f64,
+    ) -> Option<Vec<Option<f64>>> {
+        let cells = self.cells.as_ref()?;
+        let mut out = vec![None; bins.n];
+        for (v, c) in cells {
+            if let Some(col) = bins.column(*v) {
+                if out[col].is_some() {
+                    return None;
+                }
+                out[col] = Some(c.value(stat, units, span));
+            }
+        }
+        Some(out)
+    }
+}
