@@ -72,16 +72,31 @@ fn generated_mpi() -> PathBuf {
     path
 }
 
-/// One run of `program args` (output to `/dev/null`): its wall time and peak resident bytes,
-/// or why it failed.
+/// One run of `program args` (output to `/dev/null`): its wall time and peak resident bytes;
+/// it must succeed.
 fn run_once(program: &Path, args: &[OsString], env_home: Option<&Path>) -> (Duration, u64) {
+    try_once(program, args, env_home).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`run_once`], or why the command failed (a cfg refused: its message).
+fn try_once(
+    program: &Path,
+    args: &[OsString],
+    env_home: Option<&Path>,
+) -> Result<(Duration, u64), String> {
     let mut cmd = Command::new(program);
     cmd.args(args).stdout(Stdio::null()).stderr(Stdio::piped());
     if let Some(home) = env_home {
         cmd.env("HOME", home);
     }
     let started = Instant::now();
-    let child = cmd.spawn().expect("starting the command");
+    let mut child = cmd.spawn().expect("starting the command");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
+        text
+    });
     let pid = i32::try_from(child.id()).expect("a pid");
     let mut status = 0;
     // SAFETY: `rusage` is plain data that `wait4` fills; the child is ours and not yet
@@ -94,13 +109,16 @@ fn run_once(program: &Path, args: &[OsString], env_home: Option<&Path>) -> (Dura
         usage
     };
     let wall = started.elapsed();
-    assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "{} {args:?} failed ({status})",
-        program.display()
-    );
     drop(child);
-    (wall, u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024)
+    let messages = reader.join().unwrap_or_default();
+    if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
+        return Err(format!(
+            "{} {args:?} failed ({status}): {}",
+            program.display(),
+            messages.trim()
+        ));
+    }
+    Ok((wall, u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024))
 }
 
 fn ours(args: &[&str], trace: &Path, rest: &[&Path]) -> Vec<OsString> {
@@ -138,7 +156,13 @@ fn families_on(c: &mut Criterion, name: &str, trace: &Path) {
         }
         let out = out_dir.join(format!("{family}.ours.txt"));
         let args = ours(&["paramedir"], trace, &[&cfg, &out]);
-        let (wall, peak) = run_once(prvscope, &args, None);
+        let (wall, peak) = match try_once(prvscope, &args, None) {
+            Ok(x) => x,
+            Err(e) => {
+                println!("{group}/{family}: not timed: {e}");
+                continue;
+            }
+        };
         g.bench_function(family, |b| b.iter(|| run_once(prvscope, &args, None)));
         let mut line = format!(
             "{group}/{family}: prvscope paramedir {:.2} s ({:.1}x stats), peak {} MB ({:.2}x \
@@ -157,7 +181,10 @@ fn families_on(c: &mut Criterion, name: &str, trace: &Path) {
                 cfg.clone().into_os_string(),
                 theirs.clone().into_os_string(),
             ];
-            let (bwall, bpeak) = run_once(&bsc, &args, Some(&home));
+            let Ok((bwall, bpeak)) = try_once(&bsc, &args, Some(&home)) else {
+                println!("{line}; BSC paramedir refused it too");
+                continue;
+            };
             let same = same_output(&out, &theirs);
             let _ = write!(
                 line,

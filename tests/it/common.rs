@@ -203,3 +203,33 @@ pub fn whole_trace_scopes(
     let a = scopes::analyze(&t.store, &ctx, &query, None).unwrap();
     (ctx, a)
 }
+
+/// A one-window cfg: a thread-level window of thread function `function` in nanoseconds over
+/// the whole trace, its events filtered to `types` (all of them when empty).
+pub fn thread_window_cfg(function: &str, types: &[u32]) -> prvscope_paraver::cfg::Cfg {
+    let list: Vec<String> = types.iter().map(u32::to_string).collect();
+    let (evt_type, filter) = if types.is_empty() {
+        ("All", String::new())
+    } else {
+        (
+            "=",
+            format!(
+                "window_filter_module evt_type {} {}\n",
+                types.len(),
+                list.join(" ")
+            ),
+        )
+    };
+    let text = format!(
+        "#ParaverCFG\nConfigFile.Version: 3.4\nConfigFile.NumWindows: 1\n\n\
+         < NEW DISPLAYING WINDOW W >\nwindow_name W\nwindow_type single\nwindow_id 1\n\
+         window_units Nanoseconds\nwindow_level thread\nwindow_scale_relative 1.0\n\
+         window_end_time_relative 1.0\nwindow_begin_time_relative 0.0\n\
+         window_selected_functions {{ 14, {{ {{cpu, Active Thd}}, {{appl, Adding}}, \
+         {{task, Adding}}, {{thread, {function}}}, {{node, Adding}}, {{system, Adding}}, \
+         {{workload, Adding}}, {{from_obj, All}}, {{to_obj, All}}, {{tag_msg, All}}, \
+         {{size_msg, All}}, {{bw_msg, All}}, {{evt_type, {evt_type}}}, {{evt_value, All}} }} }}\n\
+         {filter}"
+    );
+    prvscope_paraver::cfg::Cfg::parse("window", &text).unwrap()
+}

@@ -10,11 +10,10 @@ use std::path::Path;
 use prvscope_analysis::breakdown::Breakdown;
 use prvscope_analysis::scopes::{Nesting, ScopeAnalysis};
 use prvscope_import::Trace;
-use prvscope_paraver::cfg::Cfg;
 use prvscope_paraver::filter::TypesFound;
 use prvscope_paraver::paramedir::Context;
 
-use crate::common::{load, shared_trace_files, shared_traces};
+use crate::common::{load, shared_trace_files, shared_traces, thread_window_cfg};
 
 /// Every shared trace but the large ovni `.xz` (its plain siblings are the same kind).
 fn traces(root: &Path) -> Vec<std::path::PathBuf> {
@@ -27,21 +26,7 @@ fn traces(root: &Path) -> Vec<std::path::PathBuf> {
 /// Per thread row and value, the time of Paraver's "Last Evt Val" window of `types` (its
 /// values other than 0), up to `end`.
 fn last_event_value_time(t: &Trace, types: &[u32], end: u64) -> BTreeMap<(usize, u64), u64> {
-    let list: Vec<String> = types.iter().map(u32::to_string).collect();
-    let text = format!(
-        "#ParaverCFG\nConfigFile.Version: 3.4\nConfigFile.NumWindows: 1\n\n\
-         < NEW DISPLAYING WINDOW Calls >\nwindow_name Calls\nwindow_type single\nwindow_id 1\n\
-         window_units Nanoseconds\nwindow_level thread\nwindow_scale_relative 1.0\n\
-         window_end_time_relative 1.0\nwindow_begin_time_relative 0.0\n\
-         window_selected_functions {{ 14, {{ {{cpu, Active Thd}}, {{appl, Adding}}, \
-         {{task, Adding}}, {{thread, Last Evt Val}}, {{node, Adding}}, {{system, Adding}}, \
-         {{workload, Adding}}, {{from_obj, All}}, {{to_obj, All}}, {{tag_msg, All}}, \
-         {{size_msg, All}}, {{bw_msg, All}}, {{evt_type, =}}, {{evt_value, All}} }} }}\n\
-         window_filter_module evt_type {} {}\n",
-        types.len(),
-        list.join(" ")
-    );
-    let cfg = Cfg::parse("calls", &text).unwrap();
+    let cfg = thread_window_cfg("Last Evt Val", types);
     let ctx = Context::new(t);
     let c = ctx
         .engine()

@@ -8,30 +8,14 @@ use std::collections::BTreeMap;
 
 use prvscope_analysis::stats::{Column, Semantic, time_per_value};
 use prvscope_import::Trace;
-use prvscope_paraver::cfg::Cfg;
 use prvscope_paraver::filter::TypesFound;
 use prvscope_paraver::paramedir::Context;
 
-use crate::common::{load, shared_trace_files, shared_traces};
+use crate::common::{load, shared_trace_files, shared_traces, thread_window_cfg};
 
 /// Ticks per (row, value) of a thread window with `function` (and an event type filter).
 fn engine_time(t: &Trace, function: &str, ty: Option<u32>) -> (BTreeMap<(usize, u64), u64>, u64) {
-    let filter = ty.map_or_else(String::new, |ty| {
-        format!("window_filter_module evt_type 1 {ty}\n")
-    });
-    let text = format!(
-        "#ParaverCFG\nConfigFile.Version: 3.4\nConfigFile.NumWindows: 1\n\n\
-         < NEW DISPLAYING WINDOW W >\nwindow_name W\nwindow_type single\nwindow_id 1\n\
-         window_units Nanoseconds\nwindow_level thread\nwindow_scale_relative 1.0\n\
-         window_end_time_relative 1.0\nwindow_begin_time_relative 0.0\n\
-         window_selected_functions {{ 14, {{ {{cpu, Active Thd}}, {{appl, Adding}}, \
-         {{task, Adding}}, {{thread, {function}}}, {{node, Adding}}, {{system, Adding}}, \
-         {{workload, Adding}}, {{from_obj, All}}, {{to_obj, All}}, {{tag_msg, All}}, \
-         {{size_msg, All}}, {{bw_msg, All}}, {{evt_type, {}}}, {{evt_value, All}} }} }}\n\
-         {filter}",
-        if ty.is_some() { "=" } else { "All" }
-    );
-    let cfg = Cfg::parse("w", &text).unwrap();
+    let cfg = thread_window_cfg(function, &ty.into_iter().collect::<Vec<_>>());
     let ctx = Context::new(t);
     let engine = ctx.engine();
     let c = engine

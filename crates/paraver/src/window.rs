@@ -23,7 +23,7 @@ use crate::thread::{ThreadCtx, ThreadFn, ThreadIntervals};
 mod cache;
 mod kind;
 pub use cache::{CacheUse, WindowCache, window_key};
-use kind::{code_colour, compose_kind, function_line, value_kind};
+use kind::{compose_kind, value_kind};
 
 /// One interval of a window's object: [begin, end) in trace ticks, and its value.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -293,16 +293,7 @@ impl<'a> Engine<'a> {
             }
         };
         Ok(Window {
-            info: WindowInfo {
-                name: w.name.clone(),
-                level,
-                units: w.units,
-                kind,
-                code_colour: code_colour(w),
-                function_line: function_line(w),
-                begin_time,
-                end_time,
-            },
+            info: WindowInfo::of(w, level, kind, (begin_time, end_time)),
             engine: self,
             node,
             top: self.top(w)?,
@@ -407,16 +398,7 @@ impl<'a> Engine<'a> {
             CommsOf::None
         };
         Ok(Window {
-            info: WindowInfo {
-                name: w.name.clone(),
-                level,
-                units: w.units,
-                kind,
-                code_colour: code_colour(w),
-                function_line: function_line(w),
-                begin_time,
-                end_time,
-            },
+            info: WindowInfo::of(w, level, kind, (begin_time, end_time)),
             engine: self,
             node: Node::Derived {
                 parents: Box::new([p0, p1]),

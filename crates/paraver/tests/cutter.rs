@@ -218,21 +218,16 @@ fn records(t: &Trace) -> String {
 
 /// The shared traces a cut is checked on, with their side files.
 fn traces(shared: &Path) -> Vec<PathBuf> {
-    [
-        "extrae_mpi_prime16/prime_v0.prv",
-        "extrae_omp_jacobi24/jacobi-2d-imper_v0.prv",
-        "profet_lulesh_2appl_comms/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv",
-        "pypop_imagemagick_omp4/omp4.prv.gz",
-        "pypop_epoch_scaling/epoch_1proc.prv.gz",
-        "pypop_epoch_scaling/epoch_2proc.prv.gz",
-        "pypop_epoch_scaling/epoch_4proc.prv.gz",
-        "ovni_nosv-hwc/thread.prv",
-        "ovni_tampi-ss-comm/cpu.prv",
-        "null_mode/threads_null.prv",
-    ]
-    .iter()
-    .map(|p| shared.join("traces").join(p))
-    .collect()
+    common::REFERENCE_TRACES
+        .iter()
+        .chain(&[
+            "pypop_epoch_scaling/epoch_4proc.prv.gz",
+            "ovni_nosv-hwc/thread.prv",
+            "ovni_tampi-ss-comm/cpu.prv",
+            "null_mode/threads_null.prv",
+        ])
+        .map(|p| shared.join("traces").join(p))
+        .collect()
 }
 
 /// The text cut of `path`, loaded (written beside copies of the side files).

@@ -15,15 +15,6 @@ use prvscope_paraver::cfg::{Cfg, Level, TimeUnit};
 use prvscope_paraver::paramedir::Context;
 use prvscope_paraver::window::{Computed, Interval, ValueKind, WindowCache, WindowInfo};
 
-const TRACES: [&str; 6] = [
-    "extrae_mpi_prime16/prime_v0.prv",
-    "extrae_omp_jacobi24/jacobi-2d-imper_v0.prv",
-    "profet_lulesh_2appl_comms/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv",
-    "pypop_imagemagick_omp4/omp4.prv.gz",
-    "pypop_epoch_scaling/epoch_1proc.prv.gz",
-    "pypop_epoch_scaling/epoch_2proc.prv.gz",
-];
-
 /// The cfgs with analyzers under `dir`, recursively.
 fn analyzer_cfgs(dir: &Path, out: &mut Vec<(PathBuf, Cfg)>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -59,7 +50,7 @@ fn kept_windows_give_the_histograms_of_the_store_over_any_range() {
     }
     assert!(cfgs.len() > 20, "{} cfgs", cfgs.len());
     let (mut compared, mut from_cache) = (0, 0);
-    for rel in TRACES {
+    for rel in common::REFERENCE_TRACES {
         let trace = prvscope_import::load(
             &shared.join("traces").join(rel),
             &prvscope_import::LoadOptions::default(),

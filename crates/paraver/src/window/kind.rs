@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use super::ValueKind;
+use super::{ValueKind, WindowInfo};
 use crate::cfg::{Level, WindowCfg};
 use crate::filter::Filter;
 use crate::thread::ThreadFn;
@@ -105,11 +105,11 @@ pub(super) fn compose_kind(
 /// Paraver windows are code-coloured unless the cfg says otherwise.
 /// Paraver reads `window_noncolor_mode false` as its function-line mode (the "non colour"
 /// flag is inverted there), which then ignores the colour mode.
-pub(super) fn function_line(w: &WindowCfg) -> bool {
+fn function_line(w: &WindowCfg) -> bool {
     w.raw("window_noncolor_mode").map(str::trim) == Some("false")
 }
 
-pub(super) fn code_colour(w: &WindowCfg) -> bool {
+fn code_colour(w: &WindowCfg) -> bool {
     match w.raw("window_color_mode") {
         None => true,
         Some(m) => !matches!(
@@ -120,5 +120,26 @@ pub(super) fn code_colour(w: &WindowCfg) -> bool {
                 | "window_in_punctual_mode"
                 | "window_in_fused_lines_mode"
         ),
+    }
+}
+
+impl WindowInfo {
+    /// The facts of window `w` computed at `level`, its values of `kind`, over `range`.
+    pub(super) fn of(
+        w: &WindowCfg,
+        level: Level,
+        kind: ValueKind,
+        range: (u64, u64),
+    ) -> WindowInfo {
+        WindowInfo {
+            name: w.name.clone(),
+            level,
+            units: w.units,
+            kind,
+            code_colour: code_colour(w),
+            function_line: function_line(w),
+            begin_time: range.0,
+            end_time: range.1,
+        }
     }
 }

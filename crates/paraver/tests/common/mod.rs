@@ -22,6 +22,17 @@ pub fn shared() -> Option<PathBuf> {
     }
 }
 
+/// The six shared traces of paramedir's reference outputs (`../shared/reference/paramedir`),
+/// under `../shared/traces`.
+pub const REFERENCE_TRACES: [&str; 6] = [
+    "extrae_mpi_prime16/prime_v0.prv",
+    "extrae_omp_jacobi24/jacobi-2d-imper_v0.prv",
+    "profet_lulesh_2appl_comms/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv",
+    "pypop_imagemagick_omp4/omp4.prv.gz",
+    "pypop_epoch_scaling/epoch_1proc.prv.gz",
+    "pypop_epoch_scaling/epoch_2proc.prv.gz",
+];
+
 /// The text of a gzip file.
 pub fn gunzip(path: &Path) -> String {
     let mut s = String::new();
