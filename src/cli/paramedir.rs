@@ -108,6 +108,16 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         prvscope_import::cache::CacheCheck::AtOpen,
     )?;
     super::print_warnings(&t);
+    let nulls = t.store.counts().null_values;
+    if nulls > 0 {
+        // Never silent: `N` is prvscope's null, outside Paraver's format.
+        eprintln!(
+            "{}: {nulls} values are `N` (null), which Paraver's format does not have: they are \
+             read as 0 here, and BSC's paramedir reads those records otherwise, so a window \
+             over them may differ from its output",
+            req.trace.display()
+        );
+    }
     let ctx = Context::new(&t);
     if req.profile {
         eprintln!(

@@ -89,3 +89,30 @@ fn pop_of_a_region_is_that_of_the_cut_trace_and_an_empty_region_is_refused() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("empty"));
 }
+
+#[test]
+fn paramedir_says_when_a_trace_has_null_values_paraver_does_not_read() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = crate::common::temp_dir("paramedir-nulls");
+    let cfg = root.join("benches/cfgs/state_histogram.cfg");
+    let run = |trace: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_prvscope"))
+            .arg("paramedir")
+            .arg(trace)
+            .arg(&cfg)
+            .arg(dir.join("out.txt"))
+            .output()
+            .unwrap()
+    };
+    // The demo writes `N` where a function ends.
+    let out = run(&root.join("assets/demo/demo.prv"));
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("values are `N` (null)"), "{err}");
+    let Some(shared) = crate::common::shared_traces() else {
+        return;
+    };
+    let out = run(Path::new(&prime(&shared)));
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("(null)"));
+}

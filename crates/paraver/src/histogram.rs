@@ -256,7 +256,18 @@ fn run_keeping<'e>(
         && data.is_none()
         && extra.is_none()
         && stat.is_some_and(|s| !matches!(s, 1 | 2 | 5)))
-    .then(|| fused::scan(&control, hist_begin, hist_end, stat.unwrap_or(0), units));
+    .then(|| {
+        // Kept bursts: at most a third of the store's records at 8 bytes each.
+        let budget = engine.source.store.counts().total() as usize * 8 / 3;
+        fused::scan(
+            &control,
+            hist_begin,
+            hist_end,
+            stat.unwrap_or(0),
+            units,
+            budget,
+        )
+    });
     if compute_scale {
         let (mut lo, hi, zero) = match &scanned {
             Some(rows) => columns::combine(rows.iter().map(|r| r.scale)),

@@ -2,22 +2,26 @@
 //! control window's range (`computeYScale`), then walks the window again to fill them. When
 //! the control window is its own data, in 2D, for a statistic of the cell alone, one walk
 //! keeps each row's cells by control value while it finds the row's range; once the
-//! columns are known, a value is a column. Where a row's values fall two in one column (or
-//! a row has more than [`MAX_VALUES`] values), its cells would add up in another order than
-//! Paraver's, so that row is walked again as Paraver does: the numbers are Paraver's either
-//! way.
+//! columns are known, a value is a column. A row of more than [`MAX_VALUES`] values
+//! (durations, say) keeps its bursts instead, (value, duration) in time order, while a
+//! budget of bytes lasts (a third of the store's records at 8 bytes each): they are added
+//! up as the walk would, column by column. Where a row's values fall two in one column, or
+//! its bursts were over the budget, its cells would add up in another order than Paraver's,
+//! so that row is walked again as Paraver does: the numbers are Paraver's either way.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
 
 use rayon::prelude::*;
 
 use super::Bins;
-use super::cells::{Cell, Units};
+use super::cells::{Cell, Cells, Units};
 use crate::bursts::for_each_burst;
 use crate::window::{Interval, Window};
 
-/// The values a row keeps its cells by before it gives up (its table is then walked again).
-pub(super) const MAX_VALUES: usize = 4096;
+/// The values a row keeps its cells by; past them it keeps its bursts (as exact, and tested
+/// by every cfg of durations or ratios in the reference test).
+pub(super) const MAX_VALUES: usize = 64;
 
 /// One row's walk: its `computeYScale` and its cells by control value.
 pub(super) struct RowScan {
@@ -25,6 +29,9 @@ pub(super) struct RowScan {
     /// Cells per control value, in the order of their first bursts; `None` past
     /// [`MAX_VALUES`] values.
     cells: Option<Vec<(f64, Cell)>>,
+    /// Past [`MAX_VALUES`] values: the row's bursts, (value, duration) in time order, if
+    /// the budget held them.
+    bursts: Option<Vec<(f64, f64)>>,
 }
 
 /// Paraver's `computeYScale` of one row, fed its intervals in order (`columns::y_scale`):
@@ -86,7 +93,11 @@ pub(super) fn scan(
     to: u64,
     stat: usize,
     units: Units,
+    budget: usize,
 ) -> Vec<RowScan> {
+    // Bytes of kept bursts left, over all rows.
+    let left = AtomicI64::new(i64::try_from(budget).unwrap_or(i64::MAX));
+    let burst_bytes = size_of::<(f64, f64)>() as i64;
     (0..control.rows())
         .into_par_iter()
         .map(|r| {
@@ -104,9 +115,28 @@ pub(super) fn scan(
             let mut index: HashMap<u64, usize> = HashMap::new();
             let mut last = usize::MAX;
             let mut overflow = false;
+            // Every burst, kept until the row is known to need them (claims on the budget
+            // a thousand bursts at a time).
+            let mut bursts: Option<Vec<(f64, f64)>> = Some(Vec::new());
+            let mut claimed = 0i64;
             {
                 let stream = control.row_from(r, from).inspect(|iv| scale.see(iv));
                 for_each_burst(Box::new(stream), None, None, from, to, |b| {
+                    let dur = (b.end - b.begin) as f64;
+                    if let Some(list) = &mut bursts {
+                        if list.len() as i64 * burst_bytes >= claimed {
+                            let more = 1024 * burst_bytes;
+                            if left.fetch_sub(more, Ordering::Relaxed) >= more {
+                                claimed += more;
+                            } else {
+                                left.fetch_add(more, Ordering::Relaxed);
+                                bursts = None;
+                            }
+                        }
+                        if let Some(list) = &mut bursts {
+                            list.push((b.control, dur));
+                        }
+                    }
                     if overflow {
                         return;
                     }
@@ -124,14 +154,18 @@ pub(super) fn scan(
                         cells.len() - 1
                     };
                     last = k;
-                    cells[k]
-                        .1
-                        .add(stat, (b.end - b.begin) as f64, b.control, units);
+                    cells[k].1.add(stat, dur, b.control, units);
                 });
+            }
+            if !overflow {
+                // The cells serve: the bursts and their bytes go.
+                bursts = None;
+                left.fetch_add(claimed, Ordering::Relaxed);
             }
             RowScan {
                 scale: scale.finish(),
                 cells: (!overflow).then_some(cells),
+                bursts,
             }
         })
         .collect()
@@ -146,6 +180,18 @@ impl RowScan {
         units: Units,
         span: f64,
     ) -> Option<Vec<Option<f64>>> {
+        if let Some(bursts) = &self.bursts {
+            // The walk's own additions, burst by burst.
+            let mut acc = Cells::new(1, bins.n);
+            for &(v, dur) in bursts {
+                if let Some(col) = bins.column(v) {
+                    acc.at(0, col).add(stat, dur, v, units);
+                }
+            }
+            let mut out = vec![None; bins.n];
+            acc.each(|_, col, c| out[col] = Some(c.value(stat, units, span)));
+            return Some(out);
+        }
         let cells = self.cells.as_ref()?;
         let mut out = vec![None; bins.n];
         for (v, c) in cells {
