@@ -257,8 +257,9 @@ fn run_keeping<'e>(
         && extra.is_none()
         && stat.is_some_and(|s| !matches!(s, 1 | 2 | 5)))
     .then(|| {
-        // Kept bursts: at most a third of the store's records at 8 bytes each.
-        let budget = engine.source.store.counts().total() as usize * 8 / 3;
+        // Kept bursts: a third of the store's records at 8 bytes each, 256 MB at most (a
+        // trace that fills the memory walks its rows again rather than grow).
+        let budget = (engine.source.store.counts().total() as usize * 8 / 3).min(256 << 20);
         fused::scan(
             &control,
             hist_begin,

@@ -4,7 +4,7 @@
 //! keeps each row's cells by control value while it finds the row's range; once the
 //! columns are known, a value is a column. A row of more than [`MAX_VALUES`] values
 //! (durations, say) keeps its bursts instead, (value, duration) in time order, while a
-//! budget of bytes lasts (a third of the store's records at 8 bytes each): they are added
+//! budget of bytes lasts (a third of the store's records at 8 bytes each, 256 MB at most): they are added
 //! up as the walk would, column by column. Where a row's values fall two in one column, or
 //! its bursts were over the budget, its cells would add up in another order than Paraver's,
 //! so that row is walked again as Paraver does: the numbers are Paraver's either way.
