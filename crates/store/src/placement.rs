@@ -19,7 +19,7 @@
 use std::collections::BTreeSet;
 use std::ops::Range;
 
-use prvscope_format::model::{Level, object_name};
+use prvscope_format::model::{Level, Objects};
 
 use crate::summary::Steps;
 use crate::trace::Trace;
@@ -208,19 +208,13 @@ fn overlay<'a>(
 
 /// CPU labels of the header's CPUs: the `.row` file's, else `CPU node.cpu` (1-based).
 fn from_records(trace: &Trace) -> Placement {
-    let header = &trace.header;
-    let names = trace.row.as_ref();
-    let mut cpus = Vec::new();
-    let mut nodes = Vec::new();
-    for (n, &count) in header.node_cpus.iter().enumerate() {
-        let first = cpus.len();
-        for c in 0..count as usize {
-            let k = cpus.len();
-            cpus.push(object_name(names, Level::Cpu, k, &[n + 1, c + 1]));
-        }
-        let label = object_name(names, Level::Node, n, &[n + 1]);
-        nodes.push((label, first..cpus.len()));
-    }
+    let objects = Objects::new(&trace.header, trace.row.as_ref());
+    let cpus: Vec<String> = (0..objects.count(Level::Cpu))
+        .map(|k| objects.label(Level::Cpu, k))
+        .collect();
+    let nodes: Vec<(String, Range<usize>)> = (0..objects.count(Level::Node))
+        .map(|n| (objects.label(Level::Node, n), objects.node_cpu_range(n)))
+        .collect();
     let end = trace.store.end_time();
     let mut unplaced = Vec::new();
     let stays = trace
