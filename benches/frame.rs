@@ -10,10 +10,6 @@
 //! generated 1 GB trace with communications in the default window; `cargo bench --bench
 //! frame -- end_to_end` runs only those.
 //!
-//! `frame_end_to_end` times whole frames of the viewer (layout, tessellation, painting) on a
-//! generated 1 GB trace with communications in the default window; `cargo bench --bench
-//! frame -- end_to_end` runs only those.
-//!
 //! Run with `cargo bench --bench frame`. The trace is written once to `target/bench-data/`.
 //! Each frame is checked to have drawn something, so the bench cannot measure nothing.
 
@@ -31,6 +27,9 @@ use prvscope_store::summary::DrawMode;
 use prvscope_viewer::frame::{self, FrameRequest, TimeWindow};
 use prvscope_viewer::rows::Grouping;
 use prvscope_viewer::view::{Coloring, ViewConfig};
+
+#[path = "viewer_harness.rs"]
+mod viewer_harness;
 
 const ROWS: u32 = 128;
 const WIDTH: f32 = 2000.0;
@@ -209,27 +208,8 @@ fn end_to_end(c: &mut Criterion) {
     use egui::{Event, Modifiers, MouseWheelSource, MouseWheelUnit, TouchPhase};
     use egui_kittest::Harness;
     use prvscope_viewer::app::App;
-    use prvscope_viewer::loader::{LoadRequest, LoadSource};
-    use prvscope_viewer::settings::Settings;
 
-    let path = generated_1g_64();
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1400.0, 800.0))
-        .build_eframe(move |cc| {
-            App::with_request(
-                &cc.egui_ctx,
-                LoadSource::File(path),
-                prvscope_store::NullOverride::Auto,
-                Settings::default(),
-                LoadRequest {
-                    skip_memory_check: true,
-                    ..LoadRequest::default()
-                },
-            )
-        });
-    let ctx = h.ctx.clone();
-    h.state_mut().wait_for_load(&ctx);
-    h.state_mut().loaded_mut().expect("loaded").scopes.wait();
+    let mut h = viewer_harness::opened(generated_1g_64(), 1400.0, 800.0);
     for _ in 0..3 {
         h.step();
     }

@@ -29,6 +29,8 @@ use prvscope_import::synth::{self, GenOptions};
 #[path = "load.rs"]
 #[allow(dead_code)]
 mod load;
+#[path = "viewer_harness.rs"]
+mod viewer_harness;
 
 const PRVSCOPE: &str = env!("CARGO_BIN_EXE_prvscope");
 
@@ -240,27 +242,9 @@ fn viewer_follow(trace: &Path) {
     use egui_kittest::kittest::Queryable;
     use prvscope_viewer::app::App;
     use prvscope_viewer::frame::TimeWindow;
-    use prvscope_viewer::loader::{LoadRequest, LoadSource};
-    use prvscope_viewer::settings::Settings;
 
-    let path = trace.to_path_buf();
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1400.0, 900.0))
-        .build_eframe(move |cc| {
-            App::with_request(
-                &cc.egui_ctx,
-                LoadSource::File(path),
-                prvscope_store::NullOverride::Auto,
-                Settings::default(),
-                LoadRequest {
-                    skip_memory_check: true,
-                    ..LoadRequest::default()
-                },
-            )
-        });
+    let mut h = viewer_harness::opened(trace.to_path_buf(), 1400.0, 900.0);
     let ctx = h.ctx.clone();
-    h.state_mut().wait_for_load(&ctx);
-    h.state_mut().loaded_mut().expect("loaded").scopes.wait();
     h.run_steps(3);
     let mut slowest = Duration::ZERO;
     let mut step = |h: &mut Harness<'_, App>| {
