@@ -587,3 +587,55 @@ fn paramedir_output(traces: &std::path::Path, case: &str) -> String {
     .unwrap();
     text
 }
+
+#[test]
+fn a_cfgs_windows_and_views_go_with_their_trace() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let mut h = harness_with(
+        LoadSource::File(dir.join("extrae_mpi_prime16/prime_v0.prv")),
+        None,
+        (1400.0, 800.0),
+        false,
+    );
+    let ctx = h.ctx.clone();
+    for cfg in ["mpi/analysis/mpi_stats.cfg", "mpi/views/MPI_call.cfg"] {
+        h.state_mut()
+            .open_cfg(&ctx, dir.join("../paraver_cfgs/paraver").join(cfg));
+        h.state_mut().wait_for_cfg(&ctx);
+        h.run_steps(2);
+    }
+    h.state_mut().open_pop(&ctx);
+    h.run_steps(2);
+    assert_eq!(h.state().histograms().len(), 1, "{}", h.state().status());
+    assert_eq!(h.state().cfg_views().len(), 2, "{}", h.state().status());
+    assert!(h.state_mut().pop_window().is_some());
+    // Another trace: prime's histogram, views and POP window are not its.
+    h.state_mut().open(
+        &ctx,
+        LoadSource::File(dir.join("pypop_epoch_scaling/epoch_2proc.prv.gz")),
+    );
+    h.state_mut().wait_for_load(&ctx);
+    h.run_steps(2);
+    let app = h.state();
+    assert!(
+        app.loaded()
+            .unwrap()
+            .trace
+            .path
+            .ends_with("epoch_2proc.prv.gz")
+    );
+    assert!(app.histograms().is_empty() && app.cfg_views().is_empty());
+    assert!(h.state_mut().pop_window().is_none());
+    // Its own cfg opens as on a fresh window.
+    h.state_mut().open_cfg(
+        &ctx,
+        dir.join("../paraver_cfgs/paraver/mpi/analysis/mpi_stats.cfg"),
+    );
+    h.state_mut().wait_for_cfg(&ctx);
+    h.run_steps(2);
+    let t = &h.state().histograms()[0].analysis.histogram;
+    assert_eq!(t.row_labels, ["THREAD 1.1.1", "THREAD 1.2.1"]);
+}

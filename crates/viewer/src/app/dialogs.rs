@@ -42,7 +42,7 @@ impl App {
 
     /// Computes the cfg at `path` over the open trace (or says why not).
     pub fn open_cfg(&mut self, ctx: &egui::Context, path: PathBuf) {
-        let Some(l) = &self.loaded else {
+        let Some(l) = &mut self.loaded else {
             self.status = format!(
                 "{}: open a trace first, then its configuration",
                 path.display()
@@ -51,7 +51,7 @@ impl App {
         };
         self.settings.cfg_folder = path.parent().map(PathBuf::from);
         self.status = format!("computing {}…", path.display());
-        self.cfg_run = Some(crate::histogram::CfgRun::start(
+        l.cfg_run = Some(crate::histogram::CfgRun::start(
             ctx,
             &l.trace,
             std::sync::Arc::clone(&l.windows),
@@ -78,7 +78,10 @@ impl App {
                 self.settings.cfg_library = Some(dir);
             }
         }
-        let Some(run) = &mut self.cfg_run else {
+        let Some(l) = &mut self.loaded else {
+            return;
+        };
+        let Some(run) = &mut l.cfg_run else {
             return;
         };
         let Some(result) = run.job.poll() else {
@@ -86,10 +89,8 @@ impl App {
             return;
         };
         let path = run.path.clone();
-        self.cfg_run = None;
-        let Some(l) = &self.loaded else {
-            return;
-        };
+        l.cfg_run = None;
+        let mut show = None;
         match result {
             Err(e) => self.status = format!("could not compute {}: {e}", path.display()),
             Ok(r) => {
@@ -99,7 +100,7 @@ impl App {
                     match a {
                         Ok(a) => {
                             self.next_histogram += 1;
-                            self.histograms.push(crate::histogram::HistogramWindow::new(
+                            l.histograms.push(crate::histogram::HistogramWindow::new(
                                 self.next_histogram,
                                 &r.name,
                                 a,
@@ -120,16 +121,14 @@ impl App {
                         Ok(v) => {
                             views += 1;
                             last_view = Some(v.clone());
-                            self.cfg_views.push(v);
+                            l.cfg_views.push(v);
                         }
                         Err(e) => failed.push(e),
                     }
                 }
                 // A cfg without analyzers is a timeline: show its last window, as Paraver does.
-                if shown == 0
-                    && let Some(v) = last_view
-                {
-                    self.set_view(prvscope_store::signal::SignalSpec::Custom(v));
+                if shown == 0 {
+                    show = last_view;
                 }
                 self.status = if r.windows.is_empty() && shown == 0 && failed.is_empty() {
                     format!("{}: no window and no analyzer", r.name)
@@ -142,29 +141,28 @@ impl App {
                 };
             }
         }
+        if let Some(v) = show {
+            self.set_view(prvscope_store::signal::SignalSpec::Custom(v));
+        }
     }
 
     /// The histogram windows (closed ones are dropped).
     pub(super) fn histograms_ui(&mut self, ctx: &egui::Context) {
-        let visible = self.loaded.as_ref().map(|l| {
-            let w = l.timeline.window();
-            (w.start, w.start + w.span)
-        });
-        for h in &mut self.histograms {
-            if let Some(v) = visible {
-                h.update(ctx, v);
-            }
+        // They go with their trace.
+        let Some(l) = &mut self.loaded else {
+            return;
+        };
+        let w = l.timeline.window();
+        let visible = (w.start, w.start + w.span);
+        for h in &mut l.histograms {
+            h.update(ctx, visible);
             h.show(ctx);
         }
-        self.histograms.retain(|h| h.open);
-        if let Some(p) = &mut self.pop {
-            let visible = self.loaded.as_ref().map(|l| {
-                let w = l.timeline.window();
-                (&l.trace, (w.start, w.start + w.span))
-            });
-            p.show(ctx, visible);
+        l.histograms.retain(|h| h.open);
+        if let Some(p) = &mut l.pop {
+            p.show(ctx, Some((&l.trace, visible)));
             if !p.open {
-                self.pop = None;
+                l.pop = None;
             }
         }
     }

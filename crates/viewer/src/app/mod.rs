@@ -55,6 +55,14 @@ pub struct Loaded {
     /// The cfg windows computed over this trace, kept for the histograms that follow the
     /// timeline (dropped with the trace).
     pub windows: std::sync::Arc<prvscope_paraver::window::WindowCache>,
+    /// The cfg being computed over this trace.
+    pub(crate) cfg_run: Option<crate::histogram::CfgRun>,
+    /// The histogram windows of the cfgs opened on this trace.
+    pub(crate) histograms: Vec<crate::histogram::HistogramWindow>,
+    /// The timeline windows of those cfgs, as views (side panel, above "State").
+    pub(crate) cfg_views: Vec<prvscope_store::signal::CustomRef>,
+    /// Analysis > POP metrics, from this trace.
+    pub(crate) pop: Option<crate::pop_window::PopWindow>,
 }
 
 /// The viewer.
@@ -84,13 +92,7 @@ pub struct App {
     /// File > Open configuration…: the dialog, then the cfg being computed.
     cfg_dialog: Option<FileDialog>,
     cfg_library_dialog: Option<FileDialog>,
-    pub(crate) cfg_run: Option<crate::histogram::CfgRun>,
-    /// The histogram windows of the cfgs opened.
-    pub(crate) histograms: Vec<crate::histogram::HistogramWindow>,
-    /// Analysis > POP metrics.
-    pub(crate) pop: Option<crate::pop_window::PopWindow>,
-    /// The timeline windows of the cfgs opened, as views (side panel, "Configuration views").
-    pub(crate) cfg_views: Vec<prvscope_store::signal::CustomRef>,
+    /// The last histogram window's id (ids are unique in the process).
     next_histogram: u64,
     /// A PNG export waiting for its screenshot: path and the timeline's rect in points.
     png_pending: Option<(PathBuf, Option<std::time::Instant>)>,
@@ -161,10 +163,6 @@ impl App {
             save_dialog: None,
             cfg_dialog: None,
             cfg_library_dialog: None,
-            cfg_run: None,
-            histograms: Vec::new(),
-            pop: None,
-            cfg_views: Vec::new(),
             next_histogram: 0,
             png_pending: None,
             screenshot: Arc::default(),
@@ -432,7 +430,7 @@ impl App {
 
     /// Blocks until the configuration being computed is done (tests).
     pub fn wait_for_cfg(&mut self, ctx: &egui::Context) {
-        while self.cfg_run.is_some() {
+        while self.loaded.as_ref().is_some_and(|l| l.cfg_run.is_some()) {
             self.poll_cfg(ctx);
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
@@ -445,23 +443,23 @@ impl App {
 
     /// The views of the cfgs' timeline windows.
     pub fn cfg_views(&self) -> &[prvscope_store::signal::CustomRef] {
-        &self.cfg_views
+        self.loaded.as_ref().map_or(&[], |l| &l.cfg_views)
     }
 
     /// The histogram windows open.
     pub fn histograms(&self) -> &[crate::histogram::HistogramWindow] {
-        &self.histograms
+        self.loaded.as_ref().map_or(&[], |l| &l.histograms)
     }
 
     /// Opens the POP metrics window on the open trace (computed in the background).
     pub fn open_pop(&mut self, ctx: &egui::Context) {
-        if let Some(l) = &self.loaded {
+        if let Some(l) = &mut self.loaded {
             let name = l
                 .trace
                 .path
                 .file_name()
                 .map_or_else(|| "trace".to_owned(), |n| n.to_string_lossy().into_owned());
-            self.pop = Some(crate::pop_window::PopWindow::new(ctx, &l.trace, name));
+            l.pop = Some(crate::pop_window::PopWindow::new(ctx, &l.trace, name));
         } else {
             "POP metrics: no trace is open".clone_into(&mut self.status);
         }
@@ -469,7 +467,7 @@ impl App {
 
     /// The POP metrics window, if open.
     pub fn pop_window(&mut self) -> Option<&mut crate::pop_window::PopWindow> {
-        self.pop.as_mut()
+        self.loaded.as_mut().and_then(|l| l.pop.as_mut())
     }
 
     fn poll_loading(&mut self, ctx: &egui::Context) {
@@ -498,6 +496,10 @@ impl App {
                     timeline,
                     types,
                     scopes,
+                    cfg_run: None,
+                    histograms: Vec::new(),
+                    cfg_views: Vec::new(),
+                    pop: None,
                     windows: std::sync::Arc::new(
                         prvscope_paraver::window::WindowCache::for_machine(),
                     ),
@@ -683,7 +685,7 @@ impl eframe::App for App {
             // A histogram cell clicked is outlined; else the selected scope, only while the
             // panel that selected it is shown.
             let rows = l.trace.store.thread_count();
-            l.timeline.highlight = self
+            l.timeline.highlight = l
                 .histograms
                 .iter()
                 .rev()

@@ -146,7 +146,7 @@ impl App {
         egui::ScrollArea::vertical()
             .id_salt("views")
             .show(ui, |ui| {
-                for v in &self.cfg_views {
+                for v in &l.cfg_views {
                     let spec = SignalSpec::Custom(v.clone());
                     if ui
                         .add(
@@ -161,7 +161,7 @@ impl App {
                         chosen = Some(spec);
                     }
                 }
-                if !self.cfg_views.is_empty() {
+                if !l.cfg_views.is_empty() {
                     ui.separator();
                 }
                 if ui
