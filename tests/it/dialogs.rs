@@ -47,6 +47,11 @@ fn open_falls_back_to_the_in_app_browser_which_says_why_and_opens_the_trace() {
     h.run_steps(3);
     h.get_by_label_contains("threads_null.prv");
     assert!(h.query_by_label("Open a trace").is_none());
+    // Every dialog now starts in the trace's folder, not the working directory.
+    assert_eq!(
+        h.state().start_folder().as_deref(),
+        Some(root.join("null_mode").as_path())
+    );
 }
 
 #[test]

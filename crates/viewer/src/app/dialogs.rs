@@ -10,14 +10,21 @@ use crate::file_dialog::{FileDialog, Kind, Spec};
 use crate::loader::LoadSource;
 
 impl App {
-    pub(super) fn ask_open(&mut self, ctx: &egui::Context, part: bool) {
-        // From the folder of the trace open, if any.
-        let dir = self
-            .loaded
+    /// The folder a dialog starts in: that of the trace open, else of the last trace opened
+    /// (never the working directory the program happened to start in, when either exists).
+    pub fn start_folder(&self) -> Option<PathBuf> {
+        self.loaded
             .as_ref()
-            .and_then(|l| l.trace.path.parent())
-            .filter(|d| d.is_dir())
-            .map(std::path::Path::to_path_buf);
+            .map(|l| l.trace.path.as_path())
+            .into_iter()
+            .chain(self.settings.recent.paths().iter().map(PathBuf::as_path))
+            .filter_map(std::path::Path::parent)
+            .find(|d| d.is_dir())
+            .map(std::path::Path::to_path_buf)
+    }
+
+    pub(super) fn ask_open(&mut self, ctx: &egui::Context, part: bool) {
+        let dir = self.start_folder();
         let spec = Spec::new("Open a trace", Kind::Open)
             .filter("Paraver trace", &["prv", "xz", "gz"])
             .filter("All files", &["*"])
@@ -30,13 +37,24 @@ impl App {
         let spec = Spec::new("Open a Paraver configuration", Kind::Open)
             .filter("Paraver configuration", &["cfg"])
             .filter("All files", &["*"])
-            .dir(self.settings.cfg_folder.clone());
+            .dir(
+                self.settings
+                    .cfg_folder
+                    .clone()
+                    .or_else(|| self.start_folder()),
+            );
         self.cfg_dialog = Some(FileDialog::open(ctx, spec));
     }
 
     /// File > Configurations > Choose configuration folder….
     pub(super) fn ask_cfg_library(&mut self, ctx: &egui::Context) {
-        let spec = Spec::new("Choose a configuration folder", Kind::Folder);
+        let spec = Spec::new("Choose a configuration folder", Kind::Folder).dir(
+            self.settings
+                .cfg_library
+                .clone()
+                .or_else(|| self.settings.cfg_folder.clone())
+                .or_else(|| self.start_folder()),
+        );
         self.cfg_library_dialog = Some(FileDialog::open(ctx, spec));
     }
 
@@ -173,7 +191,9 @@ impl App {
             Export::Csv => ("time_per_value.csv", "csv"),
             Export::Cfg => ("view.cfg", "cfg"),
         };
-        let spec = Spec::new("Export", Kind::Save(name.to_string())).filter(ext, &[ext]);
+        let spec = Spec::new("Export", Kind::Save(name.to_string()))
+            .filter(ext, &[ext])
+            .dir(self.start_folder());
         self.save_dialog = Some((kind, FileDialog::open(ctx, spec)));
     }
 
