@@ -612,6 +612,30 @@ fn a_cfgs_windows_and_views_go_with_their_trace() {
     assert_eq!(h.state().histograms().len(), 1, "{}", h.state().status());
     assert_eq!(h.state().cfg_views().len(), 2, "{}", h.state().status());
     assert!(h.state_mut().pop_window().is_some());
+    // The same window again is told apart by its cfg, then by a number.
+    for _ in 0..2 {
+        h.state_mut().open_cfg(
+            &ctx,
+            dir.join("../paraver_cfgs/paraver/mpi/views/MPI_call.cfg"),
+        );
+        h.state_mut().wait_for_cfg(&ctx);
+    }
+    let names: Vec<String> = h
+        .state()
+        .cfg_views()
+        .iter()
+        .map(|v| v.0.name.clone())
+        .collect();
+    // (mpi_stats.cfg's window is an "MPI call" too.)
+    assert_eq!(
+        names,
+        [
+            "MPI call",
+            "MPI call (MPI_call.cfg)",
+            "MPI call (MPI_call.cfg) 2",
+            "MPI call (MPI_call.cfg) 3"
+        ],
+    );
     // Another trace: prime's histogram, views and POP window are not its.
     h.state_mut().open(
         &ctx,

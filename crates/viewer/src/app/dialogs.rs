@@ -136,8 +136,23 @@ impl App {
                 let mut last_view = None;
                 for v in r.views {
                     match v {
-                        Ok(v) => {
+                        Ok(mut v) => {
                             views += 1;
+                            // Views named alike (the same window in two cfgs, or one cfg
+                            // opened twice) are told apart by their cfg, then a number.
+                            let taken = |n: &str| l.cfg_views.iter().any(|x| x.0.name == n);
+                            if taken(&v.0.name) {
+                                let base = format!("{} ({})", v.0.name, r.name);
+                                let mut name = base.clone();
+                                let mut k = 2;
+                                while taken(&name) {
+                                    name = format!("{base} {k}");
+                                    k += 1;
+                                }
+                                if let Some(s) = std::sync::Arc::get_mut(&mut v.0) {
+                                    s.name = name;
+                                }
+                            }
                             last_view = Some(v.clone());
                             l.cfg_views.push(v);
                         }
