@@ -150,6 +150,21 @@ fn a_histogram_following_the_timeline_is_computed_over_the_visible_window() {
     }
     let w = &h.state().histograms()[0];
     let visible = h.state().loaded().unwrap().timeline.window();
+    // The window says which times it covers, as the timeline writes them.
+    let npt = h
+        .state()
+        .loaded()
+        .unwrap()
+        .trace
+        .header
+        .time_unit
+        .ns_per_tick();
+    let t = |x: u64| prvscope_viewer::frame::format_in_window(x, visible.span, npt);
+    h.get_by_label(&format!(
+        "from {} to {}",
+        t(visible.start),
+        t(visible.start + visible.span)
+    ));
     // The visible part was read from the windows the cfg computed when it opened.
     let kept = h.state().loaded().unwrap().windows.usage();
     assert!(kept.windows >= 1 && kept.hits >= 1, "{kept:?}");

@@ -378,7 +378,12 @@ impl HistogramWindow {
                 self.error = None;
             }
             let what = match self.computed_for {
-                Some((t0, t1)) => format!("ticks {t0}-{t1}"),
+                Some((t0, t1)) => {
+                    // Times with the window's digits, as the timeline shows them.
+                    let npt = self.source.trace.header.time_unit.ns_per_tick();
+                    let t = |x: u64| crate::frame::format_in_window(x, t1 - t0, npt);
+                    format!("from {} to {}", t(t0), t(t1))
+                }
                 None => "whole trace (the cfg's limits)".to_owned(),
             };
             ui.label(RichText::new(what).weak());
