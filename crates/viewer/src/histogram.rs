@@ -4,7 +4,7 @@
 //!
 //! A histogram window is Paraver's table: one row per object, one column per value or bin of
 //! the control window (per partner for communication statistics), cells coloured on a
-//! gradient from the plane's smallest to its largest value (an empty cell is not coloured),
+//! gradient from the plane's smallest to its largest value (an empty cell is blank),
 //! the six totals rows, a plane selector for 3D analyzers. A click on a column header sorts
 //! the rows by that column (again: the other way); a click on a cell outlines on the
 //! timeline where that object holds that column's value; a click on a row label plots the
@@ -441,16 +441,20 @@ impl HistogramWindow {
                                 clicked_row = Some(r);
                             }
                             for (c, cell) in plane.cells[r].iter().enumerate() {
-                                let text = fixed(cell.unwrap_or(0.0), 2);
-                                let mut button =
-                                    egui::Button::new(RichText::new(text).color(match cell {
-                                        Some(v) if gradient_is_dark(*v, lo, hi) => Color32::WHITE,
-                                        Some(_) => Color32::BLACK,
-                                        None => ui.visuals().weak_text_color(),
-                                    }));
-                                if let Some(v) = cell {
-                                    button = button.fill(gradient(*v, lo, hi));
-                                }
+                                // An empty cell is blank, as in Paraver (paramedir's text
+                                // writes it 0.00).
+                                let Some(v) = cell else {
+                                    ui.label("");
+                                    continue;
+                                };
+                                let button = egui::Button::new(RichText::new(fixed(*v, 2)).color(
+                                    if gradient_is_dark(*v, lo, hi) {
+                                        Color32::WHITE
+                                    } else {
+                                        Color32::BLACK
+                                    },
+                                ))
+                                .fill(gradient(*v, lo, hi));
                                 let selected = self.selected == Some((r, c));
                                 let mut resp = ui.add(button.selected(selected));
                                 if self.threads.first().is_some_and(std::ops::Range::is_empty) {
