@@ -678,3 +678,51 @@ fn a_cfgs_windows_and_views_go_with_their_trace() {
     let t = &h.state().histograms()[0].analysis.histogram;
     assert_eq!(t.row_labels, ["THREAD 1.1.1", "THREAD 1.2.1"]);
 }
+
+#[test]
+fn a_pop_series_takes_each_run_once_and_runs_can_be_removed() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let series = dir.join("pypop_epoch_scaling");
+    let mut h = pop_window_on(&series.join("epoch_2proc.prv.gz"), (1200.0, 800.0));
+    let ctx = h.ctx.clone();
+    let procs = |w: &prvscope_viewer::pop_window::PopWindow| -> Vec<usize> {
+        w.runs().iter().map(|(_, f)| f.processes).collect()
+    };
+    {
+        let w = h.state_mut().pop_window().expect("the window opened");
+        settle(w, &ctx);
+        w.add_runs(
+            &ctx,
+            vec![
+                series.join("epoch_1proc.prv.gz"),
+                // The run already shown, by another path.
+                series.join("../pypop_epoch_scaling/epoch_2proc.prv.gz"),
+            ],
+        );
+        settle(w, &ctx);
+        assert_eq!(procs(w), [1, 2]);
+        // Both again: nothing is computed, and the window says why.
+        w.add_runs(
+            &ctx,
+            vec![
+                series.join("epoch_1proc.prv.gz"),
+                series.join("epoch_2proc.prv.gz"),
+            ],
+        );
+        assert!(!w.busy());
+        assert_eq!(procs(w), [1, 2]);
+    }
+    h.run_steps(2);
+    h.get_by_label_contains("already in the series: epoch_1proc.prv.gz, epoch_2proc.prv.gz");
+    // The first run's × removes it; it can then be added again.
+    h.get_all_by_label("×").next().expect("a × per run").click();
+    h.run_steps(3);
+    let w = h.state_mut().pop_window().unwrap();
+    assert_eq!(procs(w), [2]);
+    w.add_runs(&ctx, vec![series.join("epoch_1proc.prv.gz")]);
+    settle(w, &ctx);
+    assert_eq!(procs(w), [1, 2]);
+}

@@ -38,6 +38,8 @@ pub struct PopWindow {
     /// Regions of interest (a name and the figures of the trace cut to it), each its own
     /// reference.
     regions: Vec<(String, Figures)>,
+    /// The trace files of the runs shown or being computed (a run is added once).
+    sources: Vec<PathBuf>,
     computing: Option<Job<Result<Computed, String>>>,
     dialog: Option<(Purpose, FileDialog)>,
     message: Option<(String, bool)>,
@@ -71,6 +73,7 @@ impl PopWindow {
             open: true,
             runs: Vec::new(),
             regions: Vec::new(),
+            sources: vec![same_file(&trace.path)],
             computing: Some(Job::spawn(ctx, "pop", move |_| {
                 pop::figures(&trace).map(|f| Computed::Runs(vec![(name, f)]))
             })),
@@ -108,7 +111,12 @@ impl PopWindow {
                     self.runs.sort_by_key(|(_, f)| f.processes);
                 }
                 Ok(Computed::Region(name, f)) => self.regions.push((name, f)),
-                Err(e) => self.message = Some((e, true)),
+                Err(e) => {
+                    // The runs that failed are not in the series.
+                    let shown: Vec<String> = self.runs.iter().map(|(n, _)| n.clone()).collect();
+                    self.sources.retain(|p| shown.contains(&name_of(p)));
+                    self.message = Some((e, true));
+                }
             }
         }
         let Some((purpose, d)) = &mut self.dialog else {
@@ -133,6 +141,20 @@ impl PopWindow {
     /// Loads the traces of `paths` and adds their runs (in the background).
     pub fn add_runs(&mut self, ctx: &egui::Context, paths: Vec<PathBuf>) {
         self.message = None;
+        let (again, paths): (Vec<PathBuf>, Vec<PathBuf>) = paths
+            .into_iter()
+            .partition(|p| self.sources.contains(&same_file(p)));
+        if !again.is_empty() {
+            let names: Vec<String> = again.iter().map(|p| name_of(p)).collect();
+            self.message = Some((
+                format!("already in the series: {}", names.join(", ")),
+                false,
+            ));
+        }
+        if paths.is_empty() {
+            return;
+        }
+        self.sources.extend(paths.iter().map(|p| same_file(p)));
         self.computing = Some(Job::spawn(ctx, "pop-series", move |_| {
             paths
                 .iter()
@@ -159,6 +181,10 @@ impl PopWindow {
         );
         // The last message was about something else.
         self.message = None;
+        if self.regions.iter().any(|(n, _)| *n == name) {
+            self.message = Some((format!("{name} is already shown"), false));
+            return;
+        }
         self.computing = Some(Job::spawn(ctx, "pop-window", move |_| {
             pop::figures_in(&trace, Some(window))
                 .map(|f| Computed::Region(name.clone(), f))
@@ -314,14 +340,33 @@ impl PopWindow {
                 })
                 .collect();
         }
+        let mut remove = None;
         egui::Grid::new("pop-table").striped(true).show(ui, |ui| {
             ui.label(RichText::new("Run").strong());
-            for (name, _) in &self.runs {
-                ui.label(RichText::new(name).small());
+            for (k, (name, _)) in self.runs.iter().enumerate() {
+                ui.horizontal(|ui| {
+                    ui.label(RichText::new(name).small());
+                    if ui
+                        .small_button("×")
+                        .on_hover_text("Remove this run from the series")
+                        .clicked()
+                    {
+                        remove = Some((false, k));
+                    }
+                });
             }
-            for (name, _) in &self.regions {
-                ui.label(RichText::new(name).small().italics())
-                    .on_hover_text(REGION_NOTE);
+            for (k, (name, _)) in self.regions.iter().enumerate() {
+                ui.horizontal(|ui| {
+                    ui.label(RichText::new(name).small().italics())
+                        .on_hover_text(REGION_NOTE);
+                    if ui
+                        .small_button("×")
+                        .on_hover_text("Remove this region")
+                        .clicked()
+                    {
+                        remove = Some((true, k));
+                    }
+                });
             }
             ui.end_row();
             ui.label(RichText::new("Number of processes").strong());
@@ -361,6 +406,17 @@ impl PopWindow {
                 ui.end_row();
             }
         });
+        if let Some((region, k)) = remove {
+            // Gone from the table and the charts at the next frame.
+            if region {
+                self.regions.remove(k);
+            } else {
+                let (name, _) = self.runs.remove(k);
+                self.sources.retain(|p| name_of(p) != name);
+            }
+            ui.ctx().request_repaint();
+            return;
+        }
         ui.separator();
         let procs: Vec<f64> = self.runs.iter().map(|(_, f)| f.processes as f64).collect();
         // A series as a line with a marker on each run (a single run shows as a point), in
@@ -452,6 +508,11 @@ const SERIES_COLOURS: [Color32; 7] = [
     Color32::from_rgb(80, 210, 200),
     Color32::from_rgb(240, 140, 200),
 ];
+
+/// A file as the series tells files apart (the same file by any path is one run).
+fn same_file(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
 
 /// A run's name: its file's.
 fn name_of(path: &Path) -> String {
