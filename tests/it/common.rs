@@ -233,3 +233,13 @@ pub fn thread_window_cfg(function: &str, types: &[u32]) -> prvscope_paraver::cfg
     );
     prvscope_paraver::cfg::Cfg::parse("window", &text).unwrap()
 }
+
+/// Nanoseconds per tick of the trace the viewer has open.
+pub fn ns_per_tick(app: &prvscope_viewer::app::App) -> u64 {
+    app.loaded()
+        .expect("a trace is open")
+        .trace
+        .header
+        .time_unit
+        .ns_per_tick()
+}

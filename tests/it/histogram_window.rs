@@ -15,12 +15,7 @@ fn mpi_stats_cfg_opens_paramedirs_table_and_a_cell_outlines_its_time() {
     let Some(dir) = shared_traces() else {
         return;
     };
-    let mut h = harness_with(
-        LoadSource::File(dir.join("extrae_mpi_prime16/prime_v0.prv")),
-        None,
-        (1400.0, 800.0),
-        false,
-    );
+    let mut h = on_prime(&dir);
     let cfg = dir.join("../paraver_cfgs/paraver/mpi/analysis/mpi_stats.cfg");
     let ctx = h.ctx.clone();
     h.state_mut().open_cfg(&ctx, cfg);
@@ -111,12 +106,7 @@ fn a_histogram_following_the_timeline_is_computed_over_the_visible_window() {
     let Some(dir) = shared_traces() else {
         return;
     };
-    let mut h = harness_with(
-        LoadSource::File(dir.join("extrae_mpi_prime16/prime_v0.prv")),
-        None,
-        (1400.0, 800.0),
-        false,
-    );
+    let mut h = on_prime(&dir);
     let ctx = h.ctx.clone();
     // Time per state (µs), thread by thread.
     let cfg = dir.join("../paraver_cfgs/paraver/General/analysis/timings.cfg");
@@ -151,14 +141,7 @@ fn a_histogram_following_the_timeline_is_computed_over_the_visible_window() {
     let w = &h.state().histograms()[0];
     let visible = h.state().loaded().unwrap().timeline.window();
     // The window says which times it covers, as the timeline writes them.
-    let npt = h
-        .state()
-        .loaded()
-        .unwrap()
-        .trace
-        .header
-        .time_unit
-        .ns_per_tick();
+    let npt = crate::common::ns_per_tick(h.state());
     let t = |x: u64| prvscope_viewer::frame::format_in_window(x, visible.span, npt);
     h.get_by_label(&format!(
         "from {} to {}",
@@ -192,12 +175,7 @@ fn a_timeline_cfg_opens_as_a_view_with_paramedirs_values() {
     let Some(dir) = shared_traces() else {
         return;
     };
-    let mut h = harness_with(
-        LoadSource::File(dir.join("extrae_mpi_prime16/prime_v0.prv")),
-        None,
-        (1400.0, 800.0),
-        false,
-    );
+    let mut h = on_prime(&dir);
     let ctx = h.ctx.clone();
     let cfg = dir.join("../paraver_cfgs/paraver/mpi/views/MPI_call.cfg");
     h.state_mut().open_cfg(&ctx, cfg);
@@ -460,6 +438,16 @@ fn pop_window_on(
     h
 }
 
+/// The POP window (1200x800) on `epoch_2proc`, and the folder of its series.
+fn pop_window_on_epoch_2proc() -> Option<(
+    egui_kittest::Harness<'static, prvscope_viewer::app::App>,
+    std::path::PathBuf,
+)> {
+    let series = shared_traces()?.join("pypop_epoch_scaling");
+    let h = pop_window_on(&series.join("epoch_2proc.prv.gz"), (1200.0, 800.0));
+    Some((h, series))
+}
+
 /// Waits for the POP window's background work.
 fn settle(w: &mut prvscope_viewer::pop_window::PopWindow, ctx: &egui::Context) {
     while w.busy() {
@@ -471,11 +459,9 @@ fn settle(w: &mut prvscope_viewer::pop_window::PopWindow, ctx: &egui::Context) {
 #[test]
 fn pop_metrics_window_shows_the_series_with_traffic_lights_and_charts() {
     let _shared = crate::common::shared();
-    let Some(dir) = shared_traces() else {
+    let Some((mut h, series)) = pop_window_on_epoch_2proc() else {
         return;
     };
-    let series = dir.join("pypop_epoch_scaling");
-    let mut h = pop_window_on(&series.join("epoch_2proc.prv.gz"), (1200.0, 800.0));
     let ctx = h.ctx.clone();
     // The other runs, as "Add runs of the series…" adds the files picked.
     {
@@ -609,12 +595,7 @@ fn a_cfgs_windows_and_views_go_with_their_trace() {
     let Some(dir) = shared_traces() else {
         return;
     };
-    let mut h = harness_with(
-        LoadSource::File(dir.join("extrae_mpi_prime16/prime_v0.prv")),
-        None,
-        (1400.0, 800.0),
-        false,
-    );
+    let mut h = on_prime(&dir);
     let ctx = h.ctx.clone();
     for cfg in ["mpi/analysis/mpi_stats.cfg", "mpi/views/MPI_call.cfg"] {
         h.state_mut()
@@ -682,11 +663,9 @@ fn a_cfgs_windows_and_views_go_with_their_trace() {
 #[test]
 fn a_pop_series_takes_each_run_once_and_runs_can_be_removed() {
     let _shared = crate::common::shared();
-    let Some(dir) = shared_traces() else {
+    let Some((mut h, series)) = pop_window_on_epoch_2proc() else {
         return;
     };
-    let series = dir.join("pypop_epoch_scaling");
-    let mut h = pop_window_on(&series.join("epoch_2proc.prv.gz"), (1200.0, 800.0));
     let ctx = h.ctx.clone();
     let procs = |w: &prvscope_viewer::pop_window::PopWindow| -> Vec<usize> {
         w.runs().iter().map(|(_, f)| f.processes).collect()
@@ -725,4 +704,14 @@ fn a_pop_series_takes_each_run_once_and_runs_can_be_removed() {
     w.add_runs(&ctx, vec![series.join("epoch_1proc.prv.gz")]);
     settle(w, &ctx);
     assert_eq!(procs(w), [1, 2]);
+}
+
+/// The viewer (1400x800) on prime, loaded.
+fn on_prime(dir: &std::path::Path) -> egui_kittest::Harness<'static, prvscope_viewer::app::App> {
+    harness_with(
+        LoadSource::File(dir.join("extrae_mpi_prime16/prime_v0.prv")),
+        None,
+        (1400.0, 800.0),
+        false,
+    )
 }

@@ -135,14 +135,7 @@ fn markers_are_placed_with_m_listed_with_their_distance_and_removed() {
     }
     // The second is listed with its distance from the first.
     let d = markers[1].time - markers[0].time;
-    let npt = h
-        .state()
-        .loaded()
-        .unwrap()
-        .trace
-        .header
-        .time_unit
-        .ns_per_tick();
+    let npt = crate::common::ns_per_tick(h.state());
     let precision = (span as f64 * npt as f64 / 1000.0).max(1.0);
     let text = format!(
         "+{}",
