@@ -10,7 +10,8 @@
 //! its peak resident memory (`wait4`), and BSC's output is compared with ours, so that the
 //! figures are of the same numbers. Then `viewer_follow` opens the state histogram in the
 //! viewer on the 1 GB trace and times the cfg's table from Open, then each
-//! Follow-the-timeline update while zooming, with the longest frame meanwhile; it writes a
+//! Follow-the-timeline update while zooming, with the app's longest step meanwhile (its code
+//! and egui's layout, painting aside); it writes a
 //! screenshot of the histogram following the timeline to
 //! `target/bench-data/follow_1gb.png`.
 //!
@@ -235,7 +236,7 @@ fn main() {
 }
 
 /// The state histogram in the viewer on the 1 GB trace: the table from Open, then Follow
-/// updates while zooming in step by step, the longest frame meanwhile; a screenshot at the
+/// updates while zooming in step by step, the app's longest step meanwhile; a screenshot at the
 /// end.
 fn viewer_follow(trace: &Path) {
     use egui_kittest::Harness;
@@ -301,7 +302,7 @@ fn viewer_follow(trace: &Path) {
     let longest = updates.iter().max().copied().unwrap_or_default();
     println!(
         "viewer_follow: state histogram table {:.2} s after Open; {} Follow updates, longest \
-         {:.3} s (each: {:?} ms); longest frame {:.0} ms; windows kept: {} ({} MB), {} hits",
+         {:.3} s (each: {:?} ms); longest app step {:.0} ms; windows kept: {} ({} MB), {} hits",
         table.as_secs_f64(),
         updates.len(),
         longest.as_secs_f64(),

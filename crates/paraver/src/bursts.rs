@@ -44,6 +44,23 @@ impl<'a> Ahead<'a> {
         self.queue.get(k).copied()
     }
 
+    /// Calls `f(begin, end, value)` for each non-empty overlap of [b, e) with the queued
+    /// intervals, after dropping those that end by `b` (later calls ask later ranges).
+    fn overlaps(&mut self, b: u64, e: u64, mut f: impl FnMut(u64, u64, f64)) {
+        self.drop_ending_by(b);
+        let mut k = 0;
+        while let Some(i) = self.get(k) {
+            if i.begin >= e {
+                break;
+            }
+            let (ob, oe) = (b.max(i.begin), e.min(i.end));
+            if ob < oe {
+                f(ob, oe, i.value);
+            }
+            k += 1;
+        }
+    }
+
     /// Drops the intervals that end at or before `t`.
     fn drop_ending_by(&mut self, t: u64) {
         while self.get(0).is_some_and(|i| i.end <= t) {
@@ -81,45 +98,21 @@ pub(crate) fn for_each_burst(
                 data: dv,
                 extra: None,
             }),
-            Some(x) => {
-                x.drop_ending_by(db);
-                let mut k = 0;
-                while let Some(xi) = x.get(k) {
-                    if xi.begin >= de {
-                        break;
-                    }
-                    let (xb, xe) = (db.max(xi.begin), de.min(xi.end));
-                    if xb < xe {
-                        f(Burst {
-                            begin: xb,
-                            end: xe,
-                            control: c.value,
-                            data: dv,
-                            extra: Some(xi.value),
-                        });
-                    }
-                    k += 1;
-                }
-            }
+            Some(x) => x.overlaps(db, de, |xb, xe, xv| {
+                f(Burst {
+                    begin: xb,
+                    end: xe,
+                    control: c.value,
+                    data: dv,
+                    extra: Some(xv),
+                });
+            }),
         };
         match &mut data {
             // A window read as its own data: each interval overlaps only itself (a row's
             // intervals follow one another).
             None => emit(cb, ce, c.value, &mut f),
-            Some(d) => {
-                d.drop_ending_by(cb);
-                let mut k = 0;
-                while let Some(di) = d.get(k) {
-                    if di.begin >= ce {
-                        break;
-                    }
-                    let (db, de) = (cb.max(di.begin), ce.min(di.end));
-                    if db < de {
-                        emit(db, de, di.value, &mut f);
-                    }
-                    k += 1;
-                }
-            }
+            Some(d) => d.overlaps(cb, ce, |db, de, dv| emit(db, de, dv, &mut f)),
         }
     }
 }

@@ -253,6 +253,7 @@ fn run_keeping<'e>(
     };
     // One walk for the scale and the table where Paraver's two give the same numbers.
     let scanned = (compute_scale
+        && !options.two_walks
         && data.is_none()
         && extra.is_none()
         && stat.is_some_and(|s| !matches!(s, 1 | 2 | 5)))

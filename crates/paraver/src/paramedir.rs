@@ -30,6 +30,9 @@ pub struct Options {
     /// Histograms over this time range (ticks) instead of the cfg's analysis limits (the
     /// viewer's visible window).
     pub window: Option<(u64, u64)>,
+    /// Histograms walk their windows twice, as Paraver does, never in one walk (the tests
+    /// compare the two).
+    pub two_walks: bool,
 }
 
 /// Every semantic function Paraver knows (`src/semanticmanagement.cpp`): a window naming

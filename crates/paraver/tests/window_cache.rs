@@ -143,3 +143,65 @@ fn the_cache_keeps_within_its_budget_least_recently_used_out_first() {
     assert!(cache.get("big").is_none());
     assert_eq!(cache.usage().windows, 2);
 }
+
+#[test]
+fn one_walk_gives_paravers_two_walks_histograms_over_any_range() {
+    use prvscope_paraver::filter::TypesFound;
+    use prvscope_paraver::histogram;
+    use prvscope_paraver::paramedir::Options;
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    let root = shared.join("paraver_cfgs/paraver");
+    let mut cfgs = Vec::new();
+    for topic in ["General/analysis", "mpi/analysis", "OpenMP/analysis"] {
+        if root.join(topic).is_dir() {
+            analyzer_cfgs(&root.join(topic), &mut cfgs);
+        }
+    }
+    let mut compared = 0;
+    for rel in common::REFERENCE_TRACES {
+        let trace = prvscope_import::load(
+            &shared.join("traces").join(rel),
+            &prvscope_import::LoadOptions::default(),
+            None,
+        )
+        .unwrap();
+        let end = trace.header.end_time;
+        let ctx = Context::new(&trace);
+        let engine = ctx.engine();
+        for (path, cfg) in &cfgs {
+            for a in &cfg.analyzers {
+                // Edges of every kind: the whole trace, a middle, slivers at both ends, an
+                // empty range.
+                for window in [
+                    None,
+                    Some((end / 5, end / 5 * 3)),
+                    Some((0, end / 97 + 1)),
+                    Some((end - end / 89 - 1, end)),
+                    Some((end / 2, end / 2)),
+                ] {
+                    let run = |two_walks| {
+                        let options = Options {
+                            window,
+                            two_walks,
+                            ..Options::default()
+                        };
+                        histogram::run(&engine, cfg, a, &options, &mut TypesFound::default())
+                            .map(|h| h.text())
+                    };
+                    let what = format!("{rel}: {} over {window:?}", path.display());
+                    match (run(false), run(true)) {
+                        (Ok(one), Ok(two)) => {
+                            assert_eq!(one, two, "{what}");
+                            compared += 1;
+                        }
+                        (Err(a), Err(b)) => assert_eq!(a, b, "{what}"),
+                        (a, b) => panic!("{what}: {:?} vs {:?}", a.err(), b.err()),
+                    }
+                }
+            }
+        }
+    }
+    assert!(compared > 1000, "{compared} histograms compared");
+}
