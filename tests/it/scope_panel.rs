@@ -11,6 +11,7 @@ use prvscope_viewer::app::App;
 use prvscope_viewer::breakdown::Tab;
 use prvscope_viewer::loader::LoadSource;
 use prvscope_viewer::settings::Settings;
+use std::fmt::Write as _;
 
 use crate::viewer::harness_with;
 
@@ -335,7 +336,7 @@ fn an_added_source_folder_shows_the_file_and_is_remembered() {
 #[test]
 fn the_lulesh_table_counts_the_threads_that_ran() {
     let _shared = crate::common::shared();
-    let Some((_, h)) =
+    let Some((_, mut h)) =
         shared_trace("profet_lulesh_2appl_comms/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv")
     else {
         return;
@@ -348,4 +349,24 @@ fn the_lulesh_table_counts_the_threads_that_ran() {
     assert!((share - 6.27).abs() < 0.005, "{share}");
     h.get_by_label_contains("8 of 20 threads (12 rows without states");
     h.get_by_label("6.27");
+    // For the picture, a stand-in for lulesh.cc (the trace ships without it), so that the
+    // panel shows its heat rather than the folders of this machine it looked in.
+    let sources = crate::common::temp_dir("lulesh-sources");
+    let mut text = String::new();
+    for k in 1..=2100 {
+        let _ = writeln!(text, "/* lulesh.cc line {k} */");
+    }
+    std::fs::write(sources.join("lulesh.cc"), text).unwrap();
+    h.state_mut()
+        .loaded_mut()
+        .unwrap()
+        .scopes
+        .add_folder(&sources);
+    settle(&mut h);
+    assert!(
+        h.query_by_label("Source file lulesh.cc not found.")
+            .is_none()
+    );
+    h.run_steps(2);
+    h.snapshot("scope_table_lulesh");
 }
