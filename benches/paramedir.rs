@@ -236,8 +236,8 @@ fn main() {
 }
 
 /// The state histogram in the viewer on the 1 GB trace: the table from Open, then Follow
-/// updates while zooming in step by step, the app's longest step meanwhile; a screenshot at the
-/// end.
+/// updates while zooming in step by step and panning, the app's longest step meanwhile; a
+/// screenshot at the end.
 fn viewer_follow(trace: &Path) {
     use egui_kittest::Harness;
     use egui_kittest::kittest::Queryable;
@@ -271,14 +271,24 @@ fn viewer_follow(trace: &Path) {
     step(&mut h);
     let end = h.state().loaded().expect("loaded").trace.header.end_time;
     let mut updates = Vec::new();
-    // Zoom in by halves around the middle, as wheel steps would.
+    // Zoom in by halves around the middle, as wheel steps would, then pan by tenths of the
+    // window, as drags would.
     let mut span = end;
+    let mut windows = Vec::new();
     for _ in 0..8 {
         span /= 2;
-        let window = TimeWindow {
+        windows.push(TimeWindow {
             start: end / 2 - span / 2,
             span,
-        };
+        });
+    }
+    for k in 1..=4 {
+        windows.push(TimeWindow {
+            start: end / 2 - span / 2 + k * span / 10,
+            span,
+        });
+    }
+    for window in windows {
         h.state_mut()
             .loaded_mut()
             .expect("loaded")
@@ -301,12 +311,13 @@ fn viewer_follow(trace: &Path) {
     let kept = h.state().loaded().expect("loaded").windows.usage();
     let longest = updates.iter().max().copied().unwrap_or_default();
     println!(
-        "viewer_follow: state histogram table {:.2} s after Open; {} Follow updates, longest \
-         {:.3} s (each: {:?} ms); longest app step {:.0} ms; windows kept: {} ({} MB), {} hits",
+        "viewer_follow: state histogram table {:.2} s after Open; {} Follow updates (8 zooms, \
+         4 pans), longest {:.3} s (each: {:?} us); longest app step {:.0} ms; windows kept: {} \
+         ({} MB), {} hits",
         table.as_secs_f64(),
         updates.len(),
         longest.as_secs_f64(),
-        updates.iter().map(Duration::as_millis).collect::<Vec<_>>(),
+        updates.iter().map(Duration::as_micros).collect::<Vec<_>>(),
         slowest.as_secs_f64() * 1e3,
         kept.windows,
         kept.bytes >> 20,

@@ -251,25 +251,30 @@ fn run_keeping<'e>(
         control: control.info.units,
         data: data_info.units,
     };
-    // One walk for the scale and the table where Paraver's two give the same numbers.
+    // One walk for the scale and the table where Paraver's two give the same numbers; a
+    // part of a window kept whole is read from its index instead.
+    let indexed = options.window.and(control.kept().map(Arc::as_ref));
     let scanned = (compute_scale
         && !options.two_walks
         && data.is_none()
         && extra.is_none()
-        && stat.is_some_and(|s| !matches!(s, 1 | 2 | 5)))
+        && stat.is_some())
     .then(|| {
         // Kept bursts: a third of the store's records at 8 bytes each, 256 MB at most (a
         // trace that fills the memory walks its rows again rather than grow).
         let budget = (engine.source.store.counts().total() as usize * 8 / 3).min(256 << 20);
         fused::scan(
             &control,
-            hist_begin,
-            hist_end,
+            indexed,
+            (hist_begin, hist_end),
             stat.unwrap_or(0),
             units,
             budget,
         )
     });
+    if scanned.is_some() && indexed.is_some() {
+        lap("index", phases);
+    }
     if compute_scale {
         let (mut lo, hi, zero) = match &scanned {
             Some(rows) => columns::combine(rows.iter().map(|r| r.scale)),

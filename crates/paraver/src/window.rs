@@ -21,8 +21,10 @@ use crate::records::{Select, Source};
 use crate::thread::{ThreadCtx, ThreadFn, ThreadIntervals};
 
 mod cache;
+mod index;
 mod kind;
 pub use cache::{CacheUse, WindowCache, window_key};
+pub use index::{MAX_VALUES, RowIndex, RowSums, ValueSums};
 use kind::{compose_kind, value_kind};
 
 /// One interval of a window's object: [begin, end) in trace ticks, and its value.
@@ -74,6 +76,8 @@ pub struct Computed {
     /// Per object of the window's level: intervals in time order, covering [0, end], and a
     /// last zero-length interval at the end.
     pub rows: Vec<Vec<Interval>>,
+    /// Its rows by value ([`Computed::index`]), built when first asked.
+    index: std::sync::OnceLock<Vec<Option<RowIndex>>>,
 }
 
 /// A communication as a window's filter lets it through.
@@ -678,10 +682,7 @@ impl Window<'_> {
             .into_par_iter()
             .map(|o| self.row(o).collect())
             .collect();
-        Computed {
-            info: self.info.clone(),
-            rows,
-        }
+        Computed::new(self.info.clone(), rows)
     }
 }
 

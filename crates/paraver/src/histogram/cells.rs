@@ -84,6 +84,63 @@ impl Cell {
         }
     }
 
+    /// Adds a burst for any value statistic: the percentages of a row's total (1, 2, 5)
+    /// keep their part here (ticks, ticks of a non-zero value, one), their row's total
+    /// being the sum of its cells'.
+    #[inline]
+    pub(super) fn add_any(&mut self, stat: usize, dur: f64, dv: f64, u: Units) {
+        match stat {
+            1 => self.sum += dur,
+            2 => {
+                if dv != 0.0 {
+                    self.sum += dur;
+                }
+            }
+            5 => self.sum += 1.0,
+            _ => self.add(stat, dur, dv, u),
+        }
+    }
+
+    /// The cell [`Cell::add_any`] makes of `bursts` bursts (at least one) of value `v`
+    /// (control and data) lasting `ticks` in all, when their additions give the same
+    /// numbers in any order: sums of integers below 2^53. `None` for the statistics that
+    /// add non-integers (integrals, averages of value, deviations) or values that are not
+    /// integers.
+    pub(super) fn of_bursts(stat: usize, v: f64, ticks: u64, bursts: u64) -> Option<Cell> {
+        const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+        let (t, n) = (ticks as f64, bursts as f64);
+        if t > EXACT || bursts == 0 {
+            return None;
+        }
+        // v added `bursts` times, as the walk adds it (to a +0: never a -0).
+        let repeated = || (v.fract() == 0.0 && (v * n).abs() <= EXACT).then_some(v * n + 0.0);
+        let nz = v != 0.0;
+        let mut c = Cell::default();
+        match stat {
+            0 | 1 | 3 => c.sum = t,
+            2 => c.sum = if nz { t } else { 0.0 },
+            4 | 5 => c.sum = n,
+            8 => c.extreme = if v > 0.0 { v } else { 0.0 },
+            9 => c.extreme = v,
+            10 => {
+                c.sum = t;
+                c.count = n;
+            }
+            12 => {
+                c.sum = repeated()?;
+                c.count = n;
+            }
+            14 => {
+                c.sum = repeated()?;
+                c.count = if nz { n } else { 0.0 };
+            }
+            15 => c.sum = if nz { n } else { 0.0 },
+            16 => c.sum = repeated()?,
+            _ => return None,
+        }
+        Some(c)
+    }
+
     /// The cell's value of statistic `stat` (not 1, 2 or 5) over an analysis of `span`
     /// ticks.
     pub(super) fn value(&self, stat: usize, u: Units, span: f64) -> f64 {

@@ -44,11 +44,12 @@ pub struct CacheUse {
 }
 
 impl Computed {
-    /// The bytes its intervals take.
+    /// The bytes its intervals take, with room for their index by value (built when a part
+    /// of the window is first asked: at most 16 bytes an interval).
     pub fn bytes(&self) -> usize {
         self.rows
             .iter()
-            .map(|r| r.capacity() * size_of::<Interval>() + size_of::<Vec<Interval>>())
+            .map(|r| r.capacity() * (size_of::<Interval>() + 16) + size_of::<Vec<Interval>>())
             .sum()
     }
 }
