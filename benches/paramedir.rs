@@ -255,7 +255,7 @@ fn viewer_follow(trace: &Path) {
     };
     let cfg = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/cfgs/state_histogram.cfg");
     let opened = Instant::now();
-    h.state_mut().open_cfg(&ctx, cfg);
+    h.state_mut().open_cfg(&ctx, cfg.clone());
     while h.state().histograms().is_empty() {
         step(&mut h);
         std::thread::sleep(Duration::from_millis(5));
@@ -288,7 +288,7 @@ fn viewer_follow(trace: &Path) {
             span,
         });
     }
-    for window in windows {
+    for &window in &windows {
         h.state_mut()
             .loaded_mut()
             .expect("loaded")
@@ -308,6 +308,34 @@ fn viewer_follow(trace: &Path) {
         }
         updates.push(started.elapsed());
     }
+    // Each update's computation alone, as its background job runs it (a context over the
+    // trace, the analyzer over the window from the kept windows): the rest of an update is
+    // the frames that show it.
+    let loaded = h.state().loaded().expect("loaded");
+    let text = std::fs::read_to_string(&cfg).expect("the cfg");
+    let parsed = prvscope_paraver::cfg::Cfg::parse("state_histogram.cfg", &text).expect("a cfg");
+    let alone: Vec<(Duration, Duration)> = windows
+        .iter()
+        .map(|w| {
+            let started = Instant::now();
+            let context = prvscope_paraver::paramedir::Context::with_cache(
+                &loaded.trace,
+                std::sync::Arc::clone(&loaded.windows),
+            );
+            let built = started.elapsed();
+            context
+                .analysis(&parsed, 0, Some((w.start, w.start + w.span)))
+                .expect("the analysis");
+            (built, started.elapsed())
+        })
+        .collect();
+    println!(
+        "viewer_follow: each update's computation alone (context built, whole): {:?} us",
+        alone
+            .iter()
+            .map(|(c, t)| (c.as_micros(), t.as_micros()))
+            .collect::<Vec<_>>()
+    );
     let kept = h.state().loaded().expect("loaded").windows.usage();
     let longest = updates.iter().max().copied().unwrap_or_default();
     println!(

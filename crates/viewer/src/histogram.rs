@@ -299,7 +299,9 @@ impl HistogramWindow {
                 self.source.index,
                 Arc::clone(&self.source.cache),
             );
-            let job = Job::spawn(ctx, "histogram", move |_| {
+            // Read from the kept windows (their index, for a profile of a few values): a
+            // few milliseconds that answer the timeline's move.
+            let job = Job::spawn_interactive(ctx, "histogram", move |_| {
                 Context::with_cache(&trace, cache)
                     .analysis(&cfg, index, want)
                     .map_err(|e| e.to_string())

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 
-use super::loader::in_background;
+use super::loader::{in_background, in_interactive};
 
 /// Work running on its own thread, and its result once it is ready.
 pub struct Job<T> {
@@ -14,6 +14,15 @@ pub struct Job<T> {
     rx: Receiver<T>,
     /// The result was taken, or the work ended without one (it panicked).
     finished: bool,
+}
+
+/// Where a job's parallel parts run.
+#[derive(Clone, Copy)]
+enum Pool {
+    Background,
+    Interactive,
+    /// Rayon's global pool (the frames'): for work that waits rather than computes.
+    None,
 }
 
 /// Requests a repaint of its context when dropped: after the work's result was sent, or when
@@ -36,7 +45,18 @@ impl<T: Send + 'static> Job<T> {
         name: &str,
         work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
     ) -> Self {
-        Self::start_or_panic(ctx, name, true, work)
+        Self::start_or_panic(ctx, name, Pool::Background, work)
+    }
+
+    /// [`Self::spawn`] for short work that answers a user's action, its parallel parts on
+    /// the interactive pool (see [`in_interactive`]), so that it never queues behind the
+    /// background pool's long work.
+    pub fn spawn_interactive(
+        ctx: &egui::Context,
+        name: &str,
+        work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
+    ) -> Self {
+        Self::start_or_panic(ctx, name, Pool::Interactive, work)
     }
 
     /// [`Self::spawn`] on a thread of its own, outside the background pool: for work that
@@ -47,7 +67,7 @@ impl<T: Send + 'static> Job<T> {
         name: &str,
         work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
     ) -> Self {
-        Self::start_or_panic(ctx, name, false, work)
+        Self::start_or_panic(ctx, name, Pool::None, work)
     }
 
     /// [`Self::spawn_outside_pool`], which returns the error when no thread can be started.
@@ -56,23 +76,23 @@ impl<T: Send + 'static> Job<T> {
         name: &str,
         work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
     ) -> std::io::Result<Self> {
-        Self::start(ctx, name, false, work)
+        Self::start(ctx, name, Pool::None, work)
     }
 
     fn start_or_panic(
         ctx: &egui::Context,
         name: &str,
-        pooled: bool,
+        pool: Pool,
         work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
     ) -> Self {
-        Self::start(ctx, name, pooled, work)
+        Self::start(ctx, name, pool, work)
             .unwrap_or_else(|e| panic!("could not start the {name} thread: {e}"))
     }
 
     fn start(
         ctx: &egui::Context,
         name: &str,
-        pooled: bool,
+        pool: Pool,
         work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
     ) -> std::io::Result<Self> {
         let cancel = Arc::new(AtomicBool::new(false));
@@ -86,10 +106,10 @@ impl<T: Send + 'static> Job<T> {
                 // reads as ended), then the repaint request.
                 let _wake = wake;
                 let tx = tx;
-                let result = if pooled {
-                    in_background(|| work(&flag))
-                } else {
-                    work(&flag)
+                let result = match pool {
+                    Pool::Background => in_background(|| work(&flag)),
+                    Pool::Interactive => in_interactive(|| work(&flag)),
+                    Pool::None => work(&flag),
                 };
                 // The receiver is gone only when the job was dropped.
                 let _ = tx.send(result);
