@@ -105,6 +105,7 @@ fn bench_view(c: &mut Criterion, trace: &Trace, name: &str, spec: SignalSpec) {
                 window,
                 flags: false,
                 mode,
+                scale: config.scale,
             };
             let built = frame::build(&req);
             assert!(built.quads > 0, "{name} {label} {mode}: nothing drawn");
@@ -131,6 +132,7 @@ fn bench_view(c: &mut Criterion, trace: &Trace, name: &str, spec: SignalSpec) {
         window: TimeWindow::all(end),
         flags: false,
         mode: config.mode,
+        scale: config.scale,
     };
     assert!(frame::build(&dense).quads > 0);
     g.bench_function("full_100px_dense", |b| {

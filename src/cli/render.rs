@@ -54,6 +54,15 @@ pub struct Args {
     /// Draw communications.
     #[arg(long, default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
     pub comms: bool,
+    /// A gradient's (counter's) scale: `fit` (the values drawn in the window), `clip` (fit
+    /// without the drawn pixels' lowest and highest percent), `whole` (the whole trace's
+    /// values) or `LOW:HIGH` (raw values).
+    #[arg(long, default_value = "fit", value_parser = parse_scale)]
+    pub scale: prvscope_viewer::view::Scale,
+    /// Paraver's logarithmic gradient function (colours by the logarithm of the distance
+    /// from the scale's low end).
+    #[arg(long)]
+    pub log: bool,
     /// The PNG to write.
     #[arg(short = 'o', long = "output")]
     pub output: PathBuf,
@@ -69,6 +78,27 @@ pub struct Args {
     pub memory_budget: Option<u64>,
     #[command(flatten)]
     pub cache: super::CacheArgs,
+}
+
+fn parse_scale(s: &str) -> Result<prvscope_viewer::view::Scale, String> {
+    use prvscope_viewer::view::Scale;
+    match s {
+        "fit" => Ok(Scale::Fit),
+        "clip" => Ok(Scale::Clip),
+        "whole" => Ok(Scale::Whole),
+        other => {
+            let bad = || format!("expected fit, clip, whole or LOW:HIGH, got `{other}`");
+            let (a, b) = other.split_once(':').ok_or_else(bad)?;
+            let a: u64 = a.trim().parse().map_err(|_| bad())?;
+            let b: u64 = b.trim().parse().map_err(|_| bad())?;
+            if a >= b {
+                return Err(format!(
+                    "the scale's LOW ({a}) must be below its HIGH ({b})"
+                ));
+            }
+            Ok(Scale::Manual(a, b))
+        }
+    }
 }
 
 fn on_off(s: &str) -> Result<bool, String> {
@@ -109,6 +139,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         width: args.width,
         height: args.height,
         comms: args.comms,
+        scale: args.scale,
+        log: args.log,
     };
     let r = render::render(&t, &opts)?;
     r.save_png(&args.output)?;

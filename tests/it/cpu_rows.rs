@@ -22,6 +22,8 @@ fn options(view: SignalSpec, level: Level, width: u32) -> RenderOptions {
         width,
         height: 600,
         comms: false,
+        scale: prvscope_viewer::view::Scale::Fit,
+        log: false,
     }
 }
 

@@ -23,6 +23,8 @@ fn options(view: SignalSpec, width: u32, height: u32) -> RenderOptions {
         width,
         height,
         comms: false,
+        scale: prvscope_viewer::view::Scale::Fit,
+        log: false,
     }
 }
 
@@ -199,4 +201,64 @@ fn render_writes_the_png_and_what_each_pixel_shows() {
         "{}",
         String::from_utf8_lossy(&bad.stderr)
     );
+}
+
+/// A counter's gradient fits the window (the default): its ends are the smallest and
+/// largest values the picture draws (a naive scan of its pixels), every row pixel has the
+/// colour of its value on that scale, and the imagemagick run's `PAPI_TOT_CYC`, one flat
+/// green on the whole trace's scale (a value that holds a few microseconds spans it), shows
+/// its spread; the logarithmic gradient shows more of it still.
+#[test]
+fn a_counter_view_fits_its_scale_to_the_window() {
+    use prvscope_viewer::view::Scale;
+    let _shared = crate::common::shared();
+    let Some(root) = shared_traces() else { return };
+    let t = load(&root.join("pypop_imagemagick_omp4/omp4.prv.gz"));
+    let end = t.header.end_time;
+    let distinct = |scale: Scale, log: bool, from: Option<u64>, to: Option<u64>| {
+        let mut o = options(SignalSpec::Events(vec![42_000_059]), 1400, 400);
+        (o.scale, o.log, o.from, o.to) = (scale, log, from, to);
+        let r = render::render(&t, &o).unwrap();
+        let drawn: Vec<u64> = r
+            .pixels
+            .iter()
+            .flat_map(|row| row.iter().take(1400).map(|p| p.value))
+            .filter(|&v| !r.coloring.is_null(v))
+            .collect();
+        let (lo, hi) = (*drawn.iter().min().unwrap(), *drawn.iter().max().unwrap());
+        if scale == Scale::Fit {
+            assert_eq!(r.coloring.range(), (lo, hi), "{from:?}..{to:?}");
+        }
+        let mut colours = std::collections::BTreeSet::new();
+        let rows = r.rows.len() as u32;
+        for (i, row) in r.pixels.iter().enumerate() {
+            let y = (2 * i as u32 + 1) * 400 / (2 * rows);
+            for (x, p) in row.iter().take(1400).enumerate() {
+                let Some(c) = r.coloring.color(p.value) else {
+                    continue;
+                };
+                let want = if log {
+                    c
+                } else {
+                    let (a, b) = r.coloring.range();
+                    let f = (p.value.saturating_sub(a) as f64 / (b - a) as f64).clamp(0.0, 1.0);
+                    prvscope_viewer::theme::gradient_at(f)
+                };
+                assert_eq!(c, want, "row {i} column {x}");
+                let px = r.image.get_pixel(x as u32, y).0;
+                assert_eq!(px, [c.r(), c.g(), c.b(), 255], "row {i} column {x}");
+                colours.insert(px);
+            }
+        }
+        colours.len()
+    };
+    let whole = distinct(Scale::Whole, false, None, None);
+    let fit = distinct(Scale::Fit, false, None, None);
+    let log = distinct(Scale::Fit, true, None, None);
+    eprintln!("PAPI_TOT_CYC colours: whole trace's scale {whole}, fitted {fit}, logarithmic {log}");
+    assert!(whole <= 3, "{whole}");
+    assert!(fit >= 20, "{fit}");
+    assert!(log > fit, "{log} vs {fit}");
+    // A part of the trace fits its own values.
+    distinct(Scale::Fit, false, Some(end / 2), Some(end / 2 + end / 10));
 }

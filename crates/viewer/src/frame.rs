@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::rows::{RowItem, RowKind};
 use super::theme;
-use super::view::{ColorMode, Coloring};
+use super::view::{ColorMode, Coloring, Scale};
 use prvscope_store::comm_index::{Bundle, BundleQuery, Bundles, CommIndex};
 use prvscope_store::signal::ViewSignals;
 use prvscope_store::summary::{DrawMode, Grid, Pixel};
@@ -106,6 +106,8 @@ pub struct FrameRequest<'a> {
     pub flags: bool,
     /// What a pixel shows when several values share it.
     pub mode: DrawMode,
+    /// The span of a gradient or function line.
+    pub scale: Scale,
 }
 
 /// A built frame.
@@ -117,6 +119,9 @@ pub struct Frame {
     pub legend: Vec<(u64, u32)>,
     /// Quads in the mesh.
     pub quads: usize,
+    /// The scale a gradient or function line was drawn with (raw values), `None` for code
+    /// colours.
+    pub scale: Option<(u64, u64)>,
 }
 
 /// Builds the frame: rows are summarised in parallel, then their meshes are joined.
@@ -135,18 +140,27 @@ pub fn build(req: &FrameRequest<'_>) -> Frame {
     let gap = if req.row_height >= 6.0 { 1.0 } else { 0.0 };
     let sentinel = req.view.sentinel();
     let rows = req.rows.get(req.visible.clone()).unwrap_or_default();
-    let build_rows = || -> Vec<(Mesh, Vec<(u64, u32)>)> {
-        rows.par_iter()
-            .enumerate()
-            .map(|(i, item)| {
-                let pixels = row_pixels(req.view, item, &edges, sentinel, req.mode);
-                let top = req.rect.top() + i as f32 * req.row_height;
-                let y = top..top + (req.row_height - gap).max(1.0);
-                row_mesh(&pixels, &xs, y, req.coloring, req.flags)
-            })
-            .collect()
-    };
-    let parts = build_rows();
+    let pixels: Vec<Vec<Pixel>> = rows
+        .par_iter()
+        .map(|item| row_pixels(req.view, item, &edges, sentinel, req.mode))
+        .collect();
+    // A gradient's scale fits what this window draws (the columns on screen), unless the
+    // view says otherwise.
+    let coloring = req.coloring.fitted(
+        req.scale,
+        pixels
+            .iter()
+            .flat_map(|row| row.iter().take(width as usize + 1).map(|p| p.value)),
+    );
+    let parts: Vec<(Mesh, Vec<(u64, u32)>)> = pixels
+        .par_iter()
+        .enumerate()
+        .map(|(i, pixels)| {
+            let top = req.rect.top() + i as f32 * req.row_height;
+            let y = top..top + (req.row_height - gap).max(1.0);
+            row_mesh(pixels, &xs, y, &coloring, req.flags)
+        })
+        .collect();
     let mut meshes = Vec::with_capacity(parts.len());
     let mut legend: Vec<(u64, u32)> = Vec::new();
     let mut quads = 0;
@@ -168,6 +182,7 @@ pub fn build(req: &FrameRequest<'_>) -> Frame {
         meshes,
         legend,
         quads,
+        scale: (coloring.mode() != ColorMode::Code).then(|| coloring.range()),
     }
 }
 

@@ -40,6 +40,10 @@ pub struct RenderOptions {
     pub width: u32,
     pub height: u32,
     pub comms: bool,
+    /// The span of a gradient or function line (the viewer's default: fit to the window).
+    pub scale: crate::view::Scale,
+    /// Paraver's logarithmic gradient function.
+    pub log: bool,
 }
 
 /// A drawn picture and what it shows.
@@ -77,6 +81,10 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
     let mut config = ViewConfig::new(trace, opts.view.clone());
     if let Some(mode) = opts.mode {
         config.mode = mode;
+    }
+    config.scale = opts.scale;
+    if opts.log {
+        config.function = crate::view::GradientFn::Logarithmic;
     }
     // Communications are drawn between threads: not on CPU or node rows.
     config.comms = opts.comms && !opts.level.is_resource();
@@ -130,6 +138,13 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
             .map(|item| frame::row_pixels(&signals, item, &edges, sentinel, config.mode))
             .collect()
     };
+    // A gradient's scale fits what the picture draws, as in the viewer.
+    let coloring = coloring.fitted(
+        config.scale,
+        pixels
+            .iter()
+            .flat_map(|row| row.iter().take(width as usize).map(|p| p.value)),
+    );
     let mut image = RgbaImage::from_pixel(width, height, rgba(theme::BACKGROUND));
     let top = |i: usize| (i as u64 * u64::from(height) / rows.len() as u64) as u32;
     for (i, row) in pixels.iter().enumerate() {

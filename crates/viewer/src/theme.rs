@@ -136,6 +136,11 @@ pub fn gradient(value: u64, min: u64, max: u64) -> Color32 {
     } else {
         1.0
     };
+    gradient_at(f)
+}
+
+/// The gradient colour at `f` of the way from its beginning (0) to its end (1).
+pub fn gradient_at(f: f64) -> Color32 {
     let mix = |a: u8, b: u8| {
         (f64::from(a) + (f64::from(b) - f64::from(a)) * f.clamp(0.0, 1.0)).round() as u8
     };

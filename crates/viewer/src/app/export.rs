@@ -171,6 +171,8 @@ impl App {
             width: ((t.area().width() * ppp) as u32).max(1),
             height: ((t.area().height() * ppp) as u32).max(t.rows().len() as u32),
             comms: t.config.comms,
+            scale: t.config.scale,
+            log: t.config.function == crate::view::GradientFn::Logarithmic,
         };
         let r = crate::render::render(&l.trace, &opts).map_err(|e| e.to_string())?;
         r.save_png(path).map_err(|e| e.to_string())

@@ -311,6 +311,9 @@ impl App {
                         "Function line",
                     );
                 });
+            if config.color != ColorMode::Code {
+                scale_choice(ui, t, &mut config);
+            }
             egui::ComboBox::from_label("Pixel")
                 .selected_text(config.mode.name())
                 .show_ui(ui, |ui| {
@@ -334,4 +337,39 @@ impl App {
             }
         });
     }
+}
+
+/// A gradient's or function line's scale: fit to the window (the default), fit with
+/// outliers clipped, the whole trace, or raw values set by hand (in the legend; views whose
+/// raw values are their values), and Paraver's linear or logarithmic gradient function.
+fn scale_choice(ui: &mut Ui, t: &crate::timeline::Timeline, config: &mut crate::view::ViewConfig) {
+    use crate::view::Scale;
+    let current = config.scale;
+    egui::ComboBox::from_label("Scale")
+        .selected_text(current.name())
+        .show_ui(ui, |ui| {
+            for (s, name) in Scale::CHOICES {
+                ui.selectable_value(&mut config.scale, s, name);
+            }
+            if crate::view::raw_is_value(&config.spec) {
+                let manual = matches!(current, Scale::Manual(..));
+                if ui.selectable_label(manual, "set by hand").clicked() && !manual {
+                    let (lo, hi) = t.frame_scale().unwrap_or_else(|| t.coloring().range());
+                    config.scale = Scale::Manual(lo, hi);
+                }
+            }
+        })
+        .response
+        .on_hover_text("What the gradient spans: the values drawn in the window by default");
+    let mut log = config.function == crate::view::GradientFn::Logarithmic;
+    ui.checkbox(&mut log, "log").on_hover_text(
+        "Paraver's logarithmic gradient function: colours (and a function line's heights) \
+         follow the logarithm of the distance from the scale's low end, so that values that \
+         span decades all show",
+    );
+    config.function = if log {
+        crate::view::GradientFn::Logarithmic
+    } else {
+        crate::view::GradientFn::Linear
+    };
 }

@@ -7,7 +7,7 @@ use super::App;
 use crate::frame::thousands;
 use crate::theme;
 use crate::timeline;
-use crate::view::{ColorMode, MPI_CALL_TYPES, type_label, value_label};
+use crate::view::{ColorMode, MPI_CALL_TYPES, Scale, type_label, value_label};
 use prvscope_store::signal::SignalSpec;
 
 /// Tells legends of different views apart (their collapsing headers' state).
@@ -54,8 +54,18 @@ fn gradient_legend(
     trace: &prvscope_store::Trace,
     spec: &SignalSpec,
     coloring: &crate::view::Coloring,
+    scale: Option<(u64, u64)>,
     legend: &[(u64, u32)],
 ) {
+    // The ramp of the scale the frame was drawn with.
+    let fitted;
+    let coloring = match scale {
+        Some((a, b)) => {
+            fitted = coloring.fitted(Scale::Manual(a, b), std::iter::empty());
+            &fitted
+        }
+        None => coloring,
+    };
     let (lo, hi) = coloring.range();
     let raw = crate::view::raw_is_value(spec);
     let name = |v: u64| {
@@ -71,7 +81,7 @@ fn gradient_legend(
     let width = ui.available_width().clamp(80.0, 260.0);
     let (rect, response) = ui.allocate_exact_size(egui::vec2(width, 16.0), egui::Sense::hover());
     for k in 0..RAMP_STEPS {
-        let v = lo + ((hi - lo) as f64 * f64::from(k) / f64::from(RAMP_STEPS - 1)).round() as u64;
+        let v = coloring.value_at(f64::from(k) / f64::from(RAMP_STEPS - 1));
         let x0 = rect.left() + rect.width() * k as f32 / RAMP_STEPS as f32;
         let x1 = rect.left() + rect.width() * (k + 1) as f32 / RAMP_STEPS as f32;
         let c = coloring.color(v).unwrap_or(Color32::TRANSPARENT);
@@ -83,7 +93,7 @@ fn gradient_legend(
     }
     if let Some(p) = response.hover_pos() {
         let f = ((p.x - rect.left()) / rect.width()).clamp(0.0, 1.0);
-        let v = lo + ((hi - lo) as f64 * f64::from(f)).round() as u64;
+        let v = coloring.value_at(f64::from(f));
         response.on_hover_text_at_pointer(name(v));
     }
     ui.horizontal(|ui| {
@@ -92,6 +102,27 @@ fn gradient_legend(
             ui.label(RichText::new(name(hi)).small());
         });
     });
+    // Pixels beyond the scale take its end colours: say how many.
+    let total: u64 = legend.iter().map(|e| u64::from(e.1)).sum::<u64>().max(1);
+    let share = |f: &dyn Fn(u64) -> bool| {
+        100.0
+            * legend
+                .iter()
+                .filter(|e| f(e.0))
+                .map(|e| u64::from(e.1))
+                .sum::<u64>() as f64
+            / total as f64
+    };
+    let (below, above) = (share(&|v| v < lo), share(&|v| v > hi));
+    if below > 0.0 || above > 0.0 {
+        ui.label(
+            RichText::new(format!(
+                "beyond the scale, drawn in its end colours: {below:.1}% of the pixels below, \
+                 {above:.1}% above"
+            ))
+            .small(),
+        );
+    }
     let mut drawn: Vec<u64> = legend.iter().map(|e| e.0).collect();
     drawn.sort_unstable();
     if let (Some(&a), Some(&b)) = (drawn.first(), drawn.last()) {
@@ -112,6 +143,44 @@ fn gradient_legend(
                 timeline::swatch(ui, c, &name(*v));
             }
         });
+}
+
+/// The scale in use, and its ends when they are set by hand: the ends chosen, when they
+/// changed.
+fn scale_ui(ui: &mut Ui, trace: &prvscope_store::Trace, t: &timeline::Timeline) -> Option<Scale> {
+    let current = t.config.scale;
+    let Scale::Manual(mut lo, mut hi) = current else {
+        ui.label(
+            RichText::new(format!(
+                "scale: {}{}",
+                current.name(),
+                if t.config.function == crate::view::GradientFn::Logarithmic {
+                    ", logarithmic"
+                } else {
+                    ""
+                }
+            ))
+            .small(),
+        );
+        return None;
+    };
+    let speed = hi.abs_diff(lo) as f64 / 200.0 + 1.0;
+    ui.horizontal(|ui| {
+        ui.label("scale from");
+        ui.add(egui::DragValue::new(&mut lo).speed(speed));
+        ui.label("to");
+        ui.add(egui::DragValue::new(&mut hi).speed(speed));
+    });
+    ui.label(
+        RichText::new(format!(
+            "{} to {}",
+            value_label(trace, &t.config.spec, lo, false),
+            value_label(trace, &t.config.spec, hi, false)
+        ))
+        .small(),
+    );
+    let chosen = Scale::Manual(lo, hi);
+    (chosen != current).then_some(chosen)
 }
 
 impl App {
@@ -233,6 +302,7 @@ impl App {
         let t = &l.timeline;
         ui.heading("Legend");
         let legend = t.legend();
+        let mut scale_chosen = None;
         egui::ScrollArea::vertical()
             .id_salt("legend")
             .max_height(ui.available_height() * 0.55)
@@ -247,7 +317,14 @@ impl App {
                     if lane.legend.is_empty() {
                         ui.label("nothing drawn in this window");
                     } else if t.config.color == ColorMode::Gradient {
-                        gradient_legend(ui, &l.trace, &spec, &lane.coloring, &lane.legend);
+                        gradient_legend(
+                            ui,
+                            &l.trace,
+                            &spec,
+                            &lane.coloring,
+                            lane.scale,
+                            &lane.legend,
+                        );
                     } else {
                         value_entries(ui, &l.trace, &spec, &lane.coloring, &lane.legend);
                     }
@@ -259,7 +336,14 @@ impl App {
                     && t.config.color == ColorMode::Gradient
                     && !legend.is_empty()
                 {
-                    gradient_legend(ui, &l.trace, &t.config.spec, t.coloring(), legend);
+                    gradient_legend(
+                        ui,
+                        &l.trace,
+                        &t.config.spec,
+                        t.coloring(),
+                        t.frame_scale(),
+                        legend,
+                    );
                 } else if t.lanes().is_empty() {
                     value_entries(ui, &l.trace, &t.config.spec, t.coloring(), legend);
                 }
@@ -279,8 +363,11 @@ impl App {
                         .color(theme::WARNING),
                     );
                 }
+                if t.config.color != ColorMode::Code {
+                    scale_chosen = scale_ui(ui, &l.trace, t);
+                }
                 if t.config.color == ColorMode::FunctionLine {
-                    let (lo, hi) = t.coloring().range();
+                    let (lo, hi) = t.frame_scale().unwrap_or_else(|| t.coloring().range());
                     let name = |v| value_label(&l.trace, &t.config.spec, v, false);
                     ui.label(format!(
                         "function line: {} at a row's bottom, {} at its top",
@@ -289,6 +376,18 @@ impl App {
                     ));
                 }
             });
+        if let Some(scale) = scale_chosen
+            && let Some(l) = &mut self.loaded
+        {
+            let mut config = l.timeline.config.clone();
+            config.scale = scale;
+            l.timeline.apply_config(&l.trace, config);
+            return;
+        }
+        let Some(l) = &self.loaded else {
+            return;
+        };
+        let t = &l.timeline;
         let resource_rows = matches!(
             t.rows().first().map(|r| &r.kind),
             Some(crate::rows::RowKind::Resource(_))

@@ -39,6 +39,8 @@ pub struct Lane {
     pub coloring: Coloring,
     /// What the last frame drew in this lane (value, pixel columns).
     pub legend: Vec<(u64, u32)>,
+    /// The scale the last frame drew this lane with (see [`crate::frame::Frame::scale`]).
+    pub scale: Option<(u64, u64)>,
 }
 
 impl Timeline {
@@ -133,6 +135,7 @@ impl Timeline {
                     signals: Arc::new(view),
                     coloring,
                     legend: Vec::new(),
+                    scale: None,
                 }
             })
             .collect();
@@ -178,6 +181,7 @@ impl Timeline {
                 window: req.window,
                 flags: req.flags,
                 mode: req.mode,
+                scale: req.scale,
             });
             for (i, mesh) in f.meshes.iter().enumerate() {
                 let top = req.rect.top() + i as f32 * req.row_height;
@@ -190,6 +194,7 @@ impl Timeline {
             }
             out.quads += f.quads;
             lane.legend = f.legend;
+            lane.scale = f.scale;
         }
         out
     }

@@ -314,6 +314,11 @@ impl Timeline {
         self.pinned_comm.as_ref()
     }
 
+    /// The scale the last frame drew a gradient or function line with.
+    pub fn frame_scale(&self) -> Option<(u64, u64)> {
+        self.cache.as_ref().and_then(|c| c.1.scale)
+    }
+
     /// Values drawn in the last frame, with their pixel counts.
     pub fn legend(&self) -> &[(u64, u32)] {
         self.cache.as_ref().map_or(&[], |c| c.1.legend.as_slice())
@@ -616,6 +621,7 @@ impl Timeline {
                     window: self.window,
                     flags: self.config.flags,
                     mode: self.config.mode,
+                    scale: self.config.scale,
                 },
             );
             let comms = self.config.comms.then(|| {

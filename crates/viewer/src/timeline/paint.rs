@@ -24,7 +24,8 @@ impl Timeline {
         if row_height < 30.0 {
             return;
         }
-        let (lo, hi) = self.coloring.range();
+        // The axis of the scale the frame was drawn with.
+        let (lo, hi) = self.frame_scale().unwrap_or_else(|| self.coloring.range());
         let label = |v| crate::view::value_label(trace, &self.config.spec, v, false);
         let (top, bottom) = (label(hi), label(lo));
         let font = FontId::proportional(10.0);
