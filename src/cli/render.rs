@@ -152,9 +152,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             .and_then(|()| std::io::Write::flush(&mut out))
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
     }
-    let comms = r.comms.as_ref().map_or_else(String::new, |c| {
-        format!("; {}", prvscope_viewer::frame::comms_legend(c))
-    });
+    let comms = match (&r.density, &r.comms) {
+        (Some(d), _) => format!("; {}", prvscope_viewer::frame::density_legend(d)),
+        (None, Some(c)) => format!("; {}", prvscope_viewer::frame::comms_legend(c)),
+        (None, None) => String::new(),
+    };
     eprintln!(
         "{}: {} rows x {} columns, {} ({}){comms}",
         args.output.display(),

@@ -208,6 +208,7 @@ fn a_converted_file_is_drawn_from_checked_bytes_only() {
             width: 400,
             row_of: &all,
             max_bundles: 1 << 20,
+            only_row: None,
         });
         out.push(format!("{lines:?}"));
         out

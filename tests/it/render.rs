@@ -262,3 +262,79 @@ fn a_counter_view_fits_its_scale_to_the_window() {
     // A part of the trace fits its own values.
     distinct(Scale::Fit, false, Some(end / 2), Some(end / 2 + end / 10));
 }
+
+/// Communications never hide the states: on a generated trace at full zoom (thousands of
+/// messages in 1400 columns) they are too many for lines, and each row's bottom band shows
+/// the messages it sends or receives per pixel column, which a naive count of the store's
+/// messages gives column for column; at least 70% of the rows' pixels still show their
+/// state. A narrow window of few messages draws them as lines.
+#[test]
+fn dense_communications_are_a_band_per_row_and_leave_the_states_visible() {
+    let _shared = crate::common::shared();
+    let path = crate::common::generated_16_threads_of("comm-density", 4 << 20);
+    let t = load(&path);
+    let (width, height) = (1400u32, 640u32);
+    let mut o = options(SignalSpec::States, width, height);
+    o.comms = true;
+    let r = render::render(&t, &o).unwrap();
+    let d = r.density.as_ref().expect("a density at full zoom");
+    assert!(r.comms.as_ref().unwrap().bundles.is_empty());
+    // The naive count: every message sent in the window, at its send column on the
+    // sender's row and at its receive column (when in the window) on the receiver's.
+    let (t0, t1) = (r.edges[0], *r.edges.last().unwrap());
+    let closed = t1 >= t.header.end_time;
+    let span = t1 - t0;
+    let column = |x: u64| -> Option<usize> {
+        let inside = x >= t0 && (x < t1 || (closed && x == t1));
+        inside.then(|| {
+            ((u128::from(x - t0) * u128::from(width) / u128::from(span)) as usize)
+                .min(width as usize - 1)
+        })
+    };
+    let mut naive = vec![vec![0u32; width as usize]; r.rows.len()];
+    let mut messages = 0;
+    for c in t.store.comms() {
+        if column(c.lsend).is_none() {
+            continue;
+        }
+        messages += 1;
+        naive[c.send_row as usize][column(c.lsend).unwrap()] += 1;
+        if let Some(k) = column(c.lrecv) {
+            naive[c.recv_row as usize][k] += 1;
+        }
+    }
+    assert_eq!(d.messages, messages);
+    for (row, counts) in &d.rows {
+        assert_eq!(counts, &naive[*row as usize], "row {row}");
+    }
+    // The rows' pixels that show their state.
+    let (mut state, mut all) = (0u64, 0u64);
+    let rows = r.rows.len() as u32;
+    for (i, row) in r.pixels.iter().enumerate() {
+        let (y0, y1) = (i as u32 * height / rows, (i as u32 + 1) * height / rows);
+        for y in y0..y1 {
+            for (x, p) in row.iter().take(width as usize).enumerate() {
+                all += 1;
+                if let Some(c) = r.coloring.color(p.value)
+                    && r.image.get_pixel(x as u32, y).0 == [c.r(), c.g(), c.b(), 255]
+                {
+                    state += 1;
+                }
+            }
+        }
+    }
+    let share = state as f64 / all as f64;
+    eprintln!(
+        "{messages} messages as a density; {:.1}% of the rows' pixels show states",
+        share * 100.0
+    );
+    assert!(share >= 0.7, "{share}");
+    // A window of a few messages draws lines.
+    let first = t.store.comms().iter().map(|c| c.lsend).min().unwrap();
+    o.from = Some(first);
+    o.to = Some(first + span / 5000);
+    let r = render::render(&t, &o).unwrap();
+    assert!(r.density.is_none());
+    let c = r.comms.unwrap();
+    assert!(c.messages > 0 && !c.bundles.is_empty(), "{}", c.messages);
+}

@@ -70,6 +70,7 @@ pub(crate) fn assert_same_pictures(plain: &Trace, hit: &Trace) {
         width: 1000,
         row_of: &row_of,
         max_bundles: 5000,
+        only_row: None,
     };
     let built = CommIndex::build(plain.store.comms());
     let cached = CommIndex::of(&hit.store);

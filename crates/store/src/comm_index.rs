@@ -7,6 +7,9 @@
 //! dropped: every message sent in the window is in exactly one bundle, and the counts say how
 //! many messages each line stands for.
 
+mod density;
+pub use density::Density;
+
 use crate::Comm;
 use crate::cache::{Dec, Enc};
 use crate::columns::persist::{Sink, get_array, put_array};
@@ -93,6 +96,8 @@ pub struct BundleQuery<'a> {
     pub row_of: &'a dyn Fn(u32) -> Option<u32>,
     /// At most about this many lines.
     pub max_bundles: usize,
+    /// Only the messages this drawn row sends or receives.
+    pub only_row: Option<u32>,
 }
 
 /// `comms` ordered by (sender, receiver), stable (send-time order within a pair).
@@ -344,6 +349,9 @@ impl CommIndex {
             let (Some(from), Some(to)) = ((q.row_of)(p.send), (q.row_of)(p.recv)) else {
                 continue;
             };
+            if q.only_row.is_some_and(|r| r != from && r != to) {
+                continue;
+            }
             let lo = self.lower_bound(p, p.start, q.t0);
             let hi = self.lower_bound(p, lo, t1);
             messages += (hi - lo) as u64;
@@ -518,6 +526,7 @@ mod tests {
             width,
             row_of: ALL_ROWS,
             max_bundles,
+            only_row: None,
         }
     }
 

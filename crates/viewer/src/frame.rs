@@ -7,13 +7,15 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use egui::epaint::Mesh;
-use egui::{Pos2, Rect, pos2, vec2};
+use egui::{Rect, pos2, vec2};
 use rayon::prelude::*;
 
 use super::rows::{RowItem, RowKind};
 use super::theme;
 use super::view::{ColorMode, Coloring, Scale};
-use prvscope_store::comm_index::{Bundle, BundleQuery, Bundles, CommIndex};
+
+mod comms;
+pub use comms::*;
 use prvscope_store::signal::ViewSignals;
 use prvscope_store::summary::{DrawMode, Grid, Pixel};
 
@@ -309,149 +311,6 @@ fn function_line(
             count_pixels(counts, value, j - k);
         }
     }
-}
-
-/// The communications of a window as lines: few messages one line per distinct pixel pair,
-/// many as bundles (see [`CommIndex`]); `row_of` gives the drawn row of a visible store row.
-pub fn comm_bundles(
-    index: &CommIndex,
-    window: TimeWindow,
-    end_time: u64,
-    rect: Rect,
-    row_of: &dyn Fn(u32) -> Option<u32>,
-    max_bundles: usize,
-) -> Bundles {
-    index.bundles(&BundleQuery {
-        t0: window.start,
-        span: window.span,
-        closed: window.end() >= end_time,
-        width: rect.width().round().max(1.0) as u32,
-        row_of,
-        max_bundles,
-    })
-}
-
-/// The width of a bundle's line: 1 pixel for one message, growing with the logarithm of
-/// the count up to 4 pixels.
-pub fn bundle_width(count: u32) -> f32 {
-    (1.0 + (count.max(1) as f32).log2() * 0.35).min(4.0)
-}
-
-/// The endpoints of a bundle's line; `y_of` gives the centre of a drawn row.
-pub fn bundle_segment(
-    b: &Bundle,
-    window: TimeWindow,
-    rect: Rect,
-    y_of: &dyn Fn(u32) -> f32,
-) -> [Pos2; 2] {
-    [
-        Pos2::new(window.x_from_time(b.send, rect), y_of(b.from_row)),
-        Pos2::new(window.x_from_time(b.recv, rect), y_of(b.to_row)),
-    ]
-}
-
-/// One mesh of quads for all the lines (cheap to tessellate, however many).
-pub fn comm_mesh(
-    bundles: &Bundles,
-    window: TimeWindow,
-    rect: Rect,
-    y_of: &dyn Fn(u32) -> f32,
-) -> Mesh {
-    let mut mesh = Mesh::default();
-    mesh.reserve_vertices(bundles.bundles.len() * 4);
-    mesh.reserve_triangles(bundles.bundles.len() * 2);
-    for b in &bundles.bundles {
-        let [p0, p1] = bundle_segment(b, window, rect, y_of);
-        // Keep far-away ends from making huge coordinates.
-        let clamp = |p: Pos2| pos2(p.x.clamp(rect.left() - 4000.0, rect.right() + 4000.0), p.y);
-        let (p0, p1) = (clamp(p0), clamp(p1));
-        let d = p1 - p0;
-        let len = d.length();
-        let half = bundle_width(b.count) * 0.5;
-        let n = if len > 1e-3 {
-            vec2(-d.y, d.x) / len * half
-        } else {
-            vec2(0.0, half)
-        };
-        // A line shorter than a pixel is drawn as a short vertical tick.
-        let (p0, p1) = if len > 1e-3 {
-            (p0, p1)
-        } else {
-            (p0 - vec2(half, 0.0), p0 + vec2(half, 0.0))
-        };
-        let i = mesh.vertices.len() as u32;
-        for p in [p0 + n, p0 - n, p1 - n, p1 + n] {
-            mesh.colored_vertex(p, theme::COMM);
-        }
-        mesh.add_triangle(i, i + 1, i + 2);
-        mesh.add_triangle(i, i + 2, i + 3);
-    }
-    mesh
-}
-
-/// The bundle whose line passes within `tolerance` pixels of `pos`, the nearest.
-pub fn bundle_at<'b>(
-    bundles: &'b Bundles,
-    window: TimeWindow,
-    rect: Rect,
-    y_of: &dyn Fn(u32) -> f32,
-    pos: Pos2,
-    tolerance: f32,
-) -> Option<&'b Bundle> {
-    let mut best: Option<(f32, &Bundle)> = None;
-    for b in &bundles.bundles {
-        let [p0, p1] = bundle_segment(b, window, rect, y_of);
-        let d = p1 - p0;
-        let len2 = d.length_sq();
-        let t = if len2 > 0.0 {
-            ((pos - p0).dot(d) / len2).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        let dist = (p0 + d * t - pos).length() - bundle_width(b.count) * 0.5;
-        if dist <= tolerance && best.is_none_or(|(bd, _)| dist < bd) {
-            best = Some((dist, b));
-        }
-    }
-    best.map(|b| b.1)
-}
-
-/// A count for people: 950, 12,300, 1.2 M.
-pub fn human_count(n: u64) -> String {
-    if n >= 1_000_000 {
-        format!("{:.1} M", n as f64 / 1e6)
-    } else if n >= 10_000 {
-        let s = n.to_string();
-        let (a, b) = s.split_at(s.len() - 3);
-        format!("{a},{b}")
-    } else {
-        n.to_string()
-    }
-}
-
-/// The legend's line about communications: how many messages, drawn as how many lines.
-pub fn comms_legend(c: &prvscope_store::comm_index::Bundles) -> String {
-    let messages = human_count(c.messages);
-    let lines = human_count(c.bundles.len() as u64);
-    let mut text = if c.messages == 0 {
-        "Communications: none sent in this window".to_owned()
-    } else if c.is_density() {
-        format!(
-            "Communications: {messages} messages, drawn as {lines} bundles ({} pixel columns each)",
-            c.bucket_columns
-        )
-    } else {
-        format!("Communications: {messages} messages, drawn as {lines} lines")
-    };
-    if c.crossing > 0 {
-        text += ", and ";
-        text += &human_count(c.crossing);
-        text += " sent before the window";
-    }
-    if c.crossing_skipped {
-        text.push_str("; those sent before the window are too many to draw");
-    }
-    text
 }
 
 /// Ruler ticks: about one label per `min_px` pixels, at 1, 2 or 5 times a power of ten of

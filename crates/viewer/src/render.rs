@@ -57,6 +57,9 @@ pub struct Rendered {
     pub config: ViewConfig,
     pub coloring: Coloring,
     pub comms: Option<Bundles>,
+    /// The communications as a density, when they were too many for lines (`comms` then
+    /// holds no line).
+    pub density: Option<prvscope_store::comm_index::Density>,
     /// Where the threads ran, at the CPU and node levels.
     pub placement: Option<prvscope_store::placement::Placement>,
 }
@@ -163,6 +166,7 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
             }
         }
     }
+    let mut density = None;
     let comms = index.map(|index| {
         let drawn = drawn_row_of_thread(&rows, trace.store.thread_count());
         let row_of = |thread: u32| *drawn.get(thread as usize)?;
@@ -178,6 +182,31 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
             RENDER_MAX_BUNDLES,
         );
         let center = |r: u32| (top(r as usize) + top(r as usize + 1)) as f32 * 0.5;
+        let area = width as f32 * height as f32;
+        if bundles.is_density()
+            || frame::covered_share(&bundles, window, rect, area, &center) > frame::LINE_BUDGET
+        {
+            // Too dense for lines, as in the viewer: a band at the bottom of each row.
+            let d = frame::comm_density(&index, window, trace.header.end_time, rect, &row_of);
+            for (row, counts) in &d.rows {
+                let (y0, y1) = (top(*row as usize), top(*row as usize + 1));
+                let band = frame::density_band((y1 - y0) as f32).round() as u32;
+                let y1 = if y1 - y0 >= 6 { y1 - 1 } else { y1 };
+                for (x, &n) in counts.iter().enumerate().take(width as usize) {
+                    if n > 0 {
+                        let c = rgba(frame::density_colour(n, d.max));
+                        for y in y1.saturating_sub(band).max(y0)..y1 {
+                            image.put_pixel(x as u32, y, c);
+                        }
+                    }
+                }
+            }
+            density = Some(d);
+            return Bundles {
+                messages: bundles.messages,
+                ..Bundles::default()
+            };
+        }
         let lines: Vec<([egui::Pos2; 2], f32)> = bundles
             .bundles
             .iter()
@@ -199,6 +228,7 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
         config,
         coloring,
         comms,
+        density,
         placement,
     })
 }

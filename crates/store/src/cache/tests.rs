@@ -222,6 +222,7 @@ fn what_the_first_frames_draw_from_is_checked_at_the_open() {
             width: 700,
             row_of: &all,
             max_bundles: 10_000,
+            only_row: None,
         })
     };
     let (reference_view, reference_lines) = (view(&store), lines(&CommIndex::build(&store.comms)));

@@ -400,6 +400,16 @@ impl App {
                 )
                 .wrap(),
             );
+        } else if let Some(d) = t.comm_density() {
+            let pinned = t.pinned().is_some().then(|| t.comms()).flatten();
+            ui.add(
+                egui::Label::new(format!(
+                    "{}; {}",
+                    crate::frame::density_legend(d),
+                    crate::frame::pinned_lines_note(pinned)
+                ))
+                .wrap(),
+            );
         } else if let Some(c) = t.comms() {
             ui.add(egui::Label::new(crate::frame::comms_legend(c)).wrap())
                 .on_hover_text(

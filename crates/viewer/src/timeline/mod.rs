@@ -10,6 +10,7 @@
 //! - `widgets`: the details of a point, the messages of a line and the legend's swatches,
 //!   for the side panels.
 
+mod comms;
 mod input;
 mod lanes;
 mod marks;
@@ -74,9 +75,13 @@ pub struct Details {
     pub end: Option<u64>,
 }
 
-/// The communications drawn in a frame: their lines and the mesh.
+/// The communications drawn in a frame: their lines (too dense for lines: those of the
+/// pinned row) and density, and the mesh.
 pub struct Comms {
     pub bundles: Bundles,
+    /// The window's messages per row and pixel column, when lines would cover more than
+    /// [`frame::LINE_BUDGET`] of the rows.
+    pub density: Option<prvscope_store::comm_index::Density>,
     mesh: Arc<egui::Mesh>,
 }
 
@@ -88,6 +93,8 @@ struct FrameKey {
     first_row: usize,
     rows_generation: u64,
     view_generation: u64,
+    /// The pinned row (its lines are drawn over a density).
+    pinned_row: Option<usize>,
 }
 
 /// The timeline of one trace.
@@ -297,6 +304,15 @@ impl Timeline {
             .as_ref()
             .and_then(|c| c.2.as_ref())
             .map(|c| &c.bundles)
+    }
+
+    /// The communications' density drawn in the last frame, when they were too many for
+    /// lines.
+    pub fn comm_density(&self) -> Option<&prvscope_store::comm_index::Density> {
+        self.cache
+            .as_ref()
+            .and_then(|c| c.2.as_ref())
+            .and_then(|c| c.density.as_ref())
     }
 
     /// The trace's communications by pair.
@@ -606,6 +622,7 @@ impl Timeline {
             rows_generation: self.rows_generation,
             view_generation: self.view_generation
                 ^ (Arc::as_ptr(&self.signals) as u64).rotate_left(17),
+            pinned_row: self.pinned.map(|p| p.row),
         };
         if self.cache.as_ref().is_none_or(|c| c.0 != key) {
             let started = Instant::now();
@@ -624,28 +641,10 @@ impl Timeline {
                     scale: self.config.scale,
                 },
             );
-            let comms = self.config.comms.then(|| {
-                let drawn = drawn_row_of_thread(&self.rows, trace.store.thread_count());
-                let row_of = |thread: u32| {
-                    let r = (*drawn.get(thread as usize)?)?;
-                    visible.contains(&(r as usize)).then_some(r)
-                };
-                let bundles = frame::comm_bundles(
-                    &self.comm_index,
-                    self.window,
-                    self.end_time,
-                    area,
-                    &row_of,
-                    MAX_BUNDLES,
-                );
-                let mesh = frame::comm_mesh(&bundles, self.window, area, &|r| {
-                    row_center(area, r, self.first_row, row_height)
-                });
-                Comms {
-                    bundles,
-                    mesh: Arc::new(mesh),
-                }
-            });
+            let comms = self
+                .config
+                .comms
+                .then(|| self.build_comms(trace, area, row_height, &visible));
             self.last_build_ms = started.elapsed().as_secs_f64() * 1e3;
             self.cache = Some((key, built, comms));
         }

@@ -1,0 +1,303 @@
+//! The communications of a frame: lines (one per message, or per pair's messages on the
+//! same pixels, or bundles) while they stay sparse; beyond that, a density band at the
+//! bottom of each row (the messages it sends or receives per pixel column), with the lines
+//! of the pinned thread over it.
+
+use egui::epaint::Mesh;
+use egui::{Pos2, Rect, pos2, vec2};
+
+use super::TimeWindow;
+use crate::theme;
+use prvscope_store::comm_index::{Bundle, BundleQuery, Bundles, CommIndex, Density};
+
+/// The communications of a window as lines: few messages one line per distinct pixel pair,
+/// many as bundles (see [`CommIndex`]); `row_of` gives the drawn row of a visible store row.
+pub fn comm_bundles(
+    index: &CommIndex,
+    window: TimeWindow,
+    end_time: u64,
+    rect: Rect,
+    row_of: &dyn Fn(u32) -> Option<u32>,
+    max_bundles: usize,
+) -> Bundles {
+    index.bundles(&BundleQuery {
+        t0: window.start,
+        span: window.span,
+        closed: window.end() >= end_time,
+        width: rect.width().round().max(1.0) as u32,
+        row_of,
+        max_bundles,
+        only_row: None,
+    })
+}
+
+/// The lines of the messages that `row` (a drawn row) sends or receives in the window.
+pub fn row_bundles(
+    index: &CommIndex,
+    window: TimeWindow,
+    end_time: u64,
+    rect: Rect,
+    row_of: &dyn Fn(u32) -> Option<u32>,
+    max_bundles: usize,
+    row: u32,
+) -> Bundles {
+    index.bundles(&BundleQuery {
+        t0: window.start,
+        span: window.span,
+        closed: window.end() >= end_time,
+        width: rect.width().round().max(1.0) as u32,
+        row_of,
+        max_bundles,
+        only_row: Some(row),
+    })
+}
+
+/// The messages of the window per drawn row and pixel column (see [`Density`]).
+pub fn comm_density(
+    index: &CommIndex,
+    window: TimeWindow,
+    end_time: u64,
+    rect: Rect,
+    row_of: &dyn Fn(u32) -> Option<u32>,
+) -> Density {
+    index.density(&BundleQuery {
+        t0: window.start,
+        span: window.span,
+        closed: window.end() >= end_time,
+        width: rect.width().round().max(1.0) as u32,
+        row_of,
+        max_bundles: 0,
+        only_row: None,
+    })
+}
+
+/// Lines may cover at most this share of the rows' pixels; past it the messages are drawn
+/// as a density.
+pub const LINE_BUDGET: f32 = 0.25;
+
+/// The share of `area` (the drawn rows) that the lines of `bundles` cover, counting each
+/// line's length times its width (crossings counted twice: an upper bound).
+pub fn covered_share(
+    bundles: &Bundles,
+    window: TimeWindow,
+    rect: Rect,
+    area: f32,
+    y_of: &dyn Fn(u32) -> f32,
+) -> f32 {
+    let covered: f32 = bundles
+        .bundles
+        .iter()
+        .map(|b| {
+            let [p0, p1] = bundle_segment(b, window, rect, y_of);
+            let (dx, dy) = (
+                (p1.x.clamp(rect.left(), rect.right()) - p0.x.clamp(rect.left(), rect.right()))
+                    .abs(),
+                (p1.y - p0.y).abs(),
+            );
+            (dx.max(dy) + 1.0) * bundle_width(b.count)
+        })
+        .sum();
+    covered / area.max(1.0)
+}
+
+/// The height of a row's density band: a quarter of the row, 1 to 6 pixels.
+pub fn density_band(row_height: f32) -> f32 {
+    (row_height * 0.25).clamp(1.0, 6.0)
+}
+
+/// The colour of a column where `count` of the window's most (`max`) messages are: from a
+/// dim to the full communication colour, by the square root of the share.
+pub fn density_colour(count: u32, max: u32) -> egui::Color32 {
+    let f = (f64::from(count) / f64::from(max.max(1)))
+        .sqrt()
+        .clamp(0.0, 1.0);
+    let f = 0.25 + 0.75 * f;
+    let c = theme::COMM;
+    let mix = |v: u8| (f64::from(v) * f).round() as u8;
+    egui::Color32::from_rgb(mix(c.r()), mix(c.g()), mix(c.b()))
+}
+
+/// A density as one band per row, at its bottom (`band_of` gives a drawn row's band, top
+/// and bottom): a quad per run of columns of one colour; columns without messages are left
+/// to the states.
+pub fn density_mesh(
+    density: &Density,
+    rect: Rect,
+    band_of: &dyn Fn(u32) -> Option<(f32, f32)>,
+) -> Mesh {
+    let mut mesh = Mesh::default();
+    let w = density.width.max(1) as f32;
+    let x = |c: usize| rect.left() + rect.width() * c as f32 / w;
+    for (row, counts) in &density.rows {
+        let Some((top, bottom)) = band_of(*row) else {
+            continue;
+        };
+        let mut c = 0;
+        while c < counts.len() {
+            if counts[c] == 0 {
+                c += 1;
+                continue;
+            }
+            let colour = density_colour(counts[c], density.max);
+            let start = c;
+            while c < counts.len()
+                && counts[c] > 0
+                && density_colour(counts[c], density.max) == colour
+            {
+                c += 1;
+            }
+            mesh.add_colored_rect(Rect::from_x_y_ranges(x(start)..=x(c), top..=bottom), colour);
+        }
+    }
+    mesh
+}
+
+/// The width of a bundle's line: 1 pixel for one message, growing with the logarithm of
+/// the count up to 4 pixels.
+pub fn bundle_width(count: u32) -> f32 {
+    (1.0 + (count.max(1) as f32).log2() * 0.35).min(4.0)
+}
+
+/// The endpoints of a bundle's line; `y_of` gives the centre of a drawn row.
+pub fn bundle_segment(
+    b: &Bundle,
+    window: TimeWindow,
+    rect: Rect,
+    y_of: &dyn Fn(u32) -> f32,
+) -> [Pos2; 2] {
+    [
+        Pos2::new(window.x_from_time(b.send, rect), y_of(b.from_row)),
+        Pos2::new(window.x_from_time(b.recv, rect), y_of(b.to_row)),
+    ]
+}
+
+/// One mesh of quads for all the lines (cheap to tessellate, however many).
+pub fn comm_mesh(
+    bundles: &Bundles,
+    window: TimeWindow,
+    rect: Rect,
+    y_of: &dyn Fn(u32) -> f32,
+) -> Mesh {
+    let mut mesh = Mesh::default();
+    mesh.reserve_vertices(bundles.bundles.len() * 4);
+    mesh.reserve_triangles(bundles.bundles.len() * 2);
+    for b in &bundles.bundles {
+        let [p0, p1] = bundle_segment(b, window, rect, y_of);
+        // Keep far-away ends from making huge coordinates.
+        let clamp = |p: Pos2| pos2(p.x.clamp(rect.left() - 4000.0, rect.right() + 4000.0), p.y);
+        let (p0, p1) = (clamp(p0), clamp(p1));
+        let d = p1 - p0;
+        let len = d.length();
+        let half = bundle_width(b.count) * 0.5;
+        let n = if len > 1e-3 {
+            vec2(-d.y, d.x) / len * half
+        } else {
+            vec2(0.0, half)
+        };
+        // A line shorter than a pixel is drawn as a short vertical tick.
+        let (p0, p1) = if len > 1e-3 {
+            (p0, p1)
+        } else {
+            (p0 - vec2(half, 0.0), p0 + vec2(half, 0.0))
+        };
+        let i = mesh.vertices.len() as u32;
+        for p in [p0 + n, p0 - n, p1 - n, p1 + n] {
+            mesh.colored_vertex(p, theme::COMM);
+        }
+        mesh.add_triangle(i, i + 1, i + 2);
+        mesh.add_triangle(i, i + 2, i + 3);
+    }
+    mesh
+}
+
+/// The bundle whose line passes within `tolerance` pixels of `pos`, the nearest.
+pub fn bundle_at<'b>(
+    bundles: &'b Bundles,
+    window: TimeWindow,
+    rect: Rect,
+    y_of: &dyn Fn(u32) -> f32,
+    pos: Pos2,
+    tolerance: f32,
+) -> Option<&'b Bundle> {
+    let mut best: Option<(f32, &Bundle)> = None;
+    for b in &bundles.bundles {
+        let [p0, p1] = bundle_segment(b, window, rect, y_of);
+        let d = p1 - p0;
+        let len2 = d.length_sq();
+        let t = if len2 > 0.0 {
+            ((pos - p0).dot(d) / len2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let dist = (p0 + d * t - pos).length() - bundle_width(b.count) * 0.5;
+        if dist <= tolerance && best.is_none_or(|(bd, _)| dist < bd) {
+            best = Some((dist, b));
+        }
+    }
+    best.map(|b| b.1)
+}
+
+/// A count for people: 950, 12,300, 1.2 M.
+pub fn human_count(n: u64) -> String {
+    if n >= 1_000_000 {
+        format!("{:.1} M", n as f64 / 1e6)
+    } else if n >= 10_000 {
+        let s = n.to_string();
+        let (a, b) = s.split_at(s.len() - 3);
+        format!("{a},{b}")
+    } else {
+        n.to_string()
+    }
+}
+
+/// The legend's line about communications drawn as a density.
+pub fn density_legend(d: &Density) -> String {
+    format!(
+        "Communications: {} messages, too many for lines: the band at the bottom of each row \
+         shows the messages it sends or receives per pixel column (brighter: more, up to {} \
+         in a column)",
+        human_count(d.messages),
+        human_count(u64::from(d.max))
+    )
+}
+
+/// What the legend adds about the pinned row's lines over a density (`pinned`: its
+/// lines, when a row is pinned).
+pub fn pinned_lines_note(pinned: Option<&Bundles>) -> String {
+    match pinned {
+        Some(b) if b.is_density() => format!(
+            "the pinned thread's {} messages are too many for lines too",
+            human_count(b.messages)
+        ),
+        Some(b) => format!(
+            "the pinned thread's {} messages drawn as lines",
+            human_count(b.messages)
+        ),
+        None => "pin a thread (click it) to draw its messages as lines".to_owned(),
+    }
+}
+
+/// The legend's line about communications: how many messages, drawn as how many lines.
+pub fn comms_legend(c: &prvscope_store::comm_index::Bundles) -> String {
+    let messages = human_count(c.messages);
+    let lines = human_count(c.bundles.len() as u64);
+    let mut text = if c.messages == 0 {
+        "Communications: none sent in this window".to_owned()
+    } else if c.is_density() {
+        format!(
+            "Communications: {messages} messages, drawn as {lines} bundles ({} pixel columns each)",
+            c.bucket_columns
+        )
+    } else {
+        format!("Communications: {messages} messages, drawn as {lines} lines")
+    };
+    if c.crossing > 0 {
+        text += ", and ";
+        text += &human_count(c.crossing);
+        text += " sent before the window";
+    }
+    if c.crossing_skipped {
+        text.push_str("; those sent before the window are too many to draw");
+    }
+    text
+}

@@ -1,0 +1,82 @@
+//! The communications of a frame: lines while they stay sparse (under
+//! [`frame::LINE_BUDGET`] of the rows' pixels), else a density band per row with the
+//! pinned row's lines over it.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use egui::Rect;
+use prvscope_store::Trace;
+
+use super::{Comms, MAX_BUNDLES, Timeline, drawn_row_of_thread, row_center};
+use crate::frame;
+
+impl Timeline {
+    /// The communications of the frame over `area` with rows `visible`.
+    pub(super) fn build_comms(
+        &self,
+        trace: &Trace,
+        area: Rect,
+        row_height: f32,
+        visible: &Range<usize>,
+    ) -> Comms {
+        let drawn = drawn_row_of_thread(&self.rows, trace.store.thread_count());
+        let row_of = |thread: u32| {
+            let r = (*drawn.get(thread as usize)?)?;
+            visible.contains(&(r as usize)).then_some(r)
+        };
+        let y_of = |r| row_center(area, r, self.first_row, row_height);
+        let bundles = frame::comm_bundles(
+            &self.comm_index,
+            self.window,
+            self.end_time,
+            area,
+            &row_of,
+            MAX_BUNDLES,
+        );
+        let rows_area = visible.len() as f32 * row_height * area.width();
+        if !bundles.is_density()
+            && frame::covered_share(&bundles, self.window, area, rows_area, &y_of)
+                <= frame::LINE_BUDGET
+        {
+            let mesh = frame::comm_mesh(&bundles, self.window, area, &y_of);
+            return Comms {
+                bundles,
+                density: None,
+                mesh: Arc::new(mesh),
+            };
+        }
+        // Too dense for lines: a band per row, and the pinned row's lines over it.
+        let density =
+            frame::comm_density(&self.comm_index, self.window, self.end_time, area, &row_of);
+        let band = frame::density_band(row_height);
+        let gap = if row_height >= 6.0 { 1.0 } else { 0.0 };
+        let first = self.first_row as f32;
+        let mut mesh = frame::density_mesh(&density, area, &|r| {
+            let bottom = area.top() + (r as f32 - first + 1.0) * row_height - gap;
+            Some((bottom - band, bottom))
+        });
+        let pinned = self
+            .pinned
+            .and_then(|p| u32::try_from(p.row).ok())
+            .filter(|&r| visible.contains(&(r as usize)))
+            .map(|r| {
+                frame::row_bundles(
+                    &self.comm_index,
+                    self.window,
+                    self.end_time,
+                    area,
+                    &row_of,
+                    MAX_BUNDLES,
+                    r,
+                )
+            })
+            .unwrap_or_default();
+        mesh.append(frame::comm_mesh(&pinned, self.window, area, &y_of));
+        Comms {
+            bundles: pinned,
+            density: Some(density),
+            mesh: Arc::new(mesh),
+        }
+    }
+}
