@@ -247,6 +247,23 @@ fn viewer_follow(trace: &Path) {
     let mut h = viewer_harness::opened(trace.to_path_buf(), 1400.0, 900.0);
     let ctx = h.ctx.clone();
     h.run_steps(3);
+    // The timeline with its communications at full zoom, then zoomed in to 89 ms with a
+    // thread pinned (its messages as lines over the others' density).
+    screenshot(&mut h, "timeline_1gb_full.png");
+    let end = h.state().loaded().expect("loaded").trace.header.end_time;
+    {
+        let t = &mut h.state_mut().loaded_mut().expect("loaded").timeline;
+        let window = TimeWindow {
+            start: end / 2 - end / 512,
+            span: end / 256,
+        };
+        t.zoom_to(window);
+        t.pin(5, window.start + window.span / 2);
+    }
+    h.run_steps(3);
+    screenshot(&mut h, "timeline_1gb_zoomed_pinned.png");
+    h.state_mut().loaded_mut().expect("loaded").timeline.fit();
+    h.run_steps(3);
     let mut slowest = Duration::ZERO;
     let mut step = |h: &mut Harness<'_, App>| {
         let started = Instant::now();
@@ -269,7 +286,6 @@ fn viewer_follow(trace: &Path) {
     step(&mut h);
     h.get_by_label("Follow the timeline window").click();
     step(&mut h);
-    let end = h.state().loaded().expect("loaded").trace.header.end_time;
     let mut updates = Vec::new();
     // Zoom in by halves around the middle, as wheel steps would, then pan by tenths of the
     // window, as drags would.
@@ -352,9 +368,14 @@ fn viewer_follow(trace: &Path) {
         kept.hits
     );
     h.run_steps(3);
+    screenshot(&mut h, "follow_1gb.png");
+}
+
+/// Writes what the window shows to `name` under the bench data.
+fn screenshot(h: &mut egui_kittest::Harness<'_, prvscope_viewer::app::App>, name: &str) {
     match h.render() {
         Ok(image) => {
-            let png = load::bench_data().join("follow_1gb.png");
+            let png = load::bench_data().join(name);
             image.save(&png).expect("writing the screenshot");
             println!("viewer_follow: screenshot {}", png.display());
         }

@@ -24,10 +24,12 @@ use crate::viewer::harness_with;
 /// A trace of `../shared/traces` in the viewer with its scopes analysed.
 fn app_on(path: &str, show_scopes: bool) -> Option<Harness<'static, App>> {
     let dir = shared_traces()?;
+    // Tall enough for the scope panel (a fifth of the window by default) to show the rows
+    // and bars the tests click.
     let mut h = harness_with(
         LoadSource::File(dir.join(path)),
         None,
-        (1600.0, 900.0),
+        (1600.0, 1200.0),
         show_scopes,
     );
     settle(&mut h);

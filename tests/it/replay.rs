@@ -122,7 +122,9 @@ fn a_users_first_minute_on_a_1_gb_trace_has_no_frame_over_100_ms() {
     assert!(t.comms().is_some(), "communications are on by default");
     // That many messages are a density: every message between the rows on screen counted
     // at its send (here a thread per row).
-    let drawn = t.comm_density().expect("that many messages are drawn as a density");
+    let drawn = t
+        .comm_density()
+        .expect("that many messages are drawn as a density");
     let shown = t.first_row()..t.first_row() + (t.area().height() / t.row_height()) as usize;
     let between_shown = l
         .trace

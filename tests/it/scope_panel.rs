@@ -15,8 +15,10 @@ use std::fmt::Write as _;
 
 use crate::viewer::harness_with;
 
+/// The demo with the scope panel, tall enough for the panel (a fifth of the window by default)
+/// to show the rows and bars the tests click.
 fn demo() -> Harness<'static, App> {
-    let mut h = harness_with(LoadSource::Demo, None, (1600.0, 900.0), true);
+    let mut h = harness_with(LoadSource::Demo, None, (1600.0, 1200.0), true);
     settle(&mut h);
     h
 }

@@ -559,3 +559,32 @@ fn measuring_the_frame_rate_times_frame_to_frame_and_says_so() {
     assert!(mean <= elapsed, "{mean} ms per frame, {elapsed} ms in all");
     h.get_by_label_contains("ms frame to frame");
 }
+
+/// Room: by default the timeline keeps at least 65% of the window's height and width with
+/// the scope panel shown, and the side panel keeps its width whatever it shows (every view
+/// of the demo, a point pinned in each): a long label is cut, it does not narrow the
+/// timeline.
+#[test]
+fn the_timeline_keeps_its_room_whatever_the_panels_show() {
+    let (w, h_px) = (1400.0, 800.0);
+    let mut h = harness_with(LoadSource::Demo, None, (w, h_px), true);
+    h.run_steps(4);
+    let first = h.state().timeline_rect();
+    assert!(first.height() >= 0.65 * h_px, "{first:?}");
+    assert!(first.width() >= 0.65 * w, "{first:?}");
+    let types = h.state().loaded().unwrap().trace.store.event_types();
+    let mut views = vec![SignalSpec::States];
+    views.extend(types.iter().map(|&ty| SignalSpec::Events(vec![ty])));
+    views.push(SignalSpec::Events(types.clone()));
+    for spec in views {
+        h.state_mut().set_view(spec.clone());
+        h.run_steps(3);
+        let l = h.state_mut().loaded_mut().unwrap();
+        let end = l.timeline.end_time();
+        l.timeline.pin(0, end / 3);
+        h.run_steps(3);
+        let now = h.state().timeline_rect();
+        assert!((now.left() - first.left()).abs() < 0.5, "{spec:?}: {now:?}");
+        assert!(now.height() >= 0.65 * h_px, "{spec:?}: {now:?}");
+    }
+}

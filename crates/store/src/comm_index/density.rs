@@ -20,6 +20,25 @@ pub struct Density {
 }
 
 impl CommIndex {
+    /// The messages sent in the window between drawn rows (two binary searches a pair).
+    pub fn count(&self, q: &BundleQuery<'_>) -> u64 {
+        let t1 =
+            q.t0.saturating_add(q.span)
+                .saturating_add(u64::from(q.closed));
+        let mut messages = 0;
+        for p in &self.pairs {
+            let (Some(from), Some(to)) = ((q.row_of)(p.send), (q.row_of)(p.recv)) else {
+                continue;
+            };
+            if q.only_row.is_some_and(|r| r != from && r != to) {
+                continue;
+            }
+            let lo = self.lower_bound(p, p.start, q.t0);
+            messages += (self.lower_bound(p, lo, t1) - lo) as u64;
+        }
+        messages
+    }
+
     /// The density of the messages sent in the window between drawn rows.
     pub fn density(&self, q: &BundleQuery<'_>) -> Density {
         let t1 =
@@ -27,14 +46,29 @@ impl CommIndex {
                 .saturating_add(u64::from(q.closed));
         let width = q.width.max(1);
         let span = q.span.max(1);
+        // In 64 bits when the window's ticks times its columns fit (a trace of days at
+        // nanoseconds on a wide screen still does), else in 128.
+        let narrow = span
+            .checked_add(1)
+            .and_then(|s| s.checked_mul(u64::from(width)))
+            .is_some();
         let column = |t: u64| -> Option<usize> {
-            let c = u128::from(t.checked_sub(q.t0)?) * u128::from(width) / u128::from(span);
+            let d = t.checked_sub(q.t0)?;
+            if t >= t1 {
+                return None;
+            }
+            let c = if narrow {
+                d * u64::from(width) / span
+            } else {
+                u64::try_from(u128::from(d) * u128::from(width) / u128::from(span))
+                    .unwrap_or(u64::MAX)
+            };
             // The closed window's last tick falls in its last column.
-            (t < t1).then(|| {
+            Some(
                 usize::try_from(c)
                     .unwrap_or(usize::MAX)
-                    .min(width as usize - 1)
-            })
+                    .min(width as usize - 1),
+            )
         };
         let mut rows: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
         let mut messages = 0u64;

@@ -600,6 +600,11 @@ impl App {
     }
 
     /// Switches the timeline to a view.
+    /// Where the timeline was drawn in the last frame (its rows, labels and ruler).
+    pub fn timeline_rect(&self) -> egui::Rect {
+        self.timeline_rect
+    }
+
     pub fn set_view(&mut self, spec: SignalSpec) {
         if let Some(l) = &mut self.loaded {
             // A view of tasks or applications shows on their collapsed rows.
@@ -709,7 +714,7 @@ impl eframe::App for App {
                 .min_size(120.0)
                 .max_size(480.0)
                 .resizable(true)
-                .show(ui, |ui| self.side_ui(ui));
+                .show(ui, |ui| self.side_panel_ui(ui));
         }
         if scopes_shown && let Some(l) = &mut self.loaded {
             let height = ui.available_height();
@@ -717,9 +722,10 @@ impl eframe::App for App {
             // bar is a line taller while a load ends, and egui keeps the first size it gets.
             let window = ui.ctx().content_rect().height();
             egui::Panel::bottom("scopes")
-                .default_size((window * 0.4).clamp(160.0, 420.0))
+                // The timeline keeps at least 65% of the window's height by default; the user
+                // may give the panel up to 60% of what the timeline has.
+                .default_size((window * 0.22).clamp(140.0, 320.0))
                 .min_size(120.0)
-                // The timeline keeps at least 40% of the height, whatever the panel's content.
                 .max_size((height * 0.6).max(120.0))
                 .resizable(true)
                 .show(ui, |ui| {

@@ -312,8 +312,19 @@ impl App {
         }
         let times: Vec<u64> = t.markers().iter().map(|m| m.time).collect();
         let (mut go, mut remove) = (None, None);
+        // The buttons first: a narrow panel cuts the end of a row, never them.
         egui::Grid::new("markers").striped(true).show(ui, |ui| {
             for (i, label) in t.marker_labels_mut().enumerate() {
+                if ui.small_button("×").on_hover_text("remove it").clicked() {
+                    remove = Some(i);
+                }
+                if ui
+                    .small_button("go")
+                    .on_hover_text("centre the window on it")
+                    .clicked()
+                {
+                    go = Some(times[i]);
+                }
                 ui.add(egui::TextEdit::singleline(label).desired_width(48.0))
                     .widget_info(|| {
                         egui::WidgetInfo::labeled(
@@ -329,16 +340,6 @@ impl App {
                         .on_hover_text("the distance from the marker above"),
                     None => ui.label(""),
                 };
-                if ui
-                    .small_button("go")
-                    .on_hover_text("centre the window on it")
-                    .clicked()
-                {
-                    go = Some(times[i]);
-                }
-                if ui.small_button("×").on_hover_text("remove it").clicked() {
-                    remove = Some(i);
-                }
                 ui.end_row();
             }
         });

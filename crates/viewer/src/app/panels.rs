@@ -184,6 +184,18 @@ fn scale_ui(ui: &mut Ui, trace: &prvscope_store::Trace, t: &timeline::Timeline) 
 }
 
 impl App {
+    /// The side panel's content, in a child clipped to the panel: the panel's width is the
+    /// user's (or the default), never its content's: a long label is cut (whole on hover),
+    /// it does not widen the panel and narrow the timeline.
+    pub(super) fn side_panel_ui(&mut self, ui: &mut Ui) {
+        let rect = ui.available_rect_before_wrap();
+        let mut child = ui.new_child(egui::UiBuilder::new().max_rect(rect));
+        child.set_clip_rect(rect.intersect(ui.clip_rect()));
+        child.set_max_width(rect.width());
+        self.side_ui(&mut child);
+        ui.advance_cursor_after_rect(rect);
+    }
+
     /// The side panel: the view list, then the legend, the details and the trace's summary.
     pub(super) fn side_ui(&mut self, ui: &mut Ui) {
         let list_height = (ui.available_height() * 0.42).max(80.0);

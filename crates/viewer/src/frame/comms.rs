@@ -152,6 +152,25 @@ pub fn density_mesh(
     mesh
 }
 
+/// The messages sent in the window between drawn rows.
+pub fn comm_count(
+    index: &CommIndex,
+    window: TimeWindow,
+    end_time: u64,
+    rect: Rect,
+    row_of: &dyn Fn(u32) -> Option<u32>,
+) -> u64 {
+    index.count(&BundleQuery {
+        t0: window.start,
+        span: window.span,
+        closed: window.end() >= end_time,
+        width: rect.width().round().max(1.0) as u32,
+        row_of,
+        max_bundles: 0,
+        only_row: None,
+    })
+}
+
 /// The width of a bundle's line: 1 pixel for one message, growing with the logarithm of
 /// the count up to 4 pixels.
 pub fn bundle_width(count: u32) -> f32 {

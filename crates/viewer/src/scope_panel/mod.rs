@@ -552,8 +552,9 @@ impl ScopePanel {
             } else if self.cancelled.is_some() && ui.button("Analyse").clicked() {
                 self.cancelled = None;
             }
-        });
-        ui.horizontal(|ui| {
+            // One line for the title, the types and the window: the panel is low (the
+            // timeline keeps most of the height), its rows are for the table.
+            ui.separator();
             let label = ui.label("Scope types");
             let edit = ui
                 .add(
@@ -571,6 +572,16 @@ impl ScopePanel {
                 let parsed = parse_types(&self.types_text);
                 self.set_types(parsed);
             }
+            if let Some(a) = &self.analysis
+                && !self.types.is_empty()
+            {
+                ui.separator();
+                ui.label(format!(
+                    "{} scopes, window {}",
+                    a.scopes.len(),
+                    format_window(a.t0, a.t1, self.ns_per_tick)
+                ));
+            }
         });
         if self.types.is_empty() {
             ui.label("No scope event types in this trace (user functions, OpenMP, MPI, sampled functions): name some above.");
@@ -585,14 +596,16 @@ impl ScopePanel {
             return;
         };
         self.span = a.span();
-        ui.label(format!(
-            "{} scopes, window {}",
-            a.scopes.len(),
-            format_window(a.t0, a.t1, self.ns_per_tick)
-        ));
         if let Some(note) = a.order_note() {
             ui.label(egui::RichText::new(note).color(crate::theme::WARNING));
         }
+        let files = match &self.file {
+            Some(f) => {
+                let f = f.clone();
+                self.prepared(&a, &f).files.clone()
+            }
+            None => a.files(),
+        };
         let apps = self.counted_applications();
         ui.horizontal(|ui| {
             if apps.len() > 1 {
@@ -624,15 +637,7 @@ impl ScopePanel {
                  sampling rows) did not run the program: their values are not its scopes, \
                  and their time is not counted",
                 );
-        });
-        let files = match &self.file {
-            Some(f) => {
-                let f = f.clone();
-                self.prepared(&a, &f).files.clone()
-            }
-            None => a.files(),
-        };
-        ui.horizontal(|ui| {
+            ui.separator();
             let current = self
                 .file
                 .clone()

@@ -26,16 +26,24 @@ impl Timeline {
             visible.contains(&(r as usize)).then_some(r)
         };
         let y_of = |r| row_center(area, r, self.first_row, row_height);
-        let bundles = frame::comm_bundles(
-            &self.comm_index,
-            self.window,
-            self.end_time,
-            area,
-            &row_of,
-            MAX_BUNDLES,
-        );
+        // More messages than lines: a density, without making the lines first.
+        let few = frame::comm_count(&self.comm_index, self.window, self.end_time, area, &row_of)
+            <= MAX_BUNDLES as u64;
+        let bundles = if few {
+            frame::comm_bundles(
+                &self.comm_index,
+                self.window,
+                self.end_time,
+                area,
+                &row_of,
+                MAX_BUNDLES,
+            )
+        } else {
+            prvscope_store::comm_index::Bundles::default()
+        };
         let rows_area = visible.len() as f32 * row_height * area.width();
-        if !bundles.is_density()
+        if few
+            && !bundles.is_density()
             && frame::covered_share(&bundles, self.window, area, rows_area, &y_of)
                 <= frame::LINE_BUDGET
         {
