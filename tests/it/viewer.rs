@@ -588,3 +588,35 @@ fn the_timeline_keeps_its_room_whatever_the_panels_show() {
         assert!(now.height() >= 0.65 * h_px, "{spec:?}: {now:?}");
     }
 }
+
+/// Rows whose names share a long beginning (EAR's GPU rows: "(25335297.1.3574) GPU 0
+/// power"...) show the part that tells them apart, the whole name on hover.
+#[test]
+fn row_labels_sharing_a_long_beginning_show_what_differs() {
+    let dir = temp_dir("long-labels");
+    let prv = dir.join("gpus.prv");
+    synth::generate(
+        &prv,
+        &GenOptions {
+            threads: 4,
+            threads_per_task: 4,
+            target_bytes: 200_000,
+            ..GenOptions::default()
+        },
+    )
+    .unwrap();
+    let names: Vec<String> = (0..4)
+        .map(|k| format!("(25335297.1.3574) EAR GPU {k} power"))
+        .collect();
+    std::fs::write(
+        dir.join("gpus.row"),
+        format!("LEVEL THREAD SIZE 4\n{}\n", names.join("\n")),
+    )
+    .unwrap();
+    let mut h = harness_with(LoadSource::File(prv), None, (1400.0, 800.0), false);
+    h.run_steps(3);
+    for k in 0..4 {
+        h.get_by_label(&format!("…U {k} power"));
+    }
+    h.snapshot("long_row_labels");
+}

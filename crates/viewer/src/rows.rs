@@ -179,3 +179,63 @@ pub fn drawn_row_of_thread(rows: &[RowItem], threads: usize) -> Vec<Option<u32>>
     }
     out
 }
+
+/// Row labels that fit in `max_chars` characters: as they are when every one fits; else,
+/// when they share a long beginning (EAR's GPU rows all start "(25335297.1.3574..."), that
+/// beginning cut to "…" and two of its characters, so that the part that tells them apart
+/// shows. The whole label stays on hover.
+pub fn distinct_labels(labels: &[&str], max_chars: usize) -> Vec<String> {
+    let fits = labels.iter().all(|l| l.chars().count() <= max_chars);
+    let shared = match labels.split_first() {
+        Some((first, rest)) if !rest.is_empty() => {
+            rest.iter().fold(first.chars().count(), |n, l| {
+                first
+                    .chars()
+                    .zip(l.chars())
+                    .take(n)
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            })
+        }
+        _ => 0,
+    };
+    if fits || shared < 8 {
+        return labels.iter().map(|l| (*l).to_owned()).collect();
+    }
+    let cut = shared - 2;
+    labels
+        .iter()
+        .map(|l| format!("…{}", l.chars().skip(cut).collect::<String>()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::distinct_labels;
+
+    #[test]
+    fn labels_that_share_a_long_beginning_show_the_part_that_differs() {
+        let gpus = [
+            "(25335297.1.3574) GPU 0 power",
+            "(25335297.1.3574) GPU 1 power",
+            "(25335297.1.3574) GPU 12 power",
+        ];
+        assert_eq!(
+            distinct_labels(&gpus, 16),
+            ["…U 0 power", "…U 1 power", "…U 12 power"]
+        );
+        // Labels that fit, or share only a short beginning, are left as they are (cut at
+        // their end, as any label).
+        assert_eq!(distinct_labels(&gpus, 40), gpus);
+        let threads = ["THREAD 1.1.1", "THREAD 1.2.1"];
+        assert_eq!(distinct_labels(&threads, 20), threads);
+        assert_eq!(distinct_labels(&threads, 4), ["…1.1.1", "…1.2.1"]);
+        let short = ["APPL 1", "APPL 2"];
+        assert_eq!(distinct_labels(&short, 4), short);
+        // One label has nothing to share.
+        assert_eq!(distinct_labels(&gpus[..1], 4), gpus[..1]);
+        // Characters, not bytes.
+        let accents = ["ééééééééééé 1", "ééééééééééé 2"];
+        assert_eq!(distinct_labels(&accents, 5), ["…é 1", "…é 2"]);
+    }
+}

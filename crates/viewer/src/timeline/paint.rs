@@ -259,11 +259,20 @@ impl Timeline {
             return;
         }
         let font = FontId::monospace((row_height - 3.0).clamp(8.0, 12.0));
+        // Labels sharing a long beginning show the part that differs (monospace: a
+        // character is about 0.6 of the font's size).
+        let room = ((labels.width() - 8.0) / (font.size * 0.6)).max(1.0) as usize;
+        let names: Vec<&str> = visible
+            .clone()
+            .filter_map(|r| self.rows.get(r).map(|item| item.label.as_str()))
+            .collect();
+        let shown = crate::rows::distinct_labels(&names, room.saturating_sub(2));
         let mut toggle = None;
         for (i, r) in visible.clone().enumerate() {
             let Some(item) = self.rows.get(r) else {
                 continue;
             };
+            let name = shown.get(i).map_or(item.label.as_str(), String::as_str);
             let top = labels.top() + i as f32 * row_height;
             let rect =
                 Rect::from_min_size(pos2(labels.left(), top), vec2(labels.width(), row_height));
@@ -272,9 +281,9 @@ impl Timeline {
             }
             let collapsed = matches!(item.kind, RowKind::Task { .. } | RowKind::Appl { .. });
             let text = if collapsed {
-                format!("+ {}", item.label)
+                format!("+ {name}")
             } else {
-                item.label.clone()
+                name.to_owned()
             };
             let color = if collapsed {
                 theme::GROUP_TEXT
@@ -286,11 +295,15 @@ impl Timeline {
                 .sense(Sense::click());
             let resp = ui
                 .put(rect.shrink2(vec2(4.0, 0.0)), label)
-                .on_hover_text(if collapsed {
-                    "Click to expand"
-                } else {
-                    "Click to collapse its task"
-                });
+                .on_hover_text(format!(
+                    "{}\n{}",
+                    item.label,
+                    if collapsed {
+                        "Click to expand"
+                    } else {
+                        "Click to collapse its task"
+                    }
+                ));
             if resp.clicked() {
                 toggle = Some(r);
             }
