@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use egui::{Color32, RichText};
-use egui_plot::{Corner, Legend, Line, Plot, PlotPoints, Points};
+use egui_plot::{GridMark, Line, Plot, PlotPoints, Points};
 
 use prvscope_paraver::pop::{self, Figures};
 use prvscope_store::Trace;
@@ -443,31 +443,45 @@ impl PopWindow {
             procs.iter().copied().fold(f64::MAX, f64::min) - 0.5,
             procs.iter().copied().fold(f64::MIN, f64::max) + 0.5,
         );
+        // A tick and a label on the x axis at each run's processes, none between.
+        let span = (x_range.1 - x_range.0).max(1.0);
+        let marks: Vec<GridMark> = procs
+            .iter()
+            .map(|&value| GridMark {
+                value,
+                step_size: span,
+            })
+            .collect();
+        let charted = [
+            "Parallel efficiency",
+            "Load balance",
+            "Communication efficiency",
+            "Process level efficiency",
+            "Thread level efficiency",
+            "Computation scalability",
+            "Global efficiency",
+        ];
+        let efficiencies: Vec<&pop::Metric> = metrics
+            .iter()
+            .filter(|m| charted.contains(&m.name))
+            .collect();
         ui.columns(2, |cols| {
+            // The legends above the charts, never over their lines.
+            chart_legend(
+                &mut cols[0],
+                efficiencies.iter().map(|m| m.name).collect::<Vec<_>>().as_slice(),
+            );
             Plot::new("pop-efficiencies")
-                .legend(Legend::default().position(Corner::LeftBottom))
                 .include_x(x_range.0)
                 .include_x(x_range.1)
+                .x_grid_spacer(|_| marks.clone())
+                .x_axis_formatter(|mark, _| format!("{}", mark.value))
                 .height(220.0)
                 .x_axis_label("processes")
                 .y_axis_label("%")
                 .show(&mut cols[0], |plot| {
-                    let mut k = 0;
-                    for m in &metrics {
-                        if [
-                            "Parallel efficiency",
-                            "Load balance",
-                            "Communication efficiency",
-                            "Process level efficiency",
-                            "Thread level efficiency",
-                            "Computation scalability",
-                            "Global efficiency",
-                        ]
-                        .contains(&m.name)
-                        {
-                            series(plot, k, m.name, &m.values);
-                            k += 1;
-                        }
+                    for (k, m) in efficiencies.iter().enumerate() {
+                        series(plot, k, m.name, &m.values);
                     }
                 });
             let speedup = metrics
@@ -476,10 +490,12 @@ impl PopWindow {
                 .map(|m| m.values.clone())
                 .unwrap_or_default();
             let first = procs.first().copied().unwrap_or(1.0);
+            chart_legend(&mut cols[1], &["Speedup", "Ideal"]);
             Plot::new("pop-speedup")
-                .legend(Legend::default().position(Corner::RightBottom))
                 .include_x(x_range.0)
                 .include_x(x_range.1)
+                .x_grid_spacer(|_| marks.clone())
+                .x_axis_formatter(|mark, _| format!("{}", mark.value))
                 .height(220.0)
                 .x_axis_label("processes")
                 .y_axis_label("speedup")
@@ -490,6 +506,18 @@ impl PopWindow {
                 });
         });
     }
+}
+
+/// A chart's legend, above it: each series' colour and name, in the order of the colours.
+fn chart_legend(ui: &mut egui::Ui, names: &[&str]) {
+    ui.horizontal_wrapped(|ui| {
+        for (k, name) in names.iter().enumerate() {
+            let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 3.0), egui::Sense::hover());
+            ui.painter()
+                .rect_filled(rect, 0.0, SERIES_COLOURS[k % SERIES_COLOURS.len()]);
+            ui.label(egui::RichText::new(*name).small());
+        }
+    });
 }
 
 /// What a region's column is.
