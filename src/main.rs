@@ -37,6 +37,11 @@ struct Args {
     /// Measure frame rate).
     #[arg(long)]
     measure_frame_rate: bool,
+    /// Open the trace, replay a fixed interaction (20 wheel steps in and out, 10 drags,
+    /// Home, the View menu) with continuous repaint, print its frame times as one JSON line
+    /// and exit.
+    #[arg(long)]
+    bench_ui: bool,
     /// How the window is painted: glow (OpenGL; several times faster without a GPU) or wgpu
     /// (Vulkan).
     #[arg(long, value_enum, default_value = "glow")]
@@ -95,6 +100,7 @@ fn run(args: Args) -> anyhow::Result<()> {
                 view: args.view,
                 mode: args.draw_mode,
                 measure_frame_rate: args.measure_frame_rate,
+                bench_ui: args.bench_ui,
                 renderer: args.renderer,
             };
             prvscope_viewer::run(source, args.null, start, request)

@@ -15,6 +15,7 @@
 //! - [`theme`]: every colour.
 
 pub mod app;
+pub mod bench_ui;
 pub mod breakdown;
 pub mod capture;
 pub mod cfg_view;
@@ -47,6 +48,8 @@ pub struct Start {
     pub mode: Option<prvscope_store::summary::DrawMode>,
     /// Start with View > Measure frame rate on.
     pub measure_frame_rate: bool,
+    /// Measure a fixed interaction, print its figures as JSON and exit (see [`bench_ui`]).
+    pub bench_ui: bool,
     pub renderer: Renderer,
 }
 
@@ -82,6 +85,7 @@ pub fn run(
         view,
         mode,
         measure_frame_rate,
+        bench_ui,
         renderer,
     } = start;
     let options = eframe::NativeOptions {
@@ -109,6 +113,9 @@ pub fn run(
             app.start_view = view;
             app.start_mode = mode;
             app.set_measure_rate(measure_frame_rate);
+            if bench_ui {
+                return Ok(Box::new(self::bench_ui::BenchUi::new(app)));
+            }
             Ok(Box::new(app))
         }),
     )

@@ -469,7 +469,11 @@ impl PopWindow {
             // The legends above the charts, never over their lines.
             chart_legend(
                 &mut cols[0],
-                efficiencies.iter().map(|m| m.name).collect::<Vec<_>>().as_slice(),
+                efficiencies
+                    .iter()
+                    .map(|m| m.name)
+                    .collect::<Vec<_>>()
+                    .as_slice(),
             );
             Plot::new("pop-efficiencies")
                 .include_x(x_range.0)

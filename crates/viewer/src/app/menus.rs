@@ -235,7 +235,9 @@ impl App {
                     if ui.button("Load report").clicked() {
                         self.show_report = true;
                     }
-                });
+                })
+                .response
+                .pipe_rect(ui.ctx());
             }
             if let Some(level) = level_chosen {
                 self.set_level(level);
@@ -372,4 +374,31 @@ fn scale_choice(ui: &mut Ui, t: &crate::timeline::Timeline, config: &mut crate::
     } else {
         crate::view::GradientFn::Linear
     };
+}
+
+/// Where the View menu's button is, kept in egui's memory for `--bench-ui` (which clicks
+/// it).
+pub const VIEW_MENU_RECT: &str = "view-menu-rect";
+
+trait PipeRect {
+    fn pipe_rect(&self, ctx: &egui::Context);
+}
+
+impl PipeRect for egui::Response {
+    fn pipe_rect(&self, ctx: &egui::Context) {
+        let rect = self.rect;
+        ctx.data_mut(|d| d.insert_temp(egui::Id::NULL.with(VIEW_MENU_RECT), rect));
+    }
+}
+
+impl App {
+    /// Why the trace could not be opened, if it could not.
+    pub fn load_error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// Where the View menu's button was in the last frame.
+    pub fn view_menu_rect(ctx: &egui::Context) -> Option<egui::Rect> {
+        ctx.data(|d| d.get_temp(egui::Id::NULL.with(VIEW_MENU_RECT)))
+    }
 }
