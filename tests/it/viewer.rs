@@ -620,3 +620,91 @@ fn row_labels_sharing_a_long_beginning_show_what_differs() {
     }
     h.snapshot("long_row_labels");
 }
+
+/// A drag moves the window by what the pointer moved, however the frames fall: the press,
+/// the moves and the release in separate frames, a 200 px move in the frame of the press
+/// (a slow frame gathers them), or 200 moves of a pixel at a zoom where a pixel is a
+/// fraction of a tick (the frames' deltas, each rounded to a tick, moved nothing).
+#[test]
+fn drags_move_the_window_by_what_the_pointer_moved() {
+    let mut h = harness_with(LoadSource::Demo, None, (1400.0, 800.0), false);
+    h.run_steps(2);
+    let area = h.state().loaded().unwrap().timeline.area();
+    // Zoomed in, so that the window can move both ways.
+    let end = h.state().loaded().unwrap().timeline.end_time();
+    h.state_mut()
+        .loaded_mut()
+        .unwrap()
+        .timeline
+        .zoom_to(TimeWindow {
+            start: end / 3,
+            span: end / 10,
+        });
+    h.run_steps(1);
+    let press = |pos: Pos2, pressed: bool| Event::PointerButton {
+        pos,
+        button: PointerButton::Primary,
+        pressed,
+        modifiers: Modifiers::NONE,
+    };
+    let c = area.center();
+    for (k, gathered) in [(0, false), (1, true), (2, false)] {
+        let before = h.state().loaded().unwrap().timeline.window();
+        let dx = if k % 2 == 0 { 200.0 } else { -200.0 };
+        h.event(Event::PointerMoved(c));
+        h.event(press(c, true));
+        if gathered {
+            for step in 1..=4 {
+                h.event(Event::PointerMoved(
+                    c + egui::vec2(dx * step as f32 / 4.0, 0.0),
+                ));
+            }
+            h.step();
+        } else {
+            h.step();
+            for step in 1..=4 {
+                h.event(Event::PointerMoved(
+                    c + egui::vec2(dx * step as f32 / 4.0, 0.0),
+                ));
+                h.step();
+            }
+        }
+        h.event(press(c + egui::vec2(dx, 0.0), false));
+        h.run_steps(2);
+        let after = h.state().loaded().unwrap().timeline.window();
+        let want = -f64::from(dx) * before.span as f64 / f64::from(area.width());
+        let moved = after.start as f64 - before.start as f64;
+        assert_eq!(after.span, before.span);
+        assert!(
+            (moved - want).abs() <= before.span as f64 / 1000.0,
+            "drag {k} (gathered: {gathered}): moved {moved} ticks, want {want}"
+        );
+    }
+    // 500 ticks over the timeline's width: a pixel is under half a tick.
+    h.state_mut()
+        .loaded_mut()
+        .unwrap()
+        .timeline
+        .zoom_to(TimeWindow {
+            start: end / 2,
+            span: 500,
+        });
+    h.run_steps(1);
+    let before = h.state().loaded().unwrap().timeline.window();
+    h.event(Event::PointerMoved(c));
+    h.event(press(c, true));
+    h.step();
+    for step in 1..=200 {
+        h.event(Event::PointerMoved(c + egui::vec2(step as f32, 0.0)));
+        h.step();
+    }
+    h.event(press(c + egui::vec2(200.0, 0.0), false));
+    h.run_steps(2);
+    let after = h.state().loaded().unwrap().timeline.window();
+    let want = -200.0 * before.span as f64 / f64::from(area.width());
+    let moved = after.start as f64 - before.start as f64;
+    assert!(
+        (moved - want).abs() <= 1.0,
+        "moved {moved} ticks, want {want}"
+    );
+}
