@@ -708,3 +708,35 @@ fn drags_move_the_window_by_what_the_pointer_moved() {
         "moved {moved} ticks, want {want}"
     );
 }
+
+/// Thousands of rows: "Fit all rows" (F) makes them a pixel each, the first shown named at
+/// the top with its application, the last at the bottom with how many are shown.
+#[test]
+fn a_thousand_rows_fit_at_a_pixel_each() {
+    let dir = temp_dir("rows-1040");
+    let prv = dir.join("rows.prv");
+    synth::generate(
+        &prv,
+        &GenOptions {
+            threads: 1040,
+            threads_per_task: 8,
+            target_bytes: 3_000_000,
+            ..GenOptions::default()
+        },
+    )
+    .unwrap();
+    let mut h = harness_with(LoadSource::File(prv), None, (1400.0, 800.0), false);
+    h.run_steps(3);
+    h.key_press(Key::F);
+    h.run_steps(3);
+    let t = &h.state().loaded().unwrap().timeline;
+    assert_eq!(t.rows().len(), 1040);
+    assert!(
+        (t.row_height() - 1.0).abs() < f32::EPSILON,
+        "{}",
+        t.row_height()
+    );
+    let shown = (t.area().height() / t.row_height()) as usize;
+    assert!(shown >= 600, "{shown} rows shown");
+    h.snapshot("rows_1040_fit");
+}

@@ -44,8 +44,8 @@ pub const RULER_HEIGHT: f32 = 22.0;
 pub const MIN_ROW_HEIGHT: f32 = 12.0;
 /// Nor thicker than this.
 pub const MAX_ROW_HEIGHT: f32 = 80.0;
-/// "Fit all rows" makes rows as thin as this at most.
-pub const MIN_FIT_ROW_HEIGHT: f32 = 2.0;
+/// "Fit all rows" makes rows as thin as this at most (a pixel: thousands of CPUs).
+pub const MIN_FIT_ROW_HEIGHT: f32 = 1.0;
 /// Rows thinner than this get no label of their own (their applications are named).
 pub const MIN_LABEL_ROW_HEIGHT: f32 = 8.0;
 /// Views of stores with fewer records are built on the UI thread (instantly); bigger ones on

@@ -233,12 +233,16 @@ impl Timeline {
                 let starts = i == 0 || self.rows.get(r - 1).is_none_or(|p| p.appl != item.appl);
                 let y = labels.top() + i as f32 * row_height;
                 if starts && y >= last_y + 13.0 {
-                    let name = prvscope_format::model::object_name(
+                    let mut name = prvscope_format::model::object_name(
                         trace.row.as_ref(),
                         prvscope_format::model::Level::Appl,
                         item.appl,
                         &[item.appl + 1],
                     );
+                    // The first row shown, by its own name too.
+                    if i == 0 && name != item.label {
+                        name = format!("{name}: {}", item.label);
+                    }
                     ui.painter().text(
                         pos2(labels.left() + 4.0, y),
                         Align2::LEFT_TOP,
@@ -249,13 +253,24 @@ impl Timeline {
                     last_y = y;
                 }
             }
+            // The visible range's last row by name (its first is named at the top), and
+            // how many rows are shown.
+            let name = |r: usize| self.rows.get(r).map_or("", |i| i.label.as_str());
+            let last = visible.end.saturating_sub(1);
             ui.painter().text(
                 pos2(labels.left() + 4.0, labels.bottom() - 2.0),
                 Align2::LEFT_BOTTOM,
+                name(last),
+                font.clone(),
+                theme::GROUP_TEXT,
+            );
+            let count = ui.painter().layout_no_wrap(
                 format!("{} rows", visible.len()),
                 font,
                 theme::GROUP_TEXT,
             );
+            let at = pos2(labels.left() + 4.0, labels.bottom() - 16.0 - count.size().y);
+            ui.painter().galley(at, count, theme::GROUP_TEXT);
             return;
         }
         let font = FontId::monospace((row_height - 3.0).clamp(8.0, 12.0));
