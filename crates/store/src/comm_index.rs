@@ -334,29 +334,35 @@ impl CommIndex {
         from + slice.partition_point(|&s| s < t)
     }
 
-    /// The lines to draw for a window: see the module's documentation.
-    #[allow(clippy::many_single_char_names)] // positions and times
-    pub fn bundles(&self, q: &BundleQuery<'_>) -> Bundles {
+    /// The pairs whose rows are drawn (and, with `only_row`, that row's), each with its
+    /// drawn rows and the positions `[lo, hi)` of its messages sent in the window.
+    fn active<'s>(
+        &'s self,
+        q: &'s BundleQuery<'_>,
+    ) -> impl Iterator<Item = (&'s Pair, u32, u32, usize, usize)> + 's {
         let t1 =
             q.t0.saturating_add(q.span)
                 .saturating_add(u64::from(q.closed));
+        self.pairs.iter().filter_map(move |p| {
+            let (Some(from), Some(to)) = ((q.row_of)(p.send), (q.row_of)(p.recv)) else {
+                return None;
+            };
+            if q.only_row.is_some_and(|r| r != from && r != to) {
+                return None;
+            }
+            let lo = self.lower_bound(p, p.start, q.t0);
+            Some((p, from, to, lo, self.lower_bound(p, lo, t1)))
+        })
+    }
+
+    /// The lines to draw for a window: see the module's documentation.
+    #[allow(clippy::many_single_char_names)] // positions and times
+    pub fn bundles(&self, q: &BundleQuery<'_>) -> Bundles {
         let width = u64::from(q.width.max(1));
         let span = q.span.max(1);
         // Visible pairs with their messages sent in the window.
-        let mut active: Vec<(&Pair, u32, u32, usize, usize)> = Vec::new();
-        let mut messages = 0u64;
-        for p in &self.pairs {
-            let (Some(from), Some(to)) = ((q.row_of)(p.send), (q.row_of)(p.recv)) else {
-                continue;
-            };
-            if q.only_row.is_some_and(|r| r != from && r != to) {
-                continue;
-            }
-            let lo = self.lower_bound(p, p.start, q.t0);
-            let hi = self.lower_bound(p, lo, t1);
-            messages += (hi - lo) as u64;
-            active.push((p, from, to, lo, hi));
-        }
+        let active: Vec<(&Pair, u32, u32, usize, usize)> = self.active(q).collect();
+        let messages = active.iter().map(|a| (a.4 - a.3) as u64).sum();
         let column =
             |t: f64| -> i64 { ((t - q.t0 as f64) * width as f64 / span as f64).floor() as i64 };
         let max = q.max_bundles.max(1);

@@ -22,21 +22,7 @@ pub struct Density {
 impl CommIndex {
     /// The messages sent in the window between drawn rows (two binary searches a pair).
     pub fn count(&self, q: &BundleQuery<'_>) -> u64 {
-        let t1 =
-            q.t0.saturating_add(q.span)
-                .saturating_add(u64::from(q.closed));
-        let mut messages = 0;
-        for p in &self.pairs {
-            let (Some(from), Some(to)) = ((q.row_of)(p.send), (q.row_of)(p.recv)) else {
-                continue;
-            };
-            if q.only_row.is_some_and(|r| r != from && r != to) {
-                continue;
-            }
-            let lo = self.lower_bound(p, p.start, q.t0);
-            messages += (self.lower_bound(p, lo, t1) - lo) as u64;
-        }
-        messages
+        self.active(q).map(|a| (a.4 - a.3) as u64).sum()
     }
 
     /// The density of the messages sent in the window between drawn rows.
@@ -72,12 +58,7 @@ impl CommIndex {
         };
         let mut rows: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
         let mut messages = 0u64;
-        for p in &self.pairs {
-            let (Some(from), Some(to)) = ((q.row_of)(p.send), (q.row_of)(p.recv)) else {
-                continue;
-            };
-            let lo = self.lower_bound(p, p.start, q.t0);
-            let hi = self.lower_bound(p, lo, t1);
+        for (_, from, to, lo, hi) in self.active(q) {
             if lo == hi {
                 continue;
             }

@@ -20,15 +20,27 @@ pub fn comm_bundles(
     row_of: &dyn Fn(u32) -> Option<u32>,
     max_bundles: usize,
 ) -> Bundles {
-    index.bundles(&BundleQuery {
+    index.bundles(&query(window, end_time, rect, row_of, max_bundles, None))
+}
+
+/// The query of a window drawn over `rect`.
+fn query(
+    window: TimeWindow,
+    end_time: u64,
+    rect: Rect,
+    row_of: &dyn Fn(u32) -> Option<u32>,
+    max_bundles: usize,
+    only_row: Option<u32>,
+) -> BundleQuery<'_> {
+    BundleQuery {
         t0: window.start,
         span: window.span,
         closed: window.end() >= end_time,
         width: rect.width().round().max(1.0) as u32,
         row_of,
         max_bundles,
-        only_row: None,
-    })
+        only_row,
+    }
 }
 
 /// The lines of the messages that `row` (a drawn row) sends or receives in the window.
@@ -41,15 +53,14 @@ pub fn row_bundles(
     max_bundles: usize,
     row: u32,
 ) -> Bundles {
-    index.bundles(&BundleQuery {
-        t0: window.start,
-        span: window.span,
-        closed: window.end() >= end_time,
-        width: rect.width().round().max(1.0) as u32,
+    index.bundles(&query(
+        window,
+        end_time,
+        rect,
         row_of,
         max_bundles,
-        only_row: Some(row),
-    })
+        Some(row),
+    ))
 }
 
 /// The messages of the window per drawn row and pixel column (see [`Density`]).
@@ -60,15 +71,7 @@ pub fn comm_density(
     rect: Rect,
     row_of: &dyn Fn(u32) -> Option<u32>,
 ) -> Density {
-    index.density(&BundleQuery {
-        t0: window.start,
-        span: window.span,
-        closed: window.end() >= end_time,
-        width: rect.width().round().max(1.0) as u32,
-        row_of,
-        max_bundles: 0,
-        only_row: None,
-    })
+    index.density(&query(window, end_time, rect, row_of, 0, None))
 }
 
 /// Lines may cover at most this share of the rows' pixels; past it the messages are drawn
@@ -160,15 +163,7 @@ pub fn comm_count(
     rect: Rect,
     row_of: &dyn Fn(u32) -> Option<u32>,
 ) -> u64 {
-    index.count(&BundleQuery {
-        t0: window.start,
-        span: window.span,
-        closed: window.end() >= end_time,
-        width: rect.width().round().max(1.0) as u32,
-        row_of,
-        max_bundles: 0,
-        only_row: None,
-    })
+    index.count(&query(window, end_time, rect, row_of, 0, None))
 }
 
 /// The width of a bundle's line: 1 pixel for one message, growing with the logarithm of
