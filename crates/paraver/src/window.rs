@@ -24,7 +24,7 @@ mod cache;
 mod index;
 mod kind;
 pub use cache::{CacheUse, WindowCache, window_key};
-pub use index::{MAX_VALUES, RowIndex, RowSums, ValueSums};
+pub use index::{MAX_VALUES, RowIndex, RowSums, ValueSums, YScale};
 use kind::{compose_kind, value_kind};
 
 /// One interval of a window's object: [begin, end) in trace ticks, and its value.

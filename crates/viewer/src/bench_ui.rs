@@ -172,7 +172,8 @@ impl eframe::App for BenchUi {
         if m.first_frame_s.is_none()
             && let Some(l) = self.app.loaded()
             && !l.timeline.is_building()
-            && !l.timeline.legend().is_empty()
+            // A frame was built (a window that draws nothing has an empty legend).
+            && l.timeline.last_build_ms() > 0.0
         {
             m.first_frame_s = Some(t);
             m.script = script(l.timeline.area(), App::view_menu_rect(&ctx));

@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use crate::window::Window;
+use crate::window::{Window, YScale};
 
 /// Paraver's column translator: bins of [min, max] of width `delta`.
 #[derive(Debug, Clone, Copy)]
@@ -53,7 +53,7 @@ pub(super) fn y_scale(w: &Window, from: u64, to: u64) -> (f64, f64, bool) {
     let per_row: Vec<(f64, f64, bool)> = (0..w.rows())
         .into_par_iter()
         .map(|r| {
-            let (mut min, mut max, mut zero) = (0.0f64, 0.0f64, false);
+            let mut scale = YScale::default();
             let mut row = w.row_from(r, from);
             let mut last = None;
             let first = loop {
@@ -64,19 +64,12 @@ pub(super) fn y_scale(w: &Window, from: u64, to: u64) -> (f64, f64, bool) {
                 }
             };
             for iv in first.into_iter().chain(row) {
-                let v = iv.value;
-                zero |= v == 0.0;
-                if v > max {
-                    max = v;
-                }
-                if min == 0.0 || (v != 0.0 && v < min) {
-                    min = v;
-                }
+                scale.see(iv.value);
                 if iv.begin >= to {
                     break;
                 }
             }
-            (min, max, zero)
+            scale.get()
         })
         .collect();
     combine(per_row)
@@ -84,15 +77,15 @@ pub(super) fn y_scale(w: &Window, from: u64, to: u64) -> (f64, f64, bool) {
 
 /// The scale of a window from those of its rows, one after the other as Paraver reads them.
 pub(super) fn combine(per_row: impl IntoIterator<Item = (f64, f64, bool)>) -> (f64, f64, bool) {
-    let (mut min, mut max, mut zero) = (0.0f64, 0.0f64, false);
+    let mut scale = YScale::default();
     for (lo, hi, z) in per_row {
-        zero |= z;
-        if hi > max {
-            max = hi;
+        scale.zero |= z;
+        if hi > scale.max {
+            scale.max = hi;
         }
-        if min == 0.0 || (lo != 0.0 && lo < min) {
-            min = lo;
+        if scale.min == 0.0 || (lo != 0.0 && lo < scale.min) {
+            scale.min = lo;
         }
     }
-    (min, max, zero)
+    scale.get()
 }

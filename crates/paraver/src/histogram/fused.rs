@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use super::Bins;
 use super::cells::{Cell, Cells, Units};
 use crate::bursts::for_each_burst;
-use crate::window::{Computed, Interval, MAX_VALUES, RowSums, Window};
+use crate::window::{Computed, Interval, MAX_VALUES, RowSums, Window, YScale};
 
 /// One row's walk: its `computeYScale` and its cells by control value.
 pub(super) struct RowScan {
@@ -41,9 +41,7 @@ pub(super) struct RowScan {
 struct Scale {
     from: u64,
     to: u64,
-    min: f64,
-    max: f64,
-    zero: bool,
+    seen: YScale,
     started: bool,
     done: bool,
     last_before: Option<f64>,
@@ -61,19 +59,9 @@ impl Scale {
             }
             self.started = true;
         }
-        self.count(iv.value);
+        self.seen.see(iv.value);
         if iv.begin >= self.to {
             self.done = true;
-        }
-    }
-
-    fn count(&mut self, v: f64) {
-        self.zero |= v == 0.0;
-        if v > self.max {
-            self.max = v;
-        }
-        if self.min == 0.0 || (v != 0.0 && v < self.min) {
-            self.min = v;
         }
     }
 
@@ -81,9 +69,9 @@ impl Scale {
         if !self.started
             && let Some(v) = self.last_before
         {
-            self.count(v);
+            self.seen.see(v);
         }
-        (self.min, self.max, self.zero)
+        self.seen.get()
     }
 }
 
@@ -128,9 +116,7 @@ fn walk(
     let mut scale = Scale {
         from,
         to,
-        min: 0.0,
-        max: 0.0,
-        zero: false,
+        seen: YScale::default(),
         started: false,
         done: false,
         last_before: None,

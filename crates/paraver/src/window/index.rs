@@ -39,6 +39,33 @@ impl Computed {
     }
 }
 
+/// Paraver's `computeYScale` as it meets values: the smallest non-zero value (0 when all
+/// are 0), the largest (at least 0), whether a 0 occurs. Met in any order, it ends the same
+/// (NaN aside: rows with one are not indexed).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct YScale {
+    pub min: f64,
+    pub max: f64,
+    pub zero: bool,
+}
+
+impl YScale {
+    #[inline]
+    pub fn see(&mut self, v: f64) {
+        self.zero |= v == 0.0;
+        if v > self.max {
+            self.max = v;
+        }
+        if self.min == 0.0 || (v != 0.0 && v < self.min) {
+            self.min = v;
+        }
+    }
+
+    pub fn get(self) -> (f64, f64, bool) {
+        (self.min, self.max, self.zero)
+    }
+}
+
 /// One value's intervals in a row.
 #[derive(Debug, Clone)]
 struct Runs {
@@ -157,20 +184,13 @@ impl RowIndex {
         } else {
             (first, stop.min(n - 1))
         };
-        let (mut min, mut max, mut zero) = (0.0f64, 0.0f64, false);
+        let mut scale = YScale::default();
         let mut values = Vec::new();
         for r in &self.runs {
             let place = |k: usize| r.at.partition_point(|&a| (a as usize) < k);
             let (s0, s1) = (place(seen.0), place(seen.1 + 1));
             if s0 < s1 {
-                let v = r.value;
-                zero |= v == 0.0;
-                if v > max {
-                    max = v;
-                }
-                if min == 0.0 || (v != 0.0 && v < min) {
-                    min = v;
-                }
+                scale.see(r.value);
             }
             if from >= to || first == n {
                 continue;
@@ -196,7 +216,7 @@ impl RowIndex {
             });
         }
         RowSums {
-            scale: (min, max, zero),
+            scale: scale.get(),
             values,
         }
     }
