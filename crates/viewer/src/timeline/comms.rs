@@ -12,9 +12,11 @@ use super::{Comms, MAX_BUNDLES, Timeline, drawn_row_of_thread, row_center};
 use crate::frame;
 
 impl Timeline {
-    /// The communications of the frame over `area` with rows `visible`.
+    /// The communications of the frame over `area` with rows `visible` (a density's image is
+    /// a texture of `ctx`).
     pub(super) fn build_comms(
         &self,
+        ctx: &egui::Context,
         trace: &Trace,
         area: Rect,
         row_height: f32,
@@ -52,6 +54,7 @@ impl Timeline {
                 bundles,
                 density: None,
                 mesh: Arc::new(mesh),
+                band: None,
             };
         }
         // Too dense for lines: a band per row, and the pinned row's lines over it.
@@ -60,10 +63,20 @@ impl Timeline {
         let band = frame::density_band(row_height);
         let gap = if row_height >= 6.0 { 1.0 } else { 0.0 };
         let first = self.first_row as f32;
-        let mut mesh = frame::density_mesh(&density, area, &|r| {
-            let bottom = area.top() + (r as f32 - first + 1.0) * row_height - gap;
-            Some((bottom - band, bottom))
-        });
+        let texture = ctx.load_texture(
+            "comm-density",
+            frame::density_image(&density),
+            egui::TextureOptions::NEAREST,
+        );
+        let density_mesh = frame::density_mesh(
+            &density,
+            area,
+            &|r| {
+                let bottom = area.top() + (r as f32 - first + 1.0) * row_height - gap;
+                Some((bottom - band, bottom))
+            },
+            texture.id(),
+        );
         let pinned = self
             .pinned
             .and_then(|p| u32::try_from(p.row).ok())
@@ -80,11 +93,12 @@ impl Timeline {
                 )
             })
             .unwrap_or_default();
-        mesh.append(frame::comm_mesh(&pinned, self.window, area, &y_of));
+        let mesh = frame::comm_mesh(&pinned, self.window, area, &y_of);
         Comms {
             bundles: pinned,
             density: Some(density),
             mesh: Arc::new(mesh),
+            band: Some((Arc::new(density_mesh), texture)),
         }
     }
 }

@@ -82,7 +82,10 @@ pub struct Comms {
     /// The window's messages per row and pixel column, when lines would cover more than
     /// [`frame::LINE_BUDGET`] of the rows.
     pub density: Option<prvscope_store::comm_index::Density>,
+    /// The lines (of the pinned row, over a density).
     mesh: Arc<egui::Mesh>,
+    /// A density's bands, textured with its image (kept while the frame is shown).
+    band: Option<(Arc<egui::Mesh>, egui::TextureHandle)>,
 }
 
 #[derive(Clone, PartialEq)]
@@ -644,7 +647,7 @@ impl Timeline {
             let comms = self
                 .config
                 .comms
-                .then(|| self.build_comms(trace, area, row_height, &visible));
+                .then(|| self.build_comms(ui.ctx(), trace, area, row_height, &visible));
             self.last_build_ms = started.elapsed().as_secs_f64() * 1e3;
             self.cache = Some((key, built, comms));
         }
@@ -657,6 +660,9 @@ impl Timeline {
             let clipped = ui.painter_at(area);
             clipped.extend(built.meshes.iter().map(|m| Shape::Mesh(Arc::clone(m))));
             if let Some(c) = comms {
+                if let Some((band, _)) = &c.band {
+                    clipped.add(Shape::Mesh(Arc::clone(band)));
+                }
                 clipped.add(Shape::Mesh(Arc::clone(&c.mesh)));
             }
         }
