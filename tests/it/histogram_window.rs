@@ -579,7 +579,7 @@ fn pop_metrics_window_of_an_openmp_run_shows_pypops_hybrid_metrics() {
 
 /// paramedir's output for `case` (`trace/cfg-name.txt.gz` under `../shared/reference/paramedir`),
 /// `traces` being `../shared/traces`.
-fn paramedir_output(traces: &std::path::Path, case: &str) -> String {
+pub fn paramedir_output(traces: &std::path::Path, case: &str) -> String {
     let mut text = String::new();
     flate2::read::GzDecoder::new(
         std::fs::File::open(traces.join("../reference/paramedir").join(case)).unwrap(),

@@ -14,6 +14,7 @@ mod demo;
 mod dialogs;
 mod differential;
 mod generated;
+mod histogram_table;
 mod histogram_window;
 mod hostile;
 mod legend;

@@ -451,6 +451,13 @@ impl App {
         self.loaded.as_ref().map_or(&[], |l| &l.histograms)
     }
 
+    /// The histogram windows of the open trace, to act on.
+    pub fn histograms_mut(&mut self) -> &mut [crate::histogram::HistogramWindow] {
+        self.loaded
+            .as_mut()
+            .map_or(&mut [], |l| l.histograms.as_mut_slice())
+    }
+
     /// Opens the POP metrics window on the open trace (computed in the background).
     pub fn open_pop(&mut self, ctx: &egui::Context) {
         if let Some(l) = &mut self.loaded {

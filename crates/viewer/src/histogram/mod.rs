@@ -18,8 +18,6 @@ use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, Plot};
 use prvscope_paraver::cfg::Cfg;
 use prvscope_paraver::filter::TypesFound;
-use prvscope_paraver::histogram::TOTALS;
-use prvscope_paraver::number::fixed;
 use prvscope_paraver::objects::Objects;
 use prvscope_paraver::paramedir::{Analysis, Context};
 use prvscope_paraver::window::{WindowCache, WindowError};
@@ -29,6 +27,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::jobs::Job;
 use crate::scope_panel::Intervals;
+
+mod table;
+pub use table::{ROW as TABLE_ROW, time_unit, unit};
 
 /// What a cfg gave.
 pub struct CfgResult {
@@ -197,6 +198,12 @@ pub struct HistogramWindow {
     /// A recomputation for another time range.
     job: Option<(Option<(u64, u64)>, AnalysisJob)>,
     error: Option<String>,
+    /// The table's column and label widths (they only grow), and whether they were measured
+    /// for the analysis shown.
+    widths: table::Widths,
+    measured: bool,
+    /// Scroll the cells to this (row, column) when next drawn.
+    scroll_to: Option<(usize, usize)>,
 }
 
 /// An analyzer being recomputed.
@@ -270,6 +277,9 @@ impl HistogramWindow {
             },
             job: None,
             error: None,
+            widths: table::Widths::default(),
+            measured: false,
+            scroll_to: None,
         }
     }
 
@@ -284,6 +294,7 @@ impl HistogramWindow {
             match result {
                 Ok(a) => {
                     self.analysis = a;
+                    self.measured = false;
                     self.computed_for = range;
                     self.error = None;
                     self.selected = None;
@@ -397,7 +408,7 @@ impl HistogramWindow {
             }
         });
         let plane = &h.planes[self.plane];
-        let (lo, hi) = plane
+        let range = plane
             .cells
             .iter()
             .flatten()
@@ -406,80 +417,16 @@ impl HistogramWindow {
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
                 (a.min(v), b.max(v))
             });
+        let (lo, hi) = range;
         let order = self.order();
-        let mut clicked_cell = None;
-        let mut clicked_col = None;
-        let mut clicked_row = None;
         let plot_height = if self.plot_row.is_some() { 160.0 } else { 0.0 };
-        egui::ScrollArea::both()
-            .max_height((ui.available_height() - plot_height).max(80.0))
-            .auto_shrink([false, true])
-            .show(ui, |ui| {
-                egui::Grid::new(("histogram-grid", self.id))
-                    .spacing([2.0, 2.0])
-                    .show(ui, |ui| {
-                        ui.label("");
-                        for (c, name) in plane.columns.iter().enumerate() {
-                            let mark = match self.sort {
-                                Some((s, true)) if s == c => " ▼",
-                                Some((s, false)) if s == c => " ▲",
-                                _ => "",
-                            };
-                            if ui
-                                .button(RichText::new(format!("{name}{mark}")).strong())
-                                .on_hover_text("Sort the rows by this column")
-                                .clicked()
-                            {
-                                clicked_col = Some(c);
-                            }
-                        }
-                        ui.end_row();
-                        for &r in &order {
-                            if ui
-                                .selectable_label(self.plot_row == Some(r), &h.row_labels[r])
-                                .on_hover_text("Plot this row")
-                                .clicked()
-                            {
-                                clicked_row = Some(r);
-                            }
-                            for (c, cell) in plane.cells[r].iter().enumerate() {
-                                // An empty cell is blank, as in Paraver (paramedir's text
-                                // writes it 0.00).
-                                let Some(v) = cell else {
-                                    ui.label("");
-                                    continue;
-                                };
-                                let button = egui::Button::new(RichText::new(fixed(*v, 2)).color(
-                                    if gradient_is_dark(*v, lo, hi) {
-                                        Color32::WHITE
-                                    } else {
-                                        Color32::BLACK
-                                    },
-                                ))
-                                .fill(gradient(*v, lo, hi));
-                                let selected = self.selected == Some((r, c));
-                                let mut resp = ui.add(button.selected(selected));
-                                if self.threads.first().is_some_and(std::ops::Range::is_empty) {
-                                    resp = resp.on_hover_text(
-                                        "Rows of CPUs, nodes or the system: a click outlines \
-                                         nothing on the threads' timeline",
-                                    );
-                                }
-                                if resp.clicked() {
-                                    clicked_cell = Some((r, c));
-                                }
-                            }
-                            ui.end_row();
-                        }
-                        for (k, name) in TOTALS.iter().enumerate() {
-                            ui.label(RichText::new(*name).italics());
-                            for t in &plane.totals {
-                                ui.label(fixed(t[k], 2));
-                            }
-                            ui.end_row();
-                        }
-                    });
-            });
+        let clicks = self.table(
+            ui,
+            (ui.available_height() - plot_height).max(80.0),
+            range,
+            &order,
+        );
+        let (clicked_cell, clicked_col, clicked_row) = (clicks.cell, clicks.column, clicks.row);
         if let Some(c) = clicked_col {
             self.sort = match self.sort {
                 Some((s, desc)) if s == c => Some((c, !desc)),
@@ -500,6 +447,8 @@ impl HistogramWindow {
                 Some(r)
             };
         }
+        let h = &self.analysis.histogram;
+        let plane = &h.planes[self.plane];
         if let Some(r) = self.plot_row {
             let bars: Vec<Bar> = plane.cells[r]
                 .iter()

@@ -1,0 +1,96 @@
+//! A histogram window's table at Paraver's sizes: hundreds of columns, the header row and
+//! the row labels frozen while the cells scroll.
+
+use egui_kittest::kittest::Queryable;
+use prvscope_viewer::loader::LoadSource;
+
+use crate::common::shared_traces;
+use crate::histogram_window::paramedir_output;
+use crate::viewer::harness_with;
+
+/// A 200-column histogram (IPC bins of jacobi's 24 threads) reads as Paraver's table: its
+/// numbers are paramedir's; only the columns in view are made; scrolled right and down, the
+/// header row and the row labels stay where they were; sorting moves no column.
+#[test]
+fn a_wide_histogram_keeps_its_header_and_row_labels_while_its_cells_scroll() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let mut h = harness_with(
+        LoadSource::File(dir.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv")),
+        None,
+        (1400.0, 800.0),
+        false,
+    );
+    let cfg = dir.join("../paraver_cfgs/paraver/General/analysis/2dc_cyc_ipc.cfg");
+    let ctx = h.ctx.clone();
+    h.state_mut().open_cfg(&ctx, cfg);
+    h.state_mut().wait_for_cfg(&ctx);
+    h.run_steps(3);
+    let w = &h.state().histograms()[0];
+    assert_eq!(
+        w.analysis.histogram.text(),
+        paramedir_output(
+            &dir,
+            "extrae_omp_jacobi24/paraver__General__analysis__2dc_cyc_ipc.txt.gz"
+        )
+    );
+    let columns = w.analysis.histogram.planes[0].columns.clone();
+    assert!(columns.len() >= 200, "{} columns", columns.len());
+    let (first, far) = (columns[0].clone(), columns[150].clone());
+    let rect_of =
+        |h: &egui_kittest::Harness<'_, _>, label: &str| h.query_by_label(label).map(|n| n.rect());
+    let head0 = rect_of(&h, &first).expect("the first column's header");
+    // A row label of the table (the timeline names its rows alike): just left of the cells.
+    let row_label = |h: &egui_kittest::Harness<'_, _>, label: &str| {
+        h.query_all_by_label(label)
+            .map(|n| n.rect())
+            .find(|r| (r.right() - head0.left()).abs() < 3.0)
+    };
+    let label0 = row_label(&h, "THREAD 1.1.1").expect("the first row's label");
+    assert!(
+        rect_of(&h, &far).is_none(),
+        "a column out of view is not made"
+    );
+    assert!(label0.right() <= head0.left() && label0.top() > head0.bottom());
+
+    // Scrolled right and down: the header and the labels of the cells in view, in place.
+    h.state_mut().histograms_mut()[0].scroll_cells_to(20, 150);
+    h.run_steps(3);
+    let head = rect_of(&h, &far).expect("column 150's header, once in view");
+    assert!(
+        rect_of(&h, &first).is_none(),
+        "the first column scrolled out"
+    );
+    assert!(
+        row_label(&h, "THREAD 1.1.1").is_none(),
+        "the first row scrolled out"
+    );
+    let label = row_label(&h, "THREAD 1.1.21").expect("row 21's label");
+    let near = |a: f32, b: f32| (a - b).abs() < 0.5;
+    assert!(
+        near(head.top(), head0.top()),
+        "the header row stays at the top"
+    );
+    assert!(
+        near(label.left(), label0.left()),
+        "the labels stay at the left"
+    );
+    assert!(
+        near(head.left(), head0.left()),
+        "column 150 now first, where column 0 was"
+    );
+    assert!(
+        h.query_by_label("Total").is_some(),
+        "the totals follow the rows"
+    );
+    h.snapshot("histogram_jacobi_ipc_scrolled");
+
+    // Sorting by a column moves no column: its header keeps its place and width.
+    h.get_by_label(&far).click();
+    h.run_steps(3);
+    assert!(h.state().histograms()[0].sorted_by().is_some(), "sorted");
+    let sorted = rect_of(&h, &far).expect("the sorted column's header");
+    assert!(near(sorted.left(), head.left()) && near(sorted.width(), head.width()));
+}
