@@ -153,7 +153,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
     }
     let comms = match (&r.density, &r.comms) {
-        (Some(d), _) => format!("; {}", prvscope_viewer::frame::density_legend(d)),
+        (Some(d), _) => {
+            let row_height = args.height as f32 / r.rows.len().max(1) as f32;
+            format!(
+                "; {}",
+                prvscope_viewer::frame::density_legend(d, row_height)
+            )
+        }
         (None, Some(c)) => format!("; {}", prvscope_viewer::frame::comms_legend(c)),
         (None, None) => String::new(),
     };

@@ -329,6 +329,20 @@ fn dense_communications_are_a_band_per_row_and_leave_the_states_visible() {
         share * 100.0
     );
     assert!(share >= 0.7, "{share}");
+    // Rows of 3 pixels have no room for a band: the picture is the states' alone, and the
+    // legend says why no band is drawn.
+    let mut thin = options(SignalSpec::States, width, 3 * r.rows.len() as u32);
+    thin.comms = true;
+    let banded = render::render(&t, &thin).unwrap();
+    assert!(banded.density.is_some());
+    thin.comms = false;
+    let plain = render::render(&t, &thin).unwrap();
+    assert!(
+        banded.image == plain.image,
+        "a band drawn over 3-pixel rows"
+    );
+    let legend = prvscope_viewer::frame::density_legend(banded.density.as_ref().unwrap(), 3.0);
+    assert!(legend.contains("no room"), "{legend}");
     // A window of a few messages draws lines.
     let first = t.store.comms().iter().map(|c| c.lsend).min().unwrap();
     o.from = Some(first);

@@ -15,9 +15,11 @@ use super::theme;
 use super::view::{ColorMode, Coloring, Scale};
 
 mod comms;
+mod raster;
 pub use comms::*;
 use prvscope_store::signal::ViewSignals;
 use prvscope_store::summary::{DrawMode, Grid, Pixel};
+pub use raster::{RASTER_QUADS, rasterize};
 
 /// The visible time range `[start, start + span)`, in ticks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,6 +126,9 @@ pub struct Frame {
     /// The scale a gradient or function line was drawn with (raw values), `None` for code
     /// colours.
     pub scale: Option<(u64, u64)>,
+    /// The meshes drawn into one image over a rectangle, when they were many ([`raster`]):
+    /// then shown instead of them, which are dropped.
+    pub texture: Option<(egui::TextureHandle, Rect)>,
 }
 
 /// Builds the frame: rows are summarised in parallel, then their meshes are joined.
@@ -185,6 +190,7 @@ pub fn build(req: &FrameRequest<'_>) -> Frame {
         legend,
         quads,
         scale: (coloring.mode() != ColorMode::Code).then(|| coloring.range()),
+        texture: None,
     }
 }
 

@@ -190,7 +190,10 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
             let d = frame::comm_density(&index, window, trace.header.end_time, rect, &row_of);
             for (row, counts) in &d.rows {
                 let (y0, y1) = (top(*row as usize), top(*row as usize + 1));
-                let band = frame::density_band((y1 - y0) as f32).round() as u32;
+                let Some(band) = frame::density_band((y1 - y0) as f32) else {
+                    continue;
+                };
+                let band = band.round() as u32;
                 let y1 = if y1 - y0 >= 6 { y1 - 1 } else { y1 };
                 for (x, &n) in counts.iter().enumerate().take(width as usize) {
                     if n > 0 {

@@ -417,7 +417,7 @@ impl App {
             ui.add(
                 egui::Label::new(format!(
                     "{}; {}",
-                    crate::frame::density_legend(d),
+                    crate::frame::density_legend(d, t.row_height()),
                     crate::frame::pinned_lines_note(pinned)
                 ))
                 .wrap(),

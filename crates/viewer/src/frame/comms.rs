@@ -103,9 +103,14 @@ pub fn covered_share(
     covered / area.max(1.0)
 }
 
-/// The height of a row's density band: a quarter of the row, 1 to 6 pixels.
-pub fn density_band(row_height: f32) -> f32 {
-    (row_height * 0.25).clamp(1.0, 6.0)
+/// Rows thinner than this leave no room for a density band beside their states: a band there
+/// would cover them (a 1-pixel row would show messages instead of states).
+pub const MIN_BAND_ROW: f32 = 4.0;
+
+/// The height of a row's density band: a quarter of the row, 1 to 6 pixels; none for a row
+/// under [`MIN_BAND_ROW`].
+pub fn density_band(row_height: f32) -> Option<f32> {
+    (row_height >= MIN_BAND_ROW).then(|| (row_height * 0.25).clamp(1.0, 6.0))
 }
 
 /// The colour of a column where `count` of the window's most (`max`) messages are: from a
@@ -273,8 +278,15 @@ pub fn human_count(n: u64) -> String {
     }
 }
 
-/// The legend's line about communications drawn as a density.
-pub fn density_legend(d: &Density) -> String {
+/// The legend's line about communications drawn as a density on rows `row_height` high.
+pub fn density_legend(d: &Density, row_height: f32) -> String {
+    if density_band(row_height).is_none() {
+        return format!(
+            "Communications: {} messages, too many for lines; rows under {MIN_BAND_ROW} pixels \
+             leave no room for their density band beside the states (taller rows show it)",
+            human_count(d.messages)
+        );
+    }
     format!(
         "Communications: {} messages, too many for lines: the band at the bottom of each row \
          shows the messages it sends or receives per pixel column (brighter: more, up to {} \
@@ -328,6 +340,15 @@ pub fn comms_legend(c: &prvscope_store::comm_index::Bundles) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_under_four_pixels_have_no_band() {
+        assert_eq!(density_band(1.0), None);
+        assert_eq!(density_band(3.9), None);
+        assert_eq!(density_band(4.0), Some(1.0));
+        assert_eq!(density_band(12.0), Some(3.0));
+        assert_eq!(density_band(60.0), Some(6.0));
+    }
 
     /// The band's image is the density column for column (transparent where no message is),
     /// and each row's quad shows its own line of the image over the whole width.

@@ -60,23 +60,26 @@ impl Timeline {
         // Too dense for lines: a band per row, and the pinned row's lines over it.
         let density =
             frame::comm_density(&self.comm_index, self.window, self.end_time, area, &row_of);
-        let band = frame::density_band(row_height);
-        let gap = if row_height >= 6.0 { 1.0 } else { 0.0 };
-        let first = self.first_row as f32;
-        let texture = ctx.load_texture(
-            "comm-density",
-            frame::density_image(&density),
-            egui::TextureOptions::NEAREST,
-        );
-        let density_mesh = frame::density_mesh(
-            &density,
-            area,
-            &|r| {
-                let bottom = area.top() + (r as f32 - first + 1.0) * row_height - gap;
-                Some((bottom - band, bottom))
-            },
-            texture.id(),
-        );
+        // Rows too thin for a band beside their states show none (the legend says so).
+        let band = frame::density_band(row_height).map(|band| {
+            let gap = if row_height >= 6.0 { 1.0 } else { 0.0 };
+            let first = self.first_row as f32;
+            let texture = ctx.load_texture(
+                "comm-density",
+                frame::density_image(&density),
+                egui::TextureOptions::NEAREST,
+            );
+            let mesh = frame::density_mesh(
+                &density,
+                area,
+                &|r| {
+                    let bottom = area.top() + (r as f32 - first + 1.0) * row_height - gap;
+                    Some((bottom - band, bottom))
+                },
+                texture.id(),
+            );
+            (Arc::new(mesh), texture)
+        });
         let pinned = self
             .pinned
             .and_then(|p| u32::try_from(p.row).ok())
@@ -98,7 +101,7 @@ impl Timeline {
             bundles: pinned,
             density: Some(density),
             mesh: Arc::new(mesh),
-            band: Some((Arc::new(density_mesh), texture)),
+            band,
         }
     }
 }

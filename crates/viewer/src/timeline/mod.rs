@@ -98,6 +98,7 @@ struct FrameKey {
     view_generation: u64,
     /// The pinned row (its lines are drawn over a density).
     pinned_row: Option<usize>,
+    pixels_per_point: f32,
 }
 
 /// The timeline of one trace.
@@ -626,6 +627,7 @@ impl Timeline {
             view_generation: self.view_generation
                 ^ (Arc::as_ptr(&self.signals) as u64).rotate_left(17),
             pinned_row: self.pinned.map(|p| p.row),
+            pixels_per_point: ui.ctx().pixels_per_point(),
         };
         if self.cache.as_ref().is_none_or(|c| c.0 != key) {
             let started = Instant::now();
@@ -644,6 +646,7 @@ impl Timeline {
                     scale: self.config.scale,
                 },
             );
+            let built = Self::raster_if_large(ui.ctx(), built, area);
             let comms = self
                 .config
                 .comms
@@ -658,6 +661,10 @@ impl Timeline {
         painter.rect_filled(labels, 0.0, theme::LABEL_BACKGROUND);
         if let Some((_, built, comms)) = &self.cache {
             let clipped = ui.painter_at(area);
+            if let Some((texture, at)) = &built.texture {
+                let uv = Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0));
+                clipped.image(texture.id(), *at, uv, egui::Color32::WHITE);
+            }
             clipped.extend(built.meshes.iter().map(|m| Shape::Mesh(Arc::clone(m))));
             if let Some(c) = comms {
                 if let Some((band, _)) = &c.band {

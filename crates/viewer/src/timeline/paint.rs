@@ -1,6 +1,6 @@
-//! Painting the timeline around its rows: the overlays (range selection, the selected scope's
-//! intervals, the pinned point), a function line's axis labels, the time ruler and the row
-//! labels.
+//! Painting the timeline: a frame of many quads as one image, and around its rows the
+//! overlays (range selection, the selected scope's intervals, the pinned point), a function
+//! line's axis labels, the time ruler and the row labels.
 
 use egui::{Align2, FontId, Rect, Sense, Stroke, Ui, pos2, vec2};
 
@@ -11,6 +11,30 @@ use crate::theme;
 use prvscope_store::Trace;
 
 impl Timeline {
+    /// `built` with its meshes drawn into one texture of `ctx` when they hold more than
+    /// [`frame::RASTER_QUADS`] quads (the meshes are then dropped), else as it is.
+    pub(super) fn raster_if_large(
+        ctx: &egui::Context,
+        mut built: frame::Frame,
+        area: Rect,
+    ) -> frame::Frame {
+        if built.quads <= frame::RASTER_QUADS {
+            return built;
+        }
+        // On the screen's pixels: the image's pixel centres are the screen's.
+        let ppp = ctx.pixels_per_point();
+        let snapped = Rect::from_min_max(
+            pos2((area.left() * ppp).floor(), (area.top() * ppp).floor()) / ppp,
+            pos2((area.right() * ppp).ceil(), (area.bottom() * ppp).ceil()) / ppp,
+        );
+        let meshes: Vec<&egui::Mesh> = built.meshes.iter().map(AsRef::as_ref).collect();
+        let image = frame::rasterize(&meshes, snapped, ppp);
+        let texture = ctx.load_texture("timeline-rows", image, egui::TextureOptions::NEAREST);
+        built.texture = Some((texture, snapped));
+        built.meshes.clear();
+        built
+    }
+
     /// A function line's axis: on rows tall enough to read them, the values at the top and
     /// the bottom of the row, at its left edge (as a plot's axis labels).
     pub(super) fn paint_line_axes(
