@@ -112,8 +112,8 @@ pub fn run(
                 "settings will not be kept: no writable folder for them (XDG_DATA_HOME, else ~/.local/share)"
                     .clone_into(&mut app.status);
             }
-            app.start_view = view;
-            app.start_mode = mode;
+            app.opening.start_view = view;
+            app.opening.start_mode = mode;
             app.set_measure_rate(measure_frame_rate);
             if bench_ui {
                 return Ok(Box::new(self::bench_ui::BenchUi::new(app, launched)));

@@ -29,7 +29,7 @@ impl App {
             .filter("Paraver trace", &["prv", "xz", "gz"])
             .filter("All files", &["*"])
             .dir(dir);
-        self.open_dialog = Some((FileDialog::open(ctx, spec), part));
+        self.dialogs.open = Some((FileDialog::open(ctx, spec), part));
     }
 
     /// File > Open configuration…: a Paraver `.cfg`, from the folder of the last one.
@@ -43,7 +43,7 @@ impl App {
                     .clone()
                     .or_else(|| self.start_folder()),
             );
-        self.cfg_dialog = Some(FileDialog::open(ctx, spec));
+        self.dialogs.cfg = Some(FileDialog::open(ctx, spec));
     }
 
     /// File > Configurations > Choose configuration folder….
@@ -55,7 +55,7 @@ impl App {
                 .or_else(|| self.settings.cfg_folder.clone())
                 .or_else(|| self.start_folder()),
         );
-        self.cfg_library_dialog = Some(FileDialog::open(ctx, spec));
+        self.dialogs.cfg_library = Some(FileDialog::open(ctx, spec));
     }
 
     /// Computes the cfg at `path` over the open trace (or says why not).
@@ -79,18 +79,18 @@ impl App {
 
     /// Takes a finished cfg: one window per analyzer; the status says what was not shown.
     pub(crate) fn poll_cfg(&mut self, ctx: &egui::Context) {
-        if let Some(d) = &mut self.cfg_dialog
+        if let Some(d) = &mut self.dialogs.cfg
             && let Some(picked) = d.poll(ctx)
         {
-            self.cfg_dialog = None;
+            self.dialogs.cfg = None;
             if let Some(path) = picked.into_iter().next() {
                 self.open_cfg(ctx, path);
             }
         }
-        if let Some(d) = &mut self.cfg_library_dialog
+        if let Some(d) = &mut self.dialogs.cfg_library
             && let Some(picked) = d.poll(ctx)
         {
-            self.cfg_library_dialog = None;
+            self.dialogs.cfg_library = None;
             if let Some(dir) = picked.into_iter().next() {
                 self.status = format!("configurations from {}", dir.display());
                 self.settings.cfg_library = Some(dir);
@@ -117,9 +117,9 @@ impl App {
                 for (index, a) in r.analyses.into_iter().enumerate() {
                     match a {
                         Ok(a) => {
-                            self.next_histogram += 1;
+                            self.exports.next_histogram += 1;
                             l.histograms.push(crate::histogram::HistogramWindow::new(
-                                self.next_histogram,
+                                self.exports.next_histogram,
                                 &r.name,
                                 a,
                                 &l.trace,
@@ -209,26 +209,26 @@ impl App {
         let spec = Spec::new("Export", Kind::Save(name.to_string()))
             .filter(ext, &[ext])
             .dir(self.start_folder());
-        self.save_dialog = Some((kind, FileDialog::open(ctx, spec)));
+        self.dialogs.save = Some((kind, FileDialog::open(ctx, spec)));
     }
 
     pub(super) fn poll_dialogs(&mut self, ctx: &egui::Context) {
-        if let Some((d, part)) = &mut self.open_dialog
+        if let Some((d, part)) = &mut self.dialogs.open
             && let Some(picked) = d.poll(ctx)
         {
             let part = *part;
-            self.open_dialog = None;
+            self.dialogs.open = None;
             match picked.into_iter().next() {
                 Some(path) if part => self.ask_part(path),
                 Some(path) => self.open(ctx, LoadSource::File(path)),
                 None => {}
             }
         }
-        if let Some((kind, d)) = &mut self.save_dialog
+        if let Some((kind, d)) = &mut self.dialogs.save
             && let Some(picked) = d.poll(ctx)
         {
             let kind = *kind;
-            self.save_dialog = None;
+            self.dialogs.save = None;
             match picked.into_iter().next() {
                 Some(path) => match kind {
                     Export::Png => self.export_png(path),
@@ -246,7 +246,7 @@ impl App {
                 None => self.status = "not exported: no file was chosen".to_string(),
             }
         }
-        if self.open_dialog.is_some() || self.save_dialog.is_some() {
+        if self.dialogs.open.is_some() || self.dialogs.save.is_some() {
             ctx.request_repaint_after(std::time::Duration::from_millis(100));
         }
     }

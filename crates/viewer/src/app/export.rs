@@ -11,7 +11,7 @@ use prvscope_store::signal::SignalSpec;
 
 /// What the user asked to save.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Export {
+pub(crate) enum Export {
     Png,
     Csv,
     /// The view as a Paraver cfg.
@@ -91,13 +91,13 @@ impl App {
     /// Saves the timeline's part of the next frame to `path` (PNG): the frame is captured
     /// with a screenshot request, and written when it arrives a frame or two later.
     pub fn export_png(&mut self, path: PathBuf) {
-        self.png_pending = Some((path, None));
+        self.exports.png_pending = Some((path, None));
     }
 
     pub(super) fn finish_png(&mut self, ctx: &egui::Context) {
-        if let Some((_, requested @ None)) = &mut self.png_pending {
+        if let Some((_, requested @ None)) = &mut self.exports.png_pending {
             *requested = Some(std::time::Instant::now());
-            let slot = Arc::clone(&self.screenshot);
+            let slot = Arc::clone(&self.exports.screenshot);
             let wake = ctx.clone();
             ctx.request_screenshot(move |image| {
                 if let Ok(mut s) = slot.lock() {
@@ -107,14 +107,19 @@ impl App {
             });
             return;
         }
-        let image = self.screenshot.lock().ok().and_then(|mut s| s.take());
+        let image = self
+            .exports
+            .screenshot
+            .lock()
+            .ok()
+            .and_then(|mut s| s.take());
         // A renderer that never delivers the screenshot: the rows are drawn headless
         // instead, as `prvscope render` draws them, rather than nothing at all.
         if image.is_none()
-            && let Some((_, Some(at))) = &self.png_pending
+            && let Some((_, Some(at))) = &self.exports.png_pending
         {
             if at.elapsed() > SCREENSHOT_WAIT {
-                if let Some((path, _)) = self.png_pending.take() {
+                if let Some((path, _)) = self.exports.png_pending.take() {
                     let saved = self.render_png(ctx, &path);
                     self.say_saved(&path, saved);
                     if self.status.starts_with("saved") {
@@ -128,11 +133,11 @@ impl App {
             }
             return;
         }
-        let (Some(image), Some((path, _))) = (image, self.png_pending.take()) else {
+        let (Some(image), Some((path, _))) = (image, self.exports.png_pending.take()) else {
             return;
         };
         let ppp = ctx.pixels_per_point();
-        let r = self.timeline_rect;
+        let r = self.shell.timeline_rect;
         let [w, h] = image.size;
         let x0 = ((r.left() * ppp).round().max(0.0) as usize).min(w);
         let y0 = ((r.top() * ppp).round().max(0.0) as usize).min(h);

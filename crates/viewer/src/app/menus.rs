@@ -24,7 +24,7 @@ impl App {
         if scopes {
             let shown = self.scope_panel_shown();
             self.settings.show_scopes = !shown;
-            self.scopes_forced = !shown;
+            self.shell.scopes_forced = !shown;
         }
     }
 
@@ -207,7 +207,8 @@ impl App {
                     ui.checkbox(&mut self.settings.show_side, "Side panel (Ctrl+B)")
                         .on_hover_text("Views, legend and details, left of the timeline");
                     let has_types = !l.scopes.types().is_empty();
-                    let mut scopes = self.settings.show_scopes && (has_types || self.scopes_forced);
+                    let mut scopes =
+                        self.settings.show_scopes && (has_types || self.shell.scopes_forced);
                     if ui
                         .checkbox(&mut scopes, "Scope panel (Ctrl+J)")
                         .on_hover_text(if has_types {
@@ -218,9 +219,9 @@ impl App {
                         .changed()
                     {
                         self.settings.show_scopes = scopes;
-                        self.scopes_forced = scopes && !has_types;
+                        self.shell.scopes_forced = scopes && !has_types;
                     }
-                    let mut measure = self.measure_rate;
+                    let mut measure = self.frames.measure_rate;
                     if ui
                         .checkbox(&mut measure, "Measure frame rate")
                         .on_hover_text(
@@ -229,11 +230,11 @@ impl App {
                         )
                         .changed()
                     {
-                        self.measure_rate = measure;
-                        self.frame_starts.clear();
+                        self.frames.measure_rate = measure;
+                        self.frames.starts.clear();
                     }
                     if ui.button("Load report").clicked() {
-                        self.show_report = true;
+                        self.dialogs.show_report = true;
                     }
                 })
                 .response
@@ -247,7 +248,7 @@ impl App {
             }
             ui.menu_button("Help", |ui| {
                 if ui.button("Keys and gestures (F1)").clicked() {
-                    self.show_help = true;
+                    self.dialogs.show_help = true;
                     ui.close();
                 }
             });
@@ -255,7 +256,9 @@ impl App {
             // its controls in place whatever their length).
             if let Some(l) = &self.loaded {
                 ui.separator();
-                ui.add(egui::Label::new(RichText::new(self.title.clone()).strong()).truncate());
+                ui.add(
+                    egui::Label::new(RichText::new(self.shell.title.clone()).strong()).truncate(),
+                );
                 let npt = l.trace.header.time_unit.ns_per_tick();
                 let w = l.timeline.window;
                 ui.add(

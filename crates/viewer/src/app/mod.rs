@@ -11,8 +11,7 @@ mod export;
 mod menus;
 mod navigate;
 mod session;
-
-use crate::file_dialog::FileDialog;
+mod state;
 
 pub use crate::frame::thousands;
 pub use navigate::{FindState, KEYS};
@@ -21,7 +20,6 @@ mod panels;
 use std::path::PathBuf;
 
 use crate::jobs::Job;
-use std::sync::{Arc, Mutex};
 
 use egui::{RichText, Ui};
 
@@ -33,7 +31,6 @@ use super::settings::Settings;
 use super::theme;
 use super::timeline::Timeline;
 use super::view::ViewConfig;
-use export::Export;
 use prvscope_format::LoadError;
 use prvscope_store::signal::SignalSpec;
 use prvscope_store::{NullOverride, Trace};
@@ -65,8 +62,8 @@ pub struct Loaded {
     pub(crate) pop: Option<crate::pop_window::PopWindow>,
 }
 
-/// The viewer.
-#[allow(clippy::struct_excessive_bools)] // independent switches of the window
+/// The viewer: the trace shown (or being loaded), the settings, the status line, Find, and
+/// the state of each concern of the window ([`state`]).
 pub struct App {
     pub(crate) loaded: Option<Loaded>,
     pub(crate) loading: Option<Loading>,
@@ -74,58 +71,17 @@ pub struct App {
     pub(crate) error: Option<String>,
     /// Recent files and source folders, kept between runs by eframe.
     settings: Settings,
-    null: NullOverride,
-    /// The file dialog, and whether the file picked opens the "part" dialog.
-    open_dialog: Option<(FileDialog, bool)>,
-    /// "Open part of a trace", when shown.
-    pub(crate) part_dialog: Option<PartDialog>,
-    /// Load without estimating the memory first (`--skip-memory-check`).
-    pub(crate) skip_memory_check: bool,
-    /// The memory to count on instead of what the machine has (tests).
-    pub(crate) available_override: Option<u64>,
-    /// The store cache every load of this window goes through.
-    cache: Option<prvscope_import::cache::CacheOptions>,
-    /// The store of the trace just parsed, being written to the cache after it was shown:
-    /// (the trace's path, the job).
-    cache_write: Option<(PathBuf, Job<prvscope_import::cache::CacheState>)>,
-    save_dialog: Option<(Export, FileDialog)>,
-    /// File > Open configuration…: the dialog, then the cfg being computed.
-    cfg_dialog: Option<FileDialog>,
-    cfg_library_dialog: Option<FileDialog>,
-    /// The last histogram window's id (ids are unique in the process).
-    next_histogram: u64,
-    /// A PNG export waiting for its screenshot: path and the timeline's rect in points.
-    png_pending: Option<(PathBuf, Option<std::time::Instant>)>,
-    screenshot: Arc<Mutex<Option<Arc<egui::ColorImage>>>>,
     /// The last status message (saved files, export errors).
     pub(crate) status: String,
-    /// When store cache files are checked (see [`App::poll_integrity`]).
-    cache_check: prvscope_import::cache::CacheCheck,
-    type_filter: String,
-    show_report: bool,
-    timeline_rect: egui::Rect,
-    title: String,
-    /// The view to show once the trace is loaded (the State view otherwise).
-    pub(crate) start_view: Option<SignalSpec>,
-    /// The draw mode of the first view (`--draw-mode`), instead of the view's default.
-    pub(crate) start_mode: Option<prvscope_store::summary::DrawMode>,
-    /// Show load and frame times (off for snapshot images, which must not vary).
-    pub(crate) show_timings: bool,
-    /// The scope panel was asked for on a trace without scope types (to name some).
-    pub(crate) scopes_forced: bool,
-    /// The whole-frame times eframe reported for the last frames, in seconds (newest last).
-    frame_times: std::collections::VecDeque<f32>,
-    /// View > Measure frame rate: repaint continuously and time frame to frame.
-    pub(crate) measure_rate: bool,
-    /// When the last frames began (newest last), while the frame rate is measured.
-    pub(crate) frame_starts: std::collections::VecDeque<std::time::Instant>,
     /// The context the app draws in: background work repaints it when done.
     ctx: egui::Context,
     /// Find (Ctrl+F) and the keys window (F1).
     pub(crate) find: navigate::FindState,
-    /// The last session, to restore once its trace is loaded.
-    restore: Option<crate::settings::Session>,
-    pub(crate) show_help: bool,
+    pub(crate) opening: state::Opening,
+    pub(crate) dialogs: state::Dialogs,
+    pub(crate) frames: state::FrameStats,
+    exports: state::Exports,
+    pub(crate) shell: state::Shell,
 }
 
 impl App {
@@ -152,41 +108,19 @@ impl App {
             loading: None,
             error: None,
             settings,
-            null,
-            open_dialog: None,
-            part_dialog: None,
-            skip_memory_check: request.skip_memory_check,
-            available_override: request.available_override,
-            cache: request.cache.clone(),
-            cache_check: request.cache_check,
-            cache_write: None,
-            save_dialog: None,
-            cfg_dialog: None,
-            cfg_library_dialog: None,
-            next_histogram: 0,
-            png_pending: None,
-            screenshot: Arc::default(),
             status: String::new(),
-            type_filter: String::new(),
-            find: navigate::FindState::default(),
-            restore: None,
-            show_help: false,
-            show_report: false,
-            timeline_rect: egui::Rect::NOTHING,
-            title: String::new(),
-            start_view: None,
-            start_mode: None,
-            show_timings: true,
-            frame_times: std::collections::VecDeque::new(),
-            measure_rate: false,
-            frame_starts: std::collections::VecDeque::new(),
-            scopes_forced: false,
             ctx: ctx.clone(),
+            find: navigate::FindState::default(),
+            opening: state::Opening::new(null, &request),
+            dialogs: state::Dialogs::default(),
+            frames: state::FrameStats::default(),
+            exports: state::Exports::default(),
+            shell: state::Shell::default(),
         };
         // Without a trace, the last session's (if its file is still there).
         let source = match (&source, &app.settings.session) {
             (LoadSource::Demo, Some(s)) if s.path.is_file() => {
-                app.restore = Some(s.clone());
+                app.opening.restore = Some(s.clone());
                 LoadSource::File(s.path.clone())
             }
             _ => source,
@@ -235,27 +169,27 @@ impl App {
 
     /// "Open part of a trace", when shown.
     pub fn part_dialog(&self) -> Option<&PartDialog> {
-        self.part_dialog.as_ref()
+        self.dialogs.part.as_ref()
     }
 
     /// "Open part of a trace", to fill in as the user would.
     pub fn part_dialog_mut(&mut self) -> Option<&mut PartDialog> {
-        self.part_dialog.as_mut()
+        self.dialogs.part.as_mut()
     }
 
     /// Shows `spec` instead of the State view once the trace is loaded (`--view`).
     pub fn set_start_view(&mut self, spec: Option<SignalSpec>) {
-        self.start_view = spec;
+        self.opening.start_view = spec;
     }
 
     /// Draws the first view in `mode` instead of its default (`--draw-mode`).
     pub fn set_start_mode(&mut self, mode: Option<prvscope_store::summary::DrawMode>) {
-        self.start_mode = mode;
+        self.opening.start_mode = mode;
     }
 
     /// Shows or hides load and frame times (hidden in snapshot images, which must not vary).
     pub fn set_show_timings(&mut self, show: bool) {
-        self.show_timings = show;
+        self.frames.show_timings = show;
     }
 
     /// Shows or hides the scope panel (View > Scope panel, Ctrl+J; remembered).
@@ -274,14 +208,14 @@ impl App {
             && self
                 .loaded
                 .as_ref()
-                .is_some_and(|l| self.scopes_forced || !l.scopes.types().is_empty())
+                .is_some_and(|l| self.shell.scopes_forced || !l.scopes.types().is_empty())
     }
 
     /// The slowest whole frame (as eframe reports it: the app's code, tessellation and
     /// painting) of the last [`FRAME_HISTORY`] frames, and the last one, in milliseconds.
     pub fn frame_ms(&self) -> Option<(f32, f32)> {
-        let last = *self.frame_times.back()?;
-        let worst = self.frame_times.iter().copied().fold(0.0, f32::max);
+        let last = *self.frames.times.back()?;
+        let worst = self.frames.times.iter().copied().fold(0.0, f32::max);
         Some((last * 1e3, worst * 1e3))
     }
 
@@ -289,13 +223,14 @@ impl App {
     /// start to the next over the last [`FRAME_HISTORY`] frames, in milliseconds. Unlike
     /// [`Self::frame_ms`] this holds everything, the wait for the screen included.
     pub fn frame_interval_ms(&self) -> Option<(f64, f64)> {
-        let (first, last) = (self.frame_starts.front()?, self.frame_starts.back()?);
-        let n = self.frame_starts.len().checked_sub(1).filter(|&n| n > 0)?;
+        let (first, last) = (self.frames.starts.front()?, self.frames.starts.back()?);
+        let n = self.frames.starts.len().checked_sub(1).filter(|&n| n > 0)?;
         let mean = last.duration_since(*first).as_secs_f64() * 1e3 / n as f64;
         let longest = self
-            .frame_starts
+            .frames
+            .starts
             .iter()
-            .zip(self.frame_starts.iter().skip(1))
+            .zip(self.frames.starts.iter().skip(1))
             .map(|(a, b)| b.duration_since(*a).as_secs_f64() * 1e3)
             .fold(0.0, f64::max);
         Some((mean, longest))
@@ -303,8 +238,8 @@ impl App {
 
     /// Turns the frame-rate measurement on or off (View menu).
     pub fn set_measure_rate(&mut self, on: bool) {
-        self.measure_rate = on;
-        self.frame_starts.clear();
+        self.frames.measure_rate = on;
+        self.frames.starts.clear();
     }
 
     /// Starts loading a trace in the background (the current one stays until it is ready).
@@ -312,11 +247,11 @@ impl App {
     pub fn open(&mut self, ctx: &egui::Context, source: LoadSource) {
         let request = LoadRequest {
             subset: prvscope_format::Subset::default(),
-            skip_memory_check: self.skip_memory_check,
-            available_override: self.available_override,
-            cache: self.cache.clone(),
+            skip_memory_check: self.opening.skip_memory_check,
+            available_override: self.opening.available_override,
+            cache: self.opening.cache.clone(),
             convert: false,
-            cache_check: self.cache_check,
+            cache_check: self.opening.cache_check,
         };
         self.open_request(ctx, source, request);
     }
@@ -327,28 +262,28 @@ impl App {
             old.cancel();
         }
         self.error = None;
-        self.loading = Some(Loading::start(ctx, source, self.null, request));
+        self.loading = Some(Loading::start(ctx, source, self.opening.null, request));
     }
 
     /// Shows "Open part of a trace" for `path` (File > Open part of a trace…).
     pub fn ask_part(&mut self, path: PathBuf) {
-        let mut dialog = PartDialog::estimating(&self.ctx, path, self.available_override);
+        let mut dialog = PartDialog::estimating(&self.ctx, path, self.opening.available_override);
         dialog.no_convert = self.no_convert();
-        self.part_dialog = Some(dialog);
+        self.dialogs.part = Some(dialog);
     }
 
     /// Why a trace cannot be converted here: there is no store cache to convert it into.
     fn no_convert(&self) -> Option<String> {
-        self.cache.is_none().then(|| {
+        self.opening.cache.is_none().then(|| {
             "The store cache is off (--no-cache, or no cache folder): there is nothing to convert the trace into.".to_string()
         })
     }
 
     fn part_dialog_ui(&mut self, ctx: &egui::Context) {
-        let Some(choice) = self.part_dialog.as_mut().and_then(|d| d.show(ctx)) else {
+        let Some(choice) = self.dialogs.part.as_mut().and_then(|d| d.show(ctx)) else {
             return;
         };
-        self.part_dialog = None;
+        self.dialogs.part = None;
         self.status.clear();
         let (path, subset, convert) = match choice {
             PartChoice::Load(path, subset) => (path, subset, false),
@@ -358,10 +293,10 @@ impl App {
         let request = LoadRequest {
             subset,
             skip_memory_check: true,
-            available_override: self.available_override,
-            cache: self.cache.clone(),
+            available_override: self.opening.available_override,
+            cache: self.opening.cache.clone(),
             convert,
-            cache_check: self.cache_check,
+            cache_check: self.opening.cache_check,
         };
         self.open_request(ctx, LoadSource::File(path), request);
     }
@@ -373,13 +308,13 @@ impl App {
             return;
         }
         let options = prvscope_import::LoadOptions {
-            null: self.null,
+            null: self.opening.null,
             subset: trace
                 .part
                 .as_ref()
                 .map(|p| p.subset.clone())
                 .unwrap_or_default(),
-            cache: self.cache.clone(),
+            cache: self.opening.cache.clone(),
             ..prvscope_import::LoadOptions::default()
         };
         let trace = trace.clone();
@@ -387,12 +322,12 @@ impl App {
         let job = Job::spawn(ctx, "store-cache", move |_| {
             prvscope_import::cache::write_later(&trace, &options)
         });
-        self.cache_write = Some((path, job));
+        self.opening.cache_write = Some((path, job));
     }
 
     /// Takes what the cache write says, for the trace it was for.
     fn poll_cache_write(&mut self) {
-        let Some((_, job)) = self.cache_write.as_mut() else {
+        let Some((_, job)) = self.opening.cache_write.as_mut() else {
             return;
         };
         let state = match job.poll() {
@@ -403,7 +338,7 @@ impl App {
             ),
             None => return,
         };
-        let path = self.cache_write.take().map(|(p, _)| p);
+        let path = self.opening.cache_write.take().map(|(p, _)| p);
         if let Some(l) = self.loaded.as_mut()
             && Some(&l.trace.path) == path.as_ref()
         {
@@ -414,7 +349,7 @@ impl App {
     /// Blocks until the store of the trace shown is in the cache, or could not be written
     /// (tests).
     pub fn wait_for_cache_write(&mut self) {
-        while self.cache_write.is_some() {
+        while self.opening.cache_write.is_some() {
             self.poll_cache_write();
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
@@ -492,8 +427,8 @@ impl App {
                 if let Some(LoadSource::File(path)) = &source {
                     self.settings.recent.add(path);
                 }
-                self.show_report = !trace.report.is_empty();
-                self.scopes_forced = false;
+                self.dialogs.show_report = !trace.report.is_empty();
+                self.shell.scopes_forced = false;
                 self.write_cache_later(ctx, &trace);
                 let types = trace.store.event_types();
                 self.take_source_folders();
@@ -511,17 +446,17 @@ impl App {
                         prvscope_paraver::window::WindowCache::for_machine(),
                     ),
                 });
-                if let Some(spec) = self.start_view.clone() {
+                if let Some(spec) = self.opening.start_view.clone() {
                     self.set_view(spec);
                 }
-                if let Some(s) = self.restore.take()
+                if let Some(s) = self.opening.restore.take()
                     && self.loaded.as_ref().is_some_and(|l| {
                         std::fs::canonicalize(&l.trace.path).ok() == Some(s.path.clone())
                     })
                 {
                     self.restore_session(&s);
                 }
-                if let Some(mode) = self.start_mode
+                if let Some(mode) = self.opening.start_mode
                     && let Some(l) = &mut self.loaded
                 {
                     let mut config = l.timeline.config.clone();
@@ -548,7 +483,7 @@ impl App {
                             |n| n.to_string_lossy().into_owned()
                         ),
                         prvscope_format::units::human_bytes(estimate.whole_bytes),
-                        if self.cache.is_some() {
+                        if self.opening.cache.is_some() {
                             ", or convert it into the store cache"
                         } else {
                             ""
@@ -556,7 +491,7 @@ impl App {
                     );
                 let mut dialog = PartDialog::with_estimate(path, *estimate);
                 dialog.no_convert = self.no_convert();
-                self.part_dialog = Some(dialog);
+                self.dialogs.part = Some(dialog);
             }
         }
         ctx.request_repaint();
@@ -609,7 +544,7 @@ impl App {
     /// Switches the timeline to a view.
     /// Where the timeline was drawn in the last frame (its rows, labels and ruler).
     pub fn timeline_rect(&self) -> egui::Rect {
-        self.timeline_rect
+        self.shell.timeline_rect
     }
 
     pub fn set_view(&mut self, spec: SignalSpec) {
@@ -671,22 +606,22 @@ impl eframe::App for App {
             ctx.request_repaint_after(std::time::Duration::from_millis(200));
         }
         let title = self.title();
-        if title != self.title {
+        if title != self.shell.title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
-            self.title = title;
+            self.shell.title = title;
         }
 
-        if self.measure_rate {
-            self.frame_starts.push_back(std::time::Instant::now());
-            while self.frame_starts.len() > FRAME_HISTORY + 1 {
-                self.frame_starts.pop_front();
+        if self.frames.measure_rate {
+            self.frames.starts.push_back(std::time::Instant::now());
+            while self.frames.starts.len() > FRAME_HISTORY + 1 {
+                self.frames.starts.pop_front();
             }
             ctx.request_repaint();
         }
         if let Some(t) = frame.info().cpu_usage {
-            self.frame_times.push_back(t);
-            while self.frame_times.len() > FRAME_HISTORY {
-                self.frame_times.pop_front();
+            self.frames.times.push_back(t);
+            while self.frames.times.len() > FRAME_HISTORY {
+                self.frames.times.pop_front();
             }
         }
         self.panel_keys(&ctx);
@@ -753,7 +688,7 @@ impl eframe::App for App {
             }
             match &mut self.loaded {
                 Some(l) => {
-                    self.timeline_rect = ui.available_rect_before_wrap();
+                    self.shell.timeline_rect = ui.available_rect_before_wrap();
                     l.timeline.ui(ui, &l.trace);
                 }
                 None if self.loading.is_some() => {

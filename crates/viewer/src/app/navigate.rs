@@ -78,7 +78,7 @@ impl App {
             self.find.focus = true;
         }
         if ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::F1)) {
-            self.show_help = !self.show_help;
+            self.dialogs.show_help = !self.dialogs.show_help;
         }
         if !ctx.text_edit_focused() {
             let question = ctx.input(|i| {
@@ -87,14 +87,14 @@ impl App {
                     .any(|e| matches!(e, egui::Event::Text(t) if t == "?"))
             });
             if question {
-                self.show_help = !self.show_help;
+                self.dialogs.show_help = !self.dialogs.show_help;
             }
         }
     }
 
     /// The list of keys and gestures.
     pub(super) fn help_window(&mut self, ctx: &egui::Context) {
-        let mut open = self.show_help;
+        let mut open = self.dialogs.show_help;
         egui::Window::new("Keys and gestures")
             .open(&mut open)
             .collapsible(false)
@@ -111,7 +111,7 @@ impl App {
         if ctx.input(|i| i.key_pressed(Key::Escape)) {
             open = false;
         }
-        self.show_help = open;
+        self.dialogs.show_help = open;
     }
 
     /// The find window: the query, what it names, and next / previous.

@@ -218,8 +218,10 @@ impl App {
         ui.heading("Views");
         ui.horizontal(|ui| {
             let label = ui.label("Filter");
-            ui.add(egui::TextEdit::singleline(&mut self.type_filter).hint_text("event types"))
-                .labelled_by(label.id);
+            ui.add(
+                egui::TextEdit::singleline(&mut self.shell.type_filter).hint_text("event types"),
+            )
+            .labelled_by(label.id);
         });
         let current = l.timeline.config.spec.clone();
         let mut chosen: Option<SignalSpec> = None;
@@ -274,7 +276,7 @@ impl App {
                 {
                     chosen = Some(SignalSpec::Events(MPI_CALL_TYPES.to_vec()));
                 }
-                let filter = self.type_filter.to_lowercase();
+                let filter = self.shell.type_filter.to_lowercase();
                 for &ty in types {
                     let label = format!("{} ({ty})", type_label(&l.trace, ty));
                     if !filter.is_empty() && !label.to_lowercase().contains(&filter) {
@@ -467,7 +469,7 @@ impl App {
         if let Some(part) = l.trace.part_description() {
             ui.label(RichText::new(format!("Part loaded: {part}")).color(theme::WARNING));
         }
-        if self.show_timings {
+        if self.frames.show_timings {
             let how = match l.trace.cache.state {
                 prvscope_store::cache::CacheState::Hit => " from the store cache",
                 // A store read from the file as soon as it was written: converted into it.
@@ -492,7 +494,7 @@ impl App {
                 .link(format!("{} warnings", l.trace.report.skipped().max(1)))
                 .clicked()
         {
-            self.show_report = true;
+            self.dialogs.show_report = true;
         }
     }
 
@@ -500,7 +502,7 @@ impl App {
         let Some(l) = &self.loaded else {
             return;
         };
-        let mut open = self.show_report;
+        let mut open = self.dialogs.show_report;
         egui::Window::new("Load report")
             .open(&mut open)
             .default_width(520.0)
@@ -512,7 +514,7 @@ impl App {
                     ui.label(RichText::new(w).color(theme::WARNING));
                 }
             });
-        self.show_report = open;
+        self.dialogs.show_report = open;
     }
 
     pub(super) fn status_ui(&mut self, ui: &mut Ui) {
@@ -545,7 +547,7 @@ impl App {
                             .color(theme::WARNING),
                     );
                 }
-                if self.show_timings {
+                if self.frames.show_timings {
                     let text = match self.frame_ms() {
                         Some((last, worst)) => format!(
                             "frame {last:.1} ms, slowest of the last {}: {worst:.1} ms",
@@ -560,7 +562,7 @@ impl App {
                         l.timeline.last_build_ms
                     ));
                 }
-                if self.measure_rate
+                if self.frames.measure_rate
                     && let Some((mean, longest)) = self.frame_interval_ms()
                 {
                     ui.separator();

@@ -61,7 +61,7 @@ impl App {
 
     /// Restores `s` on the trace just loaded (the view given on the command line wins).
     pub(super) fn restore_session(&mut self, s: &Session) {
-        if self.start_view.is_none()
+        if self.opening.start_view.is_none()
             && let Ok(spec) = s.view.parse::<SignalSpec>()
         {
             self.set_view(spec);

@@ -1,0 +1,125 @@
+//! The parts of the app's state, each what one concern of the window keeps: how traces are
+//! opened, the dialogs, the frame times, the exports under way, the shell's layout.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use prvscope_import::cache::{CacheCheck, CacheOptions, CacheState};
+use prvscope_store::NullOverride;
+use prvscope_store::signal::SignalSpec;
+use prvscope_store::summary::DrawMode;
+
+use super::export::Export;
+use crate::file_dialog::FileDialog;
+use crate::jobs::Job;
+use crate::loader::LoadRequest;
+use crate::part_dialog::PartDialog;
+
+/// How the traces of this window are opened, and what is done once one is.
+pub(crate) struct Opening {
+    pub null: NullOverride,
+    /// Load without estimating the memory first (`--skip-memory-check`).
+    pub skip_memory_check: bool,
+    /// The memory to count on instead of what the machine has (tests).
+    pub available_override: Option<u64>,
+    /// The store cache every load of this window goes through.
+    pub cache: Option<CacheOptions>,
+    /// When store cache files are checked (see `App::poll_integrity`).
+    pub cache_check: CacheCheck,
+    /// The store of the trace just parsed, being written to the cache after it was shown:
+    /// (the trace's path, the job).
+    pub cache_write: Option<(PathBuf, Job<CacheState>)>,
+    /// The view to show once the trace is loaded (the State view otherwise).
+    pub start_view: Option<SignalSpec>,
+    /// The draw mode of the first view (`--draw-mode`), instead of the view's default.
+    pub start_mode: Option<DrawMode>,
+    /// The last session, to restore once its trace is loaded.
+    pub restore: Option<crate::settings::Session>,
+}
+
+impl Opening {
+    pub fn new(null: NullOverride, request: &LoadRequest) -> Opening {
+        Opening {
+            null,
+            skip_memory_check: request.skip_memory_check,
+            available_override: request.available_override,
+            cache: request.cache.clone(),
+            cache_check: request.cache_check,
+            cache_write: None,
+            start_view: None,
+            start_mode: None,
+            restore: None,
+        }
+    }
+}
+
+/// The dialogs and windows the app may show over the timeline.
+#[derive(Default)]
+pub(crate) struct Dialogs {
+    /// The file dialog, and whether the file picked opens the "part" dialog.
+    pub open: Option<(FileDialog, bool)>,
+    /// "Open part of a trace", when shown.
+    pub part: Option<PartDialog>,
+    pub save: Option<(Export, FileDialog)>,
+    /// File > Open configuration…: the dialog, then the cfg being computed.
+    pub cfg: Option<FileDialog>,
+    pub cfg_library: Option<FileDialog>,
+    pub show_report: bool,
+    pub show_help: bool,
+}
+
+/// The frame times the status bar and View > Measure frame rate show.
+pub(crate) struct FrameStats {
+    /// Show load and frame times (off for snapshot images, which must not vary).
+    pub show_timings: bool,
+    /// The whole-frame times eframe reported for the last frames, in seconds (newest last).
+    pub times: VecDeque<f32>,
+    /// View > Measure frame rate: repaint continuously and time frame to frame.
+    pub measure_rate: bool,
+    /// When the last frames began (newest last), while the frame rate is measured.
+    pub starts: VecDeque<Instant>,
+}
+
+impl Default for FrameStats {
+    fn default() -> Self {
+        FrameStats {
+            show_timings: true,
+            times: VecDeque::new(),
+            measure_rate: false,
+            starts: VecDeque::new(),
+        }
+    }
+}
+
+/// Exports under way.
+#[derive(Default)]
+pub(crate) struct Exports {
+    /// The last histogram window's id (ids are unique in the process).
+    pub next_histogram: u64,
+    /// A PNG export waiting for its screenshot: its path, and when it was asked.
+    pub png_pending: Option<(PathBuf, Option<Instant>)>,
+    pub screenshot: Arc<Mutex<Option<Arc<egui::ColorImage>>>>,
+}
+
+/// The window around the timeline: its title, where the timeline was drawn, the view list's
+/// filter, the scope panel asked for.
+pub(crate) struct Shell {
+    pub type_filter: String,
+    /// The scope panel was asked for on a trace without scope types (to name some).
+    pub scopes_forced: bool,
+    pub timeline_rect: egui::Rect,
+    pub title: String,
+}
+
+impl Default for Shell {
+    fn default() -> Self {
+        Shell {
+            type_filter: String::new(),
+            scopes_forced: false,
+            timeline_rect: egui::Rect::NOTHING,
+            title: String::new(),
+        }
+    }
+}
