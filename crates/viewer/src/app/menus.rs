@@ -197,7 +197,7 @@ impl App {
                         }
                     }
                     if ui
-                        .checkbox(&mut l.timeline.fit_rows, "Fit all rows (F)")
+                        .checkbox(&mut l.timeline.layout.fit_rows, "Fit all rows (F)")
                         .on_hover_text("Rows as thin as needed to show every row at once")
                         .changed()
                     {

@@ -632,7 +632,7 @@ impl eframe::App for App {
             // A histogram cell clicked is outlined; else the selected scope, only while the
             // panel that selected it is shown.
             let rows = l.trace.store.thread_count();
-            l.timeline.highlight = l
+            l.timeline.pointer.highlight = l
                 .histograms
                 .iter()
                 .rev()

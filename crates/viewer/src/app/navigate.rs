@@ -220,6 +220,7 @@ impl App {
         let threads = l.trace.store.thread_count();
         // The rows searched: all, else the pinned or hovered thread.
         let one = t
+            .pointer
             .pinned
             .map(|p| p.row)
             .or(t.hovered_row())
@@ -236,7 +237,7 @@ impl App {
             .find
             .last
             .map(|o| o.begin)
-            .or(t.pinned.map(|p| p.time))
+            .or(t.pointer.pinned.map(|p| p.time))
             .unwrap_or(if forward {
                 t.window.start
             } else {
@@ -261,7 +262,7 @@ impl App {
                 }
                 let drawn = drawn_row_of_thread(t.rows(), threads);
                 if let Some(&Some(row)) = drawn.get(o.row) {
-                    t.pinned = Some(crate::timeline::Pinned {
+                    t.pointer.pinned = Some(crate::timeline::Pinned {
                         row: row as usize,
                         time: o.begin,
                     });

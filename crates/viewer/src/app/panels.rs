@@ -436,7 +436,11 @@ impl App {
         ui.separator();
         ui.heading("Details");
         let npt = l.trace.header.time_unit.ns_per_tick();
-        match t.pinned.and_then(|p| t.details(&l.trace, p.row, p.time)) {
+        match t
+            .pointer
+            .pinned
+            .and_then(|p| t.details(&l.trace, p.row, p.time))
+        {
             Some(d) => timeline::details_ui(ui, &d, npt, t.window.span),
             None => {
                 ui.label("click the timeline to pin a point and the messages there");
@@ -559,7 +563,7 @@ impl App {
                         "Whole frames as eframe measures them (the app, tessellation and \
                          painting; not the wait for the screen). Of the last timeline change, \
                          the rows and lines took {:.1} ms.",
-                        l.timeline.last_build_ms
+                        l.timeline.drawn.last_build_ms
                     ));
                 }
                 if self.frames.measure_rate

@@ -49,8 +49,8 @@ impl App {
             view: view_text(&t.config.spec).unwrap_or_else(|| "state".into()),
             window: (t.window.start, t.window.span),
             level: level_text(t.level()).into(),
-            collapsed_tasks: t.grouping.tasks.iter().copied().collect(),
-            collapsed_apps: t.grouping.apps.iter().copied().collect(),
+            collapsed_tasks: t.layout.grouping.tasks.iter().copied().collect(),
+            collapsed_apps: t.layout.grouping.apps.iter().copied().collect(),
             markers: t
                 .markers()
                 .iter()

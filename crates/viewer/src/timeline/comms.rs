@@ -22,20 +22,25 @@ impl Timeline {
         row_height: f32,
         visible: &Range<usize>,
     ) -> Comms {
-        let drawn = drawn_row_of_thread(&self.rows, trace.store.thread_count());
+        let drawn = drawn_row_of_thread(&self.layout.rows, trace.store.thread_count());
         let row_of = |thread: u32| {
             let r = (*drawn.get(thread as usize)?)?;
             visible.contains(&(r as usize)).then_some(r)
         };
-        let y_of = |r| row_center(area, r, self.first_row, row_height);
+        let y_of = |r| row_center(area, r, self.layout.first_row, row_height);
         // More messages than lines: a density, without making the lines first.
-        let few = frame::comm_count(&self.comm_index, self.window, self.end_time, area, &row_of)
-            <= MAX_BUNDLES as u64;
+        let few = frame::comm_count(
+            &self.comm.index,
+            self.window,
+            self.nav.end_time,
+            area,
+            &row_of,
+        ) <= MAX_BUNDLES as u64;
         let bundles = if few {
             frame::comm_bundles(
-                &self.comm_index,
+                &self.comm.index,
                 self.window,
-                self.end_time,
+                self.nav.end_time,
                 area,
                 &row_of,
                 MAX_BUNDLES,
@@ -58,12 +63,17 @@ impl Timeline {
             };
         }
         // Too dense for lines: a band per row, and the pinned row's lines over it.
-        let density =
-            frame::comm_density(&self.comm_index, self.window, self.end_time, area, &row_of);
+        let density = frame::comm_density(
+            &self.comm.index,
+            self.window,
+            self.nav.end_time,
+            area,
+            &row_of,
+        );
         // Rows too thin for a band beside their states show none (the legend says so).
         let band = frame::density_band(row_height).map(|band| {
             let gap = if row_height >= 6.0 { 1.0 } else { 0.0 };
-            let first = self.first_row as f32;
+            let first = self.layout.first_row as f32;
             let texture = ctx.load_texture(
                 "comm-density",
                 frame::density_image(&density),
@@ -81,14 +91,15 @@ impl Timeline {
             (Arc::new(mesh), texture)
         });
         let pinned = self
+            .pointer
             .pinned
             .and_then(|p| u32::try_from(p.row).ok())
             .filter(|&r| visible.contains(&(r as usize)))
             .map(|r| {
                 frame::row_bundles(
-                    &self.comm_index,
+                    &self.comm.index,
                     self.window,
-                    self.end_time,
+                    self.nav.end_time,
                     area,
                     &row_of,
                     MAX_BUNDLES,

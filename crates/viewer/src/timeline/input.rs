@@ -19,7 +19,7 @@ impl Timeline {
         if y < area.top() {
             return None;
         }
-        let r = self.first_row + ((y - area.top()) / row_height) as usize;
+        let r = self.layout.first_row + ((y - area.top()) / row_height) as usize;
         visible.contains(&r).then_some(r)
     }
 
@@ -32,7 +32,7 @@ impl Timeline {
         row_height: f32,
         per_page: usize,
     ) {
-        let limit = self.end_time;
+        let limit = self.nav.end_time;
         // Wheel: zoom at the pointer over the rows, scroll rows over the labels.
         let (wheel, horizontal) = ui.input(|i| {
             let mut lines = 0.0_f32;
@@ -68,7 +68,7 @@ impl Timeline {
                 .is_some_and(|p| label_response.rect.contains(p))
         {
             let rows = (-wheel * 3.0).round() as isize;
-            self.first_row = self.first_row.saturating_add_signed(rows);
+            self.layout.first_row = self.layout.first_row.saturating_add_signed(rows);
         }
 
         if response.clicked() || response.drag_started() {
@@ -85,9 +85,9 @@ impl Timeline {
                 .input(|i| i.pointer.press_origin())
                 .or(response.interact_pointer_pos())
             {
-                self.selecting = Some(self.window.time_from_x(p.x, area));
+                self.pointer.selecting = Some(self.window.time_from_x(p.x, area));
             }
-        } else if response.dragged_by(PointerButton::Primary) && self.selecting.is_none() {
+        } else if response.dragged_by(PointerButton::Primary) && self.pointer.selecting.is_none() {
             // The window moves by what the pointer moved since the button went down, from
             // the window it had then: a slow frame, or the pixels egui waits for before it
             // calls it a drag, lose nothing (three 200 px drags just after opening a 1 GB
@@ -113,7 +113,7 @@ impl Timeline {
             ui.ctx().set_cursor_icon(CursorIcon::Grabbing);
         }
         if response.drag_stopped()
-            && let Some(start) = self.selecting.take()
+            && let Some(start) = self.pointer.selecting.take()
             && let Some(p) = response.interact_pointer_pos()
         {
             let end = self
@@ -123,29 +123,29 @@ impl Timeline {
                 (self.window.x_from_time(end, area) - self.window.x_from_time(start, area)).abs();
             if px >= 3.0 {
                 let (a, b) = (start.min(end).max(0.0), start.max(end).max(0.0));
-                self.measured = Some((a.round() as u64, b.round() as u64));
+                self.marks.measured = Some((a.round() as u64, b.round() as u64));
                 self.zoom_to(TimeWindow::between(start, end, limit));
             }
         }
         if response.double_clicked()
             && let Some(p) = response.interact_pointer_pos()
         {
-            let row = self.first_row + ((p.y - area.top()) / row_height) as usize;
+            let row = self.layout.first_row + ((p.y - area.top()) / row_height) as usize;
             // A row of threads (not of CPUs or nodes, which name none).
-            if let Some(item) = self.rows.get(row)
+            if let Some(item) = self.layout.rows.get(row)
                 && !item.threads.is_empty()
             {
                 let t = self.window.time_from_x(p.x, area).max(0.0) as u64;
-                self.breakdown_request = Some((item.threads.start, t));
+                self.pointer.breakdown_request = Some((item.threads.start, t));
             }
         }
         if response.clicked()
             && let Some(p) = response.interact_pointer_pos()
         {
-            let row = self.first_row + ((p.y - area.top()) / row_height) as usize;
-            if row < self.rows.len() {
+            let row = self.layout.first_row + ((p.y - area.top()) / row_height) as usize;
+            if row < self.layout.rows.len() {
                 let t = self.window.time_from_x(p.x, area).max(0.0) as u64;
-                self.pinned = Some(Pinned { row, time: t });
+                self.pointer.pinned = Some(Pinned { row, time: t });
             }
         }
 
@@ -171,7 +171,7 @@ impl Timeline {
             ui.ctx().memory_mut(egui::Memory::stop_text_input);
         }
         if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::F)) {
-            self.fit_rows = !self.fit_rows;
+            self.layout.fit_rows = !self.layout.fit_rows;
         }
         // M: a marker at the pointer over the rows, else at the window's centre.
         if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::M)) {
@@ -227,16 +227,16 @@ impl Timeline {
             self.zoom_to(w);
         }
         if up {
-            self.first_row = self.first_row.saturating_sub(1);
+            self.layout.first_row = self.layout.first_row.saturating_sub(1);
         }
         if down {
-            self.first_row += 1;
+            self.layout.first_row += 1;
         }
         if page_up {
-            self.first_row = self.first_row.saturating_sub(per_page);
+            self.layout.first_row = self.layout.first_row.saturating_sub(per_page);
         }
         if page_down {
-            self.first_row += per_page;
+            self.layout.first_row += per_page;
         }
     }
 }

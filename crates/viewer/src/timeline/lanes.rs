@@ -46,7 +46,7 @@ pub struct Lane {
 impl Timeline {
     /// The lanes of the view (none unless it reads 2 to [`MAX_LANES`] event types).
     pub fn lanes(&self) -> &[Lane] {
-        &self.lanes
+        &self.shown.lanes
     }
 
     /// Rebuilds the lanes for the current view (after its signals changed).
@@ -60,31 +60,42 @@ impl Timeline {
                 types.clone()
             }
             _ => {
-                self.lanes.clear();
+                self.shown.lanes.clear();
                 return;
             }
         };
-        if self.lanes.iter().map(|l| l.ty).eq(types.iter().copied())
-            && self.lanes.first().is_some_and(|l| {
+        if self
+            .shown
+            .lanes
+            .iter()
+            .map(|l| l.ty)
+            .eq(types.iter().copied())
+            && self.shown.lanes.first().is_some_and(|l| {
                 l.signals.zero_is_null() == self.config.zero_is_null
                     && Arc::ptr_eq(l.signals.store(), &trace.store)
             })
         {
             // Same types: only the colours may have changed.
-            for lane in &mut self.lanes {
+            for lane in &mut self.shown.lanes {
                 let config = lane_config(&self.config, lane.ty);
                 lane.coloring = Coloring::new(trace, &config, lane.signals.values());
             }
             return;
         }
-        if self.lanes_job.as_ref().is_some_and(|(t, _)| *t == types) {
+        if self
+            .shown
+            .lanes_job
+            .as_ref()
+            .is_some_and(|(t, _)| *t == types)
+        {
             // Already being built.
             return;
         }
         let placement = self
+            .layout
             .level
             .is_resource()
-            .then(|| self.placement.clone())
+            .then(|| self.layout.placement.clone())
             .flatten();
         let store = Arc::clone(&trace.store);
         let zero_is_null = self.config.zero_is_null;
@@ -105,8 +116,8 @@ impl Timeline {
                 })
                 .collect()
         };
-        self.lanes.clear();
-        self.lanes_job = None;
+        self.shown.lanes.clear();
+        self.shown.lanes_job = None;
         if trace.store.counts().total() < SYNC_LANE_RECORDS {
             let views = build(types);
             self.set_lanes(trace, views);
@@ -119,13 +130,13 @@ impl Timeline {
                     let _ = tx.send(build(types));
                 });
             if spawned.is_ok() {
-                self.lanes_job = Some((wanted, rx));
+                self.shown.lanes_job = Some((wanted, rx));
             }
         }
     }
 
     fn set_lanes(&mut self, trace: &Trace, built: Vec<(u32, ViewSignals)>) {
-        self.lanes = built
+        self.shown.lanes = built
             .into_iter()
             .map(|(ty, view)| {
                 let config = lane_config(&self.config, ty);
@@ -139,18 +150,18 @@ impl Timeline {
                 }
             })
             .collect();
-        self.view_generation += 1;
+        self.shown.generation += 1;
     }
 
     /// Takes lanes built in the background, if they are still the view's.
     pub(super) fn poll_lanes(&mut self, trace: &Trace, ctx: &egui::Context) {
-        let Some((types, rx)) = &self.lanes_job else {
+        let Some((types, rx)) = &self.shown.lanes_job else {
             return;
         };
         match rx.try_recv() {
             Ok(built) => {
                 let current = matches!(&self.config.spec, SignalSpec::Events(t) if t == types);
-                self.lanes_job = None;
+                self.shown.lanes_job = None;
                 if current {
                     self.set_lanes(trace, built);
                 }
@@ -158,7 +169,7 @@ impl Timeline {
             Err(std::sync::mpsc::TryRecvError::Empty) => {
                 ctx.request_repaint_after(std::time::Duration::from_millis(50));
             }
-            Err(std::sync::mpsc::TryRecvError::Disconnected) => self.lanes_job = None,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => self.shown.lanes_job = None,
         }
     }
 
@@ -201,16 +212,16 @@ impl Timeline {
 
     /// The details of a thread row with lanes: every type's value at `t`.
     pub(super) fn lane_details(&self, trace: &Trace, row: usize, t: u64) -> Option<Details> {
-        if self.lanes.is_empty() {
+        if self.shown.lanes.is_empty() {
             return None;
         }
-        let item = self.rows.get(row)?;
+        let item = self.layout.rows.get(row)?;
         let crate::rows::RowKind::Thread(thread) = item.kind else {
             return None;
         };
         let mut labels = Vec::new();
         let mut first = None;
-        for lane in &self.lanes {
+        for lane in &self.shown.lanes {
             let spec = SignalSpec::Events(vec![lane.ty]);
             let interval = lane.signals.interval_at(thread, t);
             let value = interval.map(|i| i.value);

@@ -18,43 +18,43 @@ pub struct Marker {
 impl Timeline {
     /// Adds a marker at `time` (labelled M1, M2...), kept in time order; returns its index.
     pub fn add_marker(&mut self, time: u64) -> usize {
-        self.marker_count += 1;
+        self.marks.count += 1;
         let marker = Marker {
             time,
-            label: format!("M{}", self.marker_count),
+            label: format!("M{}", self.marks.count),
         };
-        let i = self.markers.partition_point(|m| m.time <= time);
-        self.markers.insert(i, marker);
+        let i = self.marks.markers.partition_point(|m| m.time <= time);
+        self.marks.markers.insert(i, marker);
         i
     }
 
     /// The markers, in time order.
     pub fn markers(&self) -> &[Marker] {
-        &self.markers
+        &self.marks.markers
     }
 
     /// The markers, to relabel (their times stay).
     pub fn marker_labels_mut(&mut self) -> impl Iterator<Item = &mut String> {
-        self.markers.iter_mut().map(|m| &mut m.label)
+        self.marks.markers.iter_mut().map(|m| &mut m.label)
     }
 
     /// Replaces the markers (a session restored).
     pub fn set_markers(&mut self, mut markers: Vec<Marker>) {
         markers.sort_by_key(|m| m.time);
-        self.marker_count = markers.len();
-        self.markers = markers;
+        self.marks.count = markers.len();
+        self.marks.markers = markers;
     }
 
     /// Removes marker `i`.
     pub fn remove_marker(&mut self, i: usize) {
-        if i < self.markers.len() {
-            self.markers.remove(i);
+        if i < self.marks.markers.len() {
+            self.marks.markers.remove(i);
         }
     }
 
     /// The last range measured (a selection): its first and last tick.
     pub fn measured(&self) -> Option<(u64, u64)> {
-        self.measured
+        self.marks.measured
     }
 
     /// Shows `[begin, end]` with a quarter of its length either side (at least the shortest
@@ -65,7 +65,7 @@ impl Timeline {
         let w = TimeWindow::between(
             begin.saturating_sub(pad) as f64,
             (end + pad) as f64,
-            self.end_time,
+            self.nav.end_time,
         );
         self.zoom_to(w);
     }
@@ -82,22 +82,22 @@ impl Timeline {
 
     /// Collapses the tasks and applications of `grouping` (a session restored).
     pub fn set_grouping(&mut self, trace: &prvscope_store::Trace, grouping: crate::rows::Grouping) {
-        self.grouping = grouping;
+        self.layout.grouping = grouping;
         self.relayout(trace);
     }
 
     /// The drawn row under the pointer in the last frame.
     pub fn hovered_row(&self) -> Option<usize> {
-        self.hovered_row
+        self.pointer.hovered_row
     }
 
     /// Scrolls so that drawn row `row` is in view.
     pub fn ensure_row_visible(&mut self, row: usize) {
-        let per_page = (self.area.height() / self.row_height.max(1.0))
+        let per_page = (self.drawn.area.height() / self.drawn.row_height.max(1.0))
             .floor()
             .max(1.0) as usize;
-        if row < self.first_row || row >= self.first_row + per_page {
-            self.first_row = row.saturating_sub(per_page / 2);
+        if row < self.layout.first_row || row >= self.layout.first_row + per_page {
+            self.layout.first_row = row.saturating_sub(per_page / 2);
         }
     }
 
@@ -106,7 +106,7 @@ impl Timeline {
     pub(super) fn paint_marks(&self, ui: &Ui, area: Rect) {
         let painter = ui.painter_at(area);
         let font = FontId::proportional(11.0);
-        for m in &self.markers {
+        for m in &self.marks.markers {
             let x = self.window.x_from_time(m.time as f64, area);
             if x < area.left() || x > area.right() {
                 continue;
@@ -123,7 +123,7 @@ impl Timeline {
                 theme::MARKER,
             );
         }
-        if let Some(start) = self.selecting
+        if let Some(start) = self.pointer.selecting
             && let Some(p) = ui.input(|i| i.pointer.interact_pos())
         {
             let end = self
@@ -135,7 +135,7 @@ impl Timeline {
                 Align2::LEFT_BOTTOM,
                 format!(
                     "Δ {}",
-                    format_in_window(ticks, self.window.span, self.ns_per_tick)
+                    format_in_window(ticks, self.window.span, self.nav.ns_per_tick)
                 ),
                 font,
                 theme::SELECTION_EDGE,

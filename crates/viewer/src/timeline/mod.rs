@@ -15,6 +15,7 @@ mod input;
 mod lanes;
 mod marks;
 mod paint;
+mod state;
 mod widgets;
 
 pub use lanes::{Lane, MAX_LANES};
@@ -26,7 +27,7 @@ use std::time::Instant;
 
 use egui::{Rect, Sense, Shape, Stroke, Ui, pos2, vec2};
 
-use super::frame::{self, Frame, FrameRequest, TimeWindow};
+use super::frame::{self, FrameRequest, TimeWindow};
 use super::jobs::Job;
 use super::rows::{Grouping, Level, RowItem, RowKind, drawn_row_of_thread};
 use super::theme;
@@ -101,59 +102,18 @@ struct FrameKey {
     pixels_per_point: f32,
 }
 
-/// The timeline of one trace.
+/// The timeline of one trace: the view and the window shown, and the state of each concern
+/// ([`state`]).
 pub struct Timeline {
     pub(crate) config: ViewConfig,
-    signals: Arc<ViewSignals>,
-    coloring: Coloring,
-    pending: Option<(ViewConfig, Job<Arc<ViewSignals>>)>,
-    view_generation: u64,
     pub(crate) window: TimeWindow,
-    undo: Vec<TimeWindow>,
-    redo: Vec<TimeWindow>,
-    pub(crate) grouping: Grouping,
-    rows: Vec<RowItem>,
-    rows_generation: u64,
-    /// First drawn row at the top of the area.
-    pub(crate) first_row: usize,
-    /// Make rows as thin as needed (down to [`MIN_FIT_ROW_HEIGHT`]) to show them all.
-    pub(crate) fit_rows: bool,
-    cache: Option<(FrameKey, Frame, Option<Comms>)>,
-    /// The trace's communications by pair (built once, with the timeline).
-    comm_index: Arc<CommIndex>,
-    /// A double-click asked for the breakdown of the scope at (thread, tick).
-    pub(crate) breakdown_request: Option<(usize, u64)>,
-    /// The communication line under the pointer, or clicked.
-    pub(crate) hovered_comm: Option<Bundle>,
-    pub(crate) pinned_comm: Option<Bundle>,
-    /// Tick where a range selection started.
-    selecting: Option<f64>,
-    pub(crate) pinned: Option<Pinned>,
-    pub(crate) hovered: Option<Details>,
-    /// Milliseconds the last frame build took.
-    pub(crate) last_build_ms: f64,
-    end_time: u64,
-    /// What Home shows: the whole trace, or the time range loaded.
-    home: TimeWindow,
-    ns_per_tick: u64,
-    /// Where the rows were drawn in the last frame, and their height.
-    pub(crate) area: Rect,
-    pub(crate) row_height: f32,
-    /// Intervals to outline per thread (the scope selected in the scope panel).
-    pub(crate) highlight: Option<super::scope_panel::Intervals>,
-    /// Threads, tasks, applications, CPUs or nodes.
-    level: Level,
-    /// Where the threads ran (computed when CPU or node rows are first asked for).
-    placement: Option<Arc<Placement>>,
-    /// Markers in time order, and how many were ever added (for their default labels).
-    markers: Vec<Marker>,
-    marker_count: usize,
-    /// The last range selected.
-    measured: Option<(u64, u64)>,
-    hovered_row: Option<usize>,
-    /// One lane per type of a view of several event types (and lanes being built).
-    lanes: Vec<Lane>,
-    lanes_job: Option<lanes::LanesJob>,
+    pub(crate) shown: state::Shown,
+    pub(crate) nav: state::Nav,
+    pub(crate) layout: state::Layout,
+    pub(crate) drawn: state::Drawn,
+    pub(crate) comm: state::CommState,
+    pub(crate) pointer: state::Pointer,
+    pub(crate) marks: state::Marks,
 }
 
 impl Timeline {
@@ -179,41 +139,44 @@ impl Timeline {
         };
         Timeline {
             config,
-            signals,
-            coloring,
-            pending: None,
-            view_generation: 0,
             window: home,
-            home,
-            undo: Vec::new(),
-            redo: Vec::new(),
-            grouping,
-            rows,
-            rows_generation: 0,
-            first_row: 0,
-            fit_rows: false,
-            cache: None,
-            comm_index: CommIndex::of(&trace.store),
-            hovered_comm: None,
-            pinned_comm: None,
-            breakdown_request: None,
-            selecting: None,
-            pinned: None,
-            hovered: None,
-            last_build_ms: 0.0,
-            end_time,
-            ns_per_tick: trace.header.time_unit.ns_per_tick(),
-            area: Rect::NOTHING,
-            row_height: MIN_ROW_HEIGHT,
-            highlight: None,
-            level: Level::Thread,
-            placement: None,
-            markers: Vec::new(),
-            marker_count: 0,
-            measured: None,
-            hovered_row: None,
-            lanes: Vec::new(),
-            lanes_job: None,
+            shown: state::Shown {
+                signals,
+                coloring,
+                pending: None,
+                generation: 0,
+                lanes: Vec::new(),
+                lanes_job: None,
+            },
+            nav: state::Nav {
+                home,
+                undo: Vec::new(),
+                redo: Vec::new(),
+                end_time,
+                ns_per_tick: trace.header.time_unit.ns_per_tick(),
+            },
+            layout: state::Layout {
+                grouping,
+                rows,
+                generation: 0,
+                first_row: 0,
+                fit_rows: false,
+                level: Level::Thread,
+                placement: None,
+            },
+            drawn: state::Drawn {
+                cache: None,
+                last_build_ms: 0.0,
+                area: Rect::NOTHING,
+                row_height: MIN_ROW_HEIGHT,
+            },
+            comm: state::CommState {
+                index: CommIndex::of(&trace.store),
+                hovered: None,
+                pinned: None,
+            },
+            pointer: state::Pointer::default(),
+            marks: state::Marks::default(),
         }
     }
 
@@ -229,82 +192,83 @@ impl Timeline {
 
     /// The drawn row at the top of the area.
     pub fn first_row(&self) -> usize {
-        self.first_row
+        self.layout.first_row
     }
 
     /// The (thread, tick) a double-click asked the scope breakdown of, once.
     pub fn take_breakdown_request(&mut self) -> Option<(usize, u64)> {
-        self.breakdown_request.take()
+        self.pointer.breakdown_request.take()
     }
 
     /// Milliseconds the last rebuild of the rows and communication lines took.
     pub fn last_build_ms(&self) -> f64 {
-        self.last_build_ms
+        self.drawn.last_build_ms
     }
 
     /// True when rows are made thin enough to show them all (View > Fit all rows, F).
     pub fn fits_rows(&self) -> bool {
-        self.fit_rows
+        self.layout.fit_rows
     }
 
     /// Shows all rows at once (as thin as needed), or rows of a readable height.
     pub fn set_fit_rows(&mut self, fit: bool) {
-        self.fit_rows = fit;
+        self.layout.fit_rows = fit;
     }
 
     /// The point the user pinned, if any.
     pub fn pinned(&self) -> Option<Pinned> {
-        self.pinned
+        self.pointer.pinned
     }
 
     /// The details of the point under the pointer, after the last frame.
     pub fn hovered(&self) -> Option<Details> {
-        self.hovered.clone()
+        self.pointer.hovered.clone()
     }
 
     /// Pins drawn row `row` at tick `time` (as a click on the timeline does).
     pub fn pin(&mut self, row: usize, time: u64) {
-        self.pinned = Some(Pinned { row, time });
+        self.pointer.pinned = Some(Pinned { row, time });
     }
 
     /// Where the rows were drawn in the last frame.
     pub fn area(&self) -> Rect {
-        self.area
+        self.drawn.area
     }
 
     /// The height of a row in the last frame.
     pub fn row_height(&self) -> f32 {
-        self.row_height
+        self.drawn.row_height
     }
 
     /// The intervals outlined per thread (the scope selected in the scope panel).
     pub fn highlight(&self) -> Option<&super::scope_panel::Intervals> {
-        self.highlight.as_ref()
+        self.pointer.highlight.as_ref()
     }
 
     /// The drawn rows.
     pub fn rows(&self) -> &[RowItem] {
-        &self.rows
+        &self.layout.rows
     }
 
     /// The view's signals (what is drawn).
     pub fn signals(&self) -> &Arc<ViewSignals> {
-        &self.signals
+        &self.shown.signals
     }
 
     /// The current colouring.
     pub fn coloring(&self) -> &Coloring {
-        &self.coloring
+        &self.shown.coloring
     }
 
     /// True while a new view is being built.
     pub fn is_building(&self) -> bool {
-        self.pending.is_some()
+        self.shown.pending.is_some()
     }
 
     /// The communications drawn in the last frame (none when they are switched off).
     pub fn comms(&self) -> Option<&Bundles> {
-        self.cache
+        self.drawn
+            .cache
             .as_ref()
             .and_then(|c| c.2.as_ref())
             .map(|c| &c.bundles)
@@ -313,7 +277,8 @@ impl Timeline {
     /// The communications' density drawn in the last frame, when they were too many for
     /// lines.
     pub fn comm_density(&self) -> Option<&prvscope_store::comm_index::Density> {
-        self.cache
+        self.drawn
+            .cache
             .as_ref()
             .and_then(|c| c.2.as_ref())
             .and_then(|c| c.density.as_ref())
@@ -321,41 +286,44 @@ impl Timeline {
 
     /// The trace's communications by pair.
     pub fn comm_index(&self) -> &CommIndex {
-        &self.comm_index
+        &self.comm.index
     }
 
     /// The communication line under the pointer in the last frame.
     pub fn hovered_comm(&self) -> Option<&Bundle> {
-        self.hovered_comm.as_ref()
+        self.comm.hovered.as_ref()
     }
 
     /// The communication line clicked last.
     pub fn pinned_comm(&self) -> Option<&Bundle> {
-        self.pinned_comm.as_ref()
+        self.comm.pinned.as_ref()
     }
 
     /// The scale the last frame drew a gradient or function line with.
     pub fn frame_scale(&self) -> Option<(u64, u64)> {
-        self.cache.as_ref().and_then(|c| c.1.scale)
+        self.drawn.cache.as_ref().and_then(|c| c.1.scale)
     }
 
     /// Values drawn in the last frame, with their pixel counts.
     pub fn legend(&self) -> &[(u64, u32)] {
-        self.cache.as_ref().map_or(&[], |c| c.1.legend.as_slice())
+        self.drawn
+            .cache
+            .as_ref()
+            .map_or(&[], |c| c.1.legend.as_slice())
     }
 
     /// The last tick of the trace.
     pub fn end_time(&self) -> u64 {
-        self.end_time
+        self.nav.end_time
     }
 
     /// Switches to another view; its rows are built now for small traces, else on a worker
     /// (`ctx` is repainted when they are ready).
     pub fn set_view(&mut self, ctx: &egui::Context, trace: &Trace, config: ViewConfig) {
-        if config.spec == self.signals.spec().clone()
-            && config.zero_is_null == self.signals.zero_is_null()
+        if config.spec == self.shown.signals.spec().clone()
+            && config.zero_is_null == self.shown.signals.zero_is_null()
         {
-            self.pending = None;
+            self.shown.pending = None;
             self.apply_config(trace, config);
             return;
         }
@@ -366,9 +334,10 @@ impl Timeline {
     /// small traces, else on a worker.
     fn build_view(&mut self, ctx: &egui::Context, trace: &Trace, config: ViewConfig) {
         let placement = self
+            .layout
             .level
             .is_resource()
-            .then(|| self.placement.clone())
+            .then(|| self.layout.placement.clone())
             .flatten();
         let build = move |store, spec, zero_is_null| {
             let view = ViewSignals::build(store, spec, zero_is_null);
@@ -383,7 +352,7 @@ impl Timeline {
                 config.spec.clone(),
                 config.zero_is_null,
             ));
-            self.signals = signals;
+            self.shown.signals = signals;
             self.apply_config(trace, config);
         } else {
             let store = Arc::clone(&trace.store);
@@ -392,23 +361,23 @@ impl Timeline {
             let job = Job::spawn_outside_pool(ctx, "view-builder", move |_| {
                 Arc::new(build(store, spec, zero_is_null))
             });
-            self.pending = Some((config, job));
+            self.shown.pending = Some((config, job));
         }
     }
 
     /// Changes colour mode, draw mode, comms or flags of the current view (the null switch
     /// goes through [`Self::set_view`], which rebuilds the view's rows).
     pub fn apply_config(&mut self, trace: &Trace, config: ViewConfig) {
-        self.coloring = Coloring::new(trace, &config, self.signals.values());
+        self.shown.coloring = Coloring::new(trace, &config, self.shown.signals.values());
         // A view of CPUs or nodes has rows of its own; leaving it brings the threads back.
         let resource_view = resource_rows(&config.spec).is_some();
         let resource_shown = matches!(
-            self.rows.first().map(|r| &r.kind),
+            self.layout.rows.first().map(|r| &r.kind),
             Some(RowKind::Resource(_))
         );
         let spec_changed = config.spec != self.config.spec;
         self.config = config;
-        self.view_generation += 1;
+        self.shown.generation += 1;
         self.update_lanes(trace);
         if resource_view != resource_shown || (resource_view && spec_changed) {
             self.relayout(trace);
@@ -416,11 +385,11 @@ impl Timeline {
     }
 
     fn poll_pending(&mut self, trace: &Trace) {
-        let ready = self.pending.as_mut().and_then(|(_, job)| job.poll());
+        let ready = self.shown.pending.as_mut().and_then(|(_, job)| job.poll());
         if let Some(signals) = ready
-            && let Some((config, _)) = self.pending.take()
+            && let Some((config, _)) = self.shown.pending.take()
         {
-            self.signals = signals;
+            self.shown.signals = signals;
             self.apply_config(trace, config);
         }
     }
@@ -434,12 +403,12 @@ impl Timeline {
         trace: &Trace,
         level: Level,
     ) -> Result<(), String> {
-        if level.is_resource() && self.placement.is_none() {
-            self.placement = Some(Arc::new(Placement::of(trace)?));
+        if level.is_resource() && self.layout.placement.is_none() {
+            self.layout.placement = Some(Arc::new(Placement::of(trace)?));
         }
-        let rebuild = level.is_resource() != self.level.is_resource();
-        self.level = level;
-        self.grouping.set_level(trace, level);
+        let rebuild = level.is_resource() != self.layout.level.is_resource();
+        self.layout.level = level;
+        self.layout.grouping.set_level(trace, level);
         if rebuild {
             // Communications are drawn between threads only.
             let config = self.config.clone();
@@ -451,29 +420,30 @@ impl Timeline {
 
     /// The rows' level.
     pub fn level(&self) -> Level {
-        self.level
+        self.layout.level
     }
 
     /// Where the threads ran, once CPU or node rows were shown.
     pub fn placement(&self) -> Option<&Placement> {
-        self.placement.as_deref()
+        self.layout.placement.as_deref()
     }
 
     /// Toggles the group of drawn row `i`.
     pub fn toggle_row(&mut self, trace: &Trace, i: usize) {
-        if let Some(item) = self.rows.get(i).cloned() {
-            self.grouping.toggle(&item);
+        if let Some(item) = self.layout.rows.get(i).cloned() {
+            self.layout.grouping.toggle(&item);
             self.relayout(trace);
         }
     }
 
     fn relayout(&mut self, trace: &Trace) {
         let placed = self
+            .layout
             .placement
             .as_ref()
-            .filter(|_| self.level.is_resource())
-            .map(|p| super::rows::resource_layout(p, self.level));
-        self.rows = match resource_rows(&self.config.spec) {
+            .filter(|_| self.layout.level.is_resource())
+            .map(|p| super::rows::resource_layout(p, self.layout.level));
+        self.layout.rows = match resource_rows(&self.config.spec) {
             Some(labels) => labels
                 .into_iter()
                 .enumerate()
@@ -485,35 +455,38 @@ impl Timeline {
                     task: 0,
                 })
                 .collect(),
-            None => placed.unwrap_or_else(|| self.grouping.layout(trace)),
+            None => placed.unwrap_or_else(|| self.layout.grouping.layout(trace)),
         };
-        self.rows_generation += 1;
-        self.first_row = self.first_row.min(self.rows.len().saturating_sub(1));
-        self.pinned = None;
+        self.layout.generation += 1;
+        self.layout.first_row = self
+            .layout
+            .first_row
+            .min(self.layout.rows.len().saturating_sub(1));
+        self.pointer.pinned = None;
     }
 
     /// Moves to `window`, remembering the current one for undo.
     pub fn zoom_to(&mut self, window: TimeWindow) {
         if window != self.window {
-            self.undo.push(self.window);
-            self.redo.clear();
+            self.nav.undo.push(self.window);
+            self.nav.redo.clear();
             self.window = window;
         }
     }
 
     /// Goes back to the previous window.
     pub fn undo_zoom(&mut self) -> bool {
-        step_history(&mut self.window, &mut self.undo, &mut self.redo)
+        step_history(&mut self.window, &mut self.nav.undo, &mut self.nav.redo)
     }
 
     /// Goes forward again after an undo.
     pub fn redo_zoom(&mut self) -> bool {
-        step_history(&mut self.window, &mut self.redo, &mut self.undo)
+        step_history(&mut self.window, &mut self.nav.redo, &mut self.nav.undo)
     }
 
     /// Shows the whole trace (the range loaded, when only part of it was).
     pub fn fit(&mut self) {
-        self.zoom_to(self.home);
+        self.zoom_to(self.nav.home);
     }
 
     /// Details of drawn row `row` at tick `t`.
@@ -521,12 +494,12 @@ impl Timeline {
         if let Some(d) = self.lane_details(trace, row, t) {
             return Some(d);
         }
-        let item = self.rows.get(row)?;
+        let item = self.layout.rows.get(row)?;
         let spec = &self.config.spec;
         if let RowKind::Thread(thread) = item.kind {
-            let interval = self.signals.interval_at(thread, t);
+            let interval = self.shown.signals.interval_at(thread, t);
             let value = interval.map(|i| i.value);
-            let null = value.is_none_or(|v| self.coloring.is_null(v));
+            let null = value.is_none_or(|v| self.shown.coloring.is_null(v));
             Some(Details {
                 row_label: item.label.clone(),
                 time: t,
@@ -536,11 +509,17 @@ impl Timeline {
                 end: interval.map(|i| i.end),
             })
         } else {
-            let sentinel = self.signals.sentinel();
+            let sentinel = self.shown.signals.sentinel();
             let edges = [t, t.saturating_add(1)];
-            let px = frame::row_pixels(&self.signals, item, &edges, sentinel, self.config.mode);
+            let px = frame::row_pixels(
+                &self.shown.signals,
+                item,
+                &edges,
+                sentinel,
+                self.config.mode,
+            );
             let value = px.first().map_or(sentinel, |p| p.value);
-            let null = self.coloring.is_null(value);
+            let null = self.shown.coloring.is_null(value);
             Some(Details {
                 row_label: item.label.clone(),
                 time: t,
@@ -556,7 +535,7 @@ impl Timeline {
     pub fn ui(&mut self, ui: &mut Ui, trace: &Trace) {
         self.poll_pending(trace);
         self.poll_lanes(trace, ui.ctx());
-        if self.pending.is_some() {
+        if self.shown.pending.is_some() {
             ui.ctx()
                 .request_repaint_after(std::time::Duration::from_millis(50));
         }
@@ -580,15 +559,15 @@ impl Timeline {
         if area.width() < 20.0 || area.height() < 10.0 {
             return;
         }
-        let n = self.rows.len().max(1);
-        let min_height = if self.fit_rows {
+        let n = self.layout.rows.len().max(1);
+        let min_height = if self.layout.fit_rows {
             MIN_FIT_ROW_HEIGHT
         } else {
             MIN_ROW_HEIGHT
         };
         let row_height = (area.height() / n as f32).clamp(min_height, MAX_ROW_HEIGHT);
         let per_page = ((area.height() / row_height).floor() as usize).max(1);
-        let max_first = self.rows.len().saturating_sub(per_page);
+        let max_first = self.layout.rows.len().saturating_sub(per_page);
 
         let response = ui.interact(
             area,
@@ -610,33 +589,35 @@ impl Timeline {
             && let Some(p) = bar_response.interact_pointer_pos()
         {
             let f = ((p.y - scrollbar.top()) / scrollbar.height()).clamp(0.0, 1.0);
-            self.first_row = ((f * self.rows.len() as f32) as usize).saturating_sub(per_page / 2);
+            self.layout.first_row =
+                ((f * self.layout.rows.len() as f32) as usize).saturating_sub(per_page / 2);
         }
-        self.first_row = self.first_row.min(max_first);
-        let visible = self.first_row..(self.first_row + per_page).min(self.rows.len());
-        self.area = area;
-        self.row_height = row_height;
+        self.layout.first_row = self.layout.first_row.min(max_first);
+        let visible =
+            self.layout.first_row..(self.layout.first_row + per_page).min(self.layout.rows.len());
+        self.drawn.area = area;
+        self.drawn.row_height = row_height;
 
         // Build (or reuse) the frame.
         let key = FrameKey {
             window: self.window,
             rect: area,
             row_height,
-            first_row: self.first_row,
-            rows_generation: self.rows_generation,
-            view_generation: self.view_generation
-                ^ (Arc::as_ptr(&self.signals) as u64).rotate_left(17),
-            pinned_row: self.pinned.map(|p| p.row),
+            first_row: self.layout.first_row,
+            rows_generation: self.layout.generation,
+            view_generation: self.shown.generation
+                ^ (Arc::as_ptr(&self.shown.signals) as u64).rotate_left(17),
+            pinned_row: self.pointer.pinned.map(|p| p.row),
             pixels_per_point: ui.ctx().pixels_per_point(),
         };
-        if self.cache.as_ref().is_none_or(|c| c.0 != key) {
+        if self.drawn.cache.as_ref().is_none_or(|c| c.0 != key) {
             let started = Instant::now();
             let built = Self::build_frame(
-                &mut self.lanes,
+                &mut self.shown.lanes,
                 &FrameRequest {
-                    view: &self.signals,
-                    coloring: &self.coloring,
-                    rows: &self.rows,
+                    view: &self.shown.signals,
+                    coloring: &self.shown.coloring,
+                    rows: &self.layout.rows,
                     visible: visible.clone(),
                     rect: area,
                     row_height,
@@ -651,15 +632,15 @@ impl Timeline {
                 .config
                 .comms
                 .then(|| self.build_comms(ui.ctx(), trace, area, row_height, &visible));
-            self.last_build_ms = started.elapsed().as_secs_f64() * 1e3;
-            self.cache = Some((key, built, comms));
+            self.drawn.last_build_ms = started.elapsed().as_secs_f64() * 1e3;
+            self.drawn.cache = Some((key, built, comms));
         }
 
         let painter = ui.painter_at(rect);
         painter.rect_filled(area, 0.0, theme::BACKGROUND);
         painter.rect_filled(ruler, 0.0, theme::BACKGROUND);
         painter.rect_filled(labels, 0.0, theme::LABEL_BACKGROUND);
-        if let Some((_, built, comms)) = &self.cache {
+        if let Some((_, built, comms)) = &self.drawn.cache {
             let clipped = ui.painter_at(area);
             if let Some((texture, at)) = &built.texture {
                 let uv = Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0));
@@ -681,9 +662,9 @@ impl Timeline {
         self.paint_marks(ui, area);
         self.paint_ruler(ui, ruler, area);
         self.paint_labels(ui, trace, labels, row_height, &visible);
-        if self.rows.len() > per_page {
-            let total = self.rows.len() as f32;
-            let top = scrollbar.top() + scrollbar.height() * self.first_row as f32 / total;
+        if self.layout.rows.len() > per_page {
+            let total = self.layout.rows.len() as f32;
+            let top = scrollbar.top() + scrollbar.height() * self.layout.first_row as f32 / total;
             let h = (scrollbar.height() * per_page as f32 / total).max(8.0);
             painter.rect_filled(scrollbar, 0.0, theme::LABEL_STRIPE);
             painter.rect_filled(
@@ -697,15 +678,15 @@ impl Timeline {
         }
 
         // Hover tooltip: a communication line under the pointer, else the row's value.
-        self.hovered = None;
-        self.hovered_row = None;
-        self.hovered_comm = None;
+        self.pointer.hovered = None;
+        self.pointer.hovered_row = None;
+        self.comm.hovered = None;
         if let Some(pos) = response.hover_pos()
-            && self.selecting.is_none()
-            && let Some((_, _, Some(c))) = &self.cache
+            && self.pointer.selecting.is_none()
+            && let Some((_, _, Some(c))) = &self.drawn.cache
         {
-            let first = self.first_row;
-            self.hovered_comm = frame::bundle_at(
+            let first = self.layout.first_row;
+            self.comm.hovered = frame::bundle_at(
                 &c.bundles,
                 self.window,
                 area,
@@ -716,26 +697,26 @@ impl Timeline {
             .copied();
         }
         if response.clicked() {
-            self.pinned_comm = self.hovered_comm;
+            self.comm.pinned = self.comm.hovered;
         }
-        if let Some(b) = self.hovered_comm {
-            let npt = self.ns_per_tick;
-            let index = Arc::clone(&self.comm_index);
+        if let Some(b) = self.comm.hovered {
+            let npt = self.nav.ns_per_tick;
+            let index = Arc::clone(&self.comm.index);
             let span = self.window.span;
             response.on_hover_ui_at_pointer(|ui| comm_ui(ui, trace, &index, &b, npt, span));
         } else if let Some(pos) = response.hover_pos()
-            && self.selecting.is_none()
+            && self.pointer.selecting.is_none()
             && let Some(row) = self.row_at(pos.y, area, row_height, &visible)
         {
             let t = self.window.time_from_x(pos.x, area).max(0.0) as u64;
-            self.hovered = self.details(trace, row, t);
-            self.hovered_row = Some(row);
+            self.pointer.hovered = self.details(trace, row, t);
+            self.pointer.hovered_row = Some(row);
             ui.painter_at(area).line_segment(
                 [pos2(pos.x, area.top()), pos2(pos.x, area.bottom())],
                 Stroke::new(1.0, theme::CURSOR.gamma_multiply(0.4)),
             );
-            if let Some(d) = self.hovered.clone() {
-                let npt = self.ns_per_tick;
+            if let Some(d) = self.pointer.hovered.clone() {
+                let npt = self.nav.ns_per_tick;
                 let span = self.window.span;
                 response.on_hover_ui_at_pointer(|ui| details_ui(ui, &d, npt, span));
             }

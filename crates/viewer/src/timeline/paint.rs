@@ -49,7 +49,9 @@ impl Timeline {
             return;
         }
         // The axis of the scale the frame was drawn with.
-        let (lo, hi) = self.frame_scale().unwrap_or_else(|| self.coloring.range());
+        let (lo, hi) = self
+            .frame_scale()
+            .unwrap_or_else(|| self.shown.coloring.range());
         let label = |v| crate::view::value_label(trace, &self.config.spec, v, false);
         let (top, bottom) = (label(hi), label(lo));
         let font = FontId::proportional(10.0);
@@ -81,7 +83,7 @@ impl Timeline {
         visible: &std::ops::Range<usize>,
     ) {
         let painter = ui.painter_at(area);
-        if let Some(start) = self.selecting
+        if let Some(start) = self.pointer.selecting
             && let Some(p) = ui.input(|i| i.pointer.interact_pos())
         {
             let x0 = self.window.x_from_time(start, area);
@@ -94,14 +96,14 @@ impl Timeline {
                 egui::StrokeKind::Inside,
             );
         }
-        if let Some(highlight) = &self.highlight {
+        if let Some(highlight) = &self.pointer.highlight {
             self.paint_highlight(&painter, highlight, area, row_height, visible);
         }
-        if let Some(pin) = self.pinned
+        if let Some(pin) = self.pointer.pinned
             && visible.contains(&pin.row)
         {
             let x = self.window.x_from_time(pin.time as f64, area);
-            let y = area.top() + (pin.row - self.first_row) as f32 * row_height;
+            let y = area.top() + (pin.row - self.layout.first_row) as f32 * row_height;
             painter.line_segment(
                 [pos2(x, area.top()), pos2(x, area.bottom())],
                 Stroke::new(1.0, theme::PINNED),
@@ -128,7 +130,7 @@ impl Timeline {
     ) {
         let (w0, w1) = (self.window.start, self.window.end());
         for (i, r) in visible.clone().enumerate() {
-            let Some(item) = self.rows.get(r) else {
+            let Some(item) = self.layout.rows.get(r) else {
                 continue;
             };
             let y = area.top() + i as f32 * row_height;
@@ -184,7 +186,8 @@ impl Timeline {
     ) {
         let painter = ui.painter_at(labels.union(area));
         for (i, r) in visible.clone().enumerate().skip(1) {
-            let (Some(prev), Some(item)) = (self.rows.get(r - 1), self.rows.get(r)) else {
+            let (Some(prev), Some(item)) = (self.layout.rows.get(r - 1), self.layout.rows.get(r))
+            else {
                 continue;
             };
             if prev.appl != item.appl {
@@ -210,7 +213,7 @@ impl Timeline {
         let font = FontId::proportional(11.0);
         // The window's end at the right edge, as Paraver writes it; tick labels stay inside
         // the timeline and clear of it.
-        let npt = self.ns_per_tick.max(1) as f64;
+        let npt = self.nav.ns_per_tick.max(1) as f64;
         let end_ns = self.window.end() as f64 * npt;
         let end_text =
             frame::format_time(end_ns, (self.window.span as f64 * npt / 1000.0).max(1.0));
@@ -221,7 +224,8 @@ impl Timeline {
             end_galley,
             theme::FOREGROUND,
         );
-        for (t, label) in frame::ruler_ticks(self.window, self.ns_per_tick, area.width(), 110.0) {
+        for (t, label) in frame::ruler_ticks(self.window, self.nav.ns_per_tick, area.width(), 110.0)
+        {
             let x = self.window.x_from_time(t, area);
             let galley = painter.layout_no_wrap(label, font.clone(), theme::FOREGROUND);
             let w = galley.size().x;
@@ -251,10 +255,15 @@ impl Timeline {
             let font = FontId::proportional(11.0);
             let mut last_y = f32::NEG_INFINITY;
             for (i, r) in visible.clone().enumerate() {
-                let Some(item) = self.rows.get(r) else {
+                let Some(item) = self.layout.rows.get(r) else {
                     continue;
                 };
-                let starts = i == 0 || self.rows.get(r - 1).is_none_or(|p| p.appl != item.appl);
+                let starts = i == 0
+                    || self
+                        .layout
+                        .rows
+                        .get(r - 1)
+                        .is_none_or(|p| p.appl != item.appl);
                 let y = labels.top() + i as f32 * row_height;
                 if starts && y >= last_y + 13.0 {
                     let mut name = prvscope_format::model::object_name(
@@ -279,7 +288,7 @@ impl Timeline {
             }
             // The visible range's last row by name (its first is named at the top), and
             // how many rows are shown.
-            let name = |r: usize| self.rows.get(r).map_or("", |i| i.label.as_str());
+            let name = |r: usize| self.layout.rows.get(r).map_or("", |i| i.label.as_str());
             let last = visible.end.saturating_sub(1);
             ui.painter().text(
                 pos2(labels.left() + 4.0, labels.bottom() - 2.0),
@@ -303,12 +312,12 @@ impl Timeline {
         let room = ((labels.width() - 8.0) / (font.size * 0.6)).max(1.0) as usize;
         let names: Vec<&str> = visible
             .clone()
-            .filter_map(|r| self.rows.get(r).map(|item| item.label.as_str()))
+            .filter_map(|r| self.layout.rows.get(r).map(|item| item.label.as_str()))
             .collect();
         let shown = crate::rows::distinct_labels(&names, room.saturating_sub(2));
         let mut toggle = None;
         for (i, r) in visible.clone().enumerate() {
-            let Some(item) = self.rows.get(r) else {
+            let Some(item) = self.layout.rows.get(r) else {
                 continue;
             };
             let name = shown.get(i).map_or(item.label.as_str(), String::as_str);

@@ -1,0 +1,96 @@
+//! The parts of a timeline's state, each what one concern keeps: the view's values and
+//! colours, the navigation, the rows' layout, the last frame drawn, the communications, the
+//! pointer, the markers.
+
+use std::sync::Arc;
+
+use egui::Rect;
+use prvscope_store::comm_index::{Bundle, CommIndex};
+use prvscope_store::placement::Placement;
+use prvscope_store::signal::ViewSignals;
+
+use super::{Comms, Details, FrameKey, Lane, Marker, Pinned, lanes};
+use crate::frame::{Frame, TimeWindow};
+use crate::jobs::Job;
+use crate::rows::{Grouping, Level, RowItem};
+use crate::view::{Coloring, ViewConfig};
+
+/// The view's values and colours, and what is being built for it.
+pub(crate) struct Shown {
+    pub signals: Arc<ViewSignals>,
+    pub coloring: Coloring,
+    /// A view being built off the UI thread, to show once ready.
+    pub pending: Option<(ViewConfig, Job<Arc<ViewSignals>>)>,
+    /// Changes with each view shown (a frame of another view is not reused).
+    pub generation: u64,
+    /// One lane per type of a view of several event types (and lanes being built).
+    pub lanes: Vec<Lane>,
+    pub lanes_job: Option<lanes::LanesJob>,
+}
+
+/// Where the window can go: Home, undo and redo, the trace's end and time unit.
+pub(crate) struct Nav {
+    /// What Home shows: the whole trace, or the time range loaded.
+    pub home: TimeWindow,
+    pub undo: Vec<TimeWindow>,
+    pub redo: Vec<TimeWindow>,
+    pub end_time: u64,
+    pub ns_per_tick: u64,
+}
+
+/// The rows: which objects, grouped how, from which one down.
+pub(crate) struct Layout {
+    pub grouping: Grouping,
+    pub rows: Vec<RowItem>,
+    /// Changes with each layout of the rows.
+    pub generation: u64,
+    /// First drawn row at the top of the area.
+    pub first_row: usize,
+    /// Make rows as thin as needed (down to [`super::MIN_FIT_ROW_HEIGHT`]) to show them all.
+    pub fit_rows: bool,
+    /// Threads, tasks, applications, CPUs or nodes.
+    pub level: Level,
+    /// Where the threads ran (computed when CPU or node rows are first asked for).
+    pub placement: Option<Arc<Placement>>,
+}
+
+/// The last frame drawn: where, how high its rows, and how long it took to build.
+pub(crate) struct Drawn {
+    pub(super) cache: Option<(FrameKey, Frame, Option<Comms>)>,
+    /// Milliseconds the last frame build took.
+    pub last_build_ms: f64,
+    /// Where the rows were drawn in the last frame, and their height.
+    pub area: Rect,
+    pub row_height: f32,
+}
+
+/// The trace's communications (by pair, built once with the timeline), and the line under
+/// the pointer or clicked.
+pub(crate) struct CommState {
+    pub index: Arc<CommIndex>,
+    pub hovered: Option<Bundle>,
+    pub pinned: Option<Bundle>,
+}
+
+/// What the pointer points at, pinned, selects or asks for.
+#[derive(Default)]
+pub(crate) struct Pointer {
+    /// Tick where a range selection started.
+    pub selecting: Option<f64>,
+    pub pinned: Option<Pinned>,
+    pub hovered: Option<Details>,
+    pub hovered_row: Option<usize>,
+    /// A double-click asked for the breakdown of the scope at (thread, tick).
+    pub breakdown_request: Option<(usize, u64)>,
+    /// Intervals to outline per thread (the scope selected in the scope panel).
+    pub highlight: Option<crate::scope_panel::Intervals>,
+}
+
+/// Markers in time order, how many were ever added (for their default labels), and the last
+/// range selected.
+#[derive(Default)]
+pub(crate) struct Marks {
+    pub markers: Vec<Marker>,
+    pub count: usize,
+    pub measured: Option<(u64, u64)>,
+}
