@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use prvscope::cli::{self, PartArgs};
 use prvscope_store::NullOverride;
 use prvscope_store::signal::SignalSpec;
+#[cfg(feature = "gui")]
 use prvscope_viewer::loader::{LoadRequest, LoadSource};
 
 #[derive(Parser)]
@@ -44,6 +45,7 @@ struct Args {
     bench_ui: bool,
     /// How the window is painted: glow (OpenGL; several times faster without a GPU) or wgpu
     /// (Vulkan).
+    #[cfg(feature = "gui")]
     #[arg(long, value_enum, default_value = "glow")]
     renderer: prvscope_viewer::Renderer,
     #[command(flatten)]
@@ -85,6 +87,16 @@ fn run(args: Args) -> anyhow::Result<()> {
         Some(Command::Pop(a)) => cli::pop::run(&a),
         Some(Command::Export(a)) => cli::export::run(&a),
         Some(Command::Gen(a)) => cli::generate::run(&a),
+        #[cfg(not(feature = "gui"))]
+        None => {
+            let _ = (args.trace, args.null, args.view, args.draw_mode, args.part);
+            let _ = (args.measure_frame_rate, args.bench_ui);
+            anyhow::bail!(
+                "this prvscope was built without the viewer (the `gui` feature): run one of its \
+                 commands (prvscope --help)"
+            )
+        }
+        #[cfg(feature = "gui")]
         None => {
             let source = args.trace.map_or(LoadSource::Demo, LoadSource::File);
             // A trace too large for the memory available opens the "part" dialog instead.

@@ -3,10 +3,10 @@
 
 use std::path::PathBuf;
 
+use prvscope_draw::render::{self, RenderOptions};
+use prvscope_draw::rows::Level;
 use prvscope_store::signal::SignalSpec;
 use prvscope_store::summary::DrawMode;
-use prvscope_viewer::render::{self, RenderOptions};
-use prvscope_viewer::rows::Level;
 
 /// The rows drawn.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -58,7 +58,7 @@ pub struct Args {
     /// without the drawn pixels' lowest and highest percent), `whole` (the whole trace's
     /// values) or `LOW:HIGH` (raw values).
     #[arg(long, default_value = "fit", value_parser = parse_scale)]
-    pub scale: prvscope_viewer::view::Scale,
+    pub scale: prvscope_draw::view::Scale,
     /// Paraver's logarithmic gradient function (colours by the logarithm of the distance
     /// from the scale's low end).
     #[arg(long)]
@@ -80,8 +80,8 @@ pub struct Args {
     pub cache: super::CacheArgs,
 }
 
-fn parse_scale(s: &str) -> Result<prvscope_viewer::view::Scale, String> {
-    use prvscope_viewer::view::Scale;
+fn parse_scale(s: &str) -> Result<prvscope_draw::view::Scale, String> {
+    use prvscope_draw::view::Scale;
     match s {
         "fit" => Ok(Scale::Fit),
         "clip" => Ok(Scale::Clip),
@@ -125,7 +125,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         view: args
             .view
             .clone()
-            .unwrap_or_else(|| prvscope_viewer::view::first_view(&t)),
+            .unwrap_or_else(|| prvscope_draw::view::first_view(&t)),
         mode: args.draw_mode,
         level: match args.level {
             LevelArg::Thread => Level::Thread,
@@ -155,12 +155,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let comms = match (&r.density, &r.comms) {
         (Some(d), _) => {
             let row_height = args.height as f32 / r.rows.len().max(1) as f32;
-            format!(
-                "; {}",
-                prvscope_viewer::frame::density_legend(d, row_height)
-            )
+            format!("; {}", prvscope_draw::frame::density_legend(d, row_height))
         }
-        (None, Some(c)) => format!("; {}", prvscope_viewer::frame::comms_legend(c)),
+        (None, Some(c)) => format!("; {}", prvscope_draw::frame::comms_legend(c)),
         (None, None) => String::new(),
     };
     eprintln!(

@@ -2,38 +2,31 @@
 //!
 //! - [`app`]: the window (menus, view list, legend and details, load progress, exports);
 //! - [`timeline`]: the timeline widget and its interaction;
-//! - [`frame`]: building one frame of the timeline from per-pixel summaries (no GPU, benched);
-//! - [`view`]: what a view reads and how its values become colours and labels;
-//! - [`rows`]: rows grouped by application and task, collapsible;
+//! - [`frame`], [`view`], [`rows`], [`find`], [`cfg_view`], [`render`], [`theme`]: what is
+//!   drawn, from the `prvscope-draw` crate (no GUI crate);
 //! - [`scope_panel`]: the Carnival-like source and scope panel beside the timeline;
 //! - [`breakdown`]: a scope's time per thread and state in windows of their own (bar charts);
 //! - [`jobs`]: background work on its own thread, which wakes the UI when it is done;
 //! - [`loader`]: loading off the UI thread (after a memory check), the embedded demo trace;
-//! - [`render`]: the timeline drawn headless as PNG and CSV (`prvscope render`);
 //! - [`part_dialog`]: "Open part of a trace" (a time range, some threads) with memory estimates;
-//! - [`settings`]: what the viewer remembers between runs (through eframe's persistence);
-//! - [`theme`]: every colour.
+//! - [`settings`]: what the viewer remembers between runs (through eframe's persistence).
 
 pub mod app;
 pub mod bench_ui;
 pub mod breakdown;
 pub mod capture;
-pub mod cfg_view;
 pub mod file_dialog;
-pub mod find;
-pub mod frame;
 pub mod histogram;
 pub mod jobs;
 pub mod loader;
 pub mod part_dialog;
 pub mod pop_window;
-pub mod render;
-pub mod rows;
 pub mod scope_panel;
 pub mod settings;
-pub mod theme;
 pub mod timeline;
-pub mod view;
+
+// What is drawn, built without a window (`prvscope-draw`), under the names the viewer had.
+pub use prvscope_draw::{cfg_view, find, frame, render, rows, theme, view};
 
 use self::app::App;
 use self::loader::LoadSource;

@@ -52,9 +52,7 @@ pub const MIN_LABEL_ROW_HEIGHT: f32 = 8.0;
 /// Views of stores with fewer records are built on the UI thread (instantly); bigger ones on
 /// a worker, while the previous view stays on screen.
 const SYNC_BUILD_RECORDS: u64 = 2_000_000;
-/// At most about this many communication lines are drawn; a window with more messages
-/// draws them as bundles (see [`prvscope_store::comm_index`]).
-pub const MAX_BUNDLES: usize = 20_000;
+pub use crate::frame::MAX_BUNDLES;
 
 /// A point the user clicked: row (index into the drawn rows) and tick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -270,7 +268,7 @@ impl Timeline {
         self.drawn
             .cache
             .as_ref()
-            .and_then(|c| c.2.as_ref())
+            .and_then(|c| c.3.as_ref())
             .map(|c| &c.bundles)
     }
 
@@ -280,7 +278,7 @@ impl Timeline {
         self.drawn
             .cache
             .as_ref()
-            .and_then(|c| c.2.as_ref())
+            .and_then(|c| c.3.as_ref())
             .and_then(|c| c.density.as_ref())
     }
 
@@ -627,22 +625,22 @@ impl Timeline {
                     scale: self.config.scale,
                 },
             );
-            let built = Self::raster_if_large(ui.ctx(), built, area);
+            let (built, image) = Self::raster_if_large(ui.ctx(), built, area);
             let comms = self
                 .config
                 .comms
                 .then(|| self.build_comms(ui.ctx(), trace, area, row_height, &visible));
             self.drawn.last_build_ms = started.elapsed().as_secs_f64() * 1e3;
-            self.drawn.cache = Some((key, built, comms));
+            self.drawn.cache = Some((key, built, image, comms));
         }
 
         let painter = ui.painter_at(rect);
         painter.rect_filled(area, 0.0, theme::BACKGROUND);
         painter.rect_filled(ruler, 0.0, theme::BACKGROUND);
         painter.rect_filled(labels, 0.0, theme::LABEL_BACKGROUND);
-        if let Some((_, built, comms)) = &self.drawn.cache {
+        if let Some((_, built, image, comms)) = &self.drawn.cache {
             let clipped = ui.painter_at(area);
-            if let Some((texture, at)) = &built.texture {
+            if let Some((texture, at)) = image {
                 let uv = Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0));
                 clipped.image(texture.id(), *at, uv, egui::Color32::WHITE);
             }
@@ -683,7 +681,7 @@ impl Timeline {
         self.comm.hovered = None;
         if let Some(pos) = response.hover_pos()
             && self.pointer.selecting.is_none()
-            && let Some((_, _, Some(c))) = &self.drawn.cache
+            && let Some((_, _, _, Some(c))) = &self.drawn.cache
         {
             let first = self.layout.first_row;
             self.comm.hovered = frame::bundle_at(

@@ -17,9 +17,9 @@ impl Timeline {
         ctx: &egui::Context,
         mut built: frame::Frame,
         area: Rect,
-    ) -> frame::Frame {
+    ) -> (frame::Frame, Option<super::state::RowsImage>) {
         if built.quads <= frame::RASTER_QUADS {
-            return built;
+            return (built, None);
         }
         // On the screen's pixels: the image's pixel centres are the screen's.
         let ppp = ctx.pixels_per_point();
@@ -30,9 +30,8 @@ impl Timeline {
         let meshes: Vec<&egui::Mesh> = built.meshes.iter().map(AsRef::as_ref).collect();
         let image = frame::rasterize(&meshes, snapped, ppp);
         let texture = ctx.load_texture("timeline-rows", image, egui::TextureOptions::NEAREST);
-        built.texture = Some((texture, snapped));
         built.meshes.clear();
-        built
+        (built, Some((texture, snapped)))
     }
 
     /// A function line's axis: on rows tall enough to read them, the values at the top and

@@ -54,9 +54,14 @@ pub(crate) struct Layout {
     pub placement: Option<Arc<Placement>>,
 }
 
+/// A frame's rows drawn into one texture, and where it is shown.
+pub(crate) type RowsImage = (egui::TextureHandle, Rect);
+
 /// The last frame drawn: where, how high its rows, and how long it took to build.
 pub(crate) struct Drawn {
-    pub(super) cache: Option<(FrameKey, Frame, Option<Comms>)>,
+    /// The frame built, its rows as one image when they were many quads (then the frame
+    /// keeps no mesh), and its communications.
+    pub(super) cache: Option<(FrameKey, Frame, Option<RowsImage>, Option<Comms>)>,
     /// Milliseconds the last frame build took.
     pub last_build_ms: f64,
     /// Where the rows were drawn in the last frame, and their height.

@@ -9,8 +9,8 @@
 //! area holds the pixel's centre (left and top edges inside, right and bottom edges outside:
 //! the rule by which a GPU fills the same quads), blended over what is under it.
 
-use egui::epaint::{Color32, ColorImage, Mesh};
-use egui::{Pos2, Rect};
+use epaint::{Color32, ColorImage, Mesh};
+use epaint::{Pos2, Rect};
 
 /// Frames of more quads than this are drawn into an image; smaller ones stay meshes.
 pub const RASTER_QUADS: usize = 10_000;

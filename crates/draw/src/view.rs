@@ -1,7 +1,7 @@
 //! A timeline view: what it reads, how values become colours and labels, and its own null
 //! switch.
 
-use egui::Color32;
+use epaint::Color32;
 
 use super::theme;
 use prvscope_format::label::{self, ValuesOf};

@@ -3,8 +3,8 @@
 //! bottom of each row (the messages it sends or receives per pixel column), with the lines
 //! of the pinned thread over it.
 
-use egui::epaint::Mesh;
-use egui::{Pos2, Rect, pos2, vec2};
+use epaint::Mesh;
+use epaint::{Pos2, Rect, pos2, vec2};
 
 use super::TimeWindow;
 use crate::theme;
@@ -115,23 +115,23 @@ pub fn density_band(row_height: f32) -> Option<f32> {
 
 /// The colour of a column where `count` of the window's most (`max`) messages are: from a
 /// dim to the full communication colour, by the square root of the share.
-pub fn density_colour(count: u32, max: u32) -> egui::Color32 {
+pub fn density_colour(count: u32, max: u32) -> epaint::Color32 {
     let f = (f64::from(count) / f64::from(max.max(1)))
         .sqrt()
         .clamp(0.0, 1.0);
     let f = 0.25 + 0.75 * f;
     let c = theme::COMM;
     let mix = |v: u8| (f64::from(v) * f).round() as u8;
-    egui::Color32::from_rgb(mix(c.r()), mix(c.g()), mix(c.b()))
+    epaint::Color32::from_rgb(mix(c.r()), mix(c.g()), mix(c.b()))
 }
 
 /// A density as an image: a texel per pixel column (x) and drawn row (y, in the order of
 /// `density.rows`), in [`density_colour`]; a column without messages is transparent, left to
 /// the states.
-pub fn density_image(density: &Density) -> egui::ColorImage {
+pub fn density_image(density: &Density) -> epaint::ColorImage {
     let w = density.width.max(1) as usize;
     let h = density.rows.len().max(1);
-    let mut pixels = vec![egui::Color32::TRANSPARENT; w * h];
+    let mut pixels = vec![epaint::Color32::TRANSPARENT; w * h];
     for (y, (_, counts)) in density.rows.iter().enumerate() {
         for (px, &n) in pixels[y * w..(y + 1) * w].iter_mut().zip(counts) {
             if n > 0 {
@@ -139,7 +139,7 @@ pub fn density_image(density: &Density) -> egui::ColorImage {
             }
         }
     }
-    egui::ColorImage::new([w, h], pixels)
+    epaint::ColorImage::new([w, h], pixels)
 }
 
 /// A density as one band per row, at its bottom (`band_of` gives a drawn row's band, top
@@ -151,7 +151,7 @@ pub fn density_mesh(
     density: &Density,
     rect: Rect,
     band_of: &dyn Fn(u32) -> Option<(f32, f32)>,
-    texture: egui::TextureId,
+    texture: epaint::TextureId,
 ) -> Mesh {
     let mut mesh = Mesh::with_texture(texture);
     let h = density.rows.len().max(1) as f32;
@@ -163,7 +163,7 @@ pub fn density_mesh(
         mesh.add_rect_with_uv(
             Rect::from_x_y_ranges(rect.left()..=rect.right(), top..=bottom),
             uv,
-            egui::Color32::WHITE,
+            epaint::Color32::WHITE,
         );
     }
     mesh
@@ -365,7 +365,7 @@ mod tests {
         for (y, (_, counts)) in density.rows.iter().enumerate() {
             for (x, &n) in counts.iter().enumerate() {
                 let want = if n == 0 {
-                    egui::Color32::TRANSPARENT
+                    epaint::Color32::TRANSPARENT
                 } else {
                     density_colour(n, density.max)
                 };
@@ -373,7 +373,7 @@ mod tests {
             }
         }
         let rect = Rect::from_min_max(Pos2::new(100.0, 0.0), Pos2::new(600.0, 100.0));
-        let texture = egui::TextureId::User(1);
+        let texture = epaint::TextureId::User(1);
         let mesh = density_mesh(
             &density,
             rect,

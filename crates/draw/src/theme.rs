@@ -3,7 +3,7 @@
 //! The timeline follows wxparaver: a black background (which is also "no value"), white
 //! text, Paraver's 49-colour code palette, and its green-to-blue gradient for counters.
 
-use egui::Color32;
+use epaint::Color32;
 
 /// Timeline background, and the colour of null (nothing is drawn there).
 pub const BACKGROUND: Color32 = Color32::BLACK;

@@ -6,8 +6,8 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use egui::epaint::Mesh;
-use egui::{Rect, pos2, vec2};
+use epaint::Mesh;
+use epaint::{Rect, pos2, vec2};
 use rayon::prelude::*;
 
 use super::rows::{RowItem, RowKind};
@@ -20,6 +20,10 @@ pub use comms::*;
 use prvscope_store::signal::ViewSignals;
 use prvscope_store::summary::{DrawMode, Grid, Pixel};
 pub use raster::{RASTER_QUADS, rasterize};
+
+/// At most about this many communication lines are drawn; a window with more messages
+/// draws them as bundles (see [`prvscope_store::comm_index`]).
+pub const MAX_BUNDLES: usize = 20_000;
 
 /// The visible time range `[start, start + span)`, in ticks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,9 +130,6 @@ pub struct Frame {
     /// The scale a gradient or function line was drawn with (raw values), `None` for code
     /// colours.
     pub scale: Option<(u64, u64)>,
-    /// The meshes drawn into one image over a rectangle, when they were many ([`raster`]):
-    /// then shown instead of them, which are dropped.
-    pub texture: Option<(egui::TextureHandle, Rect)>,
 }
 
 /// Builds the frame: rows are summarised in parallel, then their meshes are joined.
@@ -190,7 +191,6 @@ pub fn build(req: &FrameRequest<'_>) -> Frame {
         legend,
         quads,
         scale: (coloring.mode() != ColorMode::Code).then(|| coloring.range()),
-        texture: None,
     }
 }
 

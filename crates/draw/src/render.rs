@@ -25,7 +25,7 @@ use prvscope_store::summary::{DrawMode, Pixel};
 
 /// At most about this many communication lines in a picture (no frame rate to keep: five
 /// times the viewer's).
-pub const RENDER_MAX_BUNDLES: usize = 5 * super::timeline::MAX_BUNDLES;
+pub const RENDER_MAX_BUNDLES: usize = 5 * super::frame::MAX_BUNDLES;
 
 /// What to draw.
 #[derive(Debug, Clone)]
@@ -170,8 +170,10 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
     let comms = index.map(|index| {
         let drawn = drawn_row_of_thread(&rows, trace.store.thread_count());
         let row_of = |thread: u32| *drawn.get(thread as usize)?;
-        let rect =
-            egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(width as f32, height as f32));
+        let rect = epaint::Rect::from_min_size(
+            epaint::Pos2::ZERO,
+            epaint::vec2(width as f32, height as f32),
+        );
         let window = TimeWindow { start: t0, span };
         let bundles = frame::comm_bundles(
             &index,
@@ -210,7 +212,7 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
                 ..Bundles::default()
             };
         }
-        let lines: Vec<([egui::Pos2; 2], f32)> = bundles
+        let lines: Vec<([epaint::Pos2; 2], f32)> = bundles
             .bundles
             .iter()
             .map(|b| {
@@ -236,13 +238,13 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
     })
 }
 
-fn rgba(c: egui::Color32) -> Rgba<u8> {
+fn rgba(c: epaint::Color32) -> Rgba<u8> {
     Rgba([c.r(), c.g(), c.b(), 255])
 }
 
 /// Lines from `a` to `b`, `width` pixels thick, in colour `c` (see [`draw_line`]), drawn
 /// in horizontal bands of the picture in parallel.
-fn draw_lines(image: &mut RgbaImage, lines: &[([egui::Pos2; 2], f32)], c: Rgba<u8>) {
+fn draw_lines(image: &mut RgbaImage, lines: &[([epaint::Pos2; 2], f32)], c: Rgba<u8>) {
     use rayon::prelude::*;
     let (w, h) = (image.width(), image.height());
     if w == 0 || h == 0 {
@@ -282,10 +284,10 @@ struct Band<'a> {
 /// Only the steps whose pixels can fall inside `band` are walked, and only its pixels are
 /// written.
 #[allow(clippy::many_single_char_names)] // points and coordinates
-fn draw_line(band: &mut Band<'_>, a: egui::Pos2, b: egui::Pos2, width: f32, c: Rgba<u8>) {
+fn draw_line(band: &mut Band<'_>, a: epaint::Pos2, b: epaint::Pos2, width: f32, c: Rgba<u8>) {
     let (w, h) = (band.width, band.picture_height);
     // Clip far ends to a little outside the picture (lines to rows out of the window).
-    let clamp = |p: egui::Pos2| egui::pos2(p.x.clamp(-(w as f32), 2.0 * w as f32), p.y);
+    let clamp = |p: epaint::Pos2| epaint::pos2(p.x.clamp(-(w as f32), 2.0 * w as f32), p.y);
     let (a, b) = (clamp(a), clamp(b));
     let d = b - a;
     let steep = d.y.abs() > d.x.abs();
@@ -401,13 +403,14 @@ mod tests {
     /// The same line drawn the simplest way: every step, `f32::floor`, the whole picture.
     fn naive_line(
         image: &mut RgbaImage,
-        from: egui::Pos2,
-        to: egui::Pos2,
+        from: epaint::Pos2,
+        to: epaint::Pos2,
         width: f32,
         colour: Rgba<u8>,
     ) {
         let (img_w, img_h) = (i64::from(image.width()), i64::from(image.height()));
-        let clamp = |p: egui::Pos2| egui::pos2(p.x.clamp(-(img_w as f32), 2.0 * img_w as f32), p.y);
+        let clamp =
+            |p: epaint::Pos2| epaint::pos2(p.x.clamp(-(img_w as f32), 2.0 * img_w as f32), p.y);
         let (from, to) = (clamp(from), clamp(to));
         let delta = to - from;
         let steep = delta.y.abs() > delta.x.abs();
@@ -444,18 +447,18 @@ mod tests {
         for (w, h) in [(1400, 800), (97, 61), (3, 300), (300, 1)] {
             let mut lines = Vec::new();
             for _ in 0..2000 {
-                let a = egui::pos2(
+                let a = epaint::pos2(
                     range(-3.0 * w as f32, 4.0 * w as f32),
                     range(-2.0, h as f32 + 2.0),
                 );
-                let b = egui::pos2(
+                let b = epaint::pos2(
                     range(-3.0 * w as f32, 4.0 * w as f32),
                     range(-2.0, h as f32 + 2.0),
                 );
                 // Some vertical, horizontal and point-like lines too.
                 let b = match (range(0.0, 8.0)) as u32 {
-                    0 => egui::pos2(a.x, b.y),
-                    1 => egui::pos2(b.x, a.y),
+                    0 => epaint::pos2(a.x, b.y),
+                    1 => epaint::pos2(b.x, a.y),
                     2 => a,
                     _ => b,
                 };
