@@ -10,6 +10,7 @@ use egui::Mesh;
 
 use super::{Details, Timeline};
 use crate::frame::{self, Frame, FrameRequest};
+use crate::jobs::Job;
 use crate::view::{Coloring, ViewConfig, value_label};
 use prvscope_store::Trace;
 use prvscope_store::signal::{SignalSpec, ViewSignals};
@@ -17,12 +18,13 @@ use prvscope_store::signal::{SignalSpec, ViewSignals};
 /// At most this many types are drawn as lanes (more share one lane, as before).
 pub const MAX_LANES: usize = 4;
 
-/// Lanes of stores with fewer records are built on the UI thread (instantly); bigger ones on
-/// a thread of their own, the view drawn in one lane meanwhile.
+/// Lanes of stores with fewer records are built on the UI thread (instantly); bigger ones by
+/// a background job, the view drawn in one lane meanwhile.
 const SYNC_LANE_RECORDS: u64 = 2_000_000;
 
-/// Lanes being built: their types, and where the built views arrive.
-pub type LanesJob = (Vec<u32>, std::sync::mpsc::Receiver<Vec<(u32, ViewSignals)>>);
+/// Lanes being built: their types, and the job building them (started at the next frame,
+/// which has the context to wake).
+pub type LanesJob = (Vec<u32>, Option<Job<Vec<(u32, ViewSignals)>>>);
 
 /// The view's settings for one of its types.
 fn lane_config(config: &ViewConfig, ty: u32) -> ViewConfig {
@@ -91,6 +93,21 @@ impl Timeline {
             // Already being built.
             return;
         }
+        self.shown.lanes.clear();
+        self.shown.lanes_job = None;
+        if trace.store.counts().total() < SYNC_LANE_RECORDS {
+            let views = self.lanes_builder(trace)(types);
+            self.set_lanes(trace, views);
+        } else {
+            self.shown.lanes_job = Some((types, None));
+        }
+    }
+
+    /// What builds the lanes of some types of the view, off the UI thread or on it.
+    fn lanes_builder(
+        &self,
+        trace: &Trace,
+    ) -> impl FnOnce(Vec<u32>) -> Vec<(u32, ViewSignals)> + Send + 'static {
         let placement = self
             .layout
             .level
@@ -99,7 +116,7 @@ impl Timeline {
             .flatten();
         let store = Arc::clone(&trace.store);
         let zero_is_null = self.config.zero_is_null;
-        let build = move |types: Vec<u32>| -> Vec<(u32, ViewSignals)> {
+        move |types: Vec<u32>| -> Vec<(u32, ViewSignals)> {
             types
                 .into_iter()
                 .map(|ty| {
@@ -115,23 +132,6 @@ impl Timeline {
                     (ty, view)
                 })
                 .collect()
-        };
-        self.shown.lanes.clear();
-        self.shown.lanes_job = None;
-        if trace.store.counts().total() < SYNC_LANE_RECORDS {
-            let views = build(types);
-            self.set_lanes(trace, views);
-        } else {
-            let (tx, rx) = std::sync::mpsc::channel();
-            let wanted = types.clone();
-            let spawned = std::thread::Builder::new()
-                .name("lanes".into())
-                .spawn(move || {
-                    let _ = tx.send(build(types));
-                });
-            if spawned.is_ok() {
-                self.shown.lanes_job = Some((wanted, rx));
-            }
         }
     }
 
@@ -153,23 +153,38 @@ impl Timeline {
         self.shown.generation += 1;
     }
 
-    /// Takes lanes built in the background, if they are still the view's.
+    /// Starts the lanes asked for, and takes those built in the background if they are still
+    /// the view's.
     pub(super) fn poll_lanes(&mut self, trace: &Trace, ctx: &egui::Context) {
-        let Some((types, rx)) = &self.shown.lanes_job else {
+        let Some((types, job)) = &mut self.shown.lanes_job else {
             return;
         };
-        match rx.try_recv() {
-            Ok(built) => {
-                let current = matches!(&self.config.spec, SignalSpec::Events(t) if t == types);
+        if job.is_none() {
+            let build = {
+                let wanted = types.clone();
+                let builder = self.lanes_builder(trace);
+                move |_: &std::sync::atomic::AtomicBool| builder(wanted)
+            };
+            let Some((_, job)) = &mut self.shown.lanes_job else {
+                return;
+            };
+            *job = Some(Job::spawn(ctx, "lanes", build));
+            return;
+        }
+        let Some(running) = job.as_mut() else {
+            return;
+        };
+        let Some(built) = running.poll() else {
+            if !running.is_running() {
+                // The build ended without lanes (it panicked): the view stays in one lane.
                 self.shown.lanes_job = None;
-                if current {
-                    self.set_lanes(trace, built);
-                }
             }
-            Err(std::sync::mpsc::TryRecvError::Empty) => {
-                ctx.request_repaint_after(std::time::Duration::from_millis(50));
-            }
-            Err(std::sync::mpsc::TryRecvError::Disconnected) => self.shown.lanes_job = None,
+            return;
+        };
+        let current = matches!(&self.config.spec, SignalSpec::Events(t) if t == types);
+        self.shown.lanes_job = None;
+        if current {
+            self.set_lanes(trace, built);
         }
     }
 
