@@ -19,8 +19,10 @@ pub(crate) enum Export {
 }
 
 impl App {
-    /// Says in the status bar, and in the log (standard error), whether `path` was written.
-    pub(crate) fn say_saved(&mut self, path: &Path, result: Result<(), String>) {
+    /// Says in the status bar, and in the log (standard error), whether `path` was written;
+    /// returns whether it was.
+    pub(crate) fn say_saved(&mut self, path: &Path, result: Result<(), String>) -> bool {
+        let saved = result.is_ok();
         self.status = match result {
             Ok(()) => format!("saved {}", path.display()),
             Err(e) => {
@@ -29,6 +31,7 @@ impl App {
                 text
             }
         };
+        saved
     }
 
     /// Writes the view as a Paraver cfg (see [`prvscope_paraver::save`]): its semantic, rows,
@@ -121,8 +124,7 @@ impl App {
             if at.elapsed() > SCREENSHOT_WAIT {
                 if let Some((path, _)) = self.exports.png_pending.take() {
                     let saved = self.render_png(ctx, &path);
-                    self.say_saved(&path, saved);
-                    if self.status.starts_with("saved") {
+                    if self.say_saved(&path, saved) {
                         self.status.push_str(
                             " (the rows drawn headless: the renderer returned no screenshot)",
                         );

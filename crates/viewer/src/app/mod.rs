@@ -421,9 +421,15 @@ impl App {
             LoadOutcome::Loaded(loaded) => {
                 let (trace, timeline) = *loaded;
                 // What an earlier load said (cancelled, too large) is no longer true.
-                if self.status.starts_with("loading ") || self.status.contains("needs about") {
+                if self
+                    .opening
+                    .load_note
+                    .take()
+                    .is_some_and(|n| n == self.status)
+                {
                     self.status.clear();
                 }
+                self.opening.reread = None;
                 if let Some(LoadSource::File(path)) = &source {
                     self.settings.recent.add(path);
                 }
@@ -466,15 +472,17 @@ impl App {
             }
             LoadOutcome::Failed(LoadError::Cancelled { path }) => {
                 self.status = format!("loading {} was cancelled", path.display());
+                self.opening.load_note = Some(self.status.clone());
             }
             LoadOutcome::Failed(e) => self.error = Some(e.to_string()),
             LoadOutcome::TooLarge(path, estimate) => {
                 // Why it is read again (a corrupt store cache), if it is, stays said.
-                let before = if self.status.ends_with("the trace is read again") {
-                    format!("{}. ", self.status)
-                } else {
-                    String::new()
-                };
+                let before = self
+                    .opening
+                    .reread
+                    .take()
+                    .map(|why| format!("{why}. "))
+                    .unwrap_or_default();
                 self.status = before
                     + &format!(
                         "{} needs about {} to load, more than the memory available: choose a part of it{}",
@@ -489,6 +497,7 @@ impl App {
                             ""
                         }
                     );
+                self.opening.load_note = Some(self.status.clone());
                 let mut dialog = PartDialog::with_estimate(path, *estimate);
                 dialog.no_convert = self.no_convert();
                 self.dialogs.part = Some(dialog);
@@ -520,6 +529,7 @@ impl App {
             "{}: {why}; the cache file was removed and the trace is read again",
             path.display()
         );
+        self.opening.reread = Some(self.status.clone());
     }
 
     /// Shows the rows of `level`: threads, tasks, applications, CPUs or nodes (the status

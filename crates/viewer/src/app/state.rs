@@ -37,6 +37,11 @@ pub(crate) struct Opening {
     pub start_mode: Option<DrawMode>,
     /// The last session, to restore once its trace is loaded.
     pub restore: Option<crate::settings::Session>,
+    /// The status line's note about the last load (cancelled, too large), which the next
+    /// trace loaded makes untrue: cleared then, if the line still says it.
+    pub load_note: Option<String>,
+    /// Why the trace is read again (its store cache file was corrupt), said until it is.
+    pub reread: Option<String>,
 }
 
 impl Opening {
@@ -51,6 +56,8 @@ impl Opening {
             start_view: None,
             start_mode: None,
             restore: None,
+            load_note: None,
+            reread: None,
         }
     }
 }
