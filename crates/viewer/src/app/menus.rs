@@ -203,6 +203,21 @@ impl App {
                     {
                         ui.close();
                     }
+                    let mut only = l.timeline.pinned_comms_only();
+                    if ui
+                        .add_enabled(
+                            l.timeline.config.comms,
+                            egui::Checkbox::new(&mut only, "Pinned thread's messages only"),
+                        )
+                        .on_hover_text(
+                            "Draw only the messages the pinned thread (click its row) sends \
+                             or receives, as lines (with Communications on)",
+                        )
+                        .changed()
+                    {
+                        l.timeline.set_pinned_comms_only(only);
+                        ui.close();
+                    }
                     ui.separator();
                     ui.checkbox(&mut self.settings.show_side, "Side panel (Ctrl+B)")
                         .on_hover_text("Views, legend and details, left of the timeline");

@@ -414,6 +414,17 @@ impl App {
                 )
                 .wrap(),
             );
+        } else if t.pinned_comms_only() {
+            let text = match (t.pinned(), t.comms()) {
+                (Some(_), Some(c)) => format!(
+                    "{} (the pinned thread's only)",
+                    crate::frame::comms_legend(c)
+                ),
+                _ => "Communications: the pinned thread's only; pin a thread (click it) to \
+                      draw its messages"
+                    .to_owned(),
+            };
+            ui.add(egui::Label::new(text).wrap());
         } else if let Some(d) = t.comm_density() {
             let pinned = t.pinned().is_some().then(|| t.comms()).flatten();
             ui.add(

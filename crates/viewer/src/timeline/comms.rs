@@ -28,6 +28,33 @@ impl Timeline {
             visible.contains(&(r as usize)).then_some(r)
         };
         let y_of = |r| row_center(area, r, self.layout.first_row, row_height);
+        let pinned_row = self
+            .pointer
+            .pinned
+            .and_then(|p| u32::try_from(p.row).ok())
+            .filter(|&r| visible.contains(&(r as usize)));
+        let pinned_lines = |r: u32| {
+            frame::row_bundles(
+                &self.comm.index,
+                self.window,
+                self.nav.end_time,
+                area,
+                &row_of,
+                MAX_BUNDLES,
+                r,
+            )
+        };
+        // Only the pinned thread's lines, when asked (none until a thread is pinned).
+        if self.comm.pinned_only {
+            let bundles = pinned_row.map(pinned_lines).unwrap_or_default();
+            let mesh = frame::comm_mesh(&bundles, self.window, area, &y_of);
+            return Comms {
+                bundles,
+                density: None,
+                mesh: Arc::new(mesh),
+                band: None,
+            };
+        }
         // More messages than lines: a density, without making the lines first.
         let few = frame::comm_count(
             &self.comm.index,
@@ -90,23 +117,7 @@ impl Timeline {
             );
             (Arc::new(mesh), texture)
         });
-        let pinned = self
-            .pointer
-            .pinned
-            .and_then(|p| u32::try_from(p.row).ok())
-            .filter(|&r| visible.contains(&(r as usize)))
-            .map(|r| {
-                frame::row_bundles(
-                    &self.comm.index,
-                    self.window,
-                    self.nav.end_time,
-                    area,
-                    &row_of,
-                    MAX_BUNDLES,
-                    r,
-                )
-            })
-            .unwrap_or_default();
+        let pinned = pinned_row.map(pinned_lines).unwrap_or_default();
         let mesh = frame::comm_mesh(&pinned, self.window, area, &y_of);
         Comms {
             bundles: pinned,

@@ -97,6 +97,8 @@ struct FrameKey {
     view_generation: u64,
     /// The pinned row (its lines are drawn over a density).
     pinned_row: Option<usize>,
+    /// Only the pinned thread's lines are drawn.
+    pinned_only: bool,
     pixels_per_point: f32,
 }
 
@@ -172,6 +174,7 @@ impl Timeline {
                 index: CommIndex::of(&trace.store),
                 hovered: None,
                 pinned: None,
+                pinned_only: false,
             },
             pointer: state::Pointer::default(),
             marks: state::Marks::default(),
@@ -270,6 +273,16 @@ impl Timeline {
             .as_ref()
             .and_then(|c| c.3.as_ref())
             .map(|c| &c.bundles)
+    }
+
+    /// Whether only the pinned thread's messages are drawn.
+    pub fn pinned_comms_only(&self) -> bool {
+        self.comm.pinned_only
+    }
+
+    /// Draws only the pinned thread's messages (as lines), or all of them.
+    pub fn set_pinned_comms_only(&mut self, on: bool) {
+        self.comm.pinned_only = on;
     }
 
     /// The communications' density drawn in the last frame, when they were too many for
@@ -606,6 +619,7 @@ impl Timeline {
             view_generation: self.shown.generation
                 ^ (Arc::as_ptr(&self.shown.signals) as u64).rotate_left(17),
             pinned_row: self.pointer.pinned.map(|p| p.row),
+            pinned_only: self.comm.pinned_only,
             pixels_per_point: ui.ctx().pixels_per_point(),
         };
         if self.drawn.cache.as_ref().is_none_or(|c| c.0 != key) {

@@ -75,6 +75,8 @@ pub(crate) struct CommState {
     pub index: Arc<CommIndex>,
     pub hovered: Option<Bundle>,
     pub pinned: Option<Bundle>,
+    /// Draw only the pinned thread's messages (the toolbar's "pinned thread's only").
+    pub pinned_only: bool,
 }
 
 /// What the pointer points at, pinned, selects or asks for.
