@@ -469,3 +469,58 @@ fn an_ovni_breakdown_shows_its_threads_by_thread_state() {
     h.get_by_label("threads 1–64 of 128");
     h.snapshot("breakdown_ovni_128_threads");
 }
+
+/// A double-click on a thread of the timeline asks the app, through the widgets' command
+/// channel, for the breakdown of the scope open there; where none is open, the status line
+/// says so.
+#[test]
+fn a_double_click_on_the_timeline_opens_the_breakdown_of_the_scope_there() {
+    let _shared = crate::common::shared();
+    let Some(mut h) = app_on("ovni_nanos6-task-types/thread.prv", true) else {
+        return;
+    };
+    let t = load(
+        &shared_traces()
+            .unwrap()
+            .join("ovni_nanos6-task-types/thread.prv"),
+    );
+    let (row, at) = (0..t.store.threads().len())
+        .find_map(|row| {
+            let task = t.store.events_in(row, 36, 0, u64::MAX).find(|e| e.1 != 0)?;
+            Some((row, task.0 + 1))
+        })
+        .expect("a task on some thread");
+    let double_click = |h: &mut Harness<'static, App>, tick: u64| {
+        let tl = &h.state().loaded().unwrap().timeline;
+        let (area, w) = (tl.area(), tl.window());
+        let y = area.top() + (row - tl.first_row()) as f32 * tl.row_height() + 2.0;
+        let p = egui::pos2(w.x_from_time(tick as f64, area), y);
+        let button = |pressed| egui::Event::PointerButton {
+            pos: p,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        };
+        h.event(egui::Event::PointerMoved(p));
+        h.run_steps(1);
+        for e in [button(true), button(false), button(true), button(false)] {
+            h.event(e);
+        }
+        h.run_steps(3);
+    };
+    // The harness steps a quarter of a second a frame and puts the two clicks two frames
+    // apart; the double-clicks themselves are a second apart.
+    h.ctx
+        .options_mut(|o| o.input_options.max_double_click_delay = 0.6);
+    // At the very start nothing is open: no window, and the status line says why.
+    double_click(&mut h, 0);
+    assert_eq!(h.state().loaded().unwrap().scopes.breakdown_count(), 0);
+    assert!(
+        h.state().status().starts_with("no scope open on"),
+        "{}",
+        h.state().status()
+    );
+    // Inside a task: its scope's breakdown.
+    double_click(&mut h, at);
+    assert_eq!(h.state().loaded().unwrap().scopes.breakdown_count(), 1);
+}

@@ -6,6 +6,7 @@
 //!   drawn, from the `prvscope-draw` crate (no GUI crate);
 //! - [`scope_panel`]: the Carnival-like source and scope panel beside the timeline;
 //! - [`breakdown`]: a scope's time per thread and state in windows of their own (bar charts);
+//! - [`commands`]: the one channel from the widgets to the app;
 //! - [`jobs`]: background work on its own thread, which wakes the UI when it is done;
 //! - [`loader`]: loading off the UI thread (after a memory check), the embedded demo trace;
 //! - [`part_dialog`]: "Open part of a trace" (a time range, some threads) with memory estimates;
@@ -15,6 +16,7 @@ pub mod app;
 pub mod bench_ui;
 pub mod breakdown;
 pub mod capture;
+pub mod commands;
 pub mod file_dialog;
 pub mod histogram;
 pub mod jobs;

@@ -532,6 +532,29 @@ impl App {
         self.opening.reread = Some(self.status.clone());
     }
 
+    /// Carries out what a widget asked for ([`crate::commands`]), or says why it cannot.
+    pub(crate) fn carry_out(&mut self, command: crate::commands::Command) {
+        use crate::commands::Command;
+        let Some(l) = &mut self.loaded else {
+            return;
+        };
+        match command {
+            Command::BreakdownAt { thread, tick } => {
+                if l.scopes.open_breakdown_at(thread, tick).is_none() {
+                    self.status = format!(
+                        "no scope open on {} there (scope types: {})",
+                        l.trace.thread_name(thread),
+                        if l.scopes.types().is_empty() {
+                            "none; name some in the scope panel".to_owned()
+                        } else {
+                            prvscope_analysis::panel::types_text(l.scopes.types())
+                        }
+                    );
+                }
+            }
+        }
+    }
+
     /// Shows the rows of `level`: threads, tasks, applications, CPUs or nodes (the status
     /// line says why not, when the trace does not tell where its threads ran).
     pub fn set_level(&mut self, level: Level) {
@@ -714,20 +737,10 @@ impl eframe::App for App {
         self.report_window(&ctx);
         self.help_window(&ctx);
         self.find_window(&ctx);
+        for command in crate::commands::take(&ctx) {
+            self.carry_out(command);
+        }
         if let Some(l) = &mut self.loaded {
-            if let Some((thread, t)) = l.timeline.take_breakdown_request()
-                && l.scopes.open_breakdown_at(thread, t).is_none()
-            {
-                self.status = format!(
-                    "no scope open on {} there (scope types: {})",
-                    l.trace.thread_name(thread),
-                    if l.scopes.types().is_empty() {
-                        "none; name some in the scope panel".to_owned()
-                    } else {
-                        prvscope_analysis::panel::types_text(l.scopes.types())
-                    }
-                );
-            }
             l.scopes.breakdowns_ui(&ctx);
         }
         self.part_dialog_ui(&ctx);

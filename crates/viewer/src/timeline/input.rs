@@ -136,7 +136,13 @@ impl Timeline {
                 && !item.threads.is_empty()
             {
                 let t = self.window.time_from_x(p.x, area).max(0.0) as u64;
-                self.pointer.breakdown_request = Some((item.threads.start, t));
+                crate::commands::send(
+                    ui.ctx(),
+                    crate::commands::Command::BreakdownAt {
+                        thread: item.threads.start,
+                        tick: t,
+                    },
+                );
             }
         }
         if response.clicked()

@@ -196,11 +196,6 @@ impl Timeline {
         self.layout.first_row
     }
 
-    /// The (thread, tick) a double-click asked the scope breakdown of, once.
-    pub fn take_breakdown_request(&mut self) -> Option<(usize, u64)> {
-        self.pointer.breakdown_request.take()
-    }
-
     /// Milliseconds the last rebuild of the rows and communication lines took.
     pub fn last_build_ms(&self) -> f64 {
         self.drawn.last_build_ms

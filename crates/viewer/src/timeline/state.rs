@@ -87,8 +87,6 @@ pub(crate) struct Pointer {
     pub pinned: Option<Pinned>,
     pub hovered: Option<Details>,
     pub hovered_row: Option<usize>,
-    /// A double-click asked for the breakdown of the scope at (thread, tick).
-    pub breakdown_request: Option<(usize, u64)>,
     /// Intervals to outline per thread (the scope selected in the scope panel).
     pub highlight: Option<crate::scope_panel::Intervals>,
 }
