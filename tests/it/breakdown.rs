@@ -217,6 +217,22 @@ fn the_breakdown_png_is_the_window_and_the_windows_draw_with_the_panel_hidden() 
     );
 }
 
+/// A thread and a tick inside its first task on `ovni_nanos6-task-types` (the innermost scope
+/// there is the task's subsystem).
+fn ovni_task_point() -> (usize, u64) {
+    let t = load(
+        &shared_traces()
+            .unwrap()
+            .join("ovni_nanos6-task-types/thread.prv"),
+    );
+    (0..t.store.threads().len())
+        .find_map(|row| {
+            let task = t.store.events_in(row, 36, 0, u64::MAX).find(|e| e.1 != 0)?;
+            Some((row, task.0 + 1))
+        })
+        .expect("a task on some thread")
+}
+
 #[test]
 fn a_breakdown_on_an_ovni_trace_opens_at_a_point_of_a_thread() {
     let _shared = crate::common::shared();
@@ -225,17 +241,7 @@ fn a_breakdown_on_an_ovni_trace_opens_at_a_point_of_a_thread() {
     };
     let a = analysis(&h);
     // A point inside a task: the innermost scope there is its subsystem.
-    let t = load(
-        &shared_traces()
-            .unwrap()
-            .join("ovni_nanos6-task-types/thread.prv"),
-    );
-    let (row, at) = (0..t.store.threads().len())
-        .find_map(|row| {
-            let task = t.store.events_in(row, 36, 0, u64::MAX).find(|e| e.1 != 0)?;
-            Some((row, task.0 + 1))
-        })
-        .expect("a task on some thread");
+    let (row, at) = ovni_task_point();
     let p = &mut h.state_mut().loaded_mut().unwrap().scopes;
     let key = p.open_breakdown_at(row, at).expect("a scope open there");
     assert_eq!(key.ty, 37, "the subsystem, inside the task type");
@@ -479,17 +485,7 @@ fn a_double_click_on_the_timeline_opens_the_breakdown_of_the_scope_there() {
     let Some(mut h) = app_on("ovni_nanos6-task-types/thread.prv", true) else {
         return;
     };
-    let t = load(
-        &shared_traces()
-            .unwrap()
-            .join("ovni_nanos6-task-types/thread.prv"),
-    );
-    let (row, at) = (0..t.store.threads().len())
-        .find_map(|row| {
-            let task = t.store.events_in(row, 36, 0, u64::MAX).find(|e| e.1 != 0)?;
-            Some((row, task.0 + 1))
-        })
-        .expect("a task on some thread");
+    let (row, at) = ovni_task_point();
     let double_click = |h: &mut Harness<'static, App>, tick: u64| {
         let tl = &h.state().loaded().unwrap().timeline;
         let (area, w) = (tl.area(), tl.window());

@@ -44,16 +44,19 @@ impl Timeline {
                 r,
             )
         };
-        // Only the pinned thread's lines, when asked (none until a thread is pinned).
-        if self.comm.pinned_only {
-            let bundles = pinned_row.map(pinned_lines).unwrap_or_default();
+        // Lines alone, without a density.
+        let lines = |bundles: prvscope_store::comm_index::Bundles| {
             let mesh = frame::comm_mesh(&bundles, self.window, area, &y_of);
-            return Comms {
+            Comms {
                 bundles,
                 density: None,
                 mesh: Arc::new(mesh),
                 band: None,
-            };
+            }
+        };
+        // Only the pinned thread's lines, when asked (none until a thread is pinned).
+        if self.comm.pinned_only {
+            return lines(pinned_row.map(pinned_lines).unwrap_or_default());
         }
         // More messages than lines: a density, without making the lines first.
         let few = frame::comm_count(
@@ -81,13 +84,7 @@ impl Timeline {
             && frame::covered_share(&bundles, self.window, area, rows_area, &y_of)
                 <= frame::LINE_BUDGET
         {
-            let mesh = frame::comm_mesh(&bundles, self.window, area, &y_of);
-            return Comms {
-                bundles,
-                density: None,
-                mesh: Arc::new(mesh),
-                band: None,
-            };
+            return lines(bundles);
         }
         // Too dense for lines: a band per row, and the pinned row's lines over it.
         let density = frame::comm_density(
