@@ -155,6 +155,17 @@ fn a_histogram_following_the_timeline_is_computed_over_the_visible_window() {
         w.computed_for,
         Some((visible.start, visible.start + visible.span))
     );
+    // The table is headed by the unit its cells are in: the control window's, µs here (the
+    // check below reads the cells as µs against a span in ns).
+    let unit = prvscope_viewer::histogram::unit(
+        &w.analysis.histogram.statistic,
+        w.analysis.control.info.units,
+    );
+    assert_eq!(unit, Some("µs"), "{}", w.analysis.histogram.statistic);
+    assert!(
+        h.query_by_label_contains("(µs)").is_some(),
+        "the unit in the corner"
+    );
     // Each thread's time in the table fits in the window's span (µs in this cfg; idle time,
     // state 0, is out of the columns' range), and is less than over the whole trace.
     let windowed = row_sums(&w.analysis.histogram.planes[0]);

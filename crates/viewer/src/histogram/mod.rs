@@ -204,6 +204,8 @@ pub struct HistogramWindow {
     measured: bool,
     /// Scroll the cells to this (row, column) when next drawn.
     scroll_to: Option<(usize, usize)>,
+    /// Each plane's smallest and largest cell (the gradient's ends), for the analysis shown.
+    ranges: Vec<(f64, f64)>,
 }
 
 /// An analyzer being recomputed.
@@ -280,6 +282,7 @@ impl HistogramWindow {
             widths: table::Widths::default(),
             measured: false,
             scroll_to: None,
+            ranges: Vec::new(),
         }
     }
 
@@ -295,6 +298,7 @@ impl HistogramWindow {
                 Ok(a) => {
                     self.analysis = a;
                     self.measured = false;
+                    self.ranges.clear();
                     self.computed_for = range;
                     self.error = None;
                     self.selected = None;
@@ -407,16 +411,24 @@ impl HistogramWindow {
                 ui.label(RichText::new(e).color(crate::theme::ERROR));
             }
         });
-        let plane = &h.planes[self.plane];
-        let range = plane
-            .cells
-            .iter()
-            .flatten()
-            .flatten()
-            .filter(|v| v.is_finite())
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-                (a.min(v), b.max(v))
-            });
+        // Each plane's smallest and largest cell, found once per table (not every frame).
+        if self.ranges.len() != h.planes.len() {
+            self.ranges = h
+                .planes
+                .iter()
+                .map(|p| {
+                    p.cells
+                        .iter()
+                        .flatten()
+                        .flatten()
+                        .filter(|v| v.is_finite())
+                        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                            (a.min(v), b.max(v))
+                        })
+                })
+                .collect();
+        }
+        let range = self.ranges[self.plane];
         let (lo, hi) = range;
         let order = self.order();
         let plot_height = if self.plot_row.is_some() { 160.0 } else { 0.0 };
