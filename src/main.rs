@@ -63,6 +63,8 @@ enum Command {
     Paramedir(cli::paramedir::Args),
     /// POP efficiency metrics of a trace or a scaling series (BSC modelfactors' layout).
     Pop(cli::pop::Args),
+    /// Write part of a trace as a trace (Paraver's cutter and filter): .prv, .prv.xz, .prv.gz.
+    Cut(cli::cut::Args),
     Export(cli::export::Args),
     Gen(cli::generate::Args),
 }
@@ -85,6 +87,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         Some(Command::Render(a)) => cli::render::run(&a),
         Some(Command::Paramedir(a)) => cli::paramedir::run(&a),
         Some(Command::Pop(a)) => cli::pop::run(&a),
+        Some(Command::Cut(a)) => cli::cut::run(&a),
         Some(Command::Export(a)) => cli::export::run(&a),
         Some(Command::Gen(a)) => cli::generate::run(&a),
         #[cfg(not(feature = "gui"))]

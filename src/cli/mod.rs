@@ -1,6 +1,7 @@
 //! The subcommands other than the viewer, one file each, and what they share: loading a
 //! trace (whole or a part, after a memory check) and the options for it.
 
+pub mod cut;
 pub mod export;
 pub mod generate;
 pub mod info;

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use prvscope_format::Subset;
@@ -34,10 +35,24 @@ pub struct Request {
     pub trace: PathBuf,
     /// (cfg, output name), in paramedir's order: sorted by the cfg's path.
     pub cfgs: Vec<(PathBuf, PathBuf)>,
+    /// The trace tools asked (`-c`/`--cutter`, `-f`/`--filter`), in the command line's order.
+    pub tools: Vec<Tool>,
+    /// The tools' options file (`.xml`).
+    pub xml: Option<PathBuf>,
+    /// `-o`/`--output-name`: the trace the tools write.
+    pub output: Option<PathBuf>,
+}
+
+/// A trace tool of paramedir's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tool {
+    Cutter,
+    Filter,
 }
 
 const USAGE: &str = "usage: prvscope paramedir [-e] [-m] [-p] [-tu] [--profile] TRACE CFG [OUTPUT] \
-     [CFG [OUTPUT]]...";
+     [CFG [OUTPUT]]...\n   or: prvscope paramedir -c|--cutter|-f|--filter... [-o|--output-name OUT] TRACE \
+     OPTIONS.xml [CFG [OUTPUT]]...";
 
 /// Reads paramedir's arguments: a word ending in `.cfg` is a cfg, the word after a cfg that
 /// is neither a cfg nor the trace is its output.
@@ -47,9 +62,24 @@ pub fn parse(args: &[OsString]) -> anyhow::Result<Request> {
     let mut trace = None;
     let mut cfgs: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
     let mut last_cfg: Option<PathBuf> = None;
+    let (mut tools, mut xml, mut output) = (Vec::new(), None, None);
+    let mut want_output = false;
     for arg in args {
         let s = arg.to_string_lossy();
+        if want_output {
+            anyhow::ensure!(
+                !s.starts_with('-'),
+                "expected the output's name after -o, found {s} ({USAGE})"
+            );
+            output = Some(PathBuf::from(arg));
+            want_output = false;
+            continue;
+        }
         match s.as_ref() {
+            "-c" | "--cutter" => tools.push(Tool::Cutter),
+            "-f" | "--filter" => tools.push(Tool::Filter),
+            "-o" | "--output-name" => want_output = true,
+            _ if s.ends_with(".xml") => xml = Some(PathBuf::from(arg)),
             "-e" | "--empty-columns" => options.hide_empty_columns = true,
             "-m" | "--many-files" => options.many_files = true,
             "-p" | "--print-plane" => options.print_plane = true,
@@ -78,13 +108,28 @@ pub fn parse(args: &[OsString]) -> anyhow::Result<Request> {
         }
         last_cfg = None;
     }
+    anyhow::ensure!(!want_output, "-o needs the output's name ({USAGE})");
     let trace = trace.ok_or_else(|| anyhow::anyhow!("no trace given ({USAGE})"))?;
-    anyhow::ensure!(!cfgs.is_empty(), "no .cfg given ({USAGE})");
+    anyhow::ensure!(
+        !cfgs.is_empty() || !tools.is_empty(),
+        "no .cfg given ({USAGE})"
+    );
+    anyhow::ensure!(
+        tools.is_empty() || xml.is_some(),
+        "the cutter and the filter need their options file (.xml) ({USAGE})"
+    );
+    anyhow::ensure!(
+        output.as_ref() != Some(&trace),
+        "the output trace is the source trace ({USAGE})"
+    );
     Ok(Request {
         options,
         profile,
         trace,
         cfgs: cfgs.into_iter().collect(),
+        tools,
+        xml,
+        output,
     })
 }
 
@@ -96,11 +141,20 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let req = parse(&args.args)?;
+    // The trace tools first: the cfgs (if any) then read the trace they wrote.
+    let source = if req.tools.is_empty() {
+        req.trace.clone()
+    } else {
+        run_tools(&req)?
+    };
+    if req.cfgs.is_empty() {
+        return Ok(());
+    }
     let started = std::time::Instant::now();
     // Through the memory check, as the other commands: a trace that does not fit is
     // converted into the store cache instead of being killed by the kernel.
     let t = super::load_checked(
-        &req.trace,
+        &source,
         NullOverride::Auto,
         &Subset::default(),
         &super::CacheArgs::default(),
@@ -115,7 +169,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             "{}: {nulls} values are `N` (null), which Paraver's format does not have: they are \
              read as 0 here, and BSC's paramedir reads those records otherwise, so a window \
              over them may differ from its output",
-            req.trace.display()
+            source.display()
         );
     }
     let ctx = Context::new(&t);
@@ -146,6 +200,79 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         req.cfgs.len()
     );
     Ok(())
+}
+
+/// Runs paramedir's cutter and filter (in the command line's order) on the trace; returns
+/// the trace written.
+fn run_tools(req: &Request) -> anyhow::Result<PathBuf> {
+    let xml = req.xml.as_deref().unwrap_or(Path::new(""));
+    let opts = super::cut::read_options(xml)?;
+    let mut job = prvscope_paraver::cut::Job::default();
+    let mut names = Vec::new();
+    for (i, tool) in req.tools.iter().enumerate() {
+        anyhow::ensure!(
+            !req.tools[..i].contains(tool),
+            "the same tool twice is not supported by prvscope"
+        );
+        match tool {
+            Tool::Cutter => {
+                anyhow::ensure!(
+                    job.filter.is_none(),
+                    "a filter before the cutter is not supported by prvscope (the cutter then \
+                     the filter is)"
+                );
+                job.cutter = Some(opts.cutter.clone().ok_or_else(|| {
+                    anyhow::anyhow!("{}: holds no <cutter> section", xml.display())
+                })?);
+                names.push("chop");
+            }
+            Tool::Filter => {
+                job.filter = Some(opts.filter.clone().ok_or_else(|| {
+                    anyhow::anyhow!("{}: holds no <filter> section", xml.display())
+                })?);
+                names.push("filter");
+            }
+        }
+    }
+    let output = match &req.output {
+        Some(o) => o.clone(),
+        None => default_output(&req.trace, &names),
+    };
+    let trace = super::load_checked(
+        &req.trace,
+        NullOverride::Auto,
+        &Subset::default(),
+        &super::CacheArgs::default(),
+        Some(None),
+        prvscope_import::cache::CacheCheck::AtOpen,
+    )?;
+    super::print_warnings(&trace);
+    super::cut::write(&trace, &job, &output)?;
+    Ok(output)
+}
+
+/// Paraver's name for a tool's output: the trace's name without `.prv` (or `.prv.gz`),
+/// `.chop1`, `.filter1`..., `.prv`, the number the first for which neither that `.prv` nor
+/// its `.prv.gz` exists.
+fn default_output(trace: &Path, tools: &[&str]) -> PathBuf {
+    let name = trace.to_string_lossy();
+    let base = name
+        .strip_suffix(".prv.gz")
+        .or_else(|| name.strip_suffix(".prv.xz"))
+        .or_else(|| name.strip_suffix(".prv"))
+        .unwrap_or(&name);
+    let mut n = 1;
+    loop {
+        let suffix = tools.iter().fold(String::new(), |mut s, t| {
+            let _ = write!(s, ".{t}{n}");
+            s
+        });
+        let prv = PathBuf::from(format!("{base}{suffix}.prv"));
+        if !prv.exists() && !PathBuf::from(format!("{base}{suffix}.prv.gz")).exists() {
+            return prv;
+        }
+        n += 1;
+    }
 }
 
 fn run_one(
@@ -202,5 +329,35 @@ mod tests {
         assert!(parse(&args("t.prv")).is_err());
         assert!(parse(&args("t.prv x.cfg o1 o2")).is_err());
         assert!(parse(&args("-z t.prv x.cfg")).is_err());
+    }
+
+    #[test]
+    fn pypop_calls_are_read_as_paramedir_reads_them() {
+        // pypop's chop_to_roi: a filter, then a cut.
+        let r = parse(&args("--filter f.xml --output-name roi.prv t.prv")).unwrap();
+        assert_eq!(r.tools, vec![Tool::Filter]);
+        assert_eq!(r.xml, Some(PathBuf::from("f.xml")));
+        assert_eq!(r.output, Some(PathBuf::from("roi.prv")));
+        assert_eq!(r.trace, PathBuf::from("t.prv"));
+        let r = parse(&args("--cutter t.prv c.xml --output-name out.prv")).unwrap();
+        assert_eq!(r.tools, vec![Tool::Cutter]);
+        assert_eq!(r.trace, PathBuf::from("t.prv"));
+        assert!(r.cfgs.is_empty());
+        let r = parse(&args("-c -f t.prv both.xml x.cfg")).unwrap();
+        assert_eq!(r.tools, vec![Tool::Cutter, Tool::Filter]);
+        assert_eq!(r.cfgs.len(), 1);
+        assert!(parse(&args("--cutter t.prv")).is_err(), "no xml");
+        assert!(
+            parse(&args("--cutter t.prv c.xml -o")).is_err(),
+            "no output name"
+        );
+        assert!(
+            parse(&args("--cutter t.prv c.xml -o t.prv")).is_err(),
+            "output is input"
+        );
+        assert_eq!(
+            default_output(Path::new("/nonexistent/a.prv.gz"), &["chop", "filter"]),
+            PathBuf::from("/nonexistent/a.chop1.filter1.prv")
+        );
     }
 }

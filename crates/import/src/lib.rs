@@ -14,6 +14,7 @@ pub mod convert;
 pub mod estimate;
 #[cfg(any(test, feature = "testing"))]
 pub mod naive;
+pub mod output;
 mod plain;
 pub mod prv;
 pub mod source;

@@ -18,6 +18,7 @@
 mod bursts;
 pub mod cfg;
 pub mod compose;
+pub mod cut;
 pub mod cutter;
 pub mod derived;
 pub mod filter;

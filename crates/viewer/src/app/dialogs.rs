@@ -201,14 +201,35 @@ impl App {
     }
 
     pub(super) fn ask_save(&mut self, ctx: &egui::Context, kind: Export) {
+        let cut_name = self.loaded.as_ref().map_or_else(
+            || "window.prv".to_owned(),
+            |l| {
+                let stem = prvscope_format::files::side_file(&l.trace.path, "cut.prv");
+                stem.file_name()
+                    .map_or_else(|| "window.prv".into(), |n| n.to_string_lossy().into_owned())
+            },
+        );
         let (name, ext) = match kind {
             Export::Png => ("timeline.png", "png"),
             Export::Csv => ("time_per_value.csv", "csv"),
             Export::Cfg => ("view.cfg", "cfg"),
+            Export::Trace => (cut_name.as_str(), "prv"),
         };
-        let spec = Spec::new("Export", Kind::Save(name.to_string()))
-            .filter(ext, &[ext])
-            .dir(self.start_folder());
+        let title = if kind == Export::Trace {
+            "Save window as trace"
+        } else {
+            "Export"
+        };
+        let mut spec = Spec::new(title, Kind::Save(name.to_string()));
+        spec = if kind == Export::Trace {
+            spec.filter(
+                "Paraver trace (.prv, .prv.xz, .prv.gz)",
+                &["prv", "xz", "gz"],
+            )
+        } else {
+            spec.filter(ext, &[ext])
+        };
+        let spec = spec.dir(self.start_folder());
         self.dialogs.save = Some((kind, FileDialog::open(ctx, spec)));
     }
 
@@ -236,6 +257,7 @@ impl App {
                         let result = self.export_csv(&path);
                         self.say_saved(&path, result.map_err(|e| e.to_string()));
                     }
+                    Export::Trace => self.save_window_as_trace(ctx, path),
                     Export::Cfg => {
                         let result = self.save_view_cfg(&path);
                         let note = result.as_ref().map_or_else(|_| String::new(), Clone::clone);

@@ -16,6 +16,8 @@ pub(crate) enum Export {
     Csv,
     /// The view as a Paraver cfg.
     Cfg,
+    /// The visible window as a trace.
+    Trace,
 }
 
 impl App {

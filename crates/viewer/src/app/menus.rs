@@ -117,6 +117,20 @@ impl App {
                 {
                     self.ask_save(&ctx, Export::Cfg);
                 }
+                if ui
+                    .add_enabled(
+                        loaded && self.exports.trace_save.is_none(),
+                        egui::Button::new("Save window as trace…"),
+                    )
+                    .on_hover_text(
+                        "The visible time range and the view's rows written as a Paraver trace \
+                         (.prv, .prv.xz or .prv.gz) with its .pcf, .row and a cutter XML, as \
+                         Paraver's cutter writes it",
+                    )
+                    .clicked()
+                {
+                    self.ask_save(&ctx, Export::Trace);
+                }
                 ui.separator();
                 if ui.button("Quit").clicked() {
                     ctx.send_viewport_cmd(egui::ViewportCommand::Close);

@@ -10,6 +10,7 @@ mod dialogs;
 mod export;
 mod menus;
 mod navigate;
+mod save_trace;
 mod session;
 mod state;
 
@@ -633,6 +634,7 @@ impl eframe::App for App {
         self.poll_cache_write();
         self.handle_drops(&ctx);
         self.finish_png(&ctx);
+        self.poll_trace_save();
         if self.loading.is_some() {
             // Keep the progress bar moving, five times a second: a frame drawn by a software
             // renderer costs tens of milliseconds of a core the load could use.

@@ -534,6 +534,7 @@ impl App {
 
     pub(super) fn status_ui(&mut self, ui: &mut Ui) {
         ui.horizontal(|ui| {
+            self.trace_save_ui(ui);
             if let Some(loading) = &self.loading {
                 let (done, total) = loading.bytes();
                 ui.label(format!("Loading {}", loading.source.display_name()));

@@ -108,6 +108,8 @@ pub(crate) struct Exports {
     /// A PNG export waiting for its screenshot: its path, and when it was asked.
     pub png_pending: Option<(PathBuf, Option<Instant>)>,
     pub screenshot: Arc<Mutex<Option<Arc<egui::ColorImage>>>>,
+    /// File > Save window as trace, while it writes.
+    pub trace_save: Option<super::save_trace::TraceSave>,
 }
 
 /// The window around the timeline: its title, where the timeline was drawn, the view list's

@@ -1,0 +1,501 @@
+//! Writing traces: Paraver's cutter and filter over the store, written as `.prv` text.
+//!
+//! - [`options`]: the cutter's and filter's options and the XML files that carry them;
+//! - [`cutter`]: the cutter's decisions on one thread;
+//! - [`write_cut`], [`write_filter`]: a whole trace written, threads in parallel a block of
+//!   time at a time, merged in time order (`text`).
+//!
+//! Where the result differs from BSC's tools, and why, is said at each function.
+
+pub mod cutter;
+mod filter;
+pub mod options;
+mod save;
+mod text;
+
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use prvscope_store::{Comm, Trace};
+use rayon::prelude::*;
+
+pub use filter::write_filter;
+pub use options::{CutterOptions, FilterOptions, StateFilter, TaskRange, ToolOptions};
+pub use save::{Job, Saved, check, save};
+pub use text::{header_text, row_ids};
+
+use cutter::{Context, Discard, Sink, Stop, ThreadCut};
+use text::{Line, Lines, comm_line};
+
+/// What the trace's file holds that the store does not: the communicator lines after the
+/// header and the comment lines before the first record.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Head {
+    pub communicators: Vec<String>,
+    pub comments: Vec<String>,
+}
+
+/// Why a trace could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    #[error("cancelled")]
+    Cancelled,
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// What a cut or filter wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Bytes of text.
+    pub bytes: u64,
+    /// The cut's range in the trace's ticks, and the time subtracted from every record.
+    pub range: (u64, u64),
+    pub shift: u64,
+    /// The header's duration.
+    pub duration: u64,
+}
+
+/// Progress (0..=1) and Cancel of a long write.
+pub struct Control<'a> {
+    pub progress: &'a (dyn Fn(f32) + Sync),
+    pub cancel: &'a AtomicBool,
+}
+
+impl Control<'_> {
+    fn check(&self) -> Result<(), WriteError> {
+        if self.cancel.load(Ordering::Relaxed) {
+            Err(WriteError::Cancelled)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// The `.pcf`'s counter types (`42000000..50000000`) and its types without values.
+fn pcf_types(trace: &Trace) -> (Vec<u32>, Vec<u32>) {
+    let (mut counters, mut untracked) = (Vec::new(), Vec::new());
+    if let Some(p) = &trace.pcf {
+        for (&ty, info) in &p.event_types {
+            if (42_000_000..50_000_000).contains(&ty) {
+                counters.push(ty);
+            } else if info.values.is_empty() {
+                untracked.push(ty);
+            }
+        }
+    }
+    (counters, untracked)
+}
+
+/// A thread's lines, written as the cutter decides.
+struct LineSink<'a> {
+    out: &'a mut Lines,
+    /// A filter applied to what the cutter writes (`paramedir --cutter --filter`).
+    rules: Option<&'a filter::Rules<'a>>,
+    ids: [u32; 3],
+    shift: u64,
+    sentinel: u64,
+}
+
+impl Sink for LineSink<'_> {
+    fn state(&mut self, cpu: u32, begin: u64, end: u64, value: u64) {
+        if self.rules.is_some_and(|r| !r.state(begin, end, value)) {
+            return;
+        }
+        let mut l = Line {
+            buf: &mut self.out.text,
+            sentinel: self.sentinel,
+        };
+        l.start(b'1', cpu, self.ids)
+            .num(begin - self.shift)
+            .num(end - self.shift)
+            .value(value)
+            .end();
+        self.out.close(begin);
+    }
+
+    fn events(&mut self, time: u64, cpu: u32, pairs: &[(u32, u64)]) {
+        let kept = |&&(ty, v): &&(u32, u64)| self.rules.is_none_or(|r| r.pair(ty, v));
+        if !pairs.iter().any(|p| kept(&p)) {
+            return;
+        }
+        let mut l = Line {
+            buf: &mut self.out.text,
+            sentinel: self.sentinel,
+        };
+        l.start(b'2', cpu, self.ids).num(time - self.shift);
+        for &(ty, v) in pairs.iter().filter(kept) {
+            l.num(u64::from(ty)).value(v);
+        }
+        l.end();
+        self.out.close(time);
+    }
+}
+
+/// The times at which a block ends: `count` equal parts of `[t0, t1]`, the last open.
+fn blocks(t0: u64, t1: u64, count: u64) -> Vec<Option<u64>> {
+    let span = t1.saturating_sub(t0);
+    let mut out: Vec<Option<u64>> = (1..count)
+        .map(|k| Some(t0 + (u128::from(span) * u128::from(k) / u128::from(count)) as u64))
+        .collect();
+    out.dedup();
+    out.push(None);
+    out
+}
+
+/// How many blocks a write of about `records` records takes (a block is about 256k records).
+fn block_count(records: u64) -> u64 {
+    (records / 262_144).clamp(1, 4096)
+}
+
+/// Writes `trace` cut as Paraver's cutter cuts it (`KTraceCutter::execute`) to `out`.
+///
+/// The records are those the cutter writes, each at the time it writes it; they are
+/// written in time order (equal times in row order) where the cutter keeps the file's
+/// order, and a thread's events at one time are one line (the store keeps no line). Where
+/// the cutter stops reading the file (a state after the cut; every thread finished), what
+/// it read before the stopping record at that time is taken as the records of that time of
+/// the stopping thread before it, and of no other thread. The header's duration is always
+/// the cut's (BSC's cutter writes, for a cut by percentages, the percentages of the cut
+/// again); a `_ms` trace stays `_ms` (BSC's tools write `_ns`).
+pub fn write_cut(
+    trace: &Trace,
+    head: &Head,
+    opts: &CutterOptions,
+    filter: Option<&FilterOptions>,
+    (input_name, date): (&str, &str),
+    out: &mut dyn Write,
+    control: &Control<'_>,
+) -> Result<Written, WriteError> {
+    let rules = filter.map(|f| filter::Rules::new(trace, f));
+    if opts.max_trace_size != 0 {
+        return Err(WriteError::Refused(format!(
+            "max_trace_size ({} MB) is not supported: Paraver's cutter stops after the line \
+             that reaches the size in the file's order, which the store does not keep; cut a \
+             shorter time instead",
+            opts.max_trace_size
+        )));
+    }
+    let store = &trace.store;
+    let ids = row_ids(&trace.header);
+    let range = opts.range(trace.header.end_time);
+    let (counters, untracked) = pcf_types(trace);
+    let sentinel = store.null_policy().sentinel;
+    let ctx = Context::new(opts, range, &counters, &untracked, sentinel);
+    let (t0, t1) = range;
+    let kept = |row: usize| {
+        ids.get(row)
+            .is_some_and(|id| opts.keeps_task(u64::from(id[1])))
+            && opts
+                .rows
+                .as_ref()
+                .is_none_or(|m| m.get(row).copied().unwrap_or(false))
+    };
+    let threads = store.threads();
+
+    // Where the cutter stops reading: the first state after the cut, or communication sent
+    // after it (times not kept); the point where every thread met has finished.
+    let mut stop: Option<Stop> = None;
+    let mut earlier = |s: Stop| {
+        if stop.is_none_or(|o| s.time < o.time) {
+            stop = Some(s);
+        }
+    };
+    if !opts.original_time {
+        for (_, t) in threads.iter().enumerate().filter(|(r, _)| kept(*r)) {
+            let i = t.states.begin.upper_bound(t1);
+            if i < t.states.len() {
+                earlier(Stop {
+                    time: t.states.begin.get(i),
+                    row: usize::MAX,
+                });
+            }
+        }
+        let comms = store.comms();
+        let from = comms.partition_point(|c| c.lsend <= t1);
+        if let Some(c) = comms[from..]
+            .iter()
+            .find(|c| c.lrecv >= t0 && (kept(c.send_row as usize) || kept(c.recv_row as usize)))
+        {
+            earlier(Stop {
+                time: c.lsend,
+                row: usize::MAX,
+            });
+        }
+    }
+    // The first pass: where each thread is met, finishes, and writes first.
+    let needs_finish = opts.remove_last_states || opts.original_time;
+    let first_pass: Vec<Option<ThreadCut>> = threads
+        .par_iter()
+        .enumerate()
+        .map(|(row, t)| {
+            if !kept(row) {
+                return None;
+            }
+            let mut c = ThreadCut::new(&ctx, row, t, u64::MAX);
+            if needs_finish {
+                c.advance(&ctx, t, None, None, None, &mut Discard);
+            } else {
+                // Only the first record written is needed: read a growing window.
+                let mut width = t1.saturating_sub(t0) / 64 + 1;
+                let mut until = t0.saturating_add(width);
+                while c.first.is_none() && !c.done {
+                    c.advance(&ctx, t, Some(until), None, None, &mut Discard);
+                    width = width.saturating_mul(2);
+                    until = until.saturating_add(width);
+                }
+            }
+            Some(c)
+        })
+        .collect();
+    control.check()?;
+    if needs_finish {
+        let mut marks: Vec<(u64, u8, usize)> = Vec::new();
+        for (row, c) in first_pass.iter().enumerate() {
+            if let Some(c) = c {
+                if let Some(a) = c.init_at {
+                    marks.push((a, 0, row));
+                }
+                if let Some(f) = c.fin_at {
+                    marks.push((f, 1, row));
+                }
+            }
+        }
+        marks.sort_unstable();
+        let mut open = 0i64;
+        for (time, kind, row) in marks {
+            if kind == 0 {
+                open += 1;
+            } else {
+                open -= 1;
+                if open == 0 {
+                    earlier(Stop { time, row });
+                    break;
+                }
+            }
+        }
+    }
+    let before_stop = |time: u64| stop.is_none_or(|s| time < s.time);
+    // The comms the cutter writes.
+    let comm_kept = |c: &Comm| {
+        (kept(c.send_row as usize) || kept(c.recv_row as usize))
+            && c.lsend >= t0
+            && c.lrecv >= t0
+            && before_stop(c.lsend)
+            && (opts.original_time || c.lsend <= t1)
+            && c.psend <= t1
+            && c.precv <= t1
+    };
+    let comm_span = |c: &Comm| {
+        let ts = [c.lsend, c.psend, c.lrecv, c.precv];
+        (
+            ts.iter().copied().min().unwrap_or(0),
+            ts.iter().copied().max().unwrap_or(0),
+        )
+    };
+    let comms = store.comms();
+    let comm_from = comms.partition_point(|c| c.lsend < t0);
+    let first_comm = comms[comm_from..]
+        .iter()
+        .take_while(|c| before_stop(c.lsend))
+        .filter(|c| comm_kept(c))
+        .map(|c| comm_span(c).0)
+        .min();
+    let first_written = first_pass
+        .iter()
+        .flatten()
+        .filter_map(|c| c.first)
+        .filter(|&f| stop.is_none_or(|s| f <= s.time))
+        .chain(first_comm)
+        .min();
+    let shift = if opts.original_time {
+        0
+    } else {
+        first_written.unwrap_or(t0)
+    };
+
+    // The last time written, for the header: a pass that writes nothing.
+    let predicted_last = {
+        let last_of_threads = threads
+            .par_iter()
+            .enumerate()
+            .filter(|(row, _)| kept(*row))
+            .filter_map(|(row, t)| {
+                let mut c = ThreadCut::new(&ctx, row, t, first_written.unwrap_or(u64::MAX));
+                c.advance(&ctx, t, None, first_written, stop, &mut Discard);
+                c.last
+            })
+            .max();
+        let last_comm = comms[comm_from..]
+            .iter()
+            .take_while(|c| before_stop(c.lsend))
+            .filter(|c| comm_kept(c))
+            .map(|c| comm_span(c).1)
+            .max();
+        last_of_threads.max(last_comm)
+    };
+    control.check()?;
+    let duration = if opts.original_time {
+        trace.header.end_time
+    } else {
+        predicted_last.map_or(0, |l| l - shift)
+    };
+    let mut out = Counting {
+        inner: out,
+        bytes: 0,
+    };
+    let mut headtext = header_text(&trace.header, duration, &head.communicators);
+    let offset = if opts.original_time { 0 } else { shift };
+    {
+        use std::fmt::Write as _;
+        let _ = writeln!(
+            headtext,
+            "#{date}:CUTTER:ORIGINAL:\"{input_name}\":{offset}:{t0}:{t1}"
+        );
+    }
+    for c in &head.comments {
+        headtext.push_str(c);
+        headtext.push('\n');
+    }
+    out.write_all(headtext.as_bytes())?;
+
+    // The records written, a block of time at a time.
+    let mut cuts: Vec<Option<ThreadCut>> = threads
+        .iter()
+        .enumerate()
+        .map(|(row, t)| {
+            kept(row).then(|| ThreadCut::new(&ctx, row, t, first_written.unwrap_or(u64::MAX)))
+        })
+        .collect();
+    let records: u64 = threads
+        .iter()
+        .map(|t| {
+            let s = t.states.overlapping(t0, t1.saturating_add(1));
+            let e: usize = t
+                .events
+                .iter()
+                .map(|c| c.in_window(t0, t1.saturating_add(1)).len())
+                .sum();
+            (s.len() + e) as u64
+        })
+        .sum();
+    let plan = blocks(t0, t1, block_count(records));
+    let mut bufs: Vec<Lines> = threads.iter().map(|_| Lines::default()).collect();
+    let mut comm_buf = Lines::default();
+    let mut comm_next = comm_from;
+    let mut last_comm: Option<u64> = None;
+    for (k, until) in plan.iter().enumerate() {
+        control.check()?;
+        cuts.par_iter_mut()
+            .zip(bufs.par_iter_mut())
+            .enumerate()
+            .for_each(|(row, (c, buf))| {
+                buf.clear();
+                if let Some(c) = c {
+                    let mut sink = LineSink {
+                        out: buf,
+                        rules: rules.as_ref(),
+                        ids: ids[row],
+                        shift,
+                        sentinel,
+                    };
+                    c.advance(&ctx, &threads[row], *until, first_written, stop, &mut sink);
+                }
+            });
+        comm_buf.clear();
+        while comm_next < comms.len() {
+            let c = &comms[comm_next];
+            if until.is_some_and(|u| c.lsend >= u) || !before_stop(c.lsend) {
+                break;
+            }
+            if comm_kept(c) {
+                let end = comm_span(c).1;
+                last_comm = Some(last_comm.map_or(end, |l: u64| l.max(end)));
+                if rules.as_ref().is_none_or(|r| r.comm(c.size)) {
+                    comm_line(&mut comm_buf.text, c, &ids, shift);
+                    comm_buf.close(c.lsend);
+                }
+            }
+            comm_next += 1;
+        }
+        text::merge(&bufs, &comm_buf, &mut out)?;
+        (control.progress)((k + 1) as f32 / plan.len() as f32 * 0.95);
+    }
+    let last = cuts
+        .iter()
+        .flatten()
+        .filter_map(|c| c.last)
+        .chain(last_comm)
+        .max();
+    // The closing zeros.
+    let final_time = match last {
+        Some(l) if l > t1 || opts.remove_last_states => l,
+        _ => t1,
+    };
+    let mut closing = Vec::new();
+    for (row, c) in cuts.iter().enumerate() {
+        let Some(c) = c.as_ref().filter(|c| c.init) else {
+            continue;
+        };
+        let (opened, counters_seen) = c.closing();
+        for set in [opened, counters_seen] {
+            if set.is_empty() {
+                continue;
+            }
+            if closing.is_empty() {
+                closing.extend_from_slice(b"# Appending events with value 0\n");
+            }
+            let set: Vec<u32> = set
+                .into_iter()
+                .filter(|&ty| rules.as_ref().is_none_or(|r| r.pair(ty, 0)))
+                .collect();
+            if set.is_empty() {
+                continue;
+            }
+            let mut l = Line {
+                buf: &mut closing,
+                sentinel,
+            };
+            l.start(b'2', c.last_cpu, ids[row]).num(final_time - shift);
+            for ty in set {
+                l.num(u64::from(ty)).num(0);
+            }
+            l.end();
+        }
+    }
+    if !opts.original_time && last != predicted_last {
+        return Err(WriteError::Refused(format!(
+            "internal error: the cut's last record is at {last:?}, its header says \
+             {predicted_last:?}; nothing is kept"
+        )));
+    }
+    out.write_all(&closing)?;
+    out.flush()?;
+    (control.progress)(1.0);
+    Ok(Written {
+        bytes: out.bytes,
+        range,
+        shift,
+        duration,
+    })
+}
+
+/// A writer that counts the bytes through it.
+struct Counting<'a> {
+    inner: &'a mut dyn Write,
+    bytes: u64,
+}
+
+impl Write for Counting<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}

@@ -1,0 +1,149 @@
+//! A cut or filter written to a file: checked first (a range inside the trace, an output
+//! that is not the input), written under a temporary name and renamed at the end, the
+//! `.pcf` and `.row` copied beside it.
+
+use std::path::{Path, PathBuf};
+
+use prvscope_import::output::{OutputFile, copy_side_files, head_lines};
+use prvscope_store::Trace;
+
+use super::{
+    Control, CutterOptions, FilterOptions, Head, WriteError, Written, write_cut, write_filter,
+};
+
+/// What to write.
+#[derive(Debug, Clone, Default)]
+pub struct Job {
+    pub cutter: Option<CutterOptions>,
+    pub filter: Option<FilterOptions>,
+}
+
+/// What was written.
+#[derive(Debug, Clone)]
+pub struct Saved {
+    pub written: Written,
+    /// The trace and the side files written beside it.
+    pub files: Vec<PathBuf>,
+}
+
+/// The date of the cutter's comment line (`YYYYMMDDhhmmss`, UTC).
+fn now_stamp() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}{m:02}{d:02}{:02}{:02}{:02}",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// Checks what a cut would write before anything is written: the range is inside the trace
+/// and not empty.
+pub fn check(trace: &Trace, job: &Job) -> Result<(), WriteError> {
+    if let Some(c) = &job.cutter {
+        let end = trace.header.end_time;
+        if !c.by_time && (c.min_percentage > 100 || c.max_percentage > 100) {
+            return Err(WriteError::Refused(format!(
+                "the cut's percentages ({}%-{}%) go beyond 100%",
+                c.min_percentage, c.max_percentage
+            )));
+        }
+        let (t0, t1) = c.range(end);
+        if t1 <= t0 {
+            return Err(WriteError::Refused(format!(
+                "the cut [{t0}, {t1}] is empty: its end is not after its start"
+            )));
+        }
+        if t0 >= end {
+            return Err(WriteError::Refused(format!(
+                "the cut starts at {t0}, at or after the trace's end ({end})"
+            )));
+        }
+        if c.rows.as_ref().is_some_and(|r| !r.iter().any(|&k| k)) {
+            return Err(WriteError::Refused("the cut keeps no thread".into()));
+        }
+    }
+    if job.cutter.is_none() && job.filter.is_none() {
+        return Err(WriteError::Refused(
+            "nothing to do: neither a cut nor a filter".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Writes `job` on `trace` to `output` (plain, `.xz` or `.gz` by its name).
+pub fn save(
+    trace: &Trace,
+    job: &Job,
+    output: &Path,
+    control: &Control<'_>,
+) -> Result<Saved, WriteError> {
+    check(trace, job)?;
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same(&trace.path, output) {
+        return Err(WriteError::Refused(format!(
+            "{}: the output is the trace itself",
+            output.display()
+        )));
+    }
+    let (communicators, comments) =
+        head_lines(&trace.path, trace.header.communicator_lines).unwrap_or_default();
+    let head = Head {
+        communicators,
+        comments,
+    };
+    let mut file = OutputFile::create(output)?;
+    let written = match &job.cutter {
+        Some(c) => {
+            let name = std::path::absolute(&trace.path).unwrap_or_else(|_| trace.path.clone());
+            write_cut(
+                trace,
+                &head,
+                c,
+                job.filter.as_ref(),
+                (&name.to_string_lossy(), &now_stamp()),
+                &mut file,
+                control,
+            )?
+        }
+        None => write_filter(
+            trace,
+            &head,
+            job.filter.as_ref().unwrap_or(&FilterOptions::default()),
+            &mut file,
+            control,
+        )?,
+    };
+    file.finish()?;
+    let mut files = vec![output.to_path_buf()];
+    files.extend(copy_side_files(&trace.path, output)?);
+    Ok(Saved { written, files })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_stamp_is_a_date() {
+        let s = super::now_stamp();
+        assert_eq!(s.len(), 14);
+        assert!(s.starts_with("20"), "{s}");
+        let month: u32 = s[4..6].parse().unwrap();
+        assert!((1..=12).contains(&month));
+    }
+}

@@ -1,0 +1,498 @@
+//! The cutter and the filter written from the store (`cut::write_cut`, `cut::write_filter`)
+//! against Paraver's, ported line by line (`naive_tools`), record for record, on every shared
+//! trace, several ranges and every cutter setting; with `PARAMEDIR=path/to/paramedir` set,
+//! the port is also compared with BSC's own tools.
+//!
+//! The store keeps no order between a thread's state and its events at one time: where the
+//! file has events of a thread before its state at the same time (Extrae writes a thread's
+//! first events so), the records of that thread at that time may differ, and only those.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::many_single_char_names,
+    clippy::format_collect
+)]
+
+mod common;
+mod naive_tools;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use prvscope_paraver::cut::options::{EventFilter, TypeFilter};
+use prvscope_paraver::cut::{
+    Control, CutterOptions, FilterOptions, Head, StateFilter, TaskRange, Written, write_cut,
+    write_filter,
+};
+use prvscope_store::Trace;
+
+fn load(path: &Path) -> Trace {
+    prvscope_import::load(path, &prvscope_import::LoadOptions::default(), None)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn text_of(path: &Path) -> String {
+    if path.extension().is_some_and(|e| e == "gz") {
+        common::gunzip(path)
+    } else {
+        std::fs::read_to_string(path).unwrap()
+    }
+}
+
+fn traces(shared: &Path) -> Vec<PathBuf> {
+    common::REFERENCE_TRACES
+        .iter()
+        .chain(&[
+            "pypop_epoch_scaling/epoch_4proc.prv.gz",
+            "ovni_nosv-hwc/thread.prv",
+            "ovni_nosv-hwc/cpu.prv",
+            "ovni_tampi-ss-comm/thread.prv",
+            "ovni_tampi-ss-comm/cpu.prv",
+            "ovni_nanos6-task-types/thread.prv",
+            "ovni_nanos6-breakdown-write-zero/thread.prv",
+            "null_mode/threads_legacy.prv",
+            "null_mode/threads_null.prv",
+        ])
+        .map(|p| shared.join("traces").join(p))
+        .collect()
+}
+
+fn head(trace: &Trace) -> Head {
+    let (communicators, comments) =
+        prvscope_import::output::head_lines(&trace.path, trace.header.communicator_lines).unwrap();
+    Head {
+        communicators,
+        comments,
+    }
+}
+
+fn ours(trace: &Trace, o: &CutterOptions, f: Option<&FilterOptions>) -> (String, Written) {
+    let cancel = AtomicBool::new(false);
+    let control = Control {
+        progress: &|_| {},
+        cancel: &cancel,
+    };
+    let mut out = Vec::new();
+    let w = write_cut(
+        trace,
+        &head(trace),
+        o,
+        f,
+        ("in.prv", "20260101000000"),
+        &mut out,
+        &control,
+    )
+    .unwrap();
+    (String::from_utf8(out).unwrap(), w)
+}
+
+/// Where the file has an event line of a thread before its state line at the same time:
+/// (appl, task, thread, time), and per thread the event types of those lines.
+type Ties = (
+    BTreeSet<(u64, u64, u64, u64)>,
+    std::collections::HashMap<(u64, u64, u64), BTreeSet<u64>>,
+);
+
+fn ties(text: &str) -> Ties {
+    let (mut at, mut types) = (BTreeSet::new(), std::collections::HashMap::new());
+    let mut events_at: std::collections::HashMap<(u64, u64, u64), (u64, Vec<u64>)> =
+        std::collections::HashMap::new();
+    for l in text.lines().skip(1) {
+        let f: Vec<u64> = l.split(':').map(|x| x.parse().unwrap_or(0)).collect();
+        let key = || (f[2], f[3], f[4]);
+        match l.as_bytes().first() {
+            Some(b'2') => {
+                let e = events_at.entry(key()).or_insert((f[5], Vec::new()));
+                if e.0 != f[5] {
+                    *e = (f[5], Vec::new());
+                }
+                e.1.extend(f[6..].iter().step_by(2));
+            }
+            Some(b'1') => {
+                if let Some((t, tys)) = events_at.get(&key()).filter(|e| e.0 == f[5]) {
+                    at.insert((f[2], f[3], f[4], *t));
+                    types
+                        .entry(key())
+                        .or_insert_with(BTreeSet::new)
+                        .extend(tys.iter().copied());
+                }
+            }
+            _ => {}
+        }
+    }
+    (at, types)
+}
+
+/// The records of sorted `a` not in sorted `b` (as multisets).
+fn only_in(a: &[String], b: &[String]) -> Vec<String> {
+    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    while i < a.len() {
+        if j >= b.len() || a[i] < b[j] {
+            out.push(a[i].clone());
+            i += 1;
+        } else if a[i] == b[j] {
+            i += 1;
+            j += 1;
+        } else {
+            j += 1;
+        }
+    }
+    out
+}
+
+fn settings() -> Vec<(&'static str, CutterOptions)> {
+    let base = CutterOptions::by_time(0, 0);
+    let with = |f: &dyn Fn(&mut CutterOptions)| {
+        let mut o = base.clone();
+        f(&mut o);
+        o
+    };
+    vec![
+        ("break", base.clone()),
+        ("original", with(&|o| o.original_time = true)),
+        (
+            "pypop",
+            with(&|o| {
+                o.break_states = false;
+                o.remove_first_states = true;
+                o.remove_last_states = true;
+                o.keep_events = true;
+            }),
+        ),
+        (
+            "keep events",
+            with(&|o| {
+                o.break_states = false;
+                o.keep_events = true;
+            }),
+        ),
+        (
+            "remove last",
+            with(&|o| {
+                o.break_states = false;
+                o.remove_last_states = true;
+            }),
+        ),
+        (
+            "break remove first",
+            with(&|o| o.remove_first_states = true),
+        ),
+        ("whole states", with(&|o| o.break_states = false)),
+        (
+            "tasks",
+            with(&|o| {
+                o.tasks = vec![TaskRange { min: 1, max: 1 }, TaskRange { min: 3, max: 4 }];
+            }),
+        ),
+    ]
+}
+
+#[test]
+fn cuts_are_paravers_record_for_record() {
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    let bsc = std::env::var_os("PARAMEDIR").map(PathBuf::from);
+    let dir = std::env::temp_dir().join(format!("prvscope-cut-tools-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut tie_cases = 0;
+    // The NULL-mode traces are prvscope's extension (`N`, which BSC's tools do not read)
+    // and list every state before the events: the cutter, which reads a file in order,
+    // expects it sorted by time.
+    for path in traces(&shared)
+        .into_iter()
+        .filter(|p| !p.to_string_lossy().contains("null_mode"))
+    {
+        let trace = load(&path);
+        let text = text_of(&path);
+        let ties = ties(&text);
+        let d = trace.header.end_time;
+        let ranges = [
+            (d / 4, d / 2),
+            (d / 3, d / 3 + d / 50 + 1),
+            (0, d),
+            (d / 10 * 9, d),
+        ];
+        for (t0, t1) in ranges {
+            for (name, mut o) in settings() {
+                (o.min_time, o.max_time) = (t0, t1);
+                let (mine, w) = ours(&trace, &o, None);
+                let theirs = naive_tools::cutter(&text, trace.pcf.as_ref(), &o);
+                let case = format!("{} [{t0}, {t1}] {name}", path.display());
+                let a = naive_tools::records(&mine);
+                let b = naive_tools::records(&theirs);
+                // The header's duration; its other fields are written again (below).
+                let dur = |h: &str| {
+                    h.split_once("):")
+                        .unwrap()
+                        .1
+                        .split(['_', ':'])
+                        .next()
+                        .unwrap()
+                        .to_owned()
+                };
+                let (mine_only, theirs_only) =
+                    (only_in(&a[1..], &b[1..]), only_in(&b[1..], &a[1..]));
+                if mine_only.is_empty() && theirs_only.is_empty() {
+                    if b.len() > 1 {
+                        assert_eq!(dur(&a[0]), dur(&b[0]), "{case}: the duration");
+                    }
+                } else {
+                    // Only the records at a tie of the file may differ.
+                    // (And the records those change: the same types later, their closing 0s.)
+                    for r in mine_only.iter().chain(&theirs_only) {
+                        let f: Vec<u64> = r.split(':').map(|x| x.parse().unwrap_or(0)).collect();
+                        let at = f[5] + w.shift;
+                        let key = (f[2], f[3], f[4]);
+                        let tie_type = r.starts_with("2:")
+                            && ties.1.get(&key).is_some_and(|t| t.contains(&f[6]));
+                        assert!(
+                            ties.0.contains(&(f[2], f[3], f[4], at)) || tie_type,
+                            "{case}: {r} differs (ours: {} records, Paraver's: {}; first of \
+                             ours only: {:?}, of Paraver's only: {:?})",
+                            a.len(),
+                            b.len(),
+                            mine_only.first(),
+                            theirs_only.first()
+                        );
+                    }
+                    tie_cases += 1;
+                }
+                // The port against BSC's own cutter (a trace with `N`, prvscope's
+                // extension, is read otherwise by BSC's tools).
+                if let Some(pm) = bsc
+                    .as_ref()
+                    .filter(|_| !path.to_string_lossy().contains("null_mode"))
+                {
+                    let bsc_out = run_bsc(pm, &path, &text, &o.to_xml(), &["--cutter"], &dir);
+                    let c = naive_tools::records(&bsc_out);
+                    // BSC writes an undefined duration for a cut where nothing is written.
+                    // (BSC writes an undefined duration, its first record's time never
+                    // set, for a cut where nothing but closing 0s is written.)
+                    let undefined = dur(&c[0]).parse::<u64>().is_ok_and(|d| d > 1 << 62);
+                    assert_eq!(&c[1..], &b[1..], "{case}: the port against BSC's cutter");
+                    if undefined {
+                        let no_dur = |h: &str| {
+                            let (a, b) = h.split_once("):").unwrap();
+                            format!(
+                                "{a}):{}",
+                                b.trim_start_matches(|c: char| c.is_ascii_digit())
+                            )
+                        };
+                        assert_eq!(no_dur(&a[0]), no_dur(&c[0]), "{case}: BSC's header");
+                    } else {
+                        assert_eq!(dur(&c[0]), dur(&b[0]), "{case}: BSC's duration");
+                        assert_eq!(a[0], c[0], "{case}: the header as BSC writes it");
+                    }
+                }
+            }
+        }
+    }
+    // The ties this test allows are those of Extrae's traces, a few per trace.
+    assert!(tie_cases < 40, "{tie_cases} cuts differ at ties");
+}
+
+/// BSC's paramedir run with `tool` on `text` (written beside copies of the side files).
+fn run_bsc(pm: &Path, path: &Path, text: &str, xml: &str, tool: &[&str], dir: &Path) -> String {
+    let input = dir.join("in.prv");
+    std::fs::write(&input, text).unwrap();
+    for ext in ["pcf", "row"] {
+        let side = prvscope_format::files::side_file(path, ext);
+        let _ = std::fs::remove_file(dir.join(format!("in.{ext}")));
+        if side.exists() {
+            std::fs::copy(side, dir.join(format!("in.{ext}"))).unwrap();
+        }
+    }
+    std::fs::write(dir.join("o.xml"), xml).unwrap();
+    let out = dir.join("bsc.prv");
+    let _ = std::fs::remove_file(&out);
+    let status = std::process::Command::new(pm)
+        .args(tool)
+        .arg(&input)
+        .arg(dir.join("o.xml"))
+        .arg("--output-name")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{status:?}");
+    std::fs::read_to_string(&out).unwrap()
+}
+
+fn filters() -> Vec<(&'static str, FilterOptions)> {
+    let all = FilterOptions {
+        states: Some(StateFilter {
+            all: true,
+            ..StateFilter::default()
+        }),
+        events: Some(EventFilter::default()),
+        comms: Some(0),
+    };
+    vec![
+        ("everything", all.clone()),
+        (
+            "pypop's tracing state",
+            FilterOptions {
+                states: None,
+                events: Some(EventFilter {
+                    discard_given: false,
+                    types: vec![TypeFilter {
+                        ty: 40_000_012,
+                        max: 0,
+                        values: vec![],
+                    }],
+                }),
+                comms: None,
+            },
+        ),
+        (
+            "running over 1000, MPI calls, big messages",
+            FilterOptions {
+                states: Some(StateFilter {
+                    all: false,
+                    names: vec!["Running\n    ".into()],
+                    min_time: 1000,
+                }),
+                events: Some(EventFilter {
+                    discard_given: false,
+                    types: vec![
+                        TypeFilter {
+                            ty: 50_000_001,
+                            max: 50_000_003,
+                            values: vec![],
+                        },
+                        TypeFilter {
+                            ty: 60_000_001,
+                            max: 0,
+                            values: vec![0],
+                        },
+                    ],
+                }),
+                comms: Some(1024),
+            },
+        ),
+        (
+            "discard given types",
+            FilterOptions {
+                states: Some(StateFilter {
+                    all: false,
+                    names: vec!["Idle".into(), "Running".into()],
+                    min_time: 0,
+                }),
+                events: Some(EventFilter {
+                    discard_given: true,
+                    types: vec![TypeFilter {
+                        ty: 40_000_001,
+                        max: 42_999_999,
+                        values: vec![],
+                    }],
+                }),
+                comms: None,
+            },
+        ),
+    ]
+}
+
+#[test]
+fn filters_are_paravers_record_for_record() {
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    let bsc = std::env::var_os("PARAMEDIR").map(PathBuf::from);
+    let dir = std::env::temp_dir().join(format!("prvscope-filter-tools-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cancel = AtomicBool::new(false);
+    let control = Control {
+        progress: &|_| {},
+        cancel: &cancel,
+    };
+    for path in traces(&shared) {
+        let trace = load(&path);
+        let text = text_of(&path);
+        for (name, f) in filters() {
+            let mut out = Vec::new();
+            write_filter(&trace, &head(&trace), &f, &mut out, &control).unwrap();
+            let mine = String::from_utf8(out).unwrap();
+            let theirs = naive_tools::filter(&text, trace.pcf.as_ref(), &f);
+            let case = format!("{} {name}", path.display());
+            assert_eq!(
+                naive_tools::records(&mine)[1..],
+                naive_tools::records(&theirs)[1..],
+                "{case}"
+            );
+            if let Some(pm) = bsc
+                .as_ref()
+                .filter(|_| !path.to_string_lossy().contains("null_mode"))
+            {
+                let xml = filter_xml(&f);
+                let bsc_out = run_bsc(pm, &path, &text, &xml, &["--filter"], &dir);
+                assert_eq!(
+                    naive_tools::records(&bsc_out),
+                    naive_tools::records(&mine),
+                    "{case}: against BSC's filter, header included"
+                );
+            }
+        }
+    }
+}
+
+/// A filter's options as Paraver's XML.
+fn filter_xml(f: &FilterOptions) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<config>\n  <filter>\n");
+    let b = |v: bool| u8::from(v);
+    let _ = writeln!(
+        s,
+        "    <discard_states>{}</discard_states>",
+        b(f.states.is_none())
+    );
+    let _ = writeln!(
+        s,
+        "    <discard_events>{}</discard_events>",
+        b(f.events.is_none())
+    );
+    let _ = writeln!(
+        s,
+        "    <discard_communications>{}</discard_communications>",
+        b(f.comms.is_none())
+    );
+    if let Some(st) = &f.states {
+        let names = if st.all {
+            "All".to_owned()
+        } else {
+            st.names.join(",")
+        };
+        let _ = writeln!(
+            s,
+            "    <states>{names}\n      <min_state_time>{}</min_state_time>\n    </states>",
+            st.min_time
+        );
+    }
+    if let Some(ev) = f.events.as_ref().filter(|e| !e.types.is_empty()) {
+        let attr = if ev.discard_given {
+            " use=\"discard\""
+        } else {
+            ""
+        };
+        let _ = writeln!(s, "    <types{attr}>");
+        for t in &ev.types {
+            if t.max != 0 {
+                let _ = writeln!(s, "      <type>{}-{}</type>", t.ty, t.max);
+            } else {
+                let values: String = t
+                    .values
+                    .iter()
+                    .map(|v| format!("<value>{v}</value>"))
+                    .collect();
+                let _ = writeln!(s, "      <type>{}{values}</type>", t.ty);
+            }
+        }
+        let _ = writeln!(s, "    </types>");
+    }
+    let _ = writeln!(
+        s,
+        "    <comms>{}</comms>\n  </filter>\n</config>",
+        f.comms.unwrap_or(0)
+    );
+    s
+}
