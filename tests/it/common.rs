@@ -243,3 +243,14 @@ pub fn ns_per_tick(app: &prvscope_viewer::app::App) -> u64 {
         .time_unit
         .ns_per_tick()
 }
+
+/// The text of a gzip file.
+pub fn gunzip_text(path: &Path) -> String {
+    let mut s = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap()),
+        &mut s,
+    )
+    .unwrap();
+    s
+}

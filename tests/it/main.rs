@@ -25,6 +25,7 @@ mod parallel_vs_naive;
 mod parquet_export;
 mod parquet_stream;
 mod part_dialog;
+mod pypop_chop;
 mod real_traces;
 mod render;
 mod replay;

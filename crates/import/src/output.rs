@@ -97,7 +97,6 @@ impl OutputFile {
             None => return Ok(()),
         }
         .map_err(|e| with_path(&path, &e))?;
-        file.sync_data().map_err(|e| with_path(&path, &e))?;
         drop(file);
         std::fs::rename(&self.temp, &self.path).map_err(|e| with_path(&path, &e))
     }

@@ -282,3 +282,47 @@ fn compressed_cuts_read_back_as_the_plain_one_and_failures_leave_nothing() {
     std::fs::remove_dir_all(&dir).unwrap();
     let _ = Head::default();
 }
+
+/// The region POP measures (`cutter::cut`, in memory) is the trace `prvscope cut` writes,
+/// read back: one cut, two ways to it.
+#[test]
+fn the_pop_region_is_the_written_cut() {
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("prvscope-pop-region-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (cancel, progress) = no_control();
+    let control = Control {
+        progress: &*progress,
+        cancel: &cancel,
+    };
+    for p in common::REFERENCE_TRACES
+        .iter()
+        .chain(&["ovni_tampi-ss-comm/cpu.prv", "null_mode/threads_null.prv"])
+    {
+        let trace = load(&shared.join("traces").join(p));
+        let d = trace.header.end_time;
+        for (t0, t1) in [(d / 4, d / 2), (d / 3, d / 3 + d / 50 + 1), (0, d)] {
+            let job = Job {
+                cutter: Some(CutterOptions::by_time(t0, t1)),
+                filter: None,
+            };
+            let out = dir.join("region.prv");
+            cut::save(&trace, &job, &out, &control).unwrap();
+            let written = load(&out);
+            let in_memory = prvscope_paraver::cutter::cut(&trace, t0, t1);
+            // (The region measured reads `N` as 0, as Paraver reads it; the file keeps it.)
+            let null = format!(" {}", u64::MAX);
+            let a = records(&written).replace(&null, " 0");
+            let b = records(&in_memory);
+            let a: String = a.lines().filter(|l| !l.starts_with("nulls")).collect();
+            let b: String = b.lines().filter(|l| !l.starts_with("nulls")).collect();
+            assert!(
+                a == b,
+                "{p} [{t0}, {t1}]: the region differs from the written cut"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

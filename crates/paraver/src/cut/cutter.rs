@@ -84,6 +84,8 @@ pub struct ThreadCut {
     // Where the thread's records are read next.
     state_next: usize,
     event_next: Vec<usize>,
+    /// The time of each event column's next event (`u64::MAX` past its last).
+    event_time: Vec<u64>,
     /// Has the cutter met this thread (`threadsInfo` holds it)?
     pub init: bool,
     /// The time it was met, and the time it finished (`useful_tasks` down by one).
@@ -118,10 +120,18 @@ impl ThreadCut {
         if state_next < t.states.len() {
             start = start.min(t.states.begin.get(state_next));
         }
+        let event_next: Vec<usize> = t.events.iter().map(|c| c.time.lower_bound(start)).collect();
+        let event_time = t
+            .events
+            .iter()
+            .zip(&event_next)
+            .map(|(c, &i)| if i < c.len() { c.time.get(i) } else { u64::MAX })
+            .collect();
         Self {
             row,
             state_next,
-            event_next: t.events.iter().map(|c| c.time.lower_bound(start)).collect(),
+            event_next,
+            event_time,
             init: false,
             init_at: None,
             fin_at: None,
@@ -174,13 +184,12 @@ impl ThreadCut {
             // The next state and the next event time.
             let st =
                 (self.state_next < t.states.len()).then(|| t.states.begin.get(self.state_next));
-            let ev = t
-                .events
+            let ev = self
+                .event_time
                 .iter()
-                .zip(&self.event_next)
-                .filter(|(c, i)| **i < c.len())
-                .map(|(c, i)| c.time.get(*i))
-                .min();
+                .copied()
+                .min()
+                .filter(|&e| e != u64::MAX);
             let states_over = st.is_none_or(|b| b > ctx.t1 && self.past_end);
             let events_over = ev.is_none_or(|e| e > horizon(self));
             if states_over && events_over {
@@ -287,11 +296,22 @@ impl ThreadCut {
     ) {
         let mut pairs = std::mem::take(&mut self.pairs);
         pairs.clear();
-        for (c, i) in t.events.iter().zip(self.event_next.iter_mut()) {
-            while *i < c.len() && c.time.get(*i) == time {
+        for (k, c) in t.events.iter().enumerate() {
+            if self.event_time[k] != time {
+                continue;
+            }
+            let i = &mut self.event_next[k];
+            let mut next = time;
+            while next == time {
                 pairs.push((c.ty, c.value.get(*i)));
                 *i += 1;
+                next = if *i < c.len() {
+                    c.time.get(*i)
+                } else {
+                    u64::MAX
+                };
             }
+            self.event_time[k] = next;
         }
         self.event_pairs(ctx, t.cpu_at(time), time, first_written, &mut pairs, sink);
         self.pairs = pairs;

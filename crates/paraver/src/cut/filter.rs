@@ -76,7 +76,7 @@ pub fn write_filter(
     trace: &Trace,
     head: &Head,
     opts: &FilterOptions,
-    out: &mut dyn Write,
+    out: &mut (dyn Write + Send),
     control: &Control<'_>,
 ) -> Result<Written, WriteError> {
     let store = &trace.store;

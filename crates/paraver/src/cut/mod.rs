@@ -166,7 +166,7 @@ pub fn write_cut(
     opts: &CutterOptions,
     filter: Option<&FilterOptions>,
     (input_name, date): (&str, &str),
-    out: &mut dyn Write,
+    out: &mut (dyn Write + Send),
     control: &Control<'_>,
 ) -> Result<Written, WriteError> {
     let rules = filter.map(|f| filter::Rules::new(trace, f));
@@ -316,11 +316,25 @@ pub fn write_cut(
         first_written.unwrap_or(t0)
     };
 
-    // The last time written, for the header: a pass that writes nothing.
+    // The last time written, for the header. States broken at the cut's end: the end
+    // itself when a state kept crosses it (nothing else is written after it); otherwise a
+    // pass that writes nothing.
+    let crosses_end = |(row, t): (usize, &prvscope_store::ThreadData)| {
+        let i = t.states.begin.upper_bound(t1);
+        kept(row) && t.states.ends_sorted && i > 0 && {
+            let (b, e) = (t.states.begin.get(i - 1), t.states.end.get(i - 1));
+            e >= t1 && e > t0 && !(b < t0 && opts.remove_first_states)
+        }
+    };
+    let fast_last = ctx.break_states
+        && !opts.remove_last_states
+        && stop.is_none_or(|s| s.time > t1)
+        && threads.iter().enumerate().any(crosses_end);
     let predicted_last = {
         let last_of_threads = threads
             .par_iter()
             .enumerate()
+            .filter(|_| !fast_last)
             .filter(|(row, _)| kept(*row))
             .filter_map(|(row, t)| {
                 let mut c = ThreadCut::new(&ctx, row, t, first_written.unwrap_or(u64::MAX));
@@ -334,7 +348,11 @@ pub fn write_cut(
             .filter(|c| comm_kept(c))
             .map(|c| comm_span(c).1)
             .max();
-        last_of_threads.max(last_comm)
+        if fast_last {
+            Some(t1.max(last_comm.unwrap_or(t1)))
+        } else {
+            last_of_threads.max(last_comm)
+        }
     };
     control.check()?;
     let duration = if opts.original_time {
@@ -383,11 +401,12 @@ pub fn write_cut(
         .sum();
     let plan = blocks(t0, t1, block_count(records));
     let mut bufs: Vec<Lines> = threads.iter().map(|_| Lines::default()).collect();
+    let mut next_bufs: Vec<Lines> = threads.iter().map(|_| Lines::default()).collect();
     let mut comm_buf = Lines::default();
     let mut comm_next = comm_from;
     let mut last_comm: Option<u64> = None;
-    for (k, until) in plan.iter().enumerate() {
-        control.check()?;
+    // Each thread's lines of a block, in parallel.
+    let format = |cuts: &mut [Option<ThreadCut>], bufs: &mut [Lines], until: Option<u64>| {
         cuts.par_iter_mut()
             .zip(bufs.par_iter_mut())
             .enumerate()
@@ -401,9 +420,14 @@ pub fn write_cut(
                         shift,
                         sentinel,
                     };
-                    c.advance(&ctx, &threads[row], *until, first_written, stop, &mut sink);
+                    c.advance(&ctx, &threads[row], until, first_written, stop, &mut sink);
                 }
             });
+    };
+    // A block is merged and written while the next one is formatted.
+    format(&mut cuts, &mut bufs, plan[0]);
+    for (k, until) in plan.iter().enumerate() {
+        control.check()?;
         comm_buf.clear();
         while comm_next < comms.len() {
             let c = &comms[comm_next];
@@ -420,7 +444,17 @@ pub fn write_cut(
             }
             comm_next += 1;
         }
-        text::merge(&bufs, &comm_buf, &mut out)?;
+        let next = plan.get(k + 1).copied();
+        let ((), written) = rayon::join(
+            || {
+                if let Some(next) = next {
+                    format(&mut cuts, &mut next_bufs, next);
+                }
+            },
+            || text::merge(&bufs, &comm_buf, &mut out),
+        );
+        written?;
+        std::mem::swap(&mut bufs, &mut next_bufs);
         (control.progress)((k + 1) as f32 / plan.len() as f32 * 0.95);
     }
     let last = cuts
@@ -484,7 +518,7 @@ pub fn write_cut(
 
 /// A writer that counts the bytes through it.
 struct Counting<'a> {
-    inner: &'a mut dyn Write,
+    inner: &'a mut (dyn Write + Send),
     bytes: u64,
 }
 

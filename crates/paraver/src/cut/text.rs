@@ -147,7 +147,7 @@ pub fn comm_line(buf: &mut Vec<u8>, c: &Comm, ids: &[[u32; 3]], shift: u64) {
 
 /// Merges the threads' lines (and the communications' lines, after the threads' at equal
 /// times) of one block into `out`, by time; equal times in row order.
-pub fn merge(threads: &[Lines], comms: &Lines, out: &mut dyn Write) -> io::Result<u64> {
+pub fn merge(threads: &[Lines], comms: &Lines, out: &mut (impl Write + ?Sized)) -> io::Result<u64> {
     let mut heap = BinaryHeap::new();
     let all: Vec<&Lines> = threads.iter().chain(std::iter::once(comms)).collect();
     for (k, l) in all.iter().enumerate() {
