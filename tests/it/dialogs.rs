@@ -11,14 +11,14 @@ use prvscope_viewer::loader::LoadSource;
 use crate::common::{shared_traces, temp_dir};
 use crate::viewer::harness_with;
 
-fn menu(h: &mut Harness<'static, App>, menu: &str, item: &str) {
+pub fn menu(h: &mut Harness<'static, App>, menu: &str, item: &str) {
     h.get_by_label(menu).click();
     h.run_steps(2);
     h.get_by_label(item).click();
     h.run_steps(3);
 }
 
-fn type_path(h: &mut Harness<'static, App>, text: &str) {
+pub fn type_path(h: &mut Harness<'static, App>, text: &str) {
     let field = h.get_by_label("Path");
     field.focus();
     h.step();

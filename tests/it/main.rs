@@ -30,6 +30,7 @@ mod real_traces;
 mod render;
 mod replay;
 mod same_time;
+mod save_window;
 mod scope_panel;
 mod scopes;
 mod soak;
