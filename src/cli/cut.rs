@@ -46,6 +46,12 @@ pub struct Args {
     /// The output: .prv, .prv.xz or .prv.gz (its .pcf and .row are written beside it).
     #[arg(short, long)]
     pub output: PathBuf,
+    /// Memory to count on instead of what the machine has available, e.g. 8GB: a trace that
+    /// does not fit is converted into the store cache and cut from there.
+    #[arg(long, value_parser = prvscope_format::units::parse_size)]
+    pub memory_budget: Option<u64>,
+    #[command(flatten)]
+    pub cache: super::CacheArgs,
 }
 
 /// Reads a Paraver options file, saying what Paraver reads otherwise than it looks.
@@ -112,8 +118,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         &args.trace,
         NullOverride::Auto,
         &prvscope_format::Subset::default(),
-        &super::CacheArgs::default(),
-        Some(None),
+        &args.cache,
+        Some(args.memory_budget),
         prvscope_import::cache::CacheCheck::AtOpen,
     )?;
     super::print_warnings(&trace);

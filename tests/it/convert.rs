@@ -184,3 +184,49 @@ fn the_command_line_converts_what_does_not_fit() {
     assert_eq!(asked["cache"], "built");
     assert_eq!(asked["state_records"], loaded["state_records"]);
 }
+
+/// A trace that does not fit is converted into the store cache and cut from there: the same
+/// cut as from the trace loaded whole.
+#[test]
+fn a_trace_that_does_not_fit_is_cut_from_the_store_cache() {
+    let path = common::generated_16_threads_of("convert-cut", 2 << 20);
+    let dir = common::temp_dir("convert-cut-dir");
+    let cut = |extra: &[&str], out: &std::path::Path| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_prvscope"))
+            .arg("cut")
+            .arg(&path)
+            .args(["--from", "1ms", "--to", "3ms", "-o"])
+            .arg(out)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let cache = dir.join("cache");
+    let note = cut(
+        &[
+            "--memory-budget",
+            "1MB",
+            "--cache-dir",
+            &cache.to_string_lossy(),
+        ],
+        &dir.join("converted.prv"),
+    );
+    assert!(
+        note.contains("converting it into the store cache"),
+        "{note}"
+    );
+    cut(&["--no-cache"], &dir.join("whole.prv"));
+    let body = |name: &str| -> Vec<String> {
+        std::fs::read_to_string(dir.join(name))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(str::to_owned)
+            .collect()
+    };
+    let converted = body("converted.prv");
+    assert!(converted.len() > 100, "{} lines", converted.len());
+    assert_eq!(converted, body("whole.prv"));
+}

@@ -104,12 +104,12 @@ impl Sink for LineSink<'_> {
         if self.rules.is_some_and(|r| !r.state(begin, end, value)) {
             return;
         }
+        self.out.start(b'1', cpu, self.ids);
         let mut l = Line {
             buf: &mut self.out.text,
             sentinel: self.sentinel,
         };
-        l.start(b'1', cpu, self.ids)
-            .num(begin - self.shift)
+        l.num(begin - self.shift)
             .num(end - self.shift)
             .value(value)
             .end();
@@ -121,11 +121,12 @@ impl Sink for LineSink<'_> {
         if !pairs.iter().any(|p| kept(&p)) {
             return;
         }
+        self.out.start(b'2', cpu, self.ids);
         let mut l = Line {
             buf: &mut self.out.text,
             sentinel: self.sentinel,
         };
-        l.start(b'2', cpu, self.ids).num(time - self.shift);
+        l.num(time - self.shift);
         for &(ty, v) in pairs.iter().filter(kept) {
             l.num(u64::from(ty)).value(v);
         }

@@ -106,22 +106,44 @@ impl Line<'_> {
     }
 }
 
-/// One thread's lines of a block: the text, and each line's time and end offset.
+/// One thread's lines of a block: the text, and each line's time and end offset (`ends`).
 #[derive(Default)]
 pub struct Lines {
     pub text: Vec<u8>,
-    pub lines: Vec<(u64, u32)>,
+    pub ends: Vec<(u64, u32)>,
+    /// `:cpu:appl:task:thread` of the thread's last line, and its CPU (a thread rarely
+    /// changes CPU: written once, copied after).
+    prefix: Vec<u8>,
+    prefix_cpu: Option<u32>,
 }
 
 impl Lines {
     pub fn clear(&mut self) {
         self.text.clear();
-        self.lines.clear();
+        self.ends.clear();
+    }
+
+    /// Starts a line of `kind` (`b'1'`, `b'2'`) of the thread `ids` on `cpu`.
+    pub fn start(&mut self, kind: u8, cpu: u32, ids: [u32; 3]) {
+        if self.prefix_cpu != Some(cpu) {
+            self.prefix.clear();
+            let mut l = Line {
+                buf: &mut self.prefix,
+                sentinel: u64::MAX,
+            };
+            l.num(u64::from(cpu));
+            for id in ids {
+                l.num(u64::from(id));
+            }
+            self.prefix_cpu = Some(cpu);
+        }
+        self.text.push(kind);
+        self.text.extend_from_slice(&self.prefix);
     }
 
     /// Marks the end of a line of time `time` just written.
     pub fn close(&mut self, time: u64) {
-        self.lines.push((time, self.text.len() as u32));
+        self.ends.push((time, self.text.len() as u32));
     }
 }
 
@@ -151,25 +173,25 @@ pub fn merge(threads: &[Lines], comms: &Lines, out: &mut (impl Write + ?Sized)) 
     let mut heap = BinaryHeap::new();
     let all: Vec<&Lines> = threads.iter().chain(std::iter::once(comms)).collect();
     for (k, l) in all.iter().enumerate() {
-        if let Some(&(t, _)) = l.lines.first() {
+        if let Some(&(t, _)) = l.ends.first() {
             heap.push(Reverse((t, k, 0usize)));
         }
     }
     let mut written = 0u64;
     while let Some(Reverse((_, k, i))) = heap.pop() {
         let l = all[k];
-        let start = if i == 0 { 0 } else { l.lines[i - 1].1 as usize };
+        let start = if i == 0 { 0 } else { l.ends[i - 1].1 as usize };
         // Take the run of this source's lines that comes before every other source's next.
         let limit = heap.peek().map(|Reverse((t, k2, _))| (*t, *k2));
         let mut j = i;
-        while j < l.lines.len() && limit.is_none_or(|(t, k2)| (l.lines[j].0, k) < (t, k2)) {
+        while j < l.ends.len() && limit.is_none_or(|(t, k2)| (l.ends[j].0, k) < (t, k2)) {
             j += 1;
         }
-        let end = l.lines[j - 1].1 as usize;
+        let end = l.ends[j - 1].1 as usize;
         out.write_all(&l.text[start..end])?;
         written += (end - start) as u64;
-        if j < l.lines.len() {
-            heap.push(Reverse((l.lines[j].0, k, j)));
+        if j < l.ends.len() {
+            heap.push(Reverse((l.ends[j].0, k, j)));
         }
     }
     Ok(written)
