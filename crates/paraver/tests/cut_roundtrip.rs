@@ -240,6 +240,24 @@ fn compressed_cuts_read_back_as_the_plain_one_and_failures_leave_nothing() {
     }
     assert_eq!(back[0], back[1]);
     assert_eq!(back[0], back[2]);
+    // `max_trace_size`: a cut under it is the whole cut; one that reaches it is refused.
+    let mut capped = job.clone();
+    if let Some(c) = capped.cutter.as_mut() {
+        c.max_trace_size = 1;
+    }
+    let out = dir.join("capped.prv");
+    cut::save(&trace, &capped, &out, &control).unwrap();
+    assert_eq!(records(&load(&out)), back[0]);
+    let big = load(&shared.join("traces/pypop_imagemagick_omp4/omp4.prv.gz"));
+    let mut whole = CutterOptions::by_time(0, big.header.end_time);
+    whole.max_trace_size = 1;
+    let whole = Job {
+        cutter: Some(whole),
+        filter: None,
+    };
+    let e = cut::save(&big, &whole, &dir.join("big.prv"), &control).unwrap_err();
+    assert!(e.to_string().contains("max_trace_size"), "{e}");
+    assert!(!dir.join("big.prv").exists());
     // Bad requests: nothing written.
     let refused = |job: &Job, name: &str| {
         let out = dir.join(name);

@@ -179,6 +179,14 @@ fn settings() -> Vec<(&'static str, CutterOptions)> {
             with(&|o| o.remove_first_states = true),
         ),
         ("whole states", with(&|o| o.break_states = false)),
+        // Paraver's example file (`docs/filters/cutter.xml`): 100 MB at most, tasks 1-256.
+        (
+            "example file",
+            with(&|o| {
+                o.max_trace_size = 100;
+                o.tasks = vec![TaskRange { min: 1, max: 256 }];
+            }),
+        ),
         (
             "tasks",
             with(&|o| {

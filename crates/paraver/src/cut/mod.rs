@@ -101,6 +101,8 @@ struct LineSink<'a> {
 
 impl Sink for LineSink<'_> {
     fn state(&mut self, cpu: u32, begin: u64, end: u64, value: u64) {
+        let [a, t, th] = self.ids.map(u64::from);
+        self.out.phase1 += text::line_len([u64::from(cpu), a, t, th, begin, end, value]);
         if self.rules.is_some_and(|r| !r.state(begin, end, value)) {
             return;
         }
@@ -117,6 +119,12 @@ impl Sink for LineSink<'_> {
     }
 
     fn events(&mut self, time: u64, cpu: u32, pairs: &[(u32, u64)]) {
+        let [a, t, th] = self.ids.map(u64::from);
+        self.out.phase1 += text::line_len(
+            [u64::from(cpu), a, t, th, time]
+                .into_iter()
+                .chain(pairs.iter().flat_map(|&(ty, v)| [u64::from(ty), v])),
+        );
         let kept = |&&(ty, v): &&(u32, u64)| self.rules.is_none_or(|r| r.pair(ty, v));
         if !pairs.iter().any(|p| kept(&p)) {
             return;
@@ -171,14 +179,6 @@ pub fn write_cut(
     control: &Control<'_>,
 ) -> Result<Written, WriteError> {
     let rules = filter.map(|f| filter::Rules::new(trace, f));
-    if opts.max_trace_size != 0 {
-        return Err(WriteError::Refused(format!(
-            "max_trace_size ({} MB) is not supported: Paraver's cutter stops after the line \
-             that reaches the size in the file's order, which the store does not keep; cut a \
-             shorter time instead",
-            opts.max_trace_size
-        )));
-    }
     let store = &trace.store;
     let ids = row_ids(&trace.header);
     let range = opts.range(trace.header.end_time);
@@ -406,6 +406,26 @@ pub fn write_cut(
     let mut comm_buf = Lines::default();
     let mut comm_next = comm_from;
     let mut last_comm: Option<u64> = None;
+    // The size of Paraver's first pass (`max_trace_size` is compared with it): its header,
+    // the comment lines, its comment line when it writes the file in one pass, the lines.
+    let mut phase1 = header_text(
+        &trace.header,
+        if opts.original_time {
+            trace.header.end_time
+        } else {
+            t1 - t0
+        },
+        &head.communicators,
+    )
+    .len() as u64
+        + head
+            .comments
+            .iter()
+            .map(|c| c.len() as u64 + 1)
+            .sum::<u64>();
+    if opts.original_time && !ctx.break_states {
+        phase1 += format!("#{date}:CUTTER:ORIGINAL:\"{input_name}\":0:{t0}:{t1}\n").len() as u64;
+    }
     // Each thread's lines of a block, in parallel.
     let format = |cuts: &mut [Option<ThreadCut>], bufs: &mut [Lines], until: Option<u64>| {
         cuts.par_iter_mut()
@@ -436,6 +456,16 @@ pub fn write_cut(
                 break;
             }
             if comm_kept(c) {
+                let [a, t, th] = ids.get(c.send_row as usize).copied().unwrap_or_default();
+                let [a2, t2, th2] = ids.get(c.recv_row as usize).copied().unwrap_or_default();
+                phase1 += text::line_len(
+                    [c.send_cpu, a, t, th]
+                        .map(u64::from)
+                        .into_iter()
+                        .chain([c.lsend, c.psend])
+                        .chain([c.recv_cpu, a2, t2, th2].map(u64::from))
+                        .chain([c.lrecv, c.precv, c.size, c.tag]),
+                );
                 let end = comm_span(c).1;
                 last_comm = Some(last_comm.map_or(end, |l: u64| l.max(end)));
                 if rules.as_ref().is_none_or(|r| r.comm(c.size)) {
@@ -455,6 +485,7 @@ pub fn write_cut(
             || text::merge(&bufs, &comm_buf, &mut out),
         );
         written?;
+        phase1 += bufs.iter().map(|b| b.phase1).sum::<u64>();
         std::mem::swap(&mut bufs, &mut next_bufs);
         (control.progress)((k + 1) as f32 / plan.len() as f32 * 0.95);
     }
@@ -499,6 +530,21 @@ pub fn write_cut(
             }
             l.end();
         }
+    }
+    // Paraver's cutter stops after the line that takes its first pass to `max_trace_size`
+    // MB, in the file's order, which the store does not keep: a cut that comes within 5% of
+    // it is refused (Paraver's lines may be more than these: a thread's events at one time
+    // on several lines; 1.3% more on the shared traces); one that stays under is the whole
+    // cut, as Paraver writes it.
+    let max = opts.max_trace_size.saturating_mul(1_000_000);
+    if max > 0 && phase1 >= max / 100 * 95 {
+        return Err(WriteError::Refused(format!(
+            "the cut comes within 5% of max_trace_size ({} MB; {phase1} bytes in Paraver's \
+             first pass), where Paraver's cutter stops after the line that reaches it in the \
+             file's order, which prvscope does not keep; cut a shorter range or raise \
+             max_trace_size",
+            opts.max_trace_size
+        )));
     }
     if !opts.original_time && last != predicted_last {
         return Err(WriteError::Refused(format!(

@@ -115,10 +115,24 @@ pub struct Lines {
     /// changes CPU: written once, copied after).
     prefix: Vec<u8>,
     prefix_cpu: Option<u32>,
+    /// The bytes the cutter's lines take in Paraver's first pass (times not yet shifted;
+    /// before any filter): what `max_trace_size` is compared with.
+    pub phase1: u64,
+}
+
+/// Decimal digits of `v`.
+pub fn digits(v: u64) -> u64 {
+    u64::from(v.checked_ilog10().unwrap_or(0)) + 1
+}
+
+/// The length of a line `kind:f0:f1:...` and its newline.
+pub fn line_len(fields: impl IntoIterator<Item = u64>) -> u64 {
+    1 + fields.into_iter().map(|f| 1 + digits(f)).sum::<u64>() + 1
 }
 
 impl Lines {
     pub fn clear(&mut self) {
+        self.phase1 = 0;
         self.text.clear();
         self.ends.clear();
     }
