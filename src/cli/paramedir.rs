@@ -151,17 +151,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let started = std::time::Instant::now();
-    // Through the memory check, as the other commands: a trace that does not fit is
-    // converted into the store cache instead of being killed by the kernel.
-    let t = super::load_checked(
-        &source,
-        NullOverride::Auto,
-        &Subset::default(),
-        &super::CacheArgs::default(),
-        Some(None),
-        prvscope_import::cache::CacheCheck::AtOpen,
-    )?;
-    super::print_warnings(&t);
+    let t = load(&source)?;
     let nulls = t.store.counts().null_values;
     if nulls > 0 {
         // Never silent: `N` is prvscope's null, outside Paraver's format.
@@ -202,6 +192,22 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Loads `path` through the memory check, as the other commands: a trace that does not fit
+/// is converted into the store cache instead of being killed by the kernel. Says the load's
+/// warnings.
+fn load(path: &Path) -> anyhow::Result<prvscope_store::Trace> {
+    let t = super::load_checked(
+        path,
+        NullOverride::Auto,
+        &Subset::default(),
+        &super::CacheArgs::default(),
+        Some(None),
+        prvscope_import::cache::CacheCheck::AtOpen,
+    )?;
+    super::print_warnings(&t);
+    Ok(t)
+}
+
 /// Runs paramedir's cutter and filter (in the command line's order) on the trace; returns
 /// the trace written.
 fn run_tools(req: &Request) -> anyhow::Result<PathBuf> {
@@ -238,15 +244,7 @@ fn run_tools(req: &Request) -> anyhow::Result<PathBuf> {
         Some(o) => o.clone(),
         None => default_output(&req.trace, &names),
     };
-    let trace = super::load_checked(
-        &req.trace,
-        NullOverride::Auto,
-        &Subset::default(),
-        &super::CacheArgs::default(),
-        Some(None),
-        prvscope_import::cache::CacheCheck::AtOpen,
-    )?;
-    super::print_warnings(&trace);
+    let trace = load(&req.trace)?;
     super::cut::write(&trace, &job, &output)?;
     Ok(output)
 }

@@ -18,10 +18,7 @@ use prvscope_paraver::cut::{
 };
 use prvscope_store::Trace;
 
-fn load(path: &Path) -> Trace {
-    prvscope_import::load(path, &prvscope_import::LoadOptions::default(), None)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use common::{load, store_records as records};
 
 /// Every record kept: the filter that writes the whole trace.
 fn everything() -> FilterOptions {
@@ -37,47 +34,6 @@ fn everything() -> FilterOptions {
 
 fn no_control() -> (AtomicBool, Box<dyn Fn(f32) + Sync>) {
     (AtomicBool::new(false), Box::new(|_| {}))
-}
-
-/// A store's records, for comparison: per thread its states, events per type, CPU changes;
-/// the communications; the header.
-fn records(t: &Trace) -> String {
-    let mut s = String::new();
-    for (row, th) in t.store.threads().iter().enumerate() {
-        for i in 0..th.states.len() {
-            let _ = writeln!(
-                s,
-                "{row} state {} {} {}",
-                th.states.begin.get(i),
-                th.states.end.get(i),
-                th.states.value.get(i)
-            );
-        }
-        for c in &th.events {
-            for (time, v) in c.time.iter().zip(c.value.iter()) {
-                let _ = writeln!(s, "{row} event {} {time} {v}", c.ty);
-            }
-        }
-        let _ = writeln!(s, "{row} cpus {:?}", th.cpus);
-    }
-    for c in t.store.comms() {
-        let _ = writeln!(s, "comm {c:?}");
-    }
-    let h = &t.header;
-    // (A task's node means nothing without nodes: Paraver's tools write 0 there.)
-    let tasks: Vec<(u32, u32)> = h
-        .applications
-        .iter()
-        .flat_map(|a| &a.tasks)
-        .map(|t| (t.threads, if h.node_cpus.is_empty() { 0 } else { t.node }))
-        .collect();
-    let _ = writeln!(
-        s,
-        "header {} {} {:?} {:?} {tasks:?} {}",
-        h.date, h.end_time, h.time_unit, h.node_cpus, h.communicator_lines
-    );
-    let _ = writeln!(s, "nulls {}", t.store.counts().null_values);
-    s
 }
 
 fn rewrite(trace: &Trace, out: &Path) -> Trace {

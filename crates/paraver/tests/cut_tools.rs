@@ -27,18 +27,7 @@ use prvscope_paraver::cut::{
 };
 use prvscope_store::Trace;
 
-fn load(path: &Path) -> Trace {
-    prvscope_import::load(path, &prvscope_import::LoadOptions::default(), None)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn text_of(path: &Path) -> String {
-    if path.extension().is_some_and(|e| e == "gz") {
-        common::gunzip(path)
-    } else {
-        std::fs::read_to_string(path).unwrap()
-    }
-}
+use common::{load, text_of};
 
 fn traces(shared: &Path) -> Vec<PathBuf> {
     common::REFERENCE_TRACES

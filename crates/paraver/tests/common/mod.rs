@@ -41,3 +41,60 @@ pub fn gunzip(path: &Path) -> String {
         .unwrap();
     s
 }
+
+/// A trace loaded whole.
+pub fn load(path: &Path) -> prvscope_store::Trace {
+    prvscope_import::load(path, &prvscope_import::LoadOptions::default(), None)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The text of a trace file, plain or gzipped.
+pub fn text_of(path: &Path) -> String {
+    if path.extension().is_some_and(|e| e == "gz") {
+        gunzip(path)
+    } else {
+        std::fs::read_to_string(path).unwrap()
+    }
+}
+
+/// A store's records, for comparison: per thread its states, events per type, CPU changes;
+/// the communications; the header (a task's node only where the trace has nodes: Paraver's
+/// tools write 0 there otherwise); the null values counted.
+pub fn store_records(t: &prvscope_store::Trace) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    for (row, th) in t.store.threads().iter().enumerate() {
+        for i in 0..th.states.len() {
+            let _ = writeln!(
+                s,
+                "{row} state {} {} {}",
+                th.states.begin.get(i),
+                th.states.end.get(i),
+                th.states.value.get(i)
+            );
+        }
+        for c in &th.events {
+            for (time, v) in c.time.iter().zip(c.value.iter()) {
+                let _ = writeln!(s, "{row} event {} {time} {v}", c.ty);
+            }
+        }
+        let _ = writeln!(s, "{row} cpus {:?}", th.cpus);
+    }
+    for c in t.store.comms() {
+        let _ = writeln!(s, "comm {c:?}");
+    }
+    let h = &t.header;
+    let tasks: Vec<(u32, u32)> = h
+        .applications
+        .iter()
+        .flat_map(|a| &a.tasks)
+        .map(|t| (t.threads, if h.node_cpus.is_empty() { 0 } else { t.node }))
+        .collect();
+    let _ = writeln!(
+        s,
+        "header {} {} {:?} {:?} {tasks:?} {}",
+        h.date, h.end_time, h.time_unit, h.node_cpus, h.communicator_lines
+    );
+    let _ = writeln!(s, "nulls {}", t.store.counts().null_values);
+    s
+}
