@@ -10,7 +10,7 @@
 
 use std::collections::BTreeSet;
 
-use prvscope_store::ThreadData;
+use prvscope_store::{EventColumn, ThreadData};
 
 use super::options::CutterOptions;
 
@@ -77,15 +77,68 @@ impl Sink for Discard {
     fn events(&mut self, _: u64, _: u32, _: &[(u32, u64)]) {}
 }
 
+/// How many of a column's events are decoded at a time.
+const BUF: usize = 32;
+
+/// The next events of one event column, decoded a few at a time (`TimeColumn::read`,
+/// `ValueColumn::read`): the column's segments are located once per few events.
+#[derive(Debug, Clone)]
+struct ColBuf {
+    /// The index of `times[0]` in the column.
+    base: usize,
+    pos: usize,
+    len: usize,
+    times: [u64; BUF],
+    values: [u64; BUF],
+}
+
+impl ColBuf {
+    fn new(c: &EventColumn, start: usize) -> Self {
+        let mut b = ColBuf {
+            base: start,
+            pos: 0,
+            len: 0,
+            times: [0; BUF],
+            values: [0; BUF],
+        };
+        b.fill(c);
+        b
+    }
+
+    /// Decodes the events after those held.
+    fn fill(&mut self, c: &EventColumn) {
+        self.base += self.len;
+        self.pos = 0;
+        let n = c.time.read(self.base, &mut self.times);
+        let m = c.value.read(self.base, &mut self.values[..n]);
+        self.len = n.min(m);
+    }
+
+    /// The time of the next event (`u64::MAX` past the last).
+    fn next_time(&self) -> u64 {
+        if self.pos < self.len {
+            self.times[self.pos]
+        } else {
+            u64::MAX
+        }
+    }
+
+    fn step(&mut self, c: &EventColumn) {
+        self.pos += 1;
+        if self.pos >= self.len {
+            self.fill(c);
+        }
+    }
+}
+
 /// One thread being cut: the cutter's `ThreadInfo` and the place reached in its records.
 #[derive(Debug, Clone)]
 pub struct ThreadCut {
     row: usize,
     // Where the thread's records are read next.
     state_next: usize,
-    event_next: Vec<usize>,
-    /// The time of each event column's next event (`u64::MAX` past its last).
-    event_time: Vec<u64>,
+    /// Each event column's next events, decoded a few at a time.
+    cols: Vec<ColBuf>,
     /// Has the cutter met this thread (`threadsInfo` holds it)?
     pub init: bool,
     /// The time it was met, and the time it finished (`useful_tasks` down by one).
@@ -120,18 +173,15 @@ impl ThreadCut {
         if state_next < t.states.len() {
             start = start.min(t.states.begin.get(state_next));
         }
-        let event_next: Vec<usize> = t.events.iter().map(|c| c.time.lower_bound(start)).collect();
-        let event_time = t
+        let cols = t
             .events
             .iter()
-            .zip(&event_next)
-            .map(|(c, &i)| if i < c.len() { c.time.get(i) } else { u64::MAX })
+            .map(|c| ColBuf::new(c, c.time.lower_bound(start)))
             .collect();
         Self {
             row,
             state_next,
-            event_next,
-            event_time,
+            cols,
             init: false,
             init_at: None,
             fin_at: None,
@@ -185,9 +235,9 @@ impl ThreadCut {
             let st =
                 (self.state_next < t.states.len()).then(|| t.states.begin.get(self.state_next));
             let ev = self
-                .event_time
+                .cols
                 .iter()
-                .copied()
+                .map(ColBuf::next_time)
                 .min()
                 .filter(|&e| e != u64::MAX);
             let states_over = st.is_none_or(|b| b > ctx.t1 && self.past_end);
@@ -296,22 +346,11 @@ impl ThreadCut {
     ) {
         let mut pairs = std::mem::take(&mut self.pairs);
         pairs.clear();
-        for (k, c) in t.events.iter().enumerate() {
-            if self.event_time[k] != time {
-                continue;
+        for (b, c) in self.cols.iter_mut().zip(&t.events) {
+            while b.next_time() == time {
+                pairs.push((c.ty, b.values[b.pos]));
+                b.step(c);
             }
-            let i = &mut self.event_next[k];
-            let mut next = time;
-            while next == time {
-                pairs.push((c.ty, c.value.get(*i)));
-                *i += 1;
-                next = if *i < c.len() {
-                    c.time.get(*i)
-                } else {
-                    u64::MAX
-                };
-            }
-            self.event_time[k] = next;
         }
         self.event_pairs(ctx, t.cpu_at(time), time, first_written, &mut pairs, sink);
         self.pairs = pairs;
