@@ -182,132 +182,31 @@ pub fn comm_line(buf: &mut Vec<u8>, c: &Comm, ids: &[[u32; 3]], shift: u64) {
 }
 
 /// Merges the threads' lines (and the communications' lines, after the threads' at equal
-/// times) of one block into `out`, by time; equal times in row order. A large block is cut
-/// into parts of time merged in parallel, then written in order.
+/// times) of one block into `out`, by time; equal times in row order.
 pub fn merge(threads: &[Lines], comms: &Lines, out: &mut (impl Write + ?Sized)) -> io::Result<u64> {
-    use rayon::prelude::*;
-    let all: Vec<&Lines> = threads.iter().chain(std::iter::once(comms)).collect();
-    let lines: usize = all.iter().map(|l| l.ends.len()).sum();
-    let whole: Vec<(usize, usize)> = all.iter().map(|l| (0, l.ends.len())).collect();
-    const PARTS: u64 = 4;
-    if lines < 20_000 {
-        return merge_ranges(&all, &whole, out);
-    }
-    let lo = all
-        .iter()
-        .filter_map(|l| l.ends.first())
-        .map(|e| e.0)
-        .min()
-        .unwrap_or(0);
-    let hi = all
-        .iter()
-        .filter_map(|l| l.ends.last())
-        .map(|e| e.0)
-        .max()
-        .unwrap_or(0);
-    // Part `p` holds the lines of times `[edge(p), edge(p + 1))`.
-    let edge = |p: u64| lo + ((u128::from(hi - lo) + 1) * u128::from(p) / u128::from(PARTS)) as u64;
-    let parts: Vec<Vec<(usize, usize)>> = (0..PARTS)
-        .map(|p| {
-            let (a, b) = (edge(p), edge(p + 1));
-            all.iter()
-                .map(|l| {
-                    let from = l.ends.partition_point(|e| e.0 < a);
-                    let to = if p + 1 == PARTS {
-                        l.ends.len()
-                    } else {
-                        l.ends.partition_point(|e| e.0 < b)
-                    };
-                    (from, to.max(from))
-                })
-                .collect()
-        })
-        .collect();
-    let texts: Vec<io::Result<Vec<u8>>> = parts
-        .par_iter()
-        .map(|ranges| {
-            let mut buf = Vec::new();
-            merge_ranges(&all, ranges, &mut buf).map(|_| buf)
-        })
-        .collect();
-    let mut written = 0u64;
-    for t in texts {
-        let t = t?;
-        out.write_all(&t)?;
-        written += t.len() as u64;
-    }
-    Ok(written)
-}
-
-/// Merges lines `ranges[k]` of each source `all[k]` into `out`, by (time, source).
-fn merge_ranges(
-    all: &[&Lines],
-    ranges: &[(usize, usize)],
-    out: &mut (impl Write + ?Sized),
-) -> io::Result<u64> {
     let mut heap = BinaryHeap::new();
-    for (k, &(from, to)) in ranges.iter().enumerate() {
-        if from < to {
-            heap.push(Reverse((all[k].ends[from].0, k, from)));
+    let all: Vec<&Lines> = threads.iter().chain(std::iter::once(comms)).collect();
+    for (k, l) in all.iter().enumerate() {
+        if let Some(&(t, _)) = l.ends.first() {
+            heap.push(Reverse((t, k, 0usize)));
         }
     }
     let mut written = 0u64;
     while let Some(Reverse((_, k, i))) = heap.pop() {
-        let (l, to) = (all[k], ranges[k].1);
+        let l = all[k];
         let start = if i == 0 { 0 } else { l.ends[i - 1].1 as usize };
         // Take the run of this source's lines that comes before every other source's next.
         let limit = heap.peek().map(|Reverse((t, k2, _))| (*t, *k2));
         let mut j = i;
-        while j < to && limit.is_none_or(|(t, k2)| (l.ends[j].0, k) < (t, k2)) {
+        while j < l.ends.len() && limit.is_none_or(|(t, k2)| (l.ends[j].0, k) < (t, k2)) {
             j += 1;
         }
         let end = l.ends[j - 1].1 as usize;
         out.write_all(&l.text[start..end])?;
         written += (end - start) as u64;
-        if j < to {
+        if j < l.ends.len() {
             heap.push(Reverse((l.ends[j].0, k, j)));
         }
     }
     Ok(written)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A large block merged in parts (in parallel) is the block merged whole: by time, equal
-    /// times in source order, the communications last.
-    #[test]
-    fn a_block_merged_in_parts_is_the_block_merged_whole() {
-        let mut threads: Vec<Lines> = (0..5).map(|_| Lines::default()).collect();
-        let mut comms = Lines::default();
-        let mut expected: Vec<(u64, usize, String)> = Vec::new();
-        for i in 0..40_000u64 {
-            let k = (i * 7 % 6) as usize;
-            // Times repeat (ties across sources) and jump now and then.
-            let time = i / 3 * 10 + i / 9000 * 100_000;
-            let text = format!("{k}:{time}:{i}\n");
-            let target = if k == 5 { &mut comms } else { &mut threads[k] };
-            if target.ends.last().is_some_and(|e| e.0 > time) {
-                continue;
-            }
-            target.text.extend_from_slice(text.as_bytes());
-            target.close(time);
-            expected.push((time, k, text));
-        }
-        assert!(
-            threads
-                .iter()
-                .chain([&comms])
-                .map(|l| l.ends.len())
-                .sum::<usize>()
-                > 20_000
-        );
-        expected.sort_by_key(|e| (e.0, e.1));
-        let want: String = expected.into_iter().map(|e| e.2).collect();
-        let mut out = Vec::new();
-        let n = merge(&threads, &comms, &mut out).unwrap();
-        assert_eq!(n as usize, want.len());
-        assert_eq!(String::from_utf8(out).unwrap(), want);
-    }
 }
