@@ -241,6 +241,12 @@ fn compressed_cuts_read_back_as_the_plain_one_and_failures_leave_nothing() {
     assert!(e.to_string().contains("no/such/folder/x.prv"), "{e}");
     let e = cut::save(&trace, &job, &trace.path.clone(), &control).unwrap_err();
     assert!(e.to_string().contains("the trace itself"), "{e}");
+    // A trace whose communicator lines cannot be read again: refused, not written without.
+    let mut gone = trace.clone();
+    gone.path = dir.join("moved_away.prv");
+    let e = cut::save(&gone, &job, &dir.join("gone.prv"), &control).unwrap_err();
+    assert!(e.to_string().contains("communicator lines"), "{e}");
+    assert!(!dir.join("gone.prv").exists());
     // Cancelled: no file, no temporary left.
     cancel.store(true, std::sync::atomic::Ordering::Relaxed);
     let out = dir.join("cancelled.prv");

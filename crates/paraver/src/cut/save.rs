@@ -102,8 +102,28 @@ pub fn save(
             output.display()
         )));
     }
-    let (communicators, comments) =
-        head_lines(&trace.path, trace.header.communicator_lines).unwrap_or_default();
+    // The communicator lines are read again from the file (the store does not keep them):
+    // a file that cannot be read then is an error, not a header without them. A trace
+    // without them (the embedded demo has no file) needs nothing from it.
+    let (communicators, comments) = match head_lines(&trace.path, trace.header.communicator_lines) {
+        Ok(head) => head,
+        Err(_) if trace.header.communicator_lines == 0 => Default::default(),
+        Err(e) => {
+            return Err(WriteError::Refused(format!(
+                "{}: its {} communicator lines cannot be read again ({e})",
+                trace.path.display(),
+                trace.header.communicator_lines
+            )));
+        }
+    };
+    if communicators.len() != trace.header.communicator_lines as usize {
+        return Err(WriteError::Refused(format!(
+            "{}: the header announces {} communicator lines, {} were read again",
+            trace.path.display(),
+            trace.header.communicator_lines,
+            communicators.len()
+        )));
+    }
     let head = Head {
         communicators,
         comments,
