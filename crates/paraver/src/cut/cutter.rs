@@ -162,6 +162,8 @@ pub struct ThreadCut {
     /// The first state after the cut has been read (the last state that can matter).
     past_end: bool,
     pairs: Vec<(u32, u64)>,
+    /// The begin time of the state `state_next`, once read (`None` past the last).
+    state_begin: Option<(usize, Option<u64>)>,
 }
 
 impl ThreadCut {
@@ -198,6 +200,20 @@ impl ThreadCut {
             done: false,
             past_end: false,
             pairs: Vec::new(),
+            state_begin: None,
+        }
+    }
+
+    /// The begin time of the next state (read once per state, not once per event line).
+    fn next_state_begin(&mut self, t: &ThreadData) -> Option<u64> {
+        match self.state_begin {
+            Some((i, b)) if i == self.state_next => b,
+            _ => {
+                let i = self.state_next;
+                let b = (i < t.states.len()).then(|| t.states.begin.get(i));
+                self.state_begin = Some((i, b));
+                b
+            }
         }
     }
 
@@ -232,8 +248,7 @@ impl ThreadCut {
                 return;
             }
             // The next state and the next event time.
-            let st =
-                (self.state_next < t.states.len()).then(|| t.states.begin.get(self.state_next));
+            let st = self.next_state_begin(t);
             let ev = self
                 .cols
                 .iter()

@@ -103,6 +103,7 @@ pub fn write_filter(
     let plan = blocks(0, end, block_count(store.counts().total()));
     let mut bufs: Vec<Lines> = threads.iter().map(|_| Lines::default()).collect();
     let mut comm_buf = Lines::default();
+    let mut merged: Vec<u8> = Vec::new();
     let comms = store.comms();
     let mut comm_next = 0;
     for (k, until) in plan.iter().enumerate() {
@@ -127,7 +128,9 @@ pub fn write_filter(
             }
             comm_next += 1;
         }
-        bytes += merge(&bufs, &comm_buf, out)?;
+        merged.clear();
+        bytes += merge(&bufs, &comm_buf, &mut merged);
+        out.write_all(&merged)?;
         (control.progress)((k + 1) as f32 / plan.len() as f32);
     }
     out.flush()?;

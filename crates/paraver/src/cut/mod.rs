@@ -97,12 +97,16 @@ struct LineSink<'a> {
     ids: [u32; 3],
     shift: u64,
     sentinel: u64,
+    /// Counts the bytes of Paraver's first pass (only `max_trace_size` needs them).
+    count_phase1: bool,
 }
 
 impl Sink for LineSink<'_> {
     fn state(&mut self, cpu: u32, begin: u64, end: u64, value: u64) {
-        let [a, t, th] = self.ids.map(u64::from);
-        self.out.phase1 += text::line_len([u64::from(cpu), a, t, th, begin, end, value]);
+        if self.count_phase1 {
+            let [a, t, th] = self.ids.map(u64::from);
+            self.out.phase1 += text::line_len([u64::from(cpu), a, t, th, begin, end, value]);
+        }
         if self.rules.is_some_and(|r| !r.state(begin, end, value)) {
             return;
         }
@@ -119,12 +123,14 @@ impl Sink for LineSink<'_> {
     }
 
     fn events(&mut self, time: u64, cpu: u32, pairs: &[(u32, u64)]) {
-        let [a, t, th] = self.ids.map(u64::from);
-        self.out.phase1 += text::line_len(
-            [u64::from(cpu), a, t, th, time]
-                .into_iter()
-                .chain(pairs.iter().flat_map(|&(ty, v)| [u64::from(ty), v])),
-        );
+        if self.count_phase1 {
+            let [a, t, th] = self.ids.map(u64::from);
+            self.out.phase1 += text::line_len(
+                [u64::from(cpu), a, t, th, time]
+                    .into_iter()
+                    .chain(pairs.iter().flat_map(|&(ty, v)| [u64::from(ty), v])),
+            );
+        }
         let kept = |&&(ty, v): &&(u32, u64)| self.rules.is_none_or(|r| r.pair(ty, v));
         if !pairs.iter().any(|p| kept(&p)) {
             return;
@@ -404,6 +410,7 @@ pub fn write_cut(
     let mut bufs: Vec<Lines> = threads.iter().map(|_| Lines::default()).collect();
     let mut next_bufs: Vec<Lines> = threads.iter().map(|_| Lines::default()).collect();
     let mut comm_buf = Lines::default();
+    let mut merged: Vec<u8> = Vec::new();
     let mut comm_next = comm_from;
     let mut last_comm: Option<u64> = None;
     // The size of Paraver's first pass (`max_trace_size` is compared with it): its header,
@@ -426,6 +433,8 @@ pub fn write_cut(
     if opts.original_time && !ctx.break_states {
         phase1 += format!("#{date}:CUTTER:ORIGINAL:\"{input_name}\":0:{t0}:{t1}\n").len() as u64;
     }
+    let max = opts.max_trace_size.saturating_mul(1_000_000);
+    let count_phase1 = max > 0;
     // Each thread's lines of a block, in parallel.
     let format = |cuts: &mut [Option<ThreadCut>], bufs: &mut [Lines], until: Option<u64>| {
         cuts.par_iter_mut()
@@ -440,6 +449,7 @@ pub fn write_cut(
                         ids: ids[row],
                         shift,
                         sentinel,
+                        count_phase1,
                     };
                     c.advance(&ctx, &threads[row], until, first_written, stop, &mut sink);
                 }
@@ -456,16 +466,18 @@ pub fn write_cut(
                 break;
             }
             if comm_kept(c) {
-                let [a, t, th] = ids.get(c.send_row as usize).copied().unwrap_or_default();
-                let [a2, t2, th2] = ids.get(c.recv_row as usize).copied().unwrap_or_default();
-                phase1 += text::line_len(
-                    [c.send_cpu, a, t, th]
-                        .map(u64::from)
-                        .into_iter()
-                        .chain([c.lsend, c.psend])
-                        .chain([c.recv_cpu, a2, t2, th2].map(u64::from))
-                        .chain([c.lrecv, c.precv, c.size, c.tag]),
-                );
+                if count_phase1 {
+                    let [a, t, th] = ids.get(c.send_row as usize).copied().unwrap_or_default();
+                    let [a2, t2, th2] = ids.get(c.recv_row as usize).copied().unwrap_or_default();
+                    phase1 += text::line_len(
+                        [c.send_cpu, a, t, th]
+                            .map(u64::from)
+                            .into_iter()
+                            .chain([c.lsend, c.psend])
+                            .chain([c.recv_cpu, a2, t2, th2].map(u64::from))
+                            .chain([c.lrecv, c.precv, c.size, c.tag]),
+                    );
+                }
                 let end = comm_span(c).1;
                 last_comm = Some(last_comm.map_or(end, |l: u64| l.max(end)));
                 if rules.as_ref().is_none_or(|r| r.comm(c.size)) {
@@ -482,7 +494,11 @@ pub fn write_cut(
                     format(&mut cuts, &mut next_bufs, next);
                 }
             },
-            || text::merge(&bufs, &comm_buf, &mut out),
+            || {
+                merged.clear();
+                text::merge(&bufs, &comm_buf, &mut merged);
+                out.write_all(&merged)
+            },
         );
         written?;
         phase1 += bufs.iter().map(|b| b.phase1).sum::<u64>();
@@ -536,8 +552,7 @@ pub fn write_cut(
     // it is refused (Paraver's lines may be more than these: a thread's events at one time
     // on several lines; 1.3% more on the shared traces); one that stays under is the whole
     // cut, as Paraver writes it.
-    let max = opts.max_trace_size.saturating_mul(1_000_000);
-    if max > 0 && phase1 >= max / 100 * 95 {
+    if count_phase1 && phase1 >= max / 100 * 95 {
         return Err(WriteError::Refused(format!(
             "the cut comes within 5% of max_trace_size ({} MB; {phase1} bytes in Paraver's \
              first pass), where Paraver's cutter stops after the line that reaches it in the \

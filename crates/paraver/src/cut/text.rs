@@ -6,7 +6,6 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::io::{self, Write};
 
 use prvscope_format::Header;
 use prvscope_store::Comm;
@@ -182,8 +181,8 @@ pub fn comm_line(buf: &mut Vec<u8>, c: &Comm, ids: &[[u32; 3]], shift: u64) {
 }
 
 /// Merges the threads' lines (and the communications' lines, after the threads' at equal
-/// times) of one block into `out`, by time; equal times in row order.
-pub fn merge(threads: &[Lines], comms: &Lines, out: &mut (impl Write + ?Sized)) -> io::Result<u64> {
+/// times) of one block onto `out`, by time; equal times in row order.
+pub fn merge(threads: &[Lines], comms: &Lines, out: &mut Vec<u8>) -> u64 {
     let mut heap = BinaryHeap::new();
     let all: Vec<&Lines> = threads.iter().chain(std::iter::once(comms)).collect();
     for (k, l) in all.iter().enumerate() {
@@ -192,21 +191,30 @@ pub fn merge(threads: &[Lines], comms: &Lines, out: &mut (impl Write + ?Sized)) 
         }
     }
     let mut written = 0u64;
-    while let Some(Reverse((_, k, i))) = heap.pop() {
+    while let Some(&Reverse((_, k, i))) = heap.peek() {
         let l = all[k];
         let start = if i == 0 { 0 } else { l.ends[i - 1].1 as usize };
-        // Take the run of this source's lines that comes before every other source's next.
-        let limit = heap.peek().map(|Reverse((t, k2, _))| (*t, *k2));
-        let mut j = i;
+        // Take the run of this source's lines that comes before every other source's next:
+        // the smallest of the others is one of the root's children.
+        let rest = heap.as_slice();
+        let limit = rest[1..rest.len().min(3)]
+            .iter()
+            .map(|Reverse((t, k2, _))| (*t, *k2))
+            .min();
+        let mut j = i + 1;
         while j < l.ends.len() && limit.is_none_or(|(t, k2)| (l.ends[j].0, k) < (t, k2)) {
             j += 1;
         }
         let end = l.ends[j - 1].1 as usize;
-        out.write_all(&l.text[start..end])?;
+        out.extend_from_slice(&l.text[start..end]);
         written += (end - start) as u64;
         if j < l.ends.len() {
-            heap.push(Reverse((l.ends[j].0, k, j)));
+            if let Some(mut top) = heap.peek_mut() {
+                *top = Reverse((l.ends[j].0, k, j));
+            }
+        } else {
+            heap.pop();
         }
     }
-    Ok(written)
+    written
 }
