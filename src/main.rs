@@ -70,7 +70,9 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    match run(Args::parse()) {
+    let result = run(Args::parse());
+    cli::end_command();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("prvscope: {e:#}");

@@ -31,9 +31,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     // `info` uses no record: a cache file that cannot stay in memory is not read whole to
     // check the records' sections first (their counts are in its checked description). The
     // records are checked by the command that uses them.
-    let t = args
+    let mut t = args
         .part
         .load_with(&args.trace, args.null, &subset, CacheCheck::LaterWhenLarge)?;
+    // `info` says what the cache holds: it waits for the write its load started.
+    if let Some(state) = super::finish_cache_write() {
+        t.cache.state = state;
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&info_json(&t))?);
     } else {

@@ -15,7 +15,7 @@ use std::path::Path;
 
 use prvscope_format::units::parse_size;
 use prvscope_format::{Subset, ThreadSpec};
-use prvscope_import::cache::{CacheCheck, CacheOptions};
+use prvscope_import::cache::{CacheCheck, CacheOptions, CacheState};
 use prvscope_import::{self as trace, LoadOptions};
 use prvscope_store::{NullOverride, Trace};
 
@@ -165,7 +165,7 @@ pub fn load_checked(
     };
     // One set of options for both ways in: a converted trace is opened from its new cache
     // file as a cached one is (it was checked whole after the conversion otherwise).
-    let opts = LoadOptions {
+    let mut opts = LoadOptions {
         null,
         subset: subset.clone(),
         cache: options,
@@ -175,7 +175,55 @@ pub fn load_checked(
     if cache.convert || fit == Fit::Convert {
         return Ok(trace::convert::convert(path, &opts, None, None)?);
     }
-    Ok(trace::load(path, &opts, None)?)
+    // A parsed store is written to the cache while the command works with it.
+    opts.defer_cache_write = true;
+    let t = trace::load(path, &opts, None)?;
+    if t.cache.state == CacheState::Pending {
+        let (writing, options) = (t.clone(), opts);
+        let handle = std::thread::spawn(move || trace::cache::write_later(&writing, &options));
+        let mut pending = PENDING_CACHE_WRITE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // One load per command; a second one waits for the first's write.
+        if let Some(earlier) = pending.replace(handle) {
+            report_cache_write(earlier.join());
+        }
+    }
+    Ok(t)
+}
+
+/// The store cache write of the command's load, running beside the command.
+static PENDING_CACHE_WRITE: std::sync::Mutex<Option<std::thread::JoinHandle<CacheState>>> =
+    std::sync::Mutex::new(None);
+
+/// Waits for the store cache write started by the command's load, if any: what the cache
+/// now holds (`None`: no write was started).
+pub fn finish_cache_write() -> Option<CacheState> {
+    let handle = PENDING_CACHE_WRITE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take()?;
+    Some(
+        handle
+            .join()
+            .unwrap_or_else(|_| CacheState::NotWritten("the cache write failed".into())),
+    )
+}
+
+/// Says on stderr why a store cache write failed (a command's output does not say it).
+fn report_cache_write(result: std::thread::Result<CacheState>) {
+    match result {
+        Ok(CacheState::NotWritten(why)) => eprintln!("warning: store cache not written: {why}"),
+        Err(_) => eprintln!("warning: store cache not written: the write failed"),
+        Ok(_) => {}
+    }
+}
+
+/// At the end of a command: waits for its store cache write and says if it failed.
+pub fn end_command() {
+    if let Some(state) = finish_cache_write() {
+        report_cache_write(Ok(state));
+    }
 }
 
 /// What the memory check decided.

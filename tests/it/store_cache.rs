@@ -351,6 +351,63 @@ fn info_says_built_hit_or_off() {
     }
 }
 
+/// A command other than `info` writes the store beside its own work and waits for the write
+/// before it exits: the next command maps the store. A cache folder that cannot be written
+/// leaves the command's output whole and says why on stderr.
+#[test]
+fn commands_write_the_cache_beside_their_work() {
+    let _shared = common::shared();
+    let path = common::generated_16_threads_of("store-cache-beside", 1 << 20);
+    let dir = common::temp_dir("store-cache-beside-dir");
+    let stats = |dir: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_prvscope"))
+            .args(["stats", "--csv", "--cache-dir"])
+            .arg(dir)
+            .arg(&path)
+            .output()
+            .unwrap()
+    };
+    let first = stats(&dir);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert!(
+        first.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    assert_eq!(files.len(), 1, "one store written, no temporary file left");
+    let hit: serde_json::Value = serde_json::from_str(&common::stdout_of(
+        Command::new(env!("CARGO_BIN_EXE_prvscope"))
+            .args(["info", "--json", "--cache-dir"])
+            .arg(&dir)
+            .arg(&path),
+    ))
+    .unwrap();
+    assert_eq!(hit["cache"], "hit");
+    let again = stats(&dir);
+    assert_eq!(
+        again.stdout, first.stdout,
+        "the same figures from the store cache"
+    );
+
+    // A file where the cache folder should be: the folder cannot be made.
+    let blocked = common::temp_dir("store-cache-beside-blocked").join("not-a-folder");
+    std::fs::write(&blocked, b"x").unwrap();
+    let out = stats(&blocked);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.stdout, first.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("store cache not written"), "{err}");
+}
+
 /// The viewer opens through the cache given on its command line: the first window shows the
 /// parsed trace, then writes its store on a background job; the second maps the store, and
 /// its timeline shows the same picture as the first.

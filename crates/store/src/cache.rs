@@ -16,8 +16,10 @@
 //! Opening checks the magic, the version, the length, the directory's CRC and then every
 //! section's CRC (in parallel) before anything is used, so a stale, truncated or corrupt file
 //! is refused with the reason, never trusted. Writing goes to a new file that is renamed over
-//! the final name only once complete and synced, so a crash mid-write leaves no file that is
-//! used, and a file that may be mapped is never truncated.
+//! the final name only once complete, so a failed write leaves no file that is used, and a
+//! file that may be mapped is never truncated. The file is not synced to disk (that took a
+//! fifth of a second of every first load of a 1 GB trace): after a system crash, a file whose
+//! pages were not all written fails its CRCs at the next open and is rebuilt.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
@@ -264,8 +266,8 @@ impl Writer {
         Ok(map)
     }
 
-    /// Writes the `meta` and `extra` sections, the directory and the header, and syncs.
-    /// Returns the file's length.
+    /// Writes the `meta` and `extra` sections, the directory and the header (not synced:
+    /// see the module's comment). Returns the file's length.
     fn finish(mut self, meta: &Enc, extra: &[u8]) -> io::Result<u64> {
         self.write(&meta.0)?;
         self.close_section();
@@ -298,7 +300,6 @@ impl Writer {
             .map_err(io::IntoInnerError::into_error)?;
         file.seek(SeekFrom::Start(0))?;
         file.write_all(&head.0)?;
-        file.sync_all()?;
         Ok(file_len)
     }
 }
@@ -328,7 +329,7 @@ fn temporary(path: &Path) -> PathBuf {
 }
 
 /// Writes `store` and the caller's `extra` bytes to `path`: to a new file beside it first,
-/// synced, then renamed over `path`. Returns the file's size.
+/// then renamed over `path`. Returns the file's size.
 pub fn write(store: &Arc<TraceStore>, extra: &[u8], path: &Path) -> io::Result<u64> {
     let tmp = temporary(path);
     let result = write_new(store, extra, &tmp).and_then(|n| {
@@ -347,6 +348,9 @@ fn write_new(store: &Arc<TraceStore>, extra: &[u8], tmp: &Path) -> io::Result<u6
     write_body(store, &mut w, &mut meta)?;
     w.finish(&meta, extra)
 }
+
+/// How many groups of rows of the first view are built ahead of the writing.
+const VIEW_AHEAD: usize = 4;
 
 /// One thread's arrays (a section) and their description.
 fn persist_thread(t: &ThreadData, w: &mut Writer, meta: &mut Enc) -> io::Result<()> {
@@ -372,27 +376,53 @@ fn persist_thread(t: &ThreadData, w: &mut Writer, meta: &mut Enc) -> io::Result<
 
 /// Everything of `store` but the tail of `meta` ([`write_tail`]'s part is written last).
 fn write_body(store: &Arc<TraceStore>, w: &mut Writer, meta: &mut Enc) -> io::Result<()> {
-    meta.u32(store.threads.len() as u32);
-    for t in &store.threads {
-        persist_thread(t, w, meta)?;
-    }
-    let at = w.array(bytemuck::cast_slice(&store.comms))?;
-    meta.u64(at);
-    meta.u64(store.comms.len() as u64);
-    w.close_section();
-    // The first view and the messages' index, so that a re-opened trace draws at once. The
-    // view is built and written a few rows at a time: its memory is that of a few rows.
+    // The first view and the messages' index, so that a re-opened trace draws at once, are
+    // built while the threads' arrays are written (a few rows of the view at a time, a
+    // bounded number of them ahead of the writing: its memory is that of those rows).
     let view = store.counts.states > 0;
-    meta.u8(u8::from(view));
-    if view {
-        crate::signal::persist_states_view(store, store.policy.zero_is_null, w, meta)?;
-    }
-    let index = (!store.comms.is_empty()).then(|| CommIndex::build(&store.comms));
-    meta.u8(u8::from(index.is_some()));
-    if let Some(i) = &index {
-        i.persist(w, meta)?;
-    }
-    w.close_section();
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(VIEW_AHEAD);
+        let builder = s.spawn(move || {
+            if view {
+                crate::signal::build_states_view(store, store.policy.zero_is_null, |group| {
+                    tx.send(group).is_ok()
+                });
+            }
+            drop(tx);
+            (!store.comms.is_empty()).then(|| CommIndex::build(&store.comms))
+        });
+        meta.u32(store.threads.len() as u32);
+        for t in &store.threads {
+            persist_thread(t, w, meta)?;
+        }
+        let at = w.array(bytemuck::cast_slice(&store.comms))?;
+        meta.u64(at);
+        meta.u64(store.comms.len() as u64);
+        w.close_section();
+        meta.u8(u8::from(view));
+        let written = if view {
+            crate::signal::persist_states_view(
+                store.policy.zero_is_null,
+                rx,
+                store.threads.len(),
+                w,
+                meta,
+            )
+        } else {
+            Ok(())
+        };
+        // The builder stops at its next group once the receiver is gone (an error above).
+        let index = builder
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        written?;
+        meta.u8(u8::from(index.is_some()));
+        if let Some(i) = &index {
+            i.persist(w, meta)?;
+        }
+        w.close_section();
+        Ok::<(), io::Error>(())
+    })?;
     meta.u64(store.policy.sentinel);
     meta.u8(u8::from(store.policy.zero_is_null));
     let c = store.counts;

@@ -27,7 +27,9 @@ mod points;
 mod prebuilt;
 
 use points::{event_points, state_points};
-pub(crate) use prebuilt::{PrebuiltView, persist_states_view, restore as restore_view};
+pub(crate) use prebuilt::{
+    PrebuiltView, build_states_view, persist_states_view, restore as restore_view,
+};
 
 /// Which records a view reads.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

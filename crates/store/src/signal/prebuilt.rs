@@ -59,28 +59,49 @@ impl ViewSignals {
     }
 }
 
-/// Builds the State view of `store` and writes it for the cache file, a few rows at a time
-/// (built in parallel, written in order), so that its memory is that of a few rows, not of
-/// the view.
-pub(crate) fn persist_states_view(
+/// The rows of the State view built for the cache file, a group at a time.
+pub(crate) type ViewGroup = Vec<(RowSignal, BTreeSet<u64>)>;
+
+/// Builds the State view of `store` a few rows at a time (each group in parallel), handing
+/// each group to `send` in row order; stops when `send` says false. See
+/// [`persist_states_view`].
+pub(crate) fn build_states_view(
     store: &Arc<TraceStore>,
     zero_is_null: bool,
-    sink: &mut impl Sink,
-    enc: &mut Enc,
-) -> std::io::Result<()> {
+    mut send: impl FnMut(ViewGroup) -> bool,
+) {
     let sentinel = store.null_policy().sentinel;
     let spec = SignalSpec::States;
-    let mut values = BTreeSet::new();
-    let mut rows = Enc::default();
     let step = 4 * rayon::current_num_threads().max(1);
-    let threads = store.threads();
-    for (k, group) in threads.chunks(step).enumerate() {
-        let built: Vec<(RowSignal, BTreeSet<u64>)> = group
+    for (k, group) in store.threads().chunks(step).enumerate() {
+        let built: ViewGroup = group
             .par_iter()
             .enumerate()
             .map(|(i, t)| super::build_row(k * step + i, t, &spec, sentinel, zero_is_null))
             .collect();
+        if !send(built) {
+            return;
+        }
+    }
+}
+
+/// Writes the State view for the cache file from its groups of rows as
+/// [`build_states_view`] builds them (on another thread, a few groups ahead), so that its
+/// memory is that of a few rows, not of the view. A view whose groups stop short of every
+/// row is an error.
+pub(crate) fn persist_states_view(
+    zero_is_null: bool,
+    groups: std::sync::mpsc::Receiver<ViewGroup>,
+    threads: usize,
+    sink: &mut impl Sink,
+    enc: &mut Enc,
+) -> std::io::Result<()> {
+    let mut values = BTreeSet::new();
+    let mut rows = Enc::default();
+    let mut n = 0usize;
+    for built in groups {
         for (row, v) in built {
+            n += 1;
             values.extend(v);
             match &row.source {
                 Source::Empty => rows.u8(0),
@@ -98,12 +119,17 @@ pub(crate) fn persist_states_view(
             sink.end_section();
         }
     }
+    if n != threads {
+        return Err(std::io::Error::other(format!(
+            "the first view was built for {n} rows of {threads}"
+        )));
+    }
     enc.u8(u8::from(zero_is_null));
     enc.u64(values.len() as u64);
     for &v in &values {
         enc.u64(v);
     }
-    enc.u32(threads.len() as u32);
+    enc.u32(threads as u32);
     enc.0.extend_from_slice(&rows.0);
     Ok(())
 }
