@@ -76,7 +76,7 @@ impl Default for LoadOptions {
     fn default() -> Self {
         LoadOptions {
             null: NullOverride::Auto,
-            chunk_bytes: 256 << 20,
+            chunk_bytes: 1 << 30,
             read_window_bytes: 8 << 20,
             stream_block_bytes: source::STREAM_BLOCK,
             subset: Subset::default(),
@@ -452,14 +452,16 @@ fn note_changed_file(
 /// Large chunks become large store segments, but every core needs several of them: a
 /// quarter of a worker's share, from 1 to 32 MB. A chunk gives a piece per (thread, type) it
 /// holds, and pieces shorter than [`MOVE_MIN`](prvscope_store::columns::MOVE_MIN) records
-/// are copied at assembly, so traces of many threads get at least 32 kB of text per thread
-/// in a chunk (as much as a worker's share; a worker's scratch is a read window whatever the
-/// chunk size): measured on a generated 1 GB trace of 4096 threads on 2 cores, 128 MB chunks
-/// loaded in 4.4 s with a peak of 773 MB, 64 MB chunks in 4.8 s and 917 MB, 32 MB chunks in
-/// 6.0 s and 1.22 GB. `options.chunk_bytes` caps it.
+/// are copied at assembly, each with allocations that workers free across threads, so
+/// traces of many threads get at least 128 kB of text per thread in a chunk, up to a
+/// worker's share (one chunk per worker; a worker's scratch is a read window whatever the
+/// chunk size). Measured on a generated 1 GB trace of 4096 threads on 2 cores: 128 MB
+/// chunks loaded in 3.9-5.0 s with a peak of 800-834 MB (their assembly 1.2 s), 512 MB
+/// chunks (one per worker) in 2.8-3.2 s and 730 MB (0.5 s); earlier, 64 MB chunks 4.8 s
+/// and 917 MB, 32 MB chunks 6.0 s and 1.22 GB. `options.chunk_bytes` caps it.
 fn chunk_size(body: u64, rows: usize, options: &LoadOptions) -> u64 {
     let workers = rayon::current_num_threads().max(1) as u64;
-    let per_thread = (rows as u64).saturating_mul(32 << 10);
+    let per_thread = (rows as u64).saturating_mul(128 << 10);
     (body / (4 * workers))
         .clamp(1 << 20, 32 << 20)
         .max(per_thread.min(body.div_ceil(workers)))
@@ -712,7 +714,7 @@ mod tests {
         assert!(chunk_size(gb, 64, &default) >= 1 << 20);
         assert_eq!(
             chunk_size(gb, 4096, &default),
-            (128u64 << 20)
+            (512u64 << 20)
                 .min(gb.div_ceil(workers))
                 .max(chunk_size(gb, 64, &default))
         );
