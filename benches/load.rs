@@ -1,5 +1,6 @@
 //! Loading throughput, each figure beside a reference measured in the same run:
-//! - a generated 1 GB plain `.prv` from the page cache, against `wc -l` on the same file;
+//! - a generated 1 GB plain `.prv` from the page cache, against `wc -l` on the same file,
+//!   reading the file into memory and one `memcpy` of its bytes (the machine's limits);
 //! - `ovni_gen_large_4x16/thread.prv.xz` (282 MB of text), against `xz -dc -T0 > /dev/null`;
 //! - the same ovni trace unpacked (one event per line: per-line costs), and a copy with its
 //!   times zero-padded to 20 digits, each against `wc -l` and Paraver's loader (BSC's
@@ -161,6 +162,24 @@ fn plain(c: &mut Criterion) {
     });
     g.bench_function("wc_-l", |b| {
         b.iter(|| run(&format!("wc -l '{}' > /dev/null", path.display())));
+    });
+    // The machine's limits: the file read from the page cache into memory (what every
+    // loader that reads pays), and one copy of its bytes in memory, on one core.
+    let mut text = vec![0u8; usize::try_from(bytes).expect("fits")];
+    g.bench_function("read_into_memory", |b| {
+        b.iter(|| {
+            use std::io::Read;
+            let mut f = std::fs::File::open(&path).expect("bench trace");
+            f.read_exact(&mut text).expect("read");
+            text[text.len() / 2]
+        });
+    });
+    let mut copy = vec![1u8; text.len()];
+    g.bench_function("memcpy", |b| {
+        b.iter(|| {
+            copy.copy_from_slice(&text);
+            copy[copy.len() / 3]
+        });
     });
     g.finish();
 }
