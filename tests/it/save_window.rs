@@ -55,14 +55,7 @@ fn a_saved_window_opens_showing_the_window_it_was_cut_from() {
     type_path(&mut h, &dir.display().to_string());
     h.get_by_label("Save").click();
     let out = dir.join("prime_v0.cut.prv");
-    for _ in 0..200 {
-        h.run_steps(1);
-        if h.state().status().starts_with("saved") {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let status = h.state().status().to_owned();
+    let status = status_after(&mut h, "saved", 200);
     assert!(
         status.starts_with(&format!("saved {}", out.display())),
         "{status}"
@@ -90,14 +83,7 @@ fn a_saved_window_opens_showing_the_window_it_was_cut_from() {
     let bad = std::path::PathBuf::from("/nonexistent-folder/w.prv");
     let ctx = h.ctx.clone();
     h.state_mut().save_window_as_trace(&ctx, bad.clone());
-    for _ in 0..100 {
-        h.run_steps(1);
-        if h.state().status().starts_with("could not save") {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let status = h.state().status().to_owned();
+    let status = status_after(&mut h, "could not save", 100);
     assert!(
         status.starts_with(&format!("could not save {}", bad.display())),
         "{status}"
@@ -115,4 +101,21 @@ fn a_saved_window_opens_showing_the_window_it_was_cut_from() {
     h2.snapshot("save_window_cut");
     snapshots.extend_harness(&mut h2);
     snapshots.unwrap();
+}
+
+/// The status bar's text once it starts with `prefix` (a background save ended), or after
+/// `tries` frames 20 ms apart.
+fn status_after(
+    h: &mut egui_kittest::Harness<'static, prvscope_viewer::app::App>,
+    prefix: &str,
+    tries: usize,
+) -> String {
+    for _ in 0..tries {
+        h.run_steps(1);
+        if h.state().status().starts_with(prefix) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    h.state().status().to_owned()
 }
