@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 shared=../../shared/traces
 bad=../tests/fixtures/bad
-for t in header prv_body pcf row load plain_file estimate; do mkdir -p "corpus/$t"; done
+for t in header prv_body pcf row load plain_file estimate scan_scalar scan_sse2 scan_avx2 scan_neon; do mkdir -p "corpus/$t"; done
 n=0
 add() { # target file [bytes]
   n=$((n + 1))
@@ -23,6 +23,7 @@ for f in "$shared"/*/*.prv "$bad"/*.prv; do
   add header "$f" 4096
   # The body without its header line, for prv_body's fixed header.
   n=$((n + 1)); head -c 65536 < <(tail -n +2 "$f") > "corpus/prv_body/seed-$n"
+  for s in scan_scalar scan_sse2 scan_avx2 scan_neon; do cp "corpus/prv_body/seed-$n" "corpus/$s/"; done
 done
 for f in "$shared"/*/*.xz "$shared"/*/*.gz "$bad"/*.xz "$bad"/*.gz; do
   [ -f "$f" ] || continue

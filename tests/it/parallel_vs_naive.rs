@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use proptest::prelude::*;
-use prvscope_import::{self as trace, IssueKind, LoadOptions, NullOverride, naive};
+use prvscope_import::{self as trace, IssueKind, LoadOptions, NullOverride, ScanBackend, naive};
 use prvscope_store::NullPolicy;
 
 #[derive(Debug, Clone)]
@@ -157,6 +157,7 @@ proptest! {
         null_mode in any::<bool>(),
         many_threads in any::<bool>(),
         padded in prop::option::of(20usize..24),
+        backend in 0usize..4,
     ) {
         let declared = if many_threads { threads + 400 } else { threads };
         let mut text = trace_text(declared, &lines, crlf, final_newline);
@@ -167,9 +168,12 @@ proptest! {
         }
         let policy = if null_mode { NullPolicy::sentinel(u64::MAX) } else { NullPolicy::default() };
         let reference = naive::parse(&text, policy).expect("header is valid");
+        // Every structural scanner backend this machine runs (the scalar one included).
+        let backends = ScanBackend::available();
         let opts = LoadOptions {
             chunk_bytes: chunk,
             null: if null_mode { NullOverride::Sentinel(u64::MAX) } else { NullOverride::Zero },
+            scan: backends[backend % backends.len()],
             ..LoadOptions::default()
         };
         let fast = trace::load_bytes(Path::new("p.prv"), text.as_bytes(), None, &opts).unwrap();
@@ -301,4 +305,51 @@ fn lines_naming_missing_threads_are_skipped_once_by_both_parsers() {
             "naive: {body}"
         );
     }
+}
+
+/// Every structural scanner backend the machine runs parses every shared trace (plain and
+/// gzip; the large ovni `.xz` is compared by the tests of every compression) into the store
+/// the line-by-line parser builds, skipping nothing.
+#[test]
+fn every_scanner_backend_parses_the_shared_traces_like_the_naive_parser() {
+    let _shared = crate::common::shared();
+    let Some(root) = crate::common::shared_traces() else {
+        return;
+    };
+    let backends = ScanBackend::available();
+    assert!(
+        backends.contains(&ScanBackend::Scalar) && backends.len() >= 2,
+        "{backends:?}"
+    );
+    let mut seen = 0;
+    for f in crate::common::shared_trace_files(&root) {
+        let name = f.to_string_lossy().to_string();
+        let text = if f.extension().is_some_and(|e| e == "prv") {
+            std::fs::read_to_string(&f).unwrap()
+        } else if f.extension().is_some_and(|e| e == "gz") {
+            crate::common::gunzip_text(&f)
+        } else {
+            continue;
+        };
+        let mut reference = None;
+        for &scan in &backends {
+            let opts = LoadOptions {
+                scan,
+                // Small chunks, so that chunk and window edges fall inside lines.
+                chunk_bytes: 4096,
+                ..LoadOptions::default()
+            };
+            let t = trace::load(&f, &opts, None).unwrap();
+            assert_eq!(t.report.skipped(), 0, "{name} {scan:?}");
+            let naive = reference
+                .get_or_insert_with(|| naive::parse(&text, t.store.null_policy()).unwrap());
+            assert_eq!(naive.bad_lines + naive.out_of_range, 0, "{name}");
+            assert!(
+                *t.store == naive.store,
+                "{name}: {scan:?} differs from the naive parser"
+            );
+        }
+        seen += 1;
+    }
+    assert!(seen >= 13, "only {seen} traces");
 }

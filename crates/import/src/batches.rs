@@ -115,6 +115,7 @@ pub(crate) fn parse_in_batches<S: BatchSink>(
                 decoder,
                 compression,
                 policy,
+                options,
                 size,
                 progress,
                 &mut batches,
@@ -352,7 +353,8 @@ fn plain_batches<S: BatchSink>(
     let (first_line, body_start) = file.read_first_line().map_err(io_err)?;
     let (header, _) = crate::split_header(path, &first_line)?;
     let rows = out.begin(path, &header, policy.sentinel)?;
-    let ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    let mut ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    ctx.scan = options.scan.resolve();
     let body_len = file.len().saturating_sub(body_start);
     let batch = size.bytes(rows.rows());
     let workers = rayon::current_num_threads().max(1) as u64;
@@ -394,11 +396,13 @@ fn plain_batches<S: BatchSink>(
 }
 
 /// Parses a compressed trace's decoded blocks in batches; returns its header.
+#[allow(clippy::too_many_arguments)]
 fn stream_batches<S: BatchSink>(
     path: &Path,
     decoder: source::Decoder,
     compression: Compression,
     policy: NullPolicy,
+    options: &LoadOptions,
     size: Size,
     progress: &LoadProgress,
     out: &mut Batches<'_, S>,
@@ -410,7 +414,8 @@ fn stream_batches<S: BatchSink>(
     let first = crate::first_block(path, &rx, compression, progress)?;
     let (header, first_body) = crate::split_header(path, &first)?;
     let rows = out.begin(path, &header, policy.sentinel)?;
-    let ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    let mut ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    ctx.scan = options.scan.resolve();
     let batch = size.bytes(rows.rows());
     let mut pending = vec![prv::parse_chunk(&ctx, first_body)];
     let mut size = first.len() as u64;

@@ -32,6 +32,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+pub use prv::scan::Backend as ScanBackend;
 use prvscope_format::RowMap;
 use prvscope_format::error;
 use prvscope_format::subset;
@@ -70,6 +71,9 @@ pub struct LoadOptions {
     /// Leave the writing of a parsed store to the caller ([`cache::write_later`], for a
     /// viewer that shows the trace first): the trace says [`cache::CacheState::Pending`].
     pub defer_cache_write: bool,
+    /// The structural scanner's backend (the best the machine has by default; the tests
+    /// run each).
+    pub scan: ScanBackend,
 }
 
 impl Default for LoadOptions {
@@ -84,6 +88,7 @@ impl Default for LoadOptions {
             read_once: false,
             cache_check: cache::CacheCheck::AtOpen,
             defer_cache_write: false,
+            scan: ScanBackend::Auto,
         }
     }
 }
@@ -382,6 +387,7 @@ fn parse_file(
     };
     let rows = RowMap::new(&header);
     let mut ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    ctx.scan = options.scan.resolve();
     ctx.filter = match subset_filter(path, &options.subset, &rows) {
         Ok(f) => f,
         Err(e) => return Ok(Err(e)),
@@ -499,6 +505,7 @@ fn parse_text(
     let (header, body) = split_header(path, bytes)?;
     let rows = RowMap::new(&header);
     let mut ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    ctx.scan = options.scan.resolve();
     ctx.filter = subset_filter(path, &options.subset, &rows)?;
     let chunk =
         usize::try_from(chunk_size(body.len() as u64, rows.rows(), options)).unwrap_or(usize::MAX);
@@ -644,6 +651,7 @@ fn parse_stream(
     let (header, first_body) = split_header(path, &first)?;
     let rows = RowMap::new(&header);
     let mut ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
+    ctx.scan = options.scan.resolve();
     ctx.filter = subset_filter(path, &options.subset, &rows)?;
     let mut bytes = first.len() as u64;
     let head_chunk = prv::parse_chunk(&ctx, first_body);

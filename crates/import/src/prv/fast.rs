@@ -1,137 +1,252 @@
-//! The optimistic fast path: well-formed state, event and communication lines parsed with
-//! SWAR digit conversion and the previous line's prefix reused, leaving anything unusual to
-//! the careful parser.
+//! The optimistic fast path: well-formed state, event and communication lines parsed from
+//! the structural scanner's masks ([`scan`](super::scan)), with the previous line's prefix
+//! reused, leaving anything unusual to the careful parser.
+//!
+//! The scanner marks every non-digit byte, so a line's fields are the digit runs between
+//! marks: a cursor pops the marks one by one, each field's end is known before its digits
+//! are read, and its digits are converted eight at a time without a test per byte. A mark
+//! that is not where a `:` or the newline should be (a sign, a space, a letter) sends the
+//! line to the careful parser, which reports what is wrong.
 
 // The per-field and per-record helpers are forced inline: left to itself the compiler
 // outlined them once the parse grew, and the calls cost a quarter of the parse time.
 #![allow(clippy::inline_always)]
 
 use super::chunk::{ChunkOut, RawEvent, RawState};
+use super::scan::{BLOCK, Backend};
 use super::{ParseContext, comm};
 
-/// A decimal number of 1 to 19 significant digits (which cannot overflow; leading zeros
-/// may make it longer), or `None`.
-///
-/// Digits are read 8 bytes at a time: the leading digits of a little-endian word are found
-/// with one mask and converted with three multiplications, whatever their number, so a field
-/// costs about as much as one digit of a byte loop. Near the end of the chunk, where 8 bytes
-/// cannot be read, a byte loop takes over.
-#[inline(always)]
-#[allow(clippy::many_single_char_names)] // b, q, v, n, d: bytes, position, digits
-fn fast_num(b: &[u8], q: &mut usize) -> Option<u64> {
-    let start = *q;
-    let mut v = 0u64;
-    while let Some(bytes) = b.get(*q..).and_then(<[u8]>::first_chunk::<8>) {
-        let (n, d) = leading_digits(u64::from_le_bytes(*bytes));
-        v = v
-            .wrapping_mul(POW10.get(n & 15).copied().unwrap_or(1))
-            .wrapping_add(d);
-        *q += n;
-        if n < 8 {
-            let len = *q - start;
-            if len >= 20 {
-                return padded_num(b, start, *q, v);
+/// Bytes scanned at a time: the masks of a stretch stay in L1 while its lines are parsed.
+const STRETCH: usize = 16 << 10;
+
+/// The non-digit masks of a window of text, a stretch at a time, as the lines ask for them.
+pub(super) struct Scanner<'a> {
+    text: &'a [u8],
+    backend: Backend,
+    /// Masks of the blocks from `first` on.
+    masks: Vec<u64>,
+    first: usize,
+}
+
+impl<'a> Scanner<'a> {
+    /// A scanner of `text` with a resolved `backend`.
+    pub(super) fn new(text: &'a [u8], backend: Backend) -> Self {
+        Scanner {
+            text,
+            backend,
+            masks: Vec::with_capacity(STRETCH / BLOCK + 1),
+            first: 0,
+        }
+    }
+
+    /// The mask of block `blk` of the text, or `None` past its end.
+    #[inline(always)]
+    fn word(&mut self, blk: usize) -> Option<u64> {
+        match blk.checked_sub(self.first).and_then(|i| self.masks.get(i)) {
+            Some(&w) => Some(w),
+            None => self.scan_from(blk),
+        }
+    }
+
+    /// Scans the stretch that begins with block `blk` (lines only move forward: the
+    /// blocks before it are not needed again).
+    #[cold]
+    #[inline(never)]
+    fn scan_from(&mut self, blk: usize) -> Option<u64> {
+        let from = blk.checked_mul(BLOCK)?;
+        let stretch = self.text.get(from..)?;
+        if stretch.is_empty() {
+            return None;
+        }
+        self.first = blk;
+        self.masks.clear();
+        let stretch = stretch.get(..STRETCH).unwrap_or(stretch);
+        self.backend.scan(stretch, &mut self.masks);
+        self.masks.first().copied()
+    }
+}
+
+/// The marks (non-digit bytes) of a line, from a position on.
+struct Cursor {
+    blk: usize,
+    bits: u64,
+}
+
+impl Cursor {
+    /// The marks at and after `p`.
+    #[inline(always)]
+    fn at(sc: &mut Scanner<'_>, p: usize) -> Option<Cursor> {
+        let blk = p / BLOCK;
+        let word = sc.word(blk)?;
+        Some(Cursor {
+            blk,
+            bits: word & (u64::MAX << (p % BLOCK)),
+        })
+    }
+
+    /// The position of the next mark.
+    #[inline(always)]
+    fn next(&mut self, sc: &mut Scanner<'_>) -> Option<usize> {
+        while self.bits == 0 {
+            self.blk += 1;
+            self.bits = sc.word(self.blk)?;
+        }
+        let at = self.blk * BLOCK + self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(at)
+    }
+
+    /// The position of the next mark, which must be a `:`.
+    #[inline(always)]
+    fn colon(&mut self, sc: &mut Scanner<'_>) -> Option<usize> {
+        let at = self.next(sc)?;
+        (*sc.text.get(at)? == b':').then_some(at)
+    }
+
+    /// The number from `start` to the next mark, which must be a `:`; returns it and the
+    /// start of the next field.
+    #[inline(always)]
+    fn field(&mut self, sc: &mut Scanner<'_>, start: usize) -> Option<(u64, usize)> {
+        let end = self.colon(sc)?;
+        Some((digits(sc.text, start, end)?, end + 1))
+    }
+
+    /// A value field from `start`: `N` (the sentinel) or a number, which must not be the
+    /// sentinel itself (a literal sentinel goes to the careful parser, which reports it).
+    /// Returns the value and the position of the mark after it.
+    #[inline(always)]
+    fn value(&mut self, sc: &mut Scanner<'_>, start: usize, sentinel: u64) -> Option<(u64, usize)> {
+        let end = self.next(sc)?;
+        if end == start && sc.text.get(end) == Some(&b'N') {
+            let after = self.next(sc)?;
+            return (after == end + 1).then_some((sentinel, after));
+        }
+        let v = digits(sc.text, start, end)?;
+        (v != sentinel).then_some((v, end))
+    }
+
+    /// The mark at `at` ends the line (`\n`, or `\r\n`): the start of the next line.
+    #[inline(always)]
+    fn eol(&mut self, sc: &mut Scanner<'_>, at: usize) -> Option<usize> {
+        match *sc.text.get(at)? {
+            b'\n' => Some(at + 1),
+            b'\r' if self.next(sc)? == at + 1 && sc.text.get(at + 1) == Some(&b'\n') => {
+                Some(at + 2)
             }
-            return (len > 0).then_some(v);
+            _ => None,
         }
     }
-    while let Some(&c) = b.get(*q) {
-        let d = c.wrapping_sub(b'0');
-        if d > 9 {
-            break;
+}
+
+/// The number written by the digits `b[start..end]` (the scanner found no mark between
+/// them): up to 19 significant digits; `None` when empty or when it does not fit (the
+/// careful parser checks overflow and reports it). The length is known before the digits
+/// are read: up to 8 digits are one word, up to 16 two (measured: converting two words for
+/// every field, without the branch on the length, is 60% slower).
+#[inline(always)]
+fn digits(b: &[u8], start: usize, end: usize) -> Option<u64> {
+    let n = end.checked_sub(start)?;
+    match (n, end.checked_sub(16).and_then(|s| b.get(s..end))) {
+        (1..=8, Some(words)) => Some(eight(word(words, 8), n)),
+        (9..=16, Some(words)) => {
+            Some(eight(word(words, 0), n - 8) * 100_000_000 + eight(word(words, 8), 8))
         }
-        v = v.wrapping_mul(10).wrapping_add(u64::from(d));
-        *q += 1;
+        // Times zero-padded to 20 digits (ovni) and other numbers of 16 digits after up to
+        // 8 zeros.
+        (17..=24, Some(words)) if zeros(b, end - 16 - (n - 16), end - 16) => {
+            Some(eight(word(words, 0), 8) * 100_000_000 + eight(word(words, 8), 8))
+        }
+        _ => digits_slow(b, start, end),
     }
-    let len = *q - start;
-    if len >= 20 {
-        return padded_num(b, start, *q, v);
-    }
-    (len > 0).then_some(v)
 }
 
-/// The value `v` read from the 20 digits or more in `b[start..end]`: right when the digits
-/// before the last 19 are zeros (ovni and other writers pad times to 20 digits), as the
-/// wrapping arithmetic only wraps past 19 significant digits; else `None` (the careful
-/// parser checks for overflow).
+/// Are the up to 8 bytes `b[from..to]` all `0`? (One word compare.)
 #[inline(always)]
-fn padded_num(b: &[u8], start: usize, end: usize, v: u64) -> Option<u64> {
-    b.get(start..end.saturating_sub(19))?
-        .iter()
-        .all(|&c| c == b'0')
-        .then_some(v)
+fn zeros(b: &[u8], from: usize, to: usize) -> bool {
+    let n = to - from;
+    match to.checked_sub(8).and_then(|s| b.get(s..to)) {
+        Some(w) if n <= 8 => {
+            let keep = u64::MAX << ((64 - 8 * n) & 63);
+            (word(w, 0) ^ 0x3030_3030_3030_3030) & keep == 0
+        }
+        _ => b
+            .get(from..to)
+            .is_some_and(|z| z.iter().all(|&c| c == b'0')),
+    }
 }
 
-/// Powers of ten for 0 to 8 digits (16 entries, so that `n & 15` needs no bounds check).
-const POW10: [u64; 16] = [
-    1,
-    10,
-    100,
-    1_000,
-    10_000,
-    100_000,
-    1_000_000,
-    10_000_000,
-    100_000_000,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-];
-
-/// The number of leading ASCII digits of a little-endian `word` (0 to 8; the first byte is
-/// the lowest) and their value.
+/// The little-endian word of `words[at..at + 8]`.
 #[inline(always)]
-fn leading_digits(word: u64) -> (usize, u64) {
-    let x = word.wrapping_sub(0x3030_3030_3030_3030);
-    // A byte is not a digit when the subtraction wrapped (high bit set) or it is 10 or more
-    // (adding 0x76 sets the high bit). Borrows and carries only disturb bytes after the first
-    // non-digit, which are not used.
-    let non_digit = (x | x.wrapping_add(0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080;
-    let n = (non_digit.trailing_zeros() / 8) as usize;
+fn word(words: &[u8], at: usize) -> u64 {
+    let w = words.get(at..at + 8).and_then(|w| w.try_into().ok());
+    u64::from_le_bytes(w.unwrap_or([b'0'; 8]))
+}
+
+/// [`digits`] for 17 digits or more, or within the first 16 bytes of the text.
+#[cold]
+#[inline(never)]
+fn digits_slow(b: &[u8], start: usize, end: usize) -> Option<u64> {
+    let n = end.checked_sub(start)?;
     if n == 0 {
-        return (0, 0);
+        return None;
     }
-    // The n digits go to the top bytes (zeros below act as leading zeros), then pairs,
-    // quads and octets are combined.
-    let x = x << (64 - 8 * n);
-    let x = (x.wrapping_mul(10) + (x >> 8)) & 0x00FF_00FF_00FF_00FF;
-    let x = (x.wrapping_mul(100) + (x >> 16)) & 0x0000_FFFF_0000_FFFF;
-    (n, (x.wrapping_mul(10_000) + (x >> 32)) & 0xFFFF_FFFF)
+    if n > 19 {
+        // ovni and other writers pad times to 20 digits: right when the digits before the
+        // last 19 are zeros.
+        let zeros = b.get(start..end - 19)?.iter().all(|&c| c == b'0');
+        return if zeros {
+            digits_slow(b, end - 19, end)
+        } else {
+            None
+        };
+    }
+    // Up to 19 digits, zero-padded in front to 24, in three words.
+    let mut padded = [b'0'; 24];
+    let field = b.get(start..end)?;
+    padded.get_mut(24 - n..)?.copy_from_slice(field);
+    Some(
+        eight(word(&padded, 0), 8) * 10_000_000_000_000_000
+            + eight(word(&padded, 8), 8) * 100_000_000
+            + eight(word(&padded, 16), 8),
+    )
 }
 
+/// The value of the last `n` (1 to 8) digits of a little-endian `word` (its top bytes): the
+/// bytes before them are masked off (they act as leading zeros), then converted with three
+/// multiplications.
 #[inline(always)]
-fn fast_colon(b: &[u8], q: &mut usize) -> Option<()> {
-    (*b.get(*q)? == b':').then(|| *q += 1)
-}
-
-/// After the last field: `\n` or `\r\n`; returns the position of the next line.
-#[inline]
-fn fast_eol(b: &[u8], q: usize) -> Option<usize> {
-    match *b.get(q)? {
-        b'\n' => Some(q + 1),
-        b'\r' if b.get(q + 1) == Some(&b'\n') => Some(q + 2),
-        _ => None,
-    }
+fn eight(word: u64, n: usize) -> u64 {
+    // Digits are 0x30 or more: no borrow crosses bytes once the bytes before are masked off.
+    let keep = u64::MAX << ((64 - 8 * n) & 63);
+    let x = (word & keep) - (0x3030_3030_3030_3030 & keep);
+    // Pairs (in bytes 0, 2, 4, 6), then the four pairs weighted and summed into the high
+    // half in two independent multiplications (Lemire's eight-digit parse).
+    let x = x.wrapping_mul(10) + (x >> 8);
+    let pairs = 0x0000_00FF_0000_00FF;
+    ((x & pairs).wrapping_mul(100 + (1_000_000 << 32))
+        + ((x >> 16) & pairs).wrapping_mul(1 + (10_000 << 32)))
+        >> 32
 }
 
 /// The optimistic parser: a well-formed state or event line at `p`, ended by a newline,
 /// in a thread the header has. Returns the start of the next line, or `None` (having
 /// changed nothing) to let the careful parser, which reports what is wrong, take the line.
 #[inline]
-#[allow(clippy::many_single_char_names)] // b, p, q, v, n: bytes, positions and values
+#[allow(clippy::many_single_char_names)] // b, c, p, q, v: bytes, cursor, positions, values
 pub(super) fn fast_line(
     ctx: &ParseContext<'_>,
-    b: &[u8],
+    sc: &mut Scanner<'_>,
     p: usize,
     out: &mut ChunkOut,
 ) -> Option<usize> {
+    let b = sc.text;
     let kind = *b.get(p)?;
+    let mut c = Cursor::at(sc, p)?;
+    if c.next(sc)? != p + 1 || b.get(p + 1) != Some(&b':') {
+        return None;
+    }
     if kind == b'3' {
-        return fast_comm(ctx, b, p, out);
+        return fast_comm(ctx, sc, &mut c, p, out);
     }
     if kind != b'1' && kind != b'2' {
         return None;
@@ -140,55 +255,41 @@ pub(super) fn fast_line(
     // time: when the bytes of `kind:cpu:appl:task:thread:` (and `time:`) equal the previous
     // line's, its row (and time) are reused without parsing the numbers again.
     let last = out.last_line;
-    // Bytes [from, from + len) of this line equal those of the previous line?
     let (row, cpu, time, mut q, object_len) =
         if last.object_len > 0 && same_at(b, p, last.start, last.object_len) {
             let at = p + last.object_len;
-            if same_at(
-                b,
-                p + last.object_len,
-                last.start + last.object_len,
-                last.time_len,
-            ) {
-                (
-                    last.row,
-                    last.cpu,
-                    last.time,
-                    at + last.time_len,
-                    last.object_len,
-                )
+            if same_at(b, at, last.start + last.object_len, last.time_len) {
+                let q = at + last.time_len;
+                c = Cursor::at(sc, q)?;
+                (last.row, last.cpu, last.time, q, last.object_len)
             } else {
-                let mut q = at;
-                let time = fast_num(b, &mut q)?;
-                fast_colon(b, &mut q)?;
+                c = Cursor::at(sc, at)?;
+                let (time, q) = c.field(sc, at)?;
                 (last.row, last.cpu, time, q, last.object_len)
             }
-        } else if let Some((row, object_len)) = out.prefixes.find(b, p) {
-            let mut c = p + 2;
-            let cpu = fast_num(b, &mut c)?;
-            let mut q = p + object_len;
-            let time = fast_num(b, &mut q)?;
-            fast_colon(b, &mut q)?;
-            (row, cpu, time, q, object_len)
         } else {
-            let mut q = p + 1;
-            fast_colon(b, &mut q)?;
-            let cpu = fast_num(b, &mut q)?;
-            fast_colon(b, &mut q)?;
-            let appl = fast_num(b, &mut q)?;
-            fast_colon(b, &mut q)?;
-            let task = fast_num(b, &mut q)?;
-            fast_colon(b, &mut q)?;
-            let thread = fast_num(b, &mut q)?;
-            fast_colon(b, &mut q)?;
+            let mut ends = [0usize; 4];
+            for end in &mut ends {
+                *end = c.colon(sc)?;
+            }
+            let [cpu_end, appl_end, task_end, thread_end] = ends;
+            let q = thread_end + 1;
             let object_len = q - p;
-            let time = fast_num(b, &mut q)?;
-            fast_colon(b, &mut q)?;
-            let row = ctx.rows.row(appl, task, thread)?;
-            // A CPU Paraver refuses for this task goes to the careful parser, which reports it;
-            // only prefixes that fit are remembered.
-            ctx.rows.cpu_fits(cpu, appl, task).ok()?;
-            out.prefixes.insert(b, p, object_len, row);
+            let cpu = digits(b, p + 2, cpu_end)?;
+            let row = if let Some(row) = out.prefixes.find(b, p, object_len) {
+                row
+            } else {
+                let appl = digits(b, cpu_end + 1, appl_end)?;
+                let task = digits(b, appl_end + 1, task_end)?;
+                let thread = digits(b, task_end + 1, thread_end)?;
+                let row = ctx.rows.row(appl, task, thread)?;
+                // A CPU Paraver refuses for this task goes to the careful parser, which
+                // reports it; only prefixes that fit are remembered.
+                ctx.rows.cpu_fits(cpu, appl, task).ok()?;
+                out.prefixes.insert(b, p, object_len, row);
+                row
+            };
+            let (time, q) = c.field(sc, q)?;
             (row, cpu, time, q, object_len)
         };
     let this_line = LastLine {
@@ -201,10 +302,9 @@ pub(super) fn fast_line(
     };
     let sentinel = ctx.sentinel;
     if kind == b'1' {
-        let end = fast_num(b, &mut q)?;
-        fast_colon(b, &mut q)?;
-        let v = fast_value(b, &mut q, sentinel)?;
-        let next = fast_eol(b, q)?;
+        let (end, at) = c.field(sc, q)?;
+        let (value, mark) = c.value(sc, at, sentinel)?;
+        let next = c.eol(sc, mark)?;
         if end < time {
             return None;
         }
@@ -215,7 +315,7 @@ pub(super) fn fast_line(
             RawState {
                 begin: time,
                 end,
-                value: v,
+                value,
             },
         );
         out.note_cpu(row, time, cpu);
@@ -223,62 +323,61 @@ pub(super) fn fast_line(
         return Some(next);
     }
     // The pairs are only stored once the whole line is known to be good.
-    let ty = u32::try_from(fast_num(b, &mut q)?).ok()?;
-    fast_colon(b, &mut q)?;
-    let v = fast_value(b, &mut q, sentinel)?;
-    if b.get(q) != Some(&b':') {
+    let (ty, at) = c.field(sc, q)?;
+    let ty = u32::try_from(ty).ok()?;
+    let (v, mark) = c.value(sc, at, sentinel)?;
+    if b.get(mark) != Some(&b':') {
         // One pair: the common case (ovni writes one per line).
-        let next = fast_eol(b, q)?;
+        let next = c.eol(sc, mark)?;
         out.keep_event(&ctx.filter, sentinel, row, RawEvent { time, value: v, ty });
         out.note_cpu(row, time, cpu);
         out.last_line = this_line;
         return Some(next);
     }
-    q += 1;
+    q = mark + 1;
     let pairs = &mut out.line_pairs;
     pairs.clear();
     pairs.push((ty, v));
-    let next = more_pairs(b, &mut q, sentinel, pairs);
-    if next.is_some() {
-        out.keep_line_events(&ctx.filter, sentinel, row, time);
-        out.note_cpu(row, time, cpu);
-        out.last_line = this_line;
-    }
-    next
-}
-
-/// The pairs after the first of an event line, from `q` (just after a `:`) to the line's
-/// end, appended to `pairs`; returns the start of the next line, or `None`.
-#[inline(always)]
-fn more_pairs(
-    b: &[u8],
-    q: &mut usize,
-    sentinel: u64,
-    pairs: &mut Vec<(u32, u64)>,
-) -> Option<usize> {
-    loop {
-        let ty = u32::try_from(fast_num(b, q)?).ok()?;
-        fast_colon(b, q)?;
-        let v = fast_value(b, q, sentinel)?;
+    let next = loop {
+        let (ty, at) = c.field(sc, q)?;
+        let ty = u32::try_from(ty).ok()?;
+        let (v, mark) = c.value(sc, at, sentinel)?;
         pairs.push((ty, v));
-        if b.get(*q) == Some(&b':') {
-            *q += 1;
+        if b.get(mark) == Some(&b':') {
+            q = mark + 1;
         } else {
-            return fast_eol(b, *q);
+            break c.eol(sc, mark)?;
         }
-    }
+    };
+    out.keep_line_events(&ctx.filter, sentinel, row, time);
+    out.note_cpu(row, time, cpu);
+    out.last_line = this_line;
+    Some(next)
 }
 
-/// The optimistic parser for a well-formed communication line between threads the header has.
+/// The optimistic parser for a well-formed communication line between threads the header
+/// has; `c` is after the kind's `:`.
 #[inline(always)]
-fn fast_comm(ctx: &ParseContext<'_>, b: &[u8], p: usize, out: &mut ChunkOut) -> Option<usize> {
-    let mut q = p + 1;
+fn fast_comm(
+    ctx: &ParseContext<'_>,
+    sc: &mut Scanner<'_>,
+    c: &mut Cursor,
+    p: usize,
+    out: &mut ChunkOut,
+) -> Option<usize> {
     let mut f = [0u64; 14];
-    for slot in &mut f {
-        fast_colon(b, &mut q)?;
-        *slot = fast_num(b, &mut q)?;
+    let mut q = p + 2;
+    let mut mark = q;
+    for (i, slot) in f.iter_mut().enumerate() {
+        mark = c.next(sc)?;
+        let sep = *sc.text.get(mark)?;
+        if (i < 13 && sep != b':') || (i == 13 && sep == b':') {
+            return None;
+        }
+        *slot = digits(sc.text, q, mark)?;
+        q = mark + 1;
     }
-    let next = fast_eol(b, q)?;
+    let next = c.eol(sc, mark)?;
     let [
         send_cpu,
         sa,
@@ -314,18 +413,6 @@ fn same_at(b: &[u8], x: usize, y: usize, len: usize) -> bool {
     match (b.get(x..x + len), b.get(y..y + len)) {
         (Some(x), Some(y)) => same_bytes(x, y),
         _ => false,
-    }
-}
-
-/// A value field: `N` (the sentinel) or a number, which must not be the sentinel itself (a
-/// literal sentinel goes to the careful parser, which reports it).
-#[inline(always)]
-fn fast_value(b: &[u8], q: &mut usize, sentinel: u64) -> Option<u64> {
-    if b.get(*q) == Some(&b'N') {
-        *q += 1;
-        Some(sentinel)
-    } else {
-        fast_num(b, q).filter(|&v| v != sentinel)
     }
 }
 
@@ -374,13 +461,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn swar_numbers_match_a_plain_parse() {
+    fn numbers_of_known_length_match_a_plain_parse() {
         for text in [
             "0",
             "7",
             "12345678",
             "123456789",
+            "1234567890123456",
+            "12345678901234567",
+            "123456789012345678",
+            "000000001234567890123456",
+            "000000011234567890123456",
+            "0000000000000000000000000",
             "18446744073709551615",
+            "9999999999999999999",
             "00000000000002577724",
             "00000000000000000000",
             "000000000000000000000000000000000000000000000000000000000000000000000012",
@@ -392,19 +486,19 @@ mod tests {
             "00000018446744073709551616",
             "00000000000000000000000000000000000000010000000000000000000",
         ] {
-            let mut line = text.as_bytes().to_vec();
-            line.extend_from_slice(b":rest of the line, long enough");
-            let mut q = 0;
-            let v = fast_num(&line, &mut q);
             let expected = if text.trim_start_matches('0').len() < 20 {
                 text.parse::<u64>().ok()
             } else {
                 None
             };
-            assert_eq!(v, expected, "{text}");
-            if v.is_some() {
-                assert_eq!(q, text.len());
+            // At the start of the text (fewer than 8 bytes before the end) and after others.
+            for before in ["", "1:", "123456789:"] {
+                let line = format!("{before}{text}:rest");
+                let start = before.len();
+                let v = digits(line.as_bytes(), start, start + text.len());
+                assert_eq!(v, expected, "{text} after {before:?}");
             }
         }
+        assert_eq!(digits(b"12:", 2, 2), None);
     }
 }

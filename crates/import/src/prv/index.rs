@@ -59,13 +59,20 @@ impl PrefixIndex {
         (h >> 32) as usize & mask
     }
 
-    /// The row and prefix length of the line at `p`, if its prefix was seen before.
+    /// The row of the line at `p` whose prefix (up to and including its fifth `:`) is `len`
+    /// bytes long, if that prefix was seen before.
     #[inline]
-    pub(super) fn find(&self, b: &[u8], p: usize) -> Option<(u32, usize)> {
-        if self.len == 0 {
+    pub(super) fn find(&self, b: &[u8], p: usize, len: usize) -> Option<u32> {
+        if self.len == 0 || len > 16 {
             return None;
         }
-        let (key, len) = Self::key(b, p)?;
+        let word = u128::from_le_bytes(*b.get(p..)?.first_chunk::<16>()?);
+        let keep = if len >= 16 {
+            u128::MAX
+        } else {
+            (1u128 << (8 * len)) - 1
+        };
+        let key = word & keep;
         let mask = self.slots.len() - 1;
         let mut slot = Self::slot_of(key, mask);
         loop {
@@ -74,7 +81,7 @@ impl PrefixIndex {
                 return None;
             }
             if k == key && usize::from(l) == len {
-                return Some((row, len));
+                return Some(row);
             }
             slot = (slot + 1) & mask;
         }
@@ -202,8 +209,9 @@ mod tests {
         let mut idx = PrefixIndex::default();
         idx.insert(line, 0, 11, 7);
         let other = b"1:24:1:6:4:99:100:1\n.....";
-        assert_eq!(idx.find(line, 0), Some((7, 11)));
-        assert_eq!(idx.find(other, 0), None);
+        assert_eq!(idx.find(line, 0, 11), Some(7));
+        assert_eq!(idx.find(line, 0, 10), None);
+        assert_eq!(idx.find(other, 0, 11), None);
         // A prefix longer than 16 bytes is not indexed.
         assert!(PrefixIndex::key(b"2:1234:1:1234:1234:5:6:7:8:9:0", 0).is_none());
     }

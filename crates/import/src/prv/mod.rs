@@ -19,6 +19,7 @@ mod chunk;
 mod fast;
 mod index;
 mod order;
+pub mod scan;
 
 use std::path::Path;
 
@@ -43,6 +44,8 @@ pub struct ParseContext<'a> {
     pub path: &'a Path,
     /// What part of the trace is loaded (inactive: all of it).
     pub filter: Filter,
+    /// The structural scanner's backend (resolved).
+    pub scan: scan::Backend,
     /// Unique per context: worker threads keep their scratch buffers while it stays the same.
     id: u64,
 }
@@ -55,6 +58,7 @@ impl<'a> ParseContext<'a> {
             sentinel,
             path,
             filter: Filter::default(),
+            scan: scan::Backend::detect(),
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
@@ -146,8 +150,15 @@ fn parse_into(ctx: &ParseContext<'_>, bytes: &[u8], out: &mut ChunkOut) {
     out.last_line = fast::LastLine::default();
     let mut line_no = out.lines;
     let mut start = 0usize;
+    let mut scanner = fast::Scanner::new(bytes, ctx.scan);
+    let mut flushed = 0usize;
+    let flush_every = out.flush_bytes();
     while start < bytes.len() {
-        if let Some(next) = fast_line(ctx, bytes, start, out) {
+        if start - flushed >= flush_every {
+            out.end_window(ctx.sentinel);
+            flushed = start;
+        }
+        if let Some(next) = fast_line(ctx, &mut scanner, start, out) {
             line_no += 1;
             start = next;
             continue;
