@@ -258,9 +258,6 @@ pub struct ChunkOut {
 /// order against 6.4-7.0 s directly; a generated one of 64 threads is the same either way.
 const DIRECT_MAX_ROWS: usize = 256;
 
-/// See [`ChunkOut::flush_bytes`].
-const FLUSH_BYTES: usize = 1 << 20;
-
 /// The states of one row in a chunk so far, encoded a window at a time.
 #[derive(Debug, Default)]
 struct StateRun {
@@ -561,12 +558,6 @@ impl ChunkOut {
         self.last_line = LastLine::default();
         self.last_object = (0, 0, 0, 0);
         out
-    }
-
-    /// How many bytes of text are parsed before their records are encoded: with few rows,
-    /// the raw records of 1 MB of text (about 1.2 MB) stay in L2 between parse and encoding.
-    pub(crate) fn flush_bytes(&self) -> usize {
-        if self.direct { FLUSH_BYTES } else { usize::MAX }
     }
 
     /// At the end of a window of lines: its records encoded onto their row's and key's

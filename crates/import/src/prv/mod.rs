@@ -151,13 +151,7 @@ fn parse_into(ctx: &ParseContext<'_>, bytes: &[u8], out: &mut ChunkOut) {
     let mut line_no = out.lines;
     let mut start = 0usize;
     let mut scanner = fast::Scanner::new(bytes, ctx.scan);
-    let mut flushed = 0usize;
-    let flush_every = out.flush_bytes();
     while start < bytes.len() {
-        if start - flushed >= flush_every {
-            out.end_window(ctx.sentinel);
-            flushed = start;
-        }
         if let Some(next) = fast_line(ctx, &mut scanner, start, out) {
             line_no += 1;
             start = next;
