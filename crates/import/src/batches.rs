@@ -16,14 +16,14 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use rayon::prelude::*;
-
 use prvscope_format::RowMap;
 use prvscope_format::error;
 use prvscope_store::{Comm, NullPolicy, ThreadData};
 
-use crate::source::{self, Compression, LoadProgress};
-use crate::{Header, IssueKind, LoadError, LoadOptions, LoadReport, Pcf, RowNames, estimate, prv};
+use crate::source::{Compression, LoadProgress};
+use crate::{
+    Header, IssueKind, LoadError, LoadOptions, LoadReport, Pcf, RowNames, driver, estimate, prv,
+};
 
 /// Receives a trace's batches, in file order.
 pub trait BatchSink {
@@ -72,7 +72,6 @@ pub(crate) fn parse_in_batches<S: BatchSink>(
     progress: &Arc<LoadProgress>,
     sink: &mut S,
 ) -> Result<Parsed, LoadError> {
-    let io_err = crate::io_error(path);
     let budget = estimate::available_memory().unwrap_or(4 << 30) / 2;
     let mut batches = Batches {
         sink,
@@ -86,42 +85,25 @@ pub(crate) fn parse_in_batches<S: BatchSink>(
         event_types: BTreeSet::new(),
         order: prv::OrderJoin::new(0),
     };
-    let size = Size {
+    let grouping = driver::Grouping {
         at_most: batch_bytes,
-        budget,
+        budget: Some(budget),
         // A trace that fits stays in the page cache: the next command on it (the viewer
         // after an export) reads it from memory, not from the disk again.
         drop_read_pages: meta.len() > budget,
     };
-    let header = match compression {
-        Compression::None => {
-            let plain =
-                source::PlainFile::new(std::fs::File::open(path).map_err(io_err)?, meta.len());
-            let header =
-                plain_batches(path, &plain, policy, options, size, progress, &mut batches)?;
-            progress.bytes_done.store(meta.len(), Ordering::Relaxed);
-            crate::note_changed_file(path, &plain, meta, &mut batches.report);
-            header
-        }
-        Compression::Xz | Compression::Gzip => {
-            let decoder = source::spawn_decoder(
-                std::fs::File::open(path).map_err(io_err)?,
-                compression,
-                Arc::clone(progress),
-                options.stream_block_bytes,
-            );
-            stream_batches(
-                path,
-                decoder,
-                compression,
-                policy,
-                options,
-                size,
-                progress,
-                &mut batches,
-            )?
-        }
-    };
+    let read = driver::read_body(
+        path,
+        driver::Input::File { meta, compression },
+        policy,
+        options,
+        grouping,
+        progress,
+        &mut batches,
+    )?;
+    let header = read.header;
+    batches.report.merge(read.report);
+    batches.bytes = read.bytes;
     if batches.communicator_lines < u64::from(header.communicator_lines) {
         batches.report.push(error::issue(
             IssueKind::MissingCommunicators,
@@ -278,18 +260,22 @@ struct Batches<'s, S> {
     order: prv::OrderJoin,
 }
 
-impl<S: BatchSink> Batches<'_, S> {
-    /// Tells the sink the trace's header; gives its rows.
-    fn begin(&mut self, path: &Path, header: &Header, null: u64) -> Result<RowMap, LoadError> {
-        let rows = RowMap::new(header);
+impl<S: BatchSink> driver::ChunkSink for Batches<'_, S> {
+    /// Tells the sink the trace's header.
+    fn begin(&mut self, path: &Path, header: &Header, rows: &RowMap) -> Result<(), LoadError> {
         self.rows = rows.rows();
         self.order = prv::OrderJoin::new(self.rows);
         self.sink
-            .begin(header, null)
-            .map_err(crate::io_error(path))?;
-        Ok(rows)
+            .begin(header, self.sentinel)
+            .map_err(crate::io_error(path))
     }
 
+    fn group(&mut self, path: &Path, chunks: Vec<prv::ChunkOut>) -> Result<(), LoadError> {
+        self.add(path, chunks)
+    }
+}
+
+impl<S: BatchSink> Batches<'_, S> {
     /// Assembles a batch's chunks (in file order) and hands them to the sink.
     fn add(&mut self, path: &Path, chunks: Vec<prv::ChunkOut>) -> Result<(), LoadError> {
         let lines: u64 = chunks.iter().map(|c| c.lines).sum();
@@ -319,163 +305,4 @@ impl<S: BatchSink> Batches<'_, S> {
         }
         Ok(())
     }
-}
-
-/// How much text a batch holds.
-#[derive(Clone, Copy)]
-struct Size {
-    at_most: Option<u64>,
-    /// The memory a batch may take.
-    budget: u64,
-    /// Whether the trace's pages are let go of once parsed (a trace larger than the memory
-    /// a batch may take would crowd out of the page cache the pages still needed).
-    drop_read_pages: bool,
-}
-
-impl Size {
-    fn bytes(self, rows: usize) -> u64 {
-        let fits = estimate::batch_that_fits(self.budget, rows as u64);
-        self.at_most.map_or(fits, |b| b.min(fits)).max(1)
-    }
-}
-
-/// Parses a plain file in batches of chunks; returns its header.
-fn plain_batches<S: BatchSink>(
-    path: &Path,
-    file: &source::PlainFile,
-    policy: NullPolicy,
-    options: &LoadOptions,
-    size: Size,
-    progress: &LoadProgress,
-    out: &mut Batches<'_, S>,
-) -> Result<Header, LoadError> {
-    let io_err = crate::io_error(path);
-    let (first_line, body_start) = file.read_first_line().map_err(io_err)?;
-    let (header, _) = crate::split_header(path, &first_line)?;
-    let rows = out.begin(path, &header, policy.sentinel)?;
-    let mut ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
-    ctx.scan = options.scan.resolve();
-    let body_len = file.len().saturating_sub(body_start);
-    let batch = size.bytes(rows.rows());
-    let workers = rayon::current_num_threads().max(1) as u64;
-    let chunk = crate::chunk_size(body_len, rows.rows(), options)
-        .min(batch.div_ceil(workers))
-        .max(1);
-    let per_batch = usize::try_from(batch.div_ceil(chunk))
-        .unwrap_or(usize::MAX)
-        .max(1);
-    let starts: Vec<u64> = (0..body_len.div_ceil(chunk))
-        .map(|i| body_start + i * chunk)
-        .collect();
-    let groups: Vec<&[u64]> = starts.chunks(per_batch).collect();
-    let last = groups.len().saturating_sub(1);
-    for (k, group) in groups.into_iter().enumerate() {
-        let Some(mut chunks) =
-            crate::plain::parse_chunks(file, &ctx, body_start, group, chunk, options, progress)
-                .map_err(io_err)?
-        else {
-            return Err(LoadError::Cancelled {
-                path: path.to_path_buf(),
-            });
-        };
-        if k == last {
-            let end = file.shrunk_to().unwrap_or(file.len());
-            let unterminated =
-                end > body_start && crate::last_byte(file, end).map_err(io_err)? != Some(b'\n');
-            crate::note_unterminated_last_line(unterminated, &mut chunks);
-        }
-        out.add(path, chunks)?;
-        if let (true, Some(&from), Some(&last)) =
-            (size.drop_read_pages, group.first(), group.last())
-        {
-            file.will_not_read_again(from, last.saturating_add(chunk));
-        }
-    }
-    out.bytes = file.shrunk_to().unwrap_or(file.len());
-    Ok(header)
-}
-
-/// Parses a compressed trace's decoded blocks in batches; returns its header.
-#[allow(clippy::too_many_arguments)]
-fn stream_batches<S: BatchSink>(
-    path: &Path,
-    decoder: source::Decoder,
-    compression: Compression,
-    policy: NullPolicy,
-    options: &LoadOptions,
-    size: Size,
-    progress: &LoadProgress,
-    out: &mut Batches<'_, S>,
-) -> Result<Header, LoadError> {
-    let source::Decoder {
-        blocks: rx,
-        recycle,
-    } = decoder;
-    let first = crate::first_block(path, &rx, compression, progress)?;
-    let (header, first_body) = crate::split_header(path, &first)?;
-    let rows = out.begin(path, &header, policy.sentinel)?;
-    let mut ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
-    ctx.scan = options.scan.resolve();
-    let batch = size.bytes(rows.rows());
-    let mut pending = vec![prv::parse_chunk(&ctx, first_body)];
-    let mut size = first.len() as u64;
-    let mut bytes = size;
-    let mut unterminated = !first_body.is_empty() && !first_body.ends_with(b"\n");
-    let mut stream_error = None;
-    loop {
-        let mut blocks = Vec::new();
-        let mut done = false;
-        while size < batch {
-            match rx.recv() {
-                Ok(source::StreamItem::Block(b)) => {
-                    size += b.len as u64;
-                    bytes += b.len as u64;
-                    unterminated = !b.text().ends_with(b"\n");
-                    blocks.push(b);
-                }
-                Ok(source::StreamItem::Error { decoded, message }) => {
-                    stream_error = Some((decoded, message));
-                }
-                Err(_) => {
-                    done = true;
-                    break;
-                }
-            }
-        }
-        let parsed: Vec<prv::ChunkOut> = blocks
-            .into_par_iter()
-            .map(|b| {
-                let parsed = prv::parse_chunk(&ctx, b.text());
-                let _ = recycle.send(b.bytes);
-                parsed
-            })
-            .collect();
-        pending.extend(parsed);
-        if progress.is_cancelled() {
-            return Err(LoadError::Cancelled {
-                path: path.to_path_buf(),
-            });
-        }
-        if done {
-            crate::note_unterminated_last_line(unterminated, &mut pending);
-            out.add(path, pending)?;
-            break;
-        }
-        out.add(path, std::mem::take(&mut pending))?;
-        size = 0;
-    }
-    if let Some((decoded, message)) = stream_error {
-        out.report.push(error::issue(
-            IssueKind::CorruptStream,
-            path,
-            0,
-            0,
-            format!(
-                "the {} stream is truncated or corrupt after {decoded} decoded bytes ({message}); the records before it were kept",
-                compression.name()
-            ),
-        ));
-    }
-    out.bytes = bytes;
-    Ok(header)
 }

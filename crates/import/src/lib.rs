@@ -11,6 +11,7 @@ mod batches;
 pub mod cache;
 pub mod cgroup;
 pub mod convert;
+mod driver;
 pub mod estimate;
 #[cfg(any(test, feature = "testing"))]
 pub mod naive;
@@ -24,18 +25,14 @@ pub mod synth;
 pub use batches::{BatchSink, Streamed, read_in_batches};
 pub(crate) use start::{Begun, begin};
 
-use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use rayon::prelude::*;
-
 pub use prv::scan::Backend as ScanBackend;
 use prvscope_format::RowMap;
 use prvscope_format::error;
-use prvscope_format::subset;
 use prvscope_store::null::resolve_policy;
 use prvscope_store::{LoadStats, LoadedPart, NullPolicy, TraceStore};
 pub use source::{Compression, LoadProgress};
@@ -101,7 +98,6 @@ pub fn load(
 ) -> Result<Trace, LoadError> {
     let started = Instant::now();
     let progress = progress.unwrap_or_default();
-    let io_err = crate::io_error(path);
     let Begun {
         meta,
         compression,
@@ -113,26 +109,16 @@ pub fn load(
         Err(from_cache) => return Ok(*from_cache),
     };
 
-    let body = match compression {
-        Compression::None => {
-            let plain = source::PlainFile::new(File::open(path).map_err(io_err)?, meta.len());
-            let parsed = parse_file(path, &plain, policy, options, &progress).map_err(io_err)?;
-            progress.bytes_done.store(meta.len(), Ordering::Relaxed);
-            let mut parsed = parsed?;
-            note_changed_file(path, &plain, &meta, &mut parsed.report);
-            parsed
-        }
-        Compression::Xz | Compression::Gzip => {
-            let file = File::open(path).map_err(io_err)?;
-            let decoder = source::spawn_decoder(
-                file,
-                compression,
-                Arc::clone(&progress),
-                options.stream_block_bytes,
-            );
-            parse_stream(path, decoder, compression, policy, options, &progress)?
-        }
-    };
+    let body = parse_whole(
+        path,
+        driver::Input::File {
+            meta: &meta,
+            compression,
+        },
+        policy,
+        options,
+        &progress,
+    )?;
     let bytes_read = progress.bytes_done.load(Ordering::Relaxed).max(meta.len());
     let mut trace = into_trace(
         path,
@@ -249,17 +235,13 @@ pub fn load_bytes(
     let progress = Arc::new(LoadProgress::default());
     let compression = Compression::sniff(bytes);
     let policy = resolve_policy(options.null, pcf.as_ref());
-    let body = if compression == Compression::None {
-        parse_text(name, bytes, policy, options, &progress)?
-    } else {
-        let decoder = source::spawn_decoder(
-            std::io::Cursor::new(bytes.to_vec()),
-            compression,
-            Arc::clone(&progress),
-            options.stream_block_bytes,
-        );
-        parse_stream(name, decoder, compression, policy, options, &progress)?
-    };
+    let body = parse_whole(
+        name,
+        driver::Input::Memory(bytes),
+        policy,
+        options,
+        &progress,
+    )?;
     let side = SideFiles {
         pcf,
         row: None,
@@ -371,109 +353,6 @@ pub(crate) fn split_header<'a>(
     Ok((header, rest))
 }
 
-/// Parses a plain file in parallel pieces, each read by the worker that parses it. The outer
-/// error is a read error, the inner one a parse error.
-fn parse_file(
-    path: &Path,
-    file: &source::PlainFile,
-    policy: NullPolicy,
-    options: &LoadOptions,
-    progress: &LoadProgress,
-) -> std::io::Result<Result<Body, LoadError>> {
-    let (first_line, body_start) = file.read_first_line()?;
-    let header = match split_header(path, &first_line) {
-        Ok((header, _)) => header,
-        Err(e) => return Ok(Err(e)),
-    };
-    let rows = RowMap::new(&header);
-    let mut ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
-    ctx.scan = options.scan.resolve();
-    ctx.filter = match subset_filter(path, &options.subset, &rows) {
-        Ok(f) => f,
-        Err(e) => return Ok(Err(e)),
-    };
-    let body_len = file.len().saturating_sub(body_start);
-    let chunk = chunk_size(body_len, rows.rows(), options);
-    let starts: Vec<u64> = (0..body_len.div_ceil(chunk))
-        .map(|i| body_start + i * chunk)
-        .collect();
-    let Some(mut chunks) =
-        plain::parse_chunks(file, &ctx, body_start, &starts, chunk, options, progress)?
-    else {
-        return Ok(Err(LoadError::Cancelled {
-            path: path.to_path_buf(),
-        }));
-    };
-    let end = file.shrunk_to().unwrap_or(file.len());
-    let unterminated = end > body_start && last_byte(file, end)? != Some(b'\n');
-    note_unterminated_last_line(unterminated, &mut chunks);
-    Ok(Ok(finish(
-        header,
-        chunks,
-        rows.rows(),
-        policy,
-        end,
-        path,
-        LoadReport::default(),
-    )))
-}
-
-/// The byte before `end`.
-fn last_byte(file: &source::PlainFile, end: u64) -> std::io::Result<Option<u8>> {
-    let mut byte = [0u8];
-    let got = file.read_at(end.saturating_sub(1), &mut byte)?;
-    Ok((got == 1).then_some(byte[0]))
-}
-
-/// Reports a file that changed while it was read: shorter than when the load started (reads
-/// found its end early), or of another size or modification time once the load finished.
-fn note_changed_file(
-    path: &Path,
-    file: &source::PlainFile,
-    before: &std::fs::Metadata,
-    report: &mut LoadReport,
-) {
-    let now = std::fs::metadata(path).ok();
-    let message = if let Some(end) = file.shrunk_to() {
-        format!(
-            "the file shrank from {} to {end} bytes while it was read (another program truncated or rewrote it); the records after byte {end} are missing",
-            file.len()
-        )
-    } else if let Some(now) =
-        now.filter(|now| now.len() != before.len() || now.modified().ok() != before.modified().ok())
-    {
-        format!(
-            "the file changed while it was read ({} bytes before, {} after); the records read may mix both versions: open it again once it is finished",
-            before.len(),
-            now.len()
-        )
-    } else {
-        return;
-    };
-    report.push(error::issue(IssueKind::FileChanged, path, 0, 0, message));
-}
-
-/// The size of the chunks a body of `body` bytes and `rows` threads is parsed in.
-///
-/// Large chunks become large store segments, but every core needs several of them: a
-/// quarter of a worker's share, from 1 to 32 MB. A chunk gives a piece per (thread, type) it
-/// holds, and pieces shorter than [`MOVE_MIN`](prvscope_store::columns::MOVE_MIN) records
-/// are copied at assembly, each with allocations that workers free across threads, so
-/// traces of many threads get at least 128 kB of text per thread in a chunk, up to a
-/// worker's share (one chunk per worker; a worker's scratch is a read window whatever the
-/// chunk size). Measured on a generated 1 GB trace of 4096 threads on 2 cores: 128 MB
-/// chunks loaded in 3.9-5.0 s with a peak of 800-834 MB (their assembly 1.2 s), 512 MB
-/// chunks (one per worker) in 2.8-3.2 s and 730 MB (0.5 s); earlier, 64 MB chunks 4.8 s
-/// and 917 MB, 32 MB chunks 6.0 s and 1.22 GB. `options.chunk_bytes` caps it.
-fn chunk_size(body: u64, rows: usize, options: &LoadOptions) -> u64 {
-    let workers = rayon::current_num_threads().max(1) as u64;
-    let per_thread = (rows as u64).saturating_mul(128 << 10);
-    (body / (4 * workers))
-        .clamp(1 << 20, 32 << 20)
-        .max(per_thread.min(body.div_ceil(workers)))
-        .min(options.chunk_bytes.max(1) as u64)
-}
-
 /// What [`Trace::part`] says for a load of `subset`.
 pub(crate) fn loaded_part(subset: &Subset, header: &Header) -> Option<LoadedPart> {
     if subset.is_whole() {
@@ -486,76 +365,52 @@ pub(crate) fn loaded_part(subset: &Subset, header: &Header) -> Option<LoadedPart
     })
 }
 
-/// The parser's filter for the part of the trace to load.
-fn subset_filter(path: &Path, subset: &Subset, rows: &RowMap) -> Result<subset::Filter, LoadError> {
-    subset.filter(rows).map_err(|message| LoadError::Subset {
-        path: path.to_path_buf(),
-        message,
-    })
+/// The chunks of a body, kept for one assembly.
+#[derive(Default)]
+struct Whole {
+    chunks: Vec<prv::ChunkOut>,
+    rows: usize,
 }
 
-/// Parses a whole trace text held in memory in parallel chunks.
-fn parse_text(
+impl driver::ChunkSink for Whole {
+    fn begin(&mut self, _: &Path, _: &Header, rows: &RowMap) -> Result<(), LoadError> {
+        self.rows = rows.rows();
+        Ok(())
+    }
+
+    fn group(&mut self, _: &Path, chunks: Vec<prv::ChunkOut>) -> Result<(), LoadError> {
+        self.chunks.extend(chunks);
+        Ok(())
+    }
+}
+
+/// A whole body parsed by the import driver as one group and assembled.
+fn parse_whole(
     path: &Path,
-    bytes: &[u8],
+    input: driver::Input<'_>,
     policy: NullPolicy,
     options: &LoadOptions,
-    progress: &LoadProgress,
+    progress: &Arc<LoadProgress>,
 ) -> Result<Body, LoadError> {
-    let (header, body) = split_header(path, bytes)?;
-    let rows = RowMap::new(&header);
-    let mut ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
-    ctx.scan = options.scan.resolve();
-    ctx.filter = subset_filter(path, &options.subset, &rows)?;
-    let chunk =
-        usize::try_from(chunk_size(body.len() as u64, rows.rows(), options)).unwrap_or(usize::MAX);
-    let ranges = prv::split_chunks(body, chunk);
-    let mut chunks: Vec<prv::ChunkOut> = ranges
-        .into_par_iter()
-        .map(|r| {
-            if progress.is_cancelled() {
-                return prv::ChunkOut::default();
-            }
-            let out = prv::parse_chunk(&ctx, body.get(r.clone()).unwrap_or(&[]));
-            progress
-                .bytes_done
-                .fetch_add(r.len() as u64, Ordering::Relaxed);
-            out
-        })
-        .collect();
-    if progress.is_cancelled() {
-        return Err(LoadError::Cancelled {
-            path: path.to_path_buf(),
-        });
-    }
-    let report = LoadReport::default();
-    note_unterminated_last_line(!body.is_empty() && !body.ends_with(b"\n"), &mut chunks);
-    Ok(finish(
-        header,
-        chunks,
-        rows.rows(),
-        policy,
-        bytes.len() as u64,
+    let mut whole = Whole::default();
+    let read = driver::read_body(
         path,
-        report,
+        input,
+        policy,
+        options,
+        driver::Grouping::WHOLE,
+        progress,
+        &mut whole,
+    )?;
+    Ok(finish(
+        read.header,
+        whole.chunks,
+        whole.rows,
+        policy,
+        read.bytes,
+        path,
+        read.report,
     ))
-}
-
-/// A last line without newline that failed to parse was most likely cut short: its issue is
-/// filed as a truncated line (once, not also as a malformed record).
-fn note_unterminated_last_line(unterminated: bool, chunks: &mut [prv::ChunkOut]) {
-    if !unterminated {
-        return;
-    }
-    if let Some(last) = chunks.iter_mut().rev().find(|c| c.lines > 0) {
-        let line = last.lines;
-        last.report.reclassify(
-            line,
-            IssueKind::MalformedRecord,
-            IssueKind::TruncatedLine,
-            "the text ends in the middle of this line (no newline); it was skipped",
-        );
-    }
 }
 
 fn finish(
@@ -593,144 +448,5 @@ fn finish(
         report,
         bytes,
         inversions: assembled.inversions,
-    }
-}
-
-/// The first decoded block of a compressed trace (it carries the header).
-pub(crate) fn first_block(
-    path: &Path,
-    rx: &std::sync::mpsc::Receiver<source::StreamItem>,
-    compression: Compression,
-    progress: &LoadProgress,
-) -> Result<Vec<u8>, LoadError> {
-    let cancelled = || LoadError::Cancelled {
-        path: path.to_path_buf(),
-    };
-    Ok(match rx.recv() {
-        Ok(source::StreamItem::Block(b)) => {
-            let mut bytes = b.bytes;
-            bytes.truncate(b.len);
-            bytes
-        }
-        Ok(source::StreamItem::Error { decoded, message }) => {
-            if progress.is_cancelled() {
-                return Err(cancelled());
-            }
-            return Err(LoadError::Header {
-                path: path.to_path_buf(),
-                line: 1,
-                column: 1,
-                message: format!(
-                    "could not decode the {} stream (after {decoded} bytes): {message}",
-                    compression.name()
-                ),
-            });
-        }
-        Err(_) => Vec::new(),
-    })
-}
-
-fn parse_stream(
-    path: &Path,
-    decoder: source::Decoder,
-    compression: Compression,
-    policy: NullPolicy,
-    options: &LoadOptions,
-    progress: &LoadProgress,
-) -> Result<Body, LoadError> {
-    let cancelled = || LoadError::Cancelled {
-        path: path.to_path_buf(),
-    };
-    let mut report = LoadReport::default();
-    let mut stream_error = None;
-    let source::Decoder {
-        blocks: rx,
-        recycle,
-    } = decoder;
-    let first = first_block(path, &rx, compression, progress)?;
-    let (header, first_body) = split_header(path, &first)?;
-    let rows = RowMap::new(&header);
-    let mut ctx = prv::ParseContext::new(&rows, policy.sentinel, path);
-    ctx.scan = options.scan.resolve();
-    ctx.filter = subset_filter(path, &options.subset, &rows)?;
-    let mut bytes = first.len() as u64;
-    let head_chunk = prv::parse_chunk(&ctx, first_body);
-    let mut last_block_unterminated = !first_body.ends_with(b"\n") && !first_body.is_empty();
-    // Blocks are parsed by the rayon pool while the decoder thread goes on.
-    let rest: Vec<(usize, prv::ChunkOut)> = rx
-        .into_iter()
-        .filter_map(|item| match item {
-            source::StreamItem::Block(b) => Some(b),
-            source::StreamItem::Error { decoded, message } => {
-                stream_error = Some((decoded, message));
-                None
-            }
-        })
-        .inspect(|b| {
-            bytes += b.len as u64;
-            last_block_unterminated = !b.text().ends_with(b"\n");
-        })
-        .par_bridge()
-        .map(|b| {
-            let out = prv::parse_chunk(&ctx, b.text());
-            let _ = recycle.send(b.bytes);
-            (b.seq, out)
-        })
-        .collect();
-    if progress.is_cancelled() {
-        return Err(cancelled());
-    }
-    let mut rest = rest;
-    rest.sort_by_key(|(seq, _)| *seq);
-    let mut chunks = Vec::with_capacity(rest.len() + 1);
-    chunks.push(head_chunk);
-    chunks.extend(rest.into_iter().map(|(_, c)| c));
-    if let Some((decoded, message)) = stream_error {
-        report.push(error::issue(
-            IssueKind::CorruptStream,
-            path,
-            0,
-            0,
-            format!(
-                "the {} stream is truncated or corrupt after {decoded} decoded bytes ({message}); the records before it were kept",
-                compression.name()
-            ),
-        ));
-    }
-    note_unterminated_last_line(last_block_unterminated, &mut chunks);
-    Ok(finish(
-        header,
-        chunks,
-        rows.rows(),
-        policy,
-        bytes,
-        path,
-        report,
-    ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn traces_of_many_threads_are_parsed_in_larger_chunks() {
-        let gb = 1u64 << 30;
-        let workers = rayon::current_num_threads().max(1) as u64;
-        let default = LoadOptions::default();
-        assert!(chunk_size(gb, 64, &default) <= 32 << 20);
-        assert!(chunk_size(gb, 64, &default) >= 1 << 20);
-        assert_eq!(
-            chunk_size(gb, 4096, &default),
-            (512u64 << 20)
-                .min(gb.div_ceil(workers))
-                .max(chunk_size(gb, 64, &default))
-        );
-        // The cap wins, so tests can cut bodies into tiny chunks.
-        let tiny = LoadOptions {
-            chunk_bytes: 7,
-            ..LoadOptions::default()
-        };
-        assert_eq!(chunk_size(gb, 4096, &tiny), 7);
     }
 }
