@@ -11,7 +11,7 @@ use prvscope_store::columns::{TimeSeg, ValueSeg};
 use prvscope_store::{Comm, TimeColumn, ValueColumn};
 
 use super::fast::LastLine;
-use super::index::{KeyIndex, PrefixIndex};
+use super::index::KeyIndex;
 
 /// A state record before encoding.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -221,8 +221,6 @@ pub struct ChunkOut {
     row_types: TypeTable,
     /// Grouping scratch of a window: write cursors per key or row.
     cursors: Vec<u32>,
-    /// Rows of line prefixes seen.
-    pub(super) prefixes: PrefixIndex,
     /// The (type, value) pairs of the line being parsed.
     pub(super) line_pairs: Vec<(u32, u64)>,
     /// Once parsed: the non-empty buffers, encoded.

@@ -276,19 +276,13 @@ pub(super) fn fast_line(
             let q = thread_end + 1;
             let object_len = q - p;
             let cpu = digits(b, p + 2, cpu_end)?;
-            let row = if let Some(row) = out.prefixes.find(b, p, object_len) {
-                row
-            } else {
-                let appl = digits(b, cpu_end + 1, appl_end)?;
-                let task = digits(b, appl_end + 1, task_end)?;
-                let thread = digits(b, task_end + 1, thread_end)?;
-                let row = ctx.rows.row(appl, task, thread)?;
-                // A CPU Paraver refuses for this task goes to the careful parser, which
-                // reports it; only prefixes that fit are remembered.
-                ctx.rows.cpu_fits(cpu, appl, task).ok()?;
-                out.prefixes.insert(b, p, object_len, row);
-                row
-            };
+            let appl = digits(b, cpu_end + 1, appl_end)?;
+            let task = digits(b, appl_end + 1, task_end)?;
+            let thread = digits(b, task_end + 1, thread_end)?;
+            let row = ctx.rows.row(appl, task, thread)?;
+            // A CPU Paraver refuses for this task goes to the careful parser, which
+            // reports it.
+            ctx.rows.cpu_fits(cpu, appl, task).ok()?;
             let (time, q) = c.field(sc, q)?;
             (row, cpu, time, q, object_len)
         };
