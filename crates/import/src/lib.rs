@@ -51,7 +51,7 @@ pub struct LoadOptions {
     pub chunk_bytes: usize,
     /// How much of a chunk of a plain file is read and parsed at a time (the text of a
     /// window is still in cache when it is parsed, and a worker holds one window, not a whole
-    /// chunk).
+    /// chunk); traces of many threads use larger windows (see `plain::read_window`).
     pub read_window_bytes: usize,
     /// Size of the decoded blocks of compressed files.
     pub stream_block_bytes: usize,
@@ -78,7 +78,7 @@ impl Default for LoadOptions {
         LoadOptions {
             null: NullOverride::Auto,
             chunk_bytes: 1 << 30,
-            read_window_bytes: 8 << 20,
+            read_window_bytes: 512 << 10,
             stream_block_bytes: source::STREAM_BLOCK,
             subset: Subset::default(),
             cache: None,

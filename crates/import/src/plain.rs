@@ -11,18 +11,29 @@ thread_local! {
     static PIECE: std::cell::RefCell<source::Piece> = std::cell::RefCell::new(source::Piece::default());
 }
 
-/// The text read and parsed at a time: `base` (`LoadOptions::read_window_bytes`), times the
-/// thousands of threads, up to 4, while the workers' windows stay within 128 MB together: a
-/// window's records are grouped by (thread, type) and appended to each one's run, a cost per
-/// (thread, type) and window that many threads would otherwise pay every few records, and a
-/// worker's scratch is a few times its window. Measured on a generated 1 GB trace of 4096
-/// threads on 2 cores (one chunk per worker): 8 MB windows loaded in 2.77-2.94 s with a peak
-/// of 729 MB, 32 MB windows in 2.28-2.42 s and 702 MB, 64 MB windows in 2.25-2.38 s and
-/// 814 MB; with 16 workers, 32 MB windows peaked at 2.2 GB.
+/// The text read and parsed at a time. With up to [`prv::DIRECT_MAX_ROWS`] threads, `base`
+/// (`LoadOptions::read_window_bytes`, 512 kB): the positioned read copies the text into a
+/// buffer that stays in L2 and the parse reads it from there. Measured on 2 cores (three
+/// or four alternating runs of `info --no-cache`): the generated 1 GB trace of 64 threads
+/// 1.14-1.20 s with 512 kB or 1 MB windows against 1.18-1.28 s with 8 MB ones; the ovni
+/// trace 0.25-0.30 s against 0.28-0.33 s.
+///
+/// With more threads, records are grouped by (thread, type) at the end of each window, a
+/// cost per (thread, type) and window that would otherwise be paid every few records: 16
+/// times `base`, times the thousands of threads, up to 4, while the workers' windows stay
+/// within 128 MB together (a worker's scratch is a few times its window). Measured on a
+/// generated 1 GB trace of 4096 threads on 2 cores (one chunk per worker): 8 MB windows
+/// loaded in 2.77-2.94 s with a peak of 729 MB, 32 MB windows in 2.28-2.42 s and 702 MB,
+/// 64 MB windows in 2.25-2.38 s and 814 MB; with 16 workers, 32 MB windows peaked at 2.2 GB;
+/// 4 MB windows took 2.36-2.52 s against 1.80-2.21 s for 32 MB in a later build.
 pub(crate) fn read_window(base: usize, rows: usize, workers: usize) -> u64 {
     let base = base.max(1) as u64;
-    let scaled = base.saturating_mul((rows as u64 / 1024).clamp(1, 4));
-    scaled.min(base.max((128 << 20) / workers.max(1) as u64))
+    if rows <= prv::DIRECT_MAX_ROWS {
+        return base;
+    }
+    let grouped = base.saturating_mul(16);
+    let scaled = grouped.saturating_mul((rows as u64 / 1024).clamp(1, 4));
+    scaled.min(grouped.max((128 << 20) / workers.max(1) as u64))
 }
 
 /// Parses the chunks of `file` that start at `starts` (byte offsets; each `chunk` bytes long,
@@ -97,13 +108,18 @@ mod tests {
     #[test]
     fn windows_grow_with_threads_within_the_workers_budget() {
         const MB: u64 = 1 << 20;
-        assert_eq!(read_window(8 << 20, 64, 2), 8 * MB);
-        assert_eq!(read_window(8 << 20, 2048, 2), 16 * MB);
-        assert_eq!(read_window(8 << 20, 4096, 2), 32 * MB);
-        assert_eq!(read_window(8 << 20, 100_000, 2), 32 * MB);
+        const KB: usize = 1 << 10;
+        // Few threads: the base window, which stays in L2.
+        assert_eq!(read_window(512 * KB, 64, 2), 512 << 10);
+        assert_eq!(read_window(512 * KB, 256, 2), 512 << 10);
+        // More: records grouped per window, in larger windows.
+        assert_eq!(read_window(512 * KB, 257, 2), 8 * MB);
+        assert_eq!(read_window(512 * KB, 2048, 2), 16 * MB);
+        assert_eq!(read_window(512 * KB, 4096, 2), 32 * MB);
+        assert_eq!(read_window(512 * KB, 100_000, 2), 32 * MB);
         // 16 workers: 8 MB each is the budget.
-        assert_eq!(read_window(8 << 20, 4096, 16), 8 * MB);
-        assert_eq!(read_window(8 << 20, 4096, 8), 16 * MB);
+        assert_eq!(read_window(512 * KB, 4096, 16), 8 * MB);
+        assert_eq!(read_window(512 * KB, 4096, 8), 16 * MB);
         // A tiny window (tests) stays tiny with few threads.
         assert_eq!(read_window(7, 16, 2), 7);
     }

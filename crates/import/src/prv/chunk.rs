@@ -254,7 +254,7 @@ pub struct ChunkOut {
 /// rounds): the ovni trace of 64 threads (12 event types each) takes 0.45-0.49 s directly
 /// against 0.50-0.51 s in line order, a generated 1 GB trace of 4096 threads 5.7 s in line
 /// order against 6.4-7.0 s directly; a generated one of 64 threads is the same either way.
-const DIRECT_MAX_ROWS: usize = 256;
+pub(crate) const DIRECT_MAX_ROWS: usize = 256;
 
 /// The states of one row in a chunk so far, encoded a window at a time.
 #[derive(Debug, Default)]

@@ -28,6 +28,7 @@ use prvscope_format::subset::Filter;
 use prvscope_store::Comm;
 
 pub use assemble::{Assembled, PartBounds, assemble, assemble_batch, join_parts};
+pub(crate) use chunk::DIRECT_MAX_ROWS;
 pub use chunk::{ChunkOut, EventBuf, EventPiece, RawEvent, RawEventOf, RawState, StatePiece};
 pub use order::{OrderEdge, OrderJoin, OrderTracker};
 
