@@ -103,13 +103,24 @@ pub fn release_scratch() {
     });
 }
 
-/// The windows a chunk in memory is parsed in (see [`ChunkOut`]).
-const WINDOW: usize = 8 << 20;
+/// The text whose records are encoded at once, for a trace of `rows` threads: with up to
+/// [`DIRECT_MAX_ROWS`] threads, 512 kB (the records of a window stay in L2 until encoded);
+/// with more, records are grouped by (thread, type) at the end of each window, a cost per
+/// (thread, type) and window, so 8 MB (the plain-file reader scales it further with the
+/// number of threads: `plain::windows`).
+pub fn encode_window(rows: usize) -> usize {
+    if rows <= DIRECT_MAX_ROWS {
+        512 << 10
+    } else {
+        8 << 20
+    }
+}
 
 /// Parses one chunk of body lines.
 pub fn parse_chunk(ctx: &ParseContext<'_>, bytes: &[u8]) -> ChunkOut {
-    parse_chunk_windows(ctx, |parse| -> Result<(), std::convert::Infallible> {
-        for window in split_chunks(bytes, WINDOW) {
+    let window = encode_window(ctx.rows.rows());
+    parse_chunk_windows(ctx, 0, |parse| -> Result<(), std::convert::Infallible> {
+        for window in split_chunks(bytes, window) {
             parse(bytes.get(window).unwrap_or_default());
         }
         Ok(())
@@ -120,9 +131,12 @@ pub fn parse_chunk(ctx: &ParseContext<'_>, bytes: &[u8]) -> ChunkOut {
 /// Parses one chunk given as consecutive windows of whole lines: `windows` calls `parse` on
 /// each window in order (so that a chunk need not be held in memory at once: it is read a
 /// window at a time into a buffer that stays in cache). Line numbers go on from window to
-/// window. An error of `windows` is passed on.
+/// window. The records parsed are encoded once `encode_every` bytes of text or more have
+/// been parsed since the last time (0: after every window), and at the end. An error of
+/// `windows` is passed on.
 pub fn parse_chunk_windows<E>(
     ctx: &ParseContext<'_>,
+    encode_every: usize,
     windows: impl FnOnce(&mut dyn FnMut(&[u8])) -> Result<(), E>,
 ) -> Result<ChunkOut, E> {
     SCRATCH.with(|scratch| {
@@ -138,7 +152,15 @@ pub fn parse_chunk_windows<E>(
             // Re-entered on this thread (a nested rayon job): parse without the scratch.
             Err(_) => own.insert(ChunkOut::new(ctx.rows.rows())),
         };
-        let result = windows(&mut |bytes| parse_into(ctx, bytes, out));
+        let mut pending = 0usize;
+        let result = windows(&mut |bytes| {
+            parse_into(ctx, bytes, out);
+            pending += bytes.len();
+            if pending >= encode_every {
+                out.end_window(ctx.sentinel);
+                pending = 0;
+            }
+        });
         // Taken even after an error, so that the scratch is left empty for the next chunk.
         let taken = out.take_output(ctx.sentinel);
         result.map(|()| taken)
@@ -169,7 +191,6 @@ fn parse_into(ctx: &ParseContext<'_>, bytes: &[u8], out: &mut ChunkOut) {
         parse_line(ctx, line, rest, line_no, out);
     }
     out.lines = line_no;
-    out.end_window(ctx.sentinel);
 }
 
 /// A communication from its (cpu, row) ends and `[lsend, psend, lrecv, precv, size, tag]`.
