@@ -127,9 +127,19 @@ pub fn assemble_batch(
                 .collect()
         },
         || {
-            let mut comms = comm_pieces.concat();
+            // Each chunk's messages are freed once copied: the copy and the chunks are not
+            // all held at once.
+            let total: usize = comm_pieces.iter().map(Vec::len).sum();
+            let mut pieces = comm_pieces.into_iter();
+            let mut comms = pieces.next().unwrap_or_default();
+            comms.reserve_exact(total - comms.len());
+            for piece in pieces {
+                comms.extend_from_slice(&piece);
+            }
             if !comms.is_sorted_by_key(|c| c.lsend) {
-                comms.par_sort_by_key(|c| c.lsend); // stable: equal times keep file order
+                // Stable (equal times keep file order); sequential, as the messages are
+                // nearly in order already and its buffer is half of rayon's.
+                comms.sort_by_key(|c| c.lsend);
             }
             comms
         },
