@@ -7,19 +7,19 @@
 //!
 //! | trace | text | threads | peak, 2 workers | peak, 16 workers |
 //! |---|---|---|---|---|
-//! | generated | 1000 MB | 64 | 521 MB | 708 MB |
-//! | generated | 1000 MB | 4096 | 776 MB | 1153 MB |
-//! | `ovni_gen_large_4x16` (`.xz`) | 282 MB | 64 | 165 MB | |
-//! | `ovni_gen_large_4x16` unpacked, times padded to 20 digits | 392 MB | 64 | 137 MB | |
+//! | generated | 1000 MB | 64 | 434 MB | 479 MB |
+//! | generated | 1000 MB | 4096 | 581 MB | 1135 MB |
+//! | `ovni_gen_large_4x16` (`.xz`) | 282 MB | 64 | 145 MB | 209 MB |
+//! | `ovni_gen_large_4x16` unpacked, times padded to 20 digits | 392 MB | 64 | 108 MB | 172 MB |
 //!
-//! (16 workers: `RAYON_NUM_THREADS=16` on 2 cores.) Each worker holds a read window, its
-//! grouping scratch and the runs of the chunk it parses (a piece per thread and type), so
-//! the peak is taken as
+//! (16 workers: `RAYON_NUM_THREADS=16` on 2 cores; measured with 512 kB reads and the
+//! messages joined chunk by chunk.) Each worker holds a read window, its grouping scratch
+//! and the runs of the chunk it parses (a piece per thread and type), so the peak is taken as
 //!
-//! `0.52 x text + workers x (14 MB + 4 kB x threads) + 60 kB x threads + 16 MB`
+//! `0.45 x text + workers x (4 MB + 9 kB x threads) + 20 kB x threads + 16 MB`
 //!
-//! (a worker's share at most its share of the text), from 8% to 18% above each measurement
-//! but the padded one: longer lines need less per byte of text (137 MB against 250 MB
+//! (a worker's share at most its share of the text), from 6% to 14% above each measurement
+//! but the padded one: longer lines need less per byte of text (108 MB against 204 MB
 //! estimated). The memory available is Linux's `MemAvailable`, or less when a control group
 //! limits the process.
 
@@ -33,13 +33,13 @@ use prvscope_format::Header;
 use prvscope_format::Subset;
 
 /// Peak memory of a load per byte of trace text.
-const PEAK_PER_TEXT_BYTE: f64 = 0.52;
+const PEAK_PER_TEXT_BYTE: f64 = 0.45;
 /// Peak memory of a load per thread (its share of the pieces' overhead and assembly).
-const PEAK_PER_THREAD: u64 = 60 << 10;
+const PEAK_PER_THREAD: u64 = 20 << 10;
 /// Peak memory per worker (its read window and scratch), and per worker and thread (the
 /// runs of each thread in the chunk a worker parses).
-const PEAK_PER_WORKER: u64 = 14 << 20;
-const PEAK_PER_WORKER_THREAD: u64 = 4 << 10;
+const PEAK_PER_WORKER: u64 = 4 << 20;
+const PEAK_PER_WORKER_THREAD: u64 = 9 << 10;
 /// What any load needs besides (tables, threads, the side files).
 const PEAK_BASE: u64 = 16 << 20;
 /// The largest `.xz` index believed: 64 MB is some 4 million blocks.
@@ -417,17 +417,15 @@ mod tests {
     #[test]
     fn the_peak_grows_with_text_threads_and_workers() {
         assert_eq!(peak_with(0, 0, 1), 16 << 20);
-        assert_eq!(
-            peak_with(1 << 30, 0, 2) - peak_with(1 << 30, 0, 1),
-            14 << 20
-        );
+        assert_eq!(peak_with(1 << 30, 0, 2) - peak_with(1 << 30, 0, 1), 4 << 20);
         // The measured cases of the module documentation, estimated a little above.
         for (text, threads, workers, measured) in [
-            (1_000_000_000, 64, 2, 521e6),
-            (1_000_000_000, 64, 16, 708e6),
-            (1_000_000_000, 4096, 2, 776e6),
-            (1_000_000_000, 4096, 16, 1153e6),
-            (282_396_914, 64, 2, 165e6),
+            (1_000_000_000, 64, 2, 434e6),
+            (1_000_000_000, 64, 16, 479e6),
+            (1_000_000_000, 4096, 2, 581e6),
+            (1_000_000_000, 4096, 16, 1135e6),
+            (282_396_914, 64, 2, 145e6),
+            (282_396_914, 64, 16, 209e6),
         ] {
             let ratio = peak_with(text, threads, workers) as f64 / measured;
             assert!(
