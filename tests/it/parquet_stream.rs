@@ -354,3 +354,33 @@ fn the_command_streams_a_trace_not_in_the_cache_and_maps_one_that_is() {
     assert!(table(&dir.join("comms")).is_empty());
     assert_eq!(table(&dir.join("states")).len(), 1);
 }
+
+/// A compressed trace whose text ends inside a line, read in batches of one decoded block
+/// each (so the stream ends where a batch is full): its last line is reported cut short, as
+/// a load reports it, not as a malformed record.
+#[test]
+fn a_compressed_trace_cut_inside_its_last_line_reads_in_batches_as_it_loads() {
+    let _shared = common::shared();
+    let Some(root) = common::shared_traces() else {
+        return;
+    };
+    let text = std::fs::read(root.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv")).unwrap();
+    let start = text.iter().rposition(|&b| b == b'\n').unwrap();
+    let start = text[..start].iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    let dir = common::temp_dir("batches-cut-line");
+    let xz = dir.join("cut.prv.xz");
+    let mut enc = liblzma::write::XzEncoder::new(std::fs::File::create(&xz).unwrap(), 1);
+    enc.write_all(&text[..start + 7]).unwrap();
+    enc.finish().unwrap();
+    let loaded = trace::load(&xz, &small_blocks(), None).unwrap();
+    assert_eq!(
+        loaded.report.count(trace::IssueKind::TruncatedLine),
+        1,
+        "{:?}",
+        loaded.report.warnings()
+    );
+    let mut counted = Nothing(0);
+    let read = trace::read_in_batches(&xz, &small_blocks(), Some(1), None, &mut counted).unwrap();
+    assert!(counted.0 >= 3, "{} batches", counted.0);
+    assert_eq!(read.report.warnings(), loaded.report.warnings());
+}

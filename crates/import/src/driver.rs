@@ -312,8 +312,16 @@ impl Parse<'_> {
             pending.extend(parsed.into_iter().map(|(_, c)| c));
             if blocks.done {
                 note_unterminated_last_line(blocks.unterminated, &mut pending);
+                sink.group(self.path, std::mem::take(&mut pending))?;
+            } else {
+                // The group's last chunk waits for the next group: when the stream ends
+                // there, its last line can still be found cut short.
+                let last = pending.pop();
+                if !pending.is_empty() {
+                    sink.group(self.path, std::mem::take(&mut pending))?;
+                }
+                pending.extend(last);
             }
-            sink.group(self.path, std::mem::take(&mut pending))?;
             blocks.size = 0;
         }
         let Blocks {
