@@ -141,13 +141,14 @@ struct Parse<'a> {
 }
 
 impl Parse<'_> {
-    /// The header's rows, told to the sink, and the parser's context over them.
+    /// The header's rows, told to the sink.
     fn begin(&self, header: &Header, sink: &mut impl ChunkSink) -> Result<RowMap, LoadError> {
         let rows = RowMap::new(header);
         sink.begin(self.path, header, &rows)?;
         Ok(rows)
     }
 
+    /// The parser's context over `rows`: the part to load and the scanner's backend.
     fn context<'r>(&self, rows: &'r RowMap) -> Result<prv::ParseContext<'r>, LoadError>
     where
         Self: 'r,
