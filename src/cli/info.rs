@@ -34,7 +34,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let mut t = args
         .part
         .load_with(&args.trace, args.null, &subset, CacheCheck::LaterWhenLarge)?;
-    // `info` says what the cache holds: it waits for the write its load started.
+    // `info` says what the cache holds: it waits for a write its load started beside it (a
+    // write in a process of its own goes on after it).
     if let Some(state) = super::finish_cache_write() {
         t.cache.state = state;
     }
@@ -90,6 +91,9 @@ pub fn info_json(t: &Trace) -> serde_json::Value {
 fn cache_note(t: &Trace) -> Option<String> {
     let written = match &t.cache.state {
         prvscope_store::cache::CacheState::NotWritten(why) => Some(why.clone()),
+        prvscope_store::cache::CacheState::Writing => {
+            Some("written by a process of its own after this command; the next load maps it".into())
+        }
         _ => None,
     };
     let note = match (&t.cache.refused, written) {

@@ -1,6 +1,7 @@
 //! The subcommands other than the viewer, one file each, and what they share: loading a
 //! trace (whole or a part, after a memory check) and the options for it.
 
+mod background;
 pub mod cut;
 pub mod export;
 pub mod generate;
@@ -158,6 +159,7 @@ pub fn load_checked(
     check: Option<Option<u64>>,
     cache_check: CacheCheck,
 ) -> anyhow::Result<Trace> {
+    background::let_go();
     let options = cache.options();
     let fit = match check {
         Some(budget) => check_memory(path, subset, budget, options.as_ref())?,
@@ -177,8 +179,14 @@ pub fn load_checked(
     }
     // A parsed store is written to the cache while the command works with it.
     opts.defer_cache_write = true;
-    let t = trace::load(path, &opts, None)?;
+    let mut t = trace::load(path, &opts, None)?;
     if t.cache.state == CacheState::Pending {
+        // Written by a process of its own where the system allows it: the command returns
+        // when its own work is done.
+        if let Some(state) = background::detach(&t, &opts) {
+            t.cache.state = state;
+            return Ok(t);
+        }
         let (writing, options) = (t.clone(), opts);
         let handle = std::thread::spawn(move || trace::cache::write_later(&writing, &options));
         let mut pending = PENDING_CACHE_WRITE

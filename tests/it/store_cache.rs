@@ -341,8 +341,9 @@ fn info_says_built_hit_or_off() {
     };
     assert_eq!(info(&["--no-cache"])["cache"], "off");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    // The store is written by a process of the command's own, which goes on after it.
     let built = info(&[]);
-    assert_eq!(built["cache"], "built");
+    assert_eq!(built["cache"], "writing");
     let hit = info(&[]);
     assert_eq!(hit["cache"], "hit");
     assert!(hit["mapped_bytes"].as_u64().unwrap() > 0);
@@ -351,9 +352,10 @@ fn info_says_built_hit_or_off() {
     }
 }
 
-/// A command other than `info` writes the store beside its own work and waits for the write
-/// before it exits: the next command maps the store. A cache folder that cannot be written
-/// leaves the command's output whole and says why on stderr.
+/// A command writes the store beside its own work, in a process of its own that keeps the
+/// command's stderr (read here to its end: after the write): the next command maps the store.
+/// A cache folder that cannot be written leaves the command's output whole and says why on
+/// stderr.
 #[test]
 fn commands_write_the_cache_beside_their_work() {
     let _shared = common::shared();
@@ -406,6 +408,72 @@ fn commands_write_the_cache_beside_their_work() {
     assert_eq!(out.stdout, first.stdout);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("store cache not written"), "{err}");
+}
+
+/// A command returns before its store is written (its output's pipe closes with it, the
+/// writing process holds neither it nor a terminal). A load of the same trace meanwhile waits
+/// for that process and maps the store it wrote, rather than parsing the trace again: here a
+/// live process holds a temporary file of the store, which appears 300 ms later.
+#[test]
+fn a_load_waits_for_the_store_another_command_writes() {
+    let _shared = common::shared();
+    let path = common::generated_16_threads_of("store-cache-detached", 4 << 20);
+    let dir = common::temp_dir("store-cache-detached-dir");
+    let info = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_prvscope"))
+            .args(["info", "--json", "--cache-dir"])
+            .arg(&dir)
+            .arg(&path)
+            .stderr(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let first = info();
+    assert_eq!(first["cache"], "writing");
+    let store = (0..500)
+        .find_map(|_| {
+            let found = std::fs::read_dir(&dir)
+                .unwrap()
+                .flatten()
+                .map(|e| e.path())
+                .find(|p| p.extension().is_some_and(|x| x == "prvc"));
+            if found.is_none() {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            found
+        })
+        .expect("the store written by the first command");
+    // The store moved away, and a live process writing it.
+    let aside = store.with_extension("aside");
+    std::fs::rename(&store, &aside).unwrap();
+    let mut writer = Command::new("sleep").arg("30").spawn().unwrap();
+    let tmp = store.with_extension(format!("tmp{}-0", writer.id()));
+    std::fs::write(&tmp, b"").unwrap();
+    let start = std::time::Instant::now();
+    let appears = {
+        let (aside, store) = (aside.clone(), store.clone());
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            std::fs::rename(aside, store).unwrap();
+        })
+    };
+    let second = info();
+    let waited = start.elapsed();
+    appears.join().unwrap();
+    let _ = writer.kill();
+    let _ = writer.wait();
+    assert_eq!(second["cache"], "hit", "{second}");
+    assert!(waited.as_millis() >= 300, "{waited:?}");
+    for k in ["state_records", "event_records", "comm_records", "skipped"] {
+        assert_eq!(first[k], second[k], "{k}");
+    }
+    // A temporary file whose process is gone is not waited for.
+    std::fs::rename(&store, &aside).unwrap();
+    let start = std::time::Instant::now();
+    assert_eq!(info()["cache"], "writing");
+    assert!(start.elapsed().as_secs() < 10);
 }
 
 /// The viewer opens through the cache given on its command line: the first window shows the

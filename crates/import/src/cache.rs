@@ -167,7 +167,11 @@ impl CachedLoad {
         let key = key(path, policy, options)?;
         let file = file_for(&opts.dir, &key);
         self.report.file = Some(file.clone());
-        match open(&file, &key, options.read_once, options.cache_check) {
+        let mut opened = open(&file, &key, options.read_once, options.cache_check);
+        if matches!(opened, Ok(None)) && wait_for_writers(&file) {
+            opened = open(&file, &key, options.read_once, options.cache_check);
+        }
+        match opened {
             Ok(Some(hit)) => return Some(hit),
             Ok(None) => {}
             Err(why) => self.report.refused = Some(why),
@@ -202,7 +206,7 @@ impl CachedLoad {
         trace.cache.state = if defer {
             CacheState::Pending
         } else {
-            write_store(trace, &opts, &file, key, (compression, bytes_read))
+            write_store(trace, &opts, &file, key, (compression, bytes_read), None)
         };
     }
 }
@@ -240,6 +244,7 @@ fn write_store(
     file: &Path,
     key: String,
     (compression, bytes_read): (Compression, u64),
+    pool: Option<&rayon::ThreadPool>,
 ) -> CacheState {
     if trace.report.count(IssueKind::FileChanged) > 0 {
         return CacheState::NotWritten("the trace changed while it was read".into());
@@ -251,15 +256,66 @@ fn write_store(
         bytes_decoded: trace.stats.bytes_decoded,
         report: body_report(&trace.report),
     };
-    match write(opts, file, &trace.store, &extra) {
+    match write(opts, file, &trace.store, &extra, pool) {
         Ok(()) => CacheState::Built,
         Err(why) => CacheState::NotWritten(why),
+    }
+}
+
+/// How long a load waits for another process that writes the store it looks for.
+const WAIT_FOR_WRITER: Duration = Duration::from_mins(2);
+
+/// Waits while another live process writes `file` (a command that went on writing its
+/// store after it returned, see [`write_later_on`]), for at most [`WAIT_FOR_WRITER`]: opening
+/// the store it writes costs less than parsing the trace again. Whether there was one.
+fn wait_for_writers(file: &Path) -> bool {
+    let me = std::process::id();
+    let live = || {
+        layout::writers(file)
+            .into_iter()
+            .any(|pid| pid != me && process_alive(pid))
+    };
+    if !live() {
+        return false;
+    }
+    let start = Instant::now();
+    while live() && !file.exists() && start.elapsed() < WAIT_FOR_WRITER {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    true
+}
+
+/// Whether process `pid` is running (a zombie, finished, counts as not).
+fn process_alive(pid: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            // The state follows the command name's closing parenthesis.
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.trim_start().chars().next())
+                .is_some_and(|state| state != 'Z' && state != 'X')
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        false
     }
 }
 
 /// Writes the store of `trace`, loaded (and parsed) with `options`, to the cache, as a load
 /// with [`LoadOptions::defer_cache_write`] left to its caller: what the cache now holds.
 pub fn write_later(trace: &Trace, options: &LoadOptions) -> CacheState {
+    write_later_on(trace, options, None)
+}
+
+/// [`write_later`], its parallel work on `pool` when given (rather than rayon's global pool:
+/// a process forked to write the store after its parent returns has no threads in that pool).
+pub fn write_later_on(
+    trace: &Trace,
+    options: &LoadOptions,
+    pool: Option<&rayon::ThreadPool>,
+) -> CacheState {
     let Some(opts) = &options.cache else {
         return CacheState::Off;
     };
@@ -273,6 +329,7 @@ pub fn write_later(trace: &Trace, options: &LoadOptions) -> CacheState {
         &file,
         key,
         (trace.stats.compression, trace.stats.bytes_read),
+        pool,
     )
 }
 
@@ -517,10 +574,11 @@ pub(crate) fn write(
     file: &Path,
     store: &Arc<prvscope_store::TraceStore>,
     extra: &Extra,
+    pool: Option<&rayon::ThreadPool>,
 ) -> Result<(), String> {
     std::fs::create_dir_all(&options.dir)
         .map_err(|e| format!("could not create {}: {e}", options.dir.display()))?;
-    layout::write(store, &extra.encode(), file)
+    layout::write_on(store, &extra.encode(), file, pool)
         .map_err(|e| format!("could not write {}: {e}", file.display()))?;
     remove_family(&options.dir, file);
     evict(&options.dir, options.limit_bytes, file);

@@ -54,18 +54,22 @@ pub enum CacheState {
     Built,
     /// The trace was parsed; its store is being written (by the caller, after the load).
     Pending,
+    /// The trace was parsed; its store is being written by a process of its own that goes on
+    /// after the command that loaded it has returned.
+    Writing,
     /// The trace was parsed; the store could not be written (the reason).
     NotWritten(String),
 }
 
 impl CacheState {
-    /// `off`, `hit`, `built` or `not written`, as `info --json` says it.
+    /// `off`, `hit`, `built`, `pending`, `writing` or `not written`, as `info --json` says it.
     pub fn name(&self) -> &'static str {
         match self {
             CacheState::Off => "off",
             CacheState::Hit => "hit",
             CacheState::Built => "built",
             CacheState::Pending => "pending",
+            CacheState::Writing => "writing",
             CacheState::NotWritten(_) => "not written",
         }
     }
@@ -92,7 +96,10 @@ pub enum CacheError {
     Corrupt(String),
 }
 
+mod codec;
 mod convert;
+
+pub use codec::{Dec, Enc};
 pub use convert::Converter;
 
 fn corrupt(why: impl Into<String>) -> CacheError {
@@ -121,66 +128,6 @@ pub fn map_file_with(file: &File, populate: bool) -> io::Result<Mapped> {
         options.map(file)?
     };
     Ok(Arc::new(map))
-}
-
-/// Writes what the directory needs, little-endian.
-#[derive(Debug, Default)]
-pub struct Enc(pub Vec<u8>);
-
-impl Enc {
-    pub fn u8(&mut self, x: u8) {
-        self.0.push(x);
-    }
-    pub fn u32(&mut self, x: u32) {
-        self.0.extend_from_slice(&x.to_le_bytes());
-    }
-    pub fn u64(&mut self, x: u64) {
-        self.0.extend_from_slice(&x.to_le_bytes());
-    }
-    pub fn f64(&mut self, x: f64) {
-        self.u64(x.to_bits());
-    }
-    pub fn bytes(&mut self, b: &[u8]) {
-        self.u64(b.len() as u64);
-        self.0.extend_from_slice(b);
-    }
-    pub fn str(&mut self, s: &str) {
-        self.bytes(s.as_bytes());
-    }
-}
-
-/// Reads what [`Enc`] wrote; every read is `None` past the end.
-#[derive(Debug)]
-pub struct Dec<'a>(pub &'a [u8]);
-
-impl<'a> Dec<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let (a, b) = (self.0.get(..n)?, self.0.get(n..)?);
-        self.0 = b;
-        Some(a)
-    }
-    pub fn u8(&mut self) -> Option<u8> {
-        self.take(1)?.first().copied()
-    }
-    pub fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-    pub fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
-    pub fn f64(&mut self) -> Option<f64> {
-        Some(f64::from_bits(self.u64()?))
-    }
-    pub fn bytes(&mut self) -> Option<&'a [u8]> {
-        let n = usize::try_from(self.u64()?).ok()?;
-        self.take(n)
-    }
-    pub fn str(&mut self) -> Option<&'a str> {
-        std::str::from_utf8(self.bytes()?).ok()
-    }
-    pub fn remaining(&self) -> usize {
-        self.0.len()
-    }
 }
 
 /// The file being written: arrays aligned to 8, each section's CRC computed as it goes.
@@ -328,11 +275,42 @@ fn temporary(path: &Path) -> PathBuf {
     path.with_extension(format!("tmp{}-{n}", std::process::id()))
 }
 
+/// The process ids of the writes of `path` under way or abandoned: its [`temporary`] files.
+pub fn writers(path: &Path) -> Vec<u32> {
+    let (Some(dir), Some(stem)) = (path.parent(), path.file_stem().and_then(|s| s.to_str())) else {
+        return Vec::new();
+    };
+    let prefix = format!("{stem}.tmp");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            let rest = name.to_str()?.strip_prefix(&prefix)?;
+            rest.split_once('-')?.0.parse().ok()
+        })
+        .collect()
+}
+
 /// Writes `store` and the caller's `extra` bytes to `path`: to a new file beside it first,
 /// then renamed over `path`. Returns the file's size.
 pub fn write(store: &Arc<TraceStore>, extra: &[u8], path: &Path) -> io::Result<u64> {
+    write_on(store, extra, path, None)
+}
+
+/// [`write`], with the parallel work (the first view, the messages' index) on `pool` instead
+/// of rayon's global pool: a process forked to write the store has a global pool whose
+/// threads stayed in its parent.
+pub fn write_on(
+    store: &Arc<TraceStore>,
+    extra: &[u8],
+    path: &Path,
+    pool: Option<&rayon::ThreadPool>,
+) -> io::Result<u64> {
     let tmp = temporary(path);
-    let result = write_new(store, extra, &tmp).and_then(|n| {
+    let result = write_new(store, extra, &tmp, pool).and_then(|n| {
         std::fs::rename(&tmp, path)?;
         Ok(n)
     });
@@ -342,10 +320,15 @@ pub fn write(store: &Arc<TraceStore>, extra: &[u8], path: &Path) -> io::Result<u
     result
 }
 
-fn write_new(store: &Arc<TraceStore>, extra: &[u8], tmp: &Path) -> io::Result<u64> {
+fn write_new(
+    store: &Arc<TraceStore>,
+    extra: &[u8],
+    tmp: &Path,
+    pool: Option<&rayon::ThreadPool>,
+) -> io::Result<u64> {
     let mut w = Writer::create(tmp)?;
     let mut meta = Enc::default();
-    write_body(store, &mut w, &mut meta)?;
+    write_body(store, &mut w, &mut meta, pool)?;
     w.finish(&meta, extra)
 }
 
@@ -375,14 +358,19 @@ fn persist_thread(t: &ThreadData, w: &mut Writer, meta: &mut Enc) -> io::Result<
 }
 
 /// Everything of `store` but the tail of `meta` ([`write_tail`]'s part is written last).
-fn write_body(store: &Arc<TraceStore>, w: &mut Writer, meta: &mut Enc) -> io::Result<()> {
+fn write_body(
+    store: &Arc<TraceStore>,
+    w: &mut Writer,
+    meta: &mut Enc,
+    pool: Option<&rayon::ThreadPool>,
+) -> io::Result<()> {
     // The first view and the messages' index, so that a re-opened trace draws at once, are
     // built while the threads' arrays are written (a few rows of the view at a time, a
     // bounded number of them ahead of the writing: its memory is that of those rows).
     let view = store.counts.states > 0;
     std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::sync_channel(VIEW_AHEAD);
-        let builder = s.spawn(move || {
+        let build = move || {
             if view {
                 crate::signal::build_states_view(store, store.policy.zero_is_null, |group| {
                     tx.send(group).is_ok()
@@ -390,6 +378,10 @@ fn write_body(store: &Arc<TraceStore>, w: &mut Writer, meta: &mut Enc) -> io::Re
             }
             drop(tx);
             (!store.comms.is_empty()).then(|| CommIndex::build(&store.comms))
+        };
+        let builder = s.spawn(move || match pool {
+            Some(pool) => pool.install(build),
+            None => build(),
         });
         meta.u32(store.threads.len() as u32);
         for t in &store.threads {

@@ -142,7 +142,7 @@ impl Converter {
                 .with_inversions(inversions),
         );
         let mut meta = Enc::default();
-        write_body(&store, w, &mut meta)?;
+        write_body(&store, w, &mut meta, None)?;
         drop(store);
         drop(map);
         let w = self.w.take().ok_or_else(|| broken("the writer"))?;
