@@ -17,7 +17,11 @@
 //!   and written in batches (not in the store cache) and from the store cache, against
 //!   `wc -l` on the trace;
 //! - `scaling`: the generated 1 GB trace (64 threads) and the 4096-thread one loaded on
-//!   rayon pools of 1, 2, 4... threads up to the machine's (compare the ratios).
+//!   rayon pools of 1, 2, 4... threads up to the machine's (compare the ratios);
+//! - `stages_1gb`: where one worker's time goes on the generated 1 GB trace, each stage on
+//!   one core over the text in memory: one `memcpy` of it, the structural scan alone, the
+//!   parse (scan, fields, records encoded per thread, no assembly), the whole load on a pool
+//!   of one thread.
 //!
 //! Run with `cargo bench --bench load`. The generated trace is written once to
 //! `target/bench-data/` and reused. Each benchmark checks what it loaded, so that it cannot
@@ -306,6 +310,75 @@ fn scaling(c: &mut Criterion) {
     }
 }
 
+/// One worker's time, stage by stage (see the module documentation).
+fn stages(c: &mut Criterion) {
+    use prvscope_import::ScanBackend;
+    use prvscope_import::prv::{self, ParseContext};
+    let path = generated_1gb();
+    let text = std::fs::read(&path).expect("bench trace");
+    let newline = text
+        .iter()
+        .position(|&b| b == b'\n')
+        .expect("a header line");
+    let header = prvscope_format::Header::parse(&text[..newline]).expect("the header");
+    let body = &text[newline + 1..];
+    let rows = prvscope_format::RowMap::new(&header);
+    let ctx = ParseContext::new(&rows, u64::MAX, &path);
+    let window = prv::encode_window(rows.rows());
+    let mut g = c.benchmark_group("stages_1gb");
+    g.sample_size(10)
+        .measurement_time(Duration::from_secs(20))
+        .throughput(Throughput::Bytes(text.len() as u64));
+    let mut copy = vec![1u8; text.len()];
+    g.bench_function("memcpy", |b| {
+        b.iter(|| {
+            copy.copy_from_slice(&text);
+            copy[copy.len() / 3]
+        });
+    });
+    drop(copy);
+    let backend = ScanBackend::detect();
+    let mut masks = Vec::new();
+    g.bench_function(format!("scan_{backend:?}"), |b| {
+        b.iter(|| {
+            let mut lines = 0u64;
+            for piece in body.chunks(window) {
+                masks.clear();
+                backend.scan(piece, &mut masks);
+                lines += masks.iter().map(|m| u64::from(m.count_ones())).sum::<u64>();
+            }
+            assert!(lines > 100_000_000, "non-digits found: {lines}");
+            lines
+        });
+    });
+    g.bench_function("parse_chunks", |b| {
+        b.iter(|| {
+            let mut records = 0u64;
+            for range in prv::split_chunks(body, 64 << 20) {
+                let out = prv::parse_chunk(&ctx, &body[range]);
+                records += out.lines;
+            }
+            assert!(records > 40_000_000, "{records} lines");
+            records
+        });
+    });
+    drop(text);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a rayon pool");
+    g.bench_function("load_one_worker", |b| {
+        b.iter(|| {
+            pool.install(|| {
+                let t = trace::load(&path, &LoadOptions::default(), None).expect("load");
+                assert!(t.store.counts().total() > 40_000_000);
+                t
+            })
+        });
+    });
+    g.finish();
+}
+
 /// Re-opening a generated 4 GB trace (64 threads) from its store cache to its first frame:
 /// the cache file mapped and checked, the State view taken from it, every row summarised over
 /// 1400 pixel columns. Beside it, reading the cache file once (`cat`, page cache warm).
@@ -489,6 +562,7 @@ criterion_group!(
     ovni_unpacked,
     threads_4096,
     scaling,
+    stages,
     cache_reopen,
     cache_reopen_3gb,
     convert,
