@@ -65,6 +65,9 @@ enum Command {
     Pop(cli::pop::Args),
     /// Write part of a trace as a trace (Paraver's cutter and filter): .prv, .prv.xz, .prv.gz.
     Cut(cli::cut::Args),
+    /// Cluster the CPU bursts with DBSCAN (BSC's Clustering Suite): the bursts, the clusters'
+    /// table, the trace with a cluster event per burst.
+    Cluster(cli::cluster::Args),
     Export(cli::export::Args),
     Gen(cli::generate::Args),
 }
@@ -89,6 +92,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         Some(Command::Render(a)) => cli::render::run(&a),
         Some(Command::Paramedir(a)) => cli::paramedir::run(&a),
         Some(Command::Pop(a)) => cli::pop::run(&a),
+        Some(Command::Cluster(a)) => cli::cluster::run(&a),
         Some(Command::Cut(a)) => cli::cut::run(&a),
         Some(Command::Export(a)) => cli::export::run(&a),
         Some(Command::Gen(a)) => cli::generate::run(&a),

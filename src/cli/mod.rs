@@ -2,6 +2,7 @@
 //! trace (whole or a part, after a memory check) and the options for it.
 
 mod background;
+pub mod cluster;
 pub mod cut;
 pub mod export;
 pub mod generate;

@@ -155,20 +155,26 @@ pub fn copy_side_files(input: &Path, output: &Path) -> io::Result<Vec<PathBuf>> 
     Ok(out)
 }
 
-/// The lines of a trace's file after its header that the store does not keep: the
-/// `communicators` lines the header announces, and the comment lines (`#`) right after them.
-pub fn head_lines(path: &Path, communicators: u32) -> io::Result<(Vec<String>, Vec<String>)> {
+/// The text of a trace's file, decompressed (`.xz` or `.gz`, by its first bytes) as read.
+pub fn open_text(path: &Path) -> io::Result<Box<dyn BufRead + Send>> {
     let mut file = File::open(path).map_err(|e| with_path(path, &e))?;
     let mut magic = [0u8; 6];
     let n = file.read(&mut magic)?;
     drop(file);
     let file = File::open(path).map_err(|e| with_path(path, &e))?;
-    let reader: Box<dyn Read> = match Compression::sniff(magic.get(..n).unwrap_or_default()) {
+    let reader: Box<dyn Read + Send> = match Compression::sniff(magic.get(..n).unwrap_or_default())
+    {
         Compression::None => Box::new(file),
         Compression::Xz => Box::new(liblzma::read::XzDecoder::new_multi_decoder(file)),
         Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(file)),
     };
-    let mut lines = BufReader::new(reader).lines();
+    Ok(Box::new(BufReader::with_capacity(1 << 20, reader)))
+}
+
+/// The lines of a trace's file after its header that the store does not keep: the
+/// `communicators` lines the header announces, and the comment lines (`#`) right after them.
+pub fn head_lines(path: &Path, communicators: u32) -> io::Result<(Vec<String>, Vec<String>)> {
+    let mut lines = open_text(path)?.lines();
     let _header = lines.next().transpose()?;
     let mut comms = Vec::new();
     for _ in 0..communicators {

@@ -17,6 +17,7 @@
 
 mod bursts;
 pub mod cfg;
+pub mod cluster;
 pub mod compose;
 pub mod cut;
 pub mod cutter;

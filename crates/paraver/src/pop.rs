@@ -170,9 +170,15 @@ fn cfg_text(windows: &[String]) -> String {
     )
 }
 
+/// The cfg of useful computation: window 1 is `Useful` (pypop's
+/// `total_useful_computation.cfg`).
+pub(crate) fn useful_cfg() -> String {
+    cfg_text(&[single(1, "Useful", "Useful", &[], "As Is")])
+}
+
 /// The cfg of a counter's useful amount: window 3 is `Next Evt Val` of `counter` times
 /// `Useful`.
-fn counter_cfg(counter: u32) -> String {
+pub(crate) fn counter_cfg(counter: u32) -> String {
     cfg_text(&[
         single(1, "Counter", "Next Evt Val", &[counter], "As Is"),
         single(2, "Useful", "Useful", &[], "As Is"),
@@ -272,7 +278,7 @@ fn whole(trace: &Trace) -> Result<Figures, String> {
             busy as f64 * ns / 1000.0
         })
     };
-    let useful_us = busy_us(&cfg_text(&[single(1, "Useful", "Useful", &[], "As Is")]), 0)?;
+    let useful_us = busy_us(&useful_cfg(), 0)?;
     if useful_us.iter().all(|&u| u == 0.0) {
         return Err(
             "no useful computation: no thread is in the Running state (Paraver's state 1), \

@@ -1,0 +1,78 @@
+//! DBSCAN on 10^6 generated bursts: points in two features, normalised to [0, 1], drawn
+//! from eight dense phases (each a small Gaussian-like cloud, as the bursts of one code
+//! region are) with 0.2% of them scattered uniformly (noise), clustered with the Clustering
+//! Suite's usual parameters (radius 0.03, 10 points). Beside it, the same points sorted by
+//! their first coordinate (a same-run reference for a pass of O(n log n) work over them).
+//!
+//! Run with `cargo bench --bench cluster`.
+
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use prvscope_paraver::cluster::dbscan;
+
+/// A small deterministic generator (`SplitMix64`).
+struct Mix(u64);
+
+impl Mix {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// `n` points of 2 coordinates (see the module documentation).
+pub fn bursts(n: usize) -> Vec<f64> {
+    let mut r = Mix(1);
+    let centres: Vec<(f64, f64)> = (0..8)
+        .map(|k| (0.08 + 0.12 * f64::from(k), 0.2 + 0.15 * f64::from(k % 4)))
+        .collect();
+    let mut pts = Vec::with_capacity(n * 2);
+    for i in 0..n {
+        if i % 500 == 0 {
+            pts.extend([r.next(), r.next()]);
+        } else {
+            let (x, y) = centres[i % 8];
+            // A sum of uniforms: a bell of width ~0.02.
+            let dx = (r.next() + r.next() + r.next() - 1.5) * 0.02;
+            let dy = (r.next() + r.next() + r.next() - 1.5) * 0.02;
+            pts.extend([x + dx, y + dy]);
+        }
+    }
+    pts
+}
+
+fn cluster(c: &mut Criterion) {
+    let n = 1_000_000;
+    let pts = bursts(n);
+    let mut g = c.benchmark_group("dbscan_1m_bursts");
+    g.sample_size(10).measurement_time(Duration::from_secs(20));
+    g.bench_function("grid_dbscan", |b| {
+        b.iter(|| {
+            let labels = dbscan::dbscan(&pts, 2, 0.03, 10);
+            let mut sizes = std::collections::HashMap::<u32, usize>::new();
+            for &l in labels.iter().filter(|&&l| l != dbscan::NOISE) {
+                *sizes.entry(l).or_default() += 1;
+            }
+            // The eight phases (the scattered points make a few small clusters too).
+            let phases = sizes.values().filter(|&&s| s > n / 10).count();
+            assert_eq!(phases, 8, "the eight phases");
+            labels
+        });
+    });
+    g.bench_function("sort_by_x", |b| {
+        b.iter(|| {
+            let mut xs: Vec<f64> = pts.iter().step_by(2).copied().collect();
+            xs.sort_unstable_by(f64::total_cmp);
+            xs[n / 2]
+        });
+    });
+    g.finish();
+}
+
+criterion_group!(benches, cluster);
+criterion_main!(benches);

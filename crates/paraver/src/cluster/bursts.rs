@@ -1,0 +1,155 @@
+//! CPU bursts, as BSC's Clustering Suite and pypop's "useful" computation define them: a
+//! thread's time in the Running state (Paraver's state 1, the `Useful` thread function),
+//! outside MPI calls and outside the OpenMP and task runtimes' states, each burst a maximal
+//! run of Running time (records that follow each other with no gap are one burst).
+//!
+//! A burst's counter is the counter's increase over the burst, read as pypop reads useful
+//! instructions: Paraver's `Next Evt Val` of the counter's type times `Useful`, summed over
+//! the burst's intervals. Extrae writes each counter's increase since its last reading at
+//! the points it reads them (a burst's end: the entry to the next MPI call or runtime
+//! state), so the event that closes a burst gives that burst's count; for a trace whose tool
+//! writes counters at other points (ovni's and nOS-V's at task and thread state changes),
+//! the same definition gives the increases written within the burst and at its end.
+//!
+//! Everything is computed by this crate's window engine over the store, the windows of
+//! pypop's cfgs (`total_useful_computation.cfg`, `useful_instructions.cfg`): the bursts of a
+//! thread add up to the useful time paramedir computes.
+
+use prvscope_store::Trace;
+
+use crate::cfg::Cfg;
+use crate::filter::TypesFound;
+use crate::paramedir::Context;
+use crate::pop;
+
+/// One computation burst of a thread.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Burst {
+    /// The thread's row (0-based, the trace's thread order).
+    pub thread: u32,
+    /// Ticks, `[begin, end)`.
+    pub begin: u64,
+    pub end: u64,
+    /// Each asked counter's increase over the burst (as [`Bursts::counters`] lists them).
+    pub counters: Vec<f64>,
+}
+
+impl Burst {
+    pub fn duration(&self) -> u64 {
+        self.end - self.begin
+    }
+}
+
+/// The bursts of a trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bursts {
+    /// In thread order, then time order.
+    pub list: Vec<Burst>,
+    /// The counters each burst carries (event types), those asked that the trace has.
+    pub counters: Vec<u32>,
+    /// Counters asked that the trace does not have.
+    pub missing: Vec<u32>,
+    /// Bursts shorter than the minimum duration, left out, and their time (ticks).
+    pub filtered: (u64, u64),
+    /// Nanoseconds per tick.
+    pub ns_per_tick: f64,
+    /// The threads whose sequences of clusters are compared (the SPMD score): each
+    /// process's first thread (the one that makes its MPI calls) when there are several
+    /// processes, else the threads of the one process.
+    pub sequence_rows: Vec<u32>,
+}
+
+/// The bursts of `trace` of at least `min_duration` ticks, with the increase of each of
+/// `counters` (event types) over each.
+pub fn bursts(trace: &Trace, counters: &[u32], min_duration: u64) -> Result<Bursts, String> {
+    let ctx = Context::new(trace);
+    let engine = ctx.engine();
+    let present = trace.store.event_types();
+    let (have, missing): (Vec<u32>, Vec<u32>) =
+        counters.iter().partition(|ty| present.contains(ty));
+    let window = |text: &str, index: usize| -> Result<crate::window::Window<'_>, String> {
+        let cfg = Cfg::parse("bursts", text).map_err(|e| e.to_string())?;
+        let mut found = TypesFound::default();
+        engine
+            .window(&cfg, &cfg.windows[index], &mut found)
+            .map_err(|e| format!("{e:?}"))
+    };
+    let useful = window(&pop::useful_cfg(), 0)?;
+    let counter_windows = have
+        .iter()
+        .map(|&ty| window(&pop::counter_cfg(ty), 2))
+        .collect::<Result<Vec<_>, _>>()?;
+    use rayon::prelude::*;
+    let per_thread: Vec<(Vec<Burst>, (u64, u64))> = (0..useful.rows())
+        .into_par_iter()
+        .map(|row| {
+            // Maximal runs of Running time.
+            let mut runs: Vec<(u64, u64)> = Vec::new();
+            for i in useful.row(row) {
+                if i.end <= i.begin || i.value == 0.0 {
+                    continue;
+                }
+                match runs.last_mut() {
+                    Some(last) if last.1 == i.begin => last.1 = i.end,
+                    _ => runs.push((i.begin, i.end)),
+                }
+            }
+            let mut list: Vec<Burst> = runs
+                .iter()
+                .map(|&(begin, end)| Burst {
+                    thread: row as u32,
+                    begin,
+                    end,
+                    counters: vec![0.0; counter_windows.len()],
+                })
+                .collect();
+            for (k, w) in counter_windows.iter().enumerate() {
+                let mut at = 0;
+                for i in w.row(row) {
+                    if i.end <= i.begin || i.value == 0.0 {
+                        continue;
+                    }
+                    while at < list.len() && list[at].end <= i.begin {
+                        at += 1;
+                    }
+                    if let Some(b) = list.get_mut(at)
+                        && b.begin <= i.begin
+                    {
+                        b.counters[k] += i.value;
+                    }
+                }
+            }
+            let before = list.len();
+            let short: u64 = list
+                .iter()
+                .filter(|b| b.duration() < min_duration)
+                .map(Burst::duration)
+                .sum();
+            list.retain(|b| b.duration() >= min_duration);
+            let left_out = (before - list.len()) as u64;
+            (list, (left_out, short))
+        })
+        .collect();
+    let mut out = Bursts {
+        list: Vec::new(),
+        counters: have,
+        missing,
+        filtered: (0, 0),
+        ns_per_tick: trace.header.time_unit.ns_per_tick() as f64,
+        sequence_rows: if ctx.objects.tasks.len() > 1 {
+            ctx.objects
+                .tasks
+                .iter()
+                .map(|(_, _, rows)| rows.start as u32)
+                .collect()
+        } else {
+            (0..useful.rows() as u32).collect()
+        },
+    };
+    for (list, (n, t)) in per_thread {
+        out.list.extend(list);
+        out.filtered.0 += n;
+        out.filtered.1 += t;
+    }
+    Ok(out)
+}

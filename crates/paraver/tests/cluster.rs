@@ -1,0 +1,180 @@
+//! CPU-burst clustering against independent computations: the bursts of each thread add up
+//! to the useful time and useful instructions paramedir computes with pypop's cfgs; the
+//! grid DBSCAN gives the naive DBSCAN's labels on the real traces' points; a clustered trace
+//! written out reads back with every original record and one cluster event per burst edge.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use prvscope_paraver::cluster::{self, dbscan};
+use prvscope_paraver::pop::INSTRUCTIONS;
+
+/// (reference folder, trace under `traces/`).
+const CASES: [(&str, &str); 6] = [
+    ("extrae_mpi_prime16", "extrae_mpi_prime16/prime_v0.prv"),
+    (
+        "extrae_omp_jacobi24",
+        "extrae_omp_jacobi24/jacobi-2d-imper_v0.prv",
+    ),
+    (
+        "profet_lulesh_2appl_comms",
+        "profet_lulesh_2appl_comms/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv",
+    ),
+    (
+        "pypop_imagemagick_omp4",
+        "pypop_imagemagick_omp4/omp4.prv.gz",
+    ),
+    ("epoch_1proc", "pypop_epoch_scaling/epoch_1proc.prv.gz"),
+    ("epoch_2proc", "pypop_epoch_scaling/epoch_2proc.prv.gz"),
+];
+
+/// A paramedir histogram's per-thread totals, by thread name (`1.2.1`).
+fn per_thread(path: &Path) -> HashMap<String, f64> {
+    common::gunzip(path)
+        .lines()
+        .filter_map(|l| l.strip_prefix("THREAD "))
+        .map(|l| {
+            let mut f = l.split('\t');
+            let name = f.next().unwrap().trim().to_owned();
+            (name, f.filter_map(|v| v.trim().parse::<f64>().ok()).sum())
+        })
+        .collect()
+}
+
+fn names(t: &prvscope_store::Trace) -> Vec<String> {
+    prvscope_paraver::cut::row_ids(&t.header)
+        .iter()
+        .map(|[a, k, h]| format!("{a}.{k}.{h}"))
+        .collect()
+}
+
+#[test]
+fn bursts_add_up_to_paramedirs_useful_time_and_instructions() {
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    for (reference, rel) in CASES {
+        let t = common::load(&shared.join("traces").join(rel));
+        let b = cluster::bursts(&t, &[INSTRUCTIONS], 0).unwrap();
+        let names = names(&t);
+        let mut time = vec![0u64; names.len()];
+        let mut instructions = vec![0f64; names.len()];
+        for burst in &b.list {
+            assert!(burst.begin < burst.end, "{rel}: an empty burst");
+            time[burst.thread as usize] += burst.duration();
+            if let Some(&i) = burst.counters.first() {
+                instructions[burst.thread as usize] += i;
+            }
+        }
+        // Bursts of a thread are in time order and do not touch (they would be one).
+        for w in b.list.windows(2) {
+            if w[0].thread == w[1].thread {
+                assert!(w[0].end < w[1].begin, "{rel}: bursts touch or overlap");
+            }
+        }
+        let dir = shared.join("reference/paramedir").join(reference);
+        let useful = per_thread(&dir.join("pypop__total_useful_computation.txt.gz"));
+        assert!(!useful.is_empty(), "{rel}");
+        let ns = b.ns_per_tick;
+        for (k, name) in names.iter().enumerate() {
+            let theirs = useful.get(name).copied().unwrap_or(0.0);
+            assert!(
+                (time[k] as f64 * ns - theirs).abs() < 0.5,
+                "{rel}: thread {name}: {} ns of bursts against paramedir's {theirs} ns of \
+                 useful computation",
+                time[k] as f64 * ns
+            );
+        }
+        if b.counters.contains(&INSTRUCTIONS) {
+            let useful = per_thread(&dir.join("pypop__useful_instructions.txt.gz"));
+            for (k, name) in names.iter().enumerate() {
+                let theirs = useful.get(name).copied().unwrap_or(0.0);
+                assert!(
+                    (instructions[k] - theirs).abs() <= 0.5 + theirs.abs() * 1e-12,
+                    "{rel}: thread {name}: {} instructions in bursts against paramedir's \
+                     {theirs} useful instructions",
+                    instructions[k]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_grid_dbscan_gives_the_naive_labels_on_real_bursts() {
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    let mut compared = 0;
+    for (_, rel) in CASES {
+        let t = common::load(&shared.join("traces").join(rel));
+        let (options, _) = cluster::Options::for_trace(&t);
+        let b = cluster::bursts(&t, &[INSTRUCTIONS, prvscope_paraver::pop::CYCLES], 0).unwrap();
+        let p = cluster::points(&b, &options.features);
+        // The naive reference is quadratic: the first 3000 points.
+        let n = p.kept.len().min(3000);
+        let coords = &p.coords[..n * p.dims];
+        for (eps, min_points) in [(0.03, 10), (0.01, 4), (0.1, 20)] {
+            assert_eq!(
+                dbscan::dbscan(coords, p.dims, eps, min_points),
+                dbscan::naive(coords, p.dims, eps, min_points),
+                "{rel}: eps {eps}, {min_points} points"
+            );
+            compared += n;
+        }
+    }
+    assert!(compared > 10_000, "{compared} points compared");
+}
+
+#[test]
+fn a_clustered_trace_reads_back_with_its_cluster_events() {
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    let input = shared.join("traces/pypop_epoch_scaling/epoch_2proc.prv.gz");
+    let t = common::load(&input);
+    let (options, note) = cluster::Options::for_trace(&t);
+    assert!(note.is_none(), "EPOCH has instructions and cycles");
+    let c = cluster::cluster(&t, &options).unwrap();
+    assert!(c.clusters() >= 1, "{:?}", c.figures);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cluster-write");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("epoch_2proc.clustered.prv");
+    let w = cluster::write::write_clustered(&input, &t, &c, &out).unwrap();
+    assert_eq!(w.events, 2 * c.bursts.list.len() as u64);
+    let back = common::load(&out);
+    assert_eq!(back.report.skipped_lines(), 0);
+    assert_eq!(back.store.counts().states, t.store.counts().states);
+    assert_eq!(back.store.counts().comms, t.store.counts().comms);
+    assert_eq!(
+        back.store.counts().events,
+        t.store.counts().events + w.events
+    );
+    // Each burst's start carries its class, its end 0.
+    for (b, class) in c.bursts.list.iter().zip(&c.class) {
+        let th = &back.store.threads()[b.thread as usize];
+        let col = th
+            .events
+            .iter()
+            .find(|e| e.ty == cluster::CLUSTER_EVENT)
+            .expect("cluster events");
+        let at = |time: u64| -> Vec<u64> {
+            col.time
+                .iter()
+                .zip(col.value.iter())
+                .filter(|&(t, _)| t == time)
+                .map(|(_, v)| v)
+                .collect()
+        };
+        assert!(at(b.begin).contains(&class.event_value()), "{b:?}");
+        assert!(at(b.end).contains(&0), "{b:?}");
+    }
+    let pcf = back.pcf.as_ref().expect("the .pcf written");
+    let labels = &pcf.event_types[&cluster::CLUSTER_EVENT];
+    assert_eq!(labels.values.get(&5).map(String::as_str), Some("Noise"));
+    assert_eq!(labels.values.get(&6).map(String::as_str), Some("Cluster 1"));
+}

@@ -1,0 +1,107 @@
+//! `prvscope cluster` on real traces: the bursts' CSV adds up to the clusters' table, the
+//! clustered trace is written beside its `.pcf`, a trace without counters is clustered on
+//! the duration and says so, and one with nothing to cluster says why.
+
+use std::process::Command;
+
+use crate::common;
+
+fn cluster(args: &[&str], trace: &std::path::Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_prvscope"))
+        .args(["cluster", "--no-cache"])
+        .args(args)
+        .arg(trace)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn cluster_writes_bursts_table_and_trace() {
+    let _shared = common::shared();
+    let Some(root) = common::shared_traces() else {
+        return;
+    };
+    let trace = root.join("pypop_epoch_scaling/epoch_2proc.prv.gz");
+    let csv = cluster(&["--csv", "--min-duration", "0"], &trace);
+    assert!(
+        csv.status.success(),
+        "{}",
+        String::from_utf8_lossy(&csv.stderr)
+    );
+    let text = String::from_utf8(csv.stdout).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("thread,begin,end,duration,PAPI_TOT_INS [Instr completed],IPC,cluster")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert!(rows.len() > 3000, "{} bursts", rows.len());
+    for r in &rows {
+        let (b, e, d): (u64, u64, u64) = (
+            r[1].parse().unwrap(),
+            r[2].parse().unwrap(),
+            r[3].parse().unwrap(),
+        );
+        assert_eq!(e - b, d);
+    }
+    // The table's bursts per class add up to the CSV's.
+    let table = cluster(&["--min-duration", "0"], &trace);
+    let table = String::from_utf8(table.stdout).unwrap();
+    let counted: usize = table
+        .lines()
+        .skip(2)
+        .filter_map(|l| l.split_whitespace().rev().nth(6)?.parse::<usize>().ok())
+        .sum();
+    assert_eq!(counted, rows.len(), "{table}");
+    let noise = rows.iter().filter(|r| r[6] == "noise").count();
+    assert!(
+        table.contains(&format!("Noise {noise:>20}")) || noise > 0,
+        "{table}"
+    );
+
+    let dir = common::temp_dir("cluster-cli");
+    let out = dir.join("clustered.prv");
+    let w = cluster(&["-o", out.to_str().unwrap()], &trace);
+    assert!(w.status.success(), "{}", String::from_utf8_lossy(&w.stderr));
+    let pcf = std::fs::read_to_string(out.with_extension("pcf")).unwrap();
+    assert!(
+        pcf.contains("90000001    Cluster ID") && pcf.contains("Cluster 1"),
+        "{pcf}"
+    );
+    assert!(out.with_extension("row").exists());
+}
+
+#[test]
+fn without_counters_the_duration_alone_and_nothing_to_cluster_says_why() {
+    let _shared = common::shared();
+    let Some(root) = common::shared_traces() else {
+        return;
+    };
+    let path = root.join("null_mode/threads_legacy.prv");
+    let o = cluster(&["--min-duration", "0", "--min-points", "1"], &path);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("clustered on their duration alone"), "{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("features: log duration (ns)"), "{out}");
+    assert!(out.contains("Cluster 1"), "{out}");
+
+    let o = cluster(&["--x", "PAPI_TOT_INS"], &path);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no feature `PAPI_TOT_INS`"), "{err}");
+
+    let o = cluster(&["--min-duration", "1000s"], &path);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("no burst of the minimum duration or longer"),
+        "{err}"
+    );
+
+    let ovni = root.join("ovni_nanos6-task-types/thread.prv");
+    let o = cluster(&[], &ovni);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("the trace has no state records"), "{err}");
+}
