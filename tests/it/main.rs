@@ -7,6 +7,7 @@ mod breakdown;
 mod cache_check;
 mod cli_refusals;
 mod cluster_cli;
+mod cluster_window;
 mod comm_lines;
 mod common;
 mod consistency;

@@ -16,6 +16,7 @@ pub mod app;
 pub mod bench_ui;
 pub mod breakdown;
 pub mod capture;
+pub mod cluster_window;
 pub mod commands;
 pub mod file_dialog;
 pub mod histogram;

@@ -198,6 +198,21 @@ impl App {
                 l.pop = None;
             }
         }
+        if let Some(c) = &mut l.cluster {
+            c.show(ctx, visible);
+            // A burst clicked in the scatter: the timeline centred on it, a third of the
+            // window.
+            if let Some((b, e)) = c.goto.take() {
+                let d = (e - b).max(1);
+                l.timeline.zoom_to(prvscope_draw::frame::TimeWindow {
+                    start: b.saturating_sub(d),
+                    span: 3 * d,
+                });
+            }
+            if !c.open {
+                l.cluster = None;
+            }
+        }
     }
 
     pub(super) fn ask_save(&mut self, ctx: &egui::Context, kind: Export) {

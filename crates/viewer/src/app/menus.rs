@@ -150,6 +150,18 @@ impl App {
                         self.open_pop(&ctx);
                         ui.close();
                     }
+                    if ui
+                        .button("Cluster bursts…")
+                        .on_hover_text(
+                            "Group the CPU bursts with DBSCAN (BSC's Clustering Suite): a \
+                             scatter plot linked to the timeline",
+                        )
+                        .clicked()
+                    {
+                        let ctx = ui.ctx().clone();
+                        self.open_cluster(&ctx);
+                        ui.close();
+                    }
                 });
             }
             let mut level_chosen = None;

@@ -61,6 +61,8 @@ pub struct Loaded {
     pub(crate) cfg_views: Vec<prvscope_store::signal::CustomRef>,
     /// Analysis > POP metrics, from this trace.
     pub(crate) pop: Option<crate::pop_window::PopWindow>,
+    /// Analysis > Cluster bursts, on this trace.
+    pub(crate) cluster: Option<crate::cluster_window::ClusterWindow>,
 }
 
 /// The viewer: the trace shown (or being loaded), the settings, the status line, Find, and
@@ -408,6 +410,21 @@ impl App {
         }
     }
 
+    /// Opens the burst clustering window on the open trace (its bursts found in the
+    /// background).
+    pub fn open_cluster(&mut self, ctx: &egui::Context) {
+        if let Some(l) = &mut self.loaded {
+            l.cluster = Some(crate::cluster_window::ClusterWindow::new(ctx, &l.trace));
+        } else {
+            "Cluster bursts: no trace is open".clone_into(&mut self.status);
+        }
+    }
+
+    /// The burst clustering window, if open.
+    pub fn cluster_window(&mut self) -> Option<&mut crate::cluster_window::ClusterWindow> {
+        self.loaded.as_mut().and_then(|l| l.cluster.as_mut())
+    }
+
     /// The POP metrics window, if open.
     pub fn pop_window(&mut self) -> Option<&mut crate::pop_window::PopWindow> {
         self.loaded.as_mut().and_then(|l| l.pop.as_mut())
@@ -449,6 +466,7 @@ impl App {
                     histograms: Vec::new(),
                     cfg_views: Vec::new(),
                     pop: None,
+                    cluster: None,
                     windows: std::sync::Arc::new(
                         prvscope_paraver::window::WindowCache::for_machine(),
                     ),
@@ -667,11 +685,15 @@ impl eframe::App for App {
             // A histogram cell clicked is outlined; else the selected scope, only while the
             // panel that selected it is shown.
             let rows = l.trace.store.thread_count();
+            l.timeline.pointer.classes = l
+                .cluster
+                .as_ref()
+                .and_then(crate::cluster_window::ClusterWindow::class_fill);
             l.timeline.pointer.highlight = l
-                .histograms
-                .iter()
-                .rev()
-                .find_map(|h| h.highlight(rows))
+                .cluster
+                .as_ref()
+                .and_then(|c| c.highlight(rows))
+                .or_else(|| l.histograms.iter().rev().find_map(|h| h.highlight(rows)))
                 .or_else(|| {
                     if scopes_shown {
                         l.scopes.highlight()

@@ -20,6 +20,7 @@ mod widgets;
 
 pub use lanes::{Lane, MAX_LANES};
 pub use marks::Marker;
+pub use state::ClassFill;
 pub use widgets::{comm_ui, details_lines, details_ui, swatch};
 
 use std::sync::Arc;

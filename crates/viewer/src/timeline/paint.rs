@@ -95,6 +95,9 @@ impl Timeline {
                 egui::StrokeKind::Inside,
             );
         }
+        if let Some(classes) = &self.pointer.classes {
+            self.paint_classes(&painter, classes, area, row_height, visible);
+        }
         if let Some(highlight) = &self.pointer.highlight {
             self.paint_highlight(&painter, highlight, area, row_height, visible);
         }
@@ -113,6 +116,53 @@ impl Timeline {
                 Stroke::new(1.0, theme::PINNED),
                 egui::StrokeKind::Inside,
             );
+        }
+    }
+
+    /// Paints the visible rows with their classes (see [`super::state::ClassFill`]): each
+    /// pixel column the class with the most time in it (over the row's threads), black
+    /// where there is none.
+    fn paint_classes(
+        &self,
+        painter: &egui::Painter,
+        fill: &super::state::ClassFill,
+        area: Rect,
+        row_height: f32,
+        visible: &std::ops::Range<usize>,
+    ) {
+        let width = area.width().ceil().max(1.0) as usize;
+        for (i, r) in visible.clone().enumerate() {
+            let Some(item) = self.layout.rows.get(r) else {
+                continue;
+            };
+            let threads: Vec<&[(u64, u64, u16)]> = item
+                .threads
+                .clone()
+                .filter_map(|t| fill.rows.get(t).map(Vec::as_slice))
+                .collect();
+            let classes = dominant_classes(&threads, (self.window.start, self.window.span), width);
+            let y = area.top() + i as f32 * row_height;
+            let rect = |x0: usize, x1: usize| {
+                Rect::from_x_y_ranges(
+                    area.left() + x0 as f32..=area.left() + x1 as f32,
+                    y..=y + row_height - 1.0,
+                )
+            };
+            painter.rect_filled(rect(0, width), 0.0, theme::BACKGROUND);
+            let mut k = 0;
+            while k < width {
+                let class = classes[k];
+                let mut end = k + 1;
+                while end < width && classes[end] == class {
+                    end += 1;
+                }
+                if let Some(c) = class
+                    && let Some(&color) = fill.colors.get(c as usize)
+                {
+                    painter.rect_filled(rect(k, end), 0.0, color);
+                }
+                k = end;
+            }
         }
     }
 
@@ -357,6 +407,101 @@ impl Timeline {
         }
         if let Some(r) = toggle {
             self.toggle_row(trace, r);
+        }
+    }
+}
+
+/// Per pixel column of `width` columns over the window (start, span) in ticks (column `k`
+/// covers ticks `[start + k*span/width, start + (k+1)*span/width)`, rounded down), the class
+/// with the most ticks in it among the intervals (begin, end, class) of `threads` (each in
+/// time order, not overlapping); ties go to the lower class; `None` where no interval is.
+pub fn dominant_classes(
+    threads: &[&[(u64, u64, u16)]],
+    (start, span): (u64, u64),
+    width: usize,
+) -> Vec<Option<u16>> {
+    let w = width.max(1) as u128;
+    let edge = |k: usize| start + (k as u128 * u128::from(span) / w) as u64;
+    let column = |t: u64| ((u128::from(t - start) * w) / u128::from(span.max(1))) as usize;
+    let w1 = start.saturating_add(span);
+    let mut acc: Vec<Vec<(u16, u64)>> = vec![Vec::new(); width];
+    for of_thread in threads {
+        let from = of_thread.partition_point(|iv| iv.1 <= start);
+        for &(b, e, class) in of_thread.get(from..).unwrap_or_default() {
+            if b >= w1 {
+                break;
+            }
+            let (b, e) = (b.max(start), e.min(w1));
+            let first = column(b).min(width.saturating_sub(1));
+            for (k, slot) in acc.iter_mut().enumerate().skip(first) {
+                let (p0, p1) = (edge(k), edge(k + 1));
+                if p0 >= e {
+                    break;
+                }
+                let time = e.min(p1).saturating_sub(b.max(p0));
+                if time == 0 {
+                    continue;
+                }
+                match slot.iter_mut().find(|(c, _)| *c == class) {
+                    Some(s) => s.1 += time,
+                    None => slot.push((class, time)),
+                }
+            }
+        }
+    }
+    acc.iter()
+        .map(|a| {
+            a.iter()
+                .max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0)))
+                .map(|&(c, _)| c)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dominant_classes;
+
+    /// Against a naive computation: each pixel's time per class summed over every interval
+    /// in exact integer arithmetic (pixel k covers ticks [start + k*span/width, ...)).
+    #[test]
+    fn dominant_classes_match_a_naive_count() {
+        let mut seed = 7u64;
+        let mut next = |m: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) % m
+        };
+        for _ in 0..200 {
+            let threads: Vec<Vec<(u64, u64, u16)>> = (0..3)
+                .map(|_| {
+                    let mut t = next(50);
+                    let mut v = Vec::new();
+                    for _ in 0..next(40) {
+                        let b = t + next(30);
+                        let e = b + 1 + next(60);
+                        v.push((b, e, next(4) as u16));
+                        t = e;
+                    }
+                    v
+                })
+                .collect();
+            let refs: Vec<&[(u64, u64, u16)]> = threads.iter().map(Vec::as_slice).collect();
+            let (start, width) = (next(100), 1 + next(40) as usize);
+            let span = 1 + next(800);
+            let got = dominant_classes(&refs, (start, span), width);
+            let edge = |k: u64| start + k * span / width as u64;
+            for (k, g) in got.iter().enumerate() {
+                let (p0, p1) = (edge(k as u64), edge(k as u64 + 1));
+                let mut time = [0u64; 4];
+                for th in &threads {
+                    for &(b, e, c) in th {
+                        time[c as usize] += e.min(p1).saturating_sub(b.max(p0));
+                    }
+                }
+                let best = time.iter().copied().max().unwrap_or(0);
+                let want = (best > 0).then(|| time.iter().position(|&t| t == best).unwrap() as u16);
+                assert_eq!(*g, want, "pixel {k} of {width}, span {span}: {time:?}");
+            }
         }
     }
 }

@@ -89,6 +89,17 @@ pub(crate) struct Pointer {
     pub hovered_row: Option<usize>,
     /// Intervals to outline per thread (the scope selected in the scope panel).
     pub highlight: Option<crate::scope_panel::Intervals>,
+    /// Classes to paint over the rows instead of their values (the Clusters view).
+    pub classes: Option<std::sync::Arc<ClassFill>>,
+}
+
+/// Intervals of classes painted over the rows (the Clusters view of the burst clustering):
+/// per thread its intervals (begin, end, class) in time order, and each class's colour. A
+/// pixel shows the class with the most time in it, black where no interval is.
+#[derive(Debug, Clone, Default)]
+pub struct ClassFill {
+    pub rows: Vec<Vec<(u64, u64, u16)>>,
+    pub colors: Vec<egui::Color32>,
 }
 
 /// Markers in time order, how many were ever added (for their default labels), and the last

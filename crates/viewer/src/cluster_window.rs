@@ -1,0 +1,722 @@
+//! Analysis > Cluster bursts: the CPU bursts of the open trace clustered with DBSCAN as BSC's
+//! Clustering Suite does (`prvscope_paraver::cluster`), shown as a scatter plot
+//! (`egui_plot`) linked to the timeline:
+//! - each burst a point on its features' scales (a log scale is drawn as the logarithm of the
+//!   value, its ticks labelled with the values), coloured by cluster, noise grey;
+//! - hovering a point gives its thread, time and values; clicking it centres the timeline
+//!   on the burst;
+//! - a box dragged with Shift held selects the bursts inside, and the timeline outlines
+//!   them; clicking a row of the clusters' table selects that cluster's bursts, and shows
+//!   its time on each thread;
+//! - the bursts within the timeline's visible window are ringed in the scatter;
+//! - epsilon, the minimum points, the minimum duration and the features are adjustable; the
+//!   clustering runs again in the background, the last result shown until the new one is
+//!   ready.
+//!
+//! Above [`MAX_DRAWN`] bursts, every k-th burst of each class is drawn, and the window says
+//! so; the table always counts every burst.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use egui::{Color32, RichText};
+use egui_plot::{Bar, BarChart, Plot, PlotPoint, PlotPoints, Points, Polygon};
+
+use prvscope_paraver::cluster::{self, Bursts, Class, Clustering, Feature, Measure, Options};
+use prvscope_store::Trace;
+
+use crate::jobs::Job;
+
+/// At most this many points are drawn.
+pub const MAX_DRAWN: usize = 40_000;
+
+/// The colour of a class: noise grey, missing data dark grey, clusters from a palette.
+pub fn class_color(c: Class) -> Color32 {
+    const PALETTE: [Color32; 12] = [
+        Color32::from_rgb(230, 80, 80),
+        Color32::from_rgb(80, 160, 240),
+        Color32::from_rgb(90, 200, 100),
+        Color32::from_rgb(240, 190, 60),
+        Color32::from_rgb(190, 100, 230),
+        Color32::from_rgb(60, 210, 210),
+        Color32::from_rgb(250, 130, 40),
+        Color32::from_rgb(160, 220, 60),
+        Color32::from_rgb(240, 110, 180),
+        Color32::from_rgb(130, 130, 250),
+        Color32::from_rgb(200, 160, 110),
+        Color32::from_rgb(100, 240, 160),
+    ];
+    match c {
+        Class::Noise => Color32::from_gray(150),
+        Class::Missing => Color32::from_gray(80),
+        Class::Cluster(n) => PALETTE[(n as usize - 1) % PALETTE.len()],
+    }
+}
+
+/// What is selected: its name, the bursts (indices into the burst list).
+#[derive(Debug, Clone)]
+struct Selection {
+    name: String,
+    bursts: Vec<usize>,
+    /// The cluster selected in the table, for its per-thread chart.
+    class: Option<Class>,
+}
+
+/// The window's state.
+pub struct ClusterWindow {
+    pub open: bool,
+    bursts: Option<Arc<Bursts>>,
+    bursts_job: Option<Job<Result<Bursts, String>>>,
+    pub options: Options,
+    /// Why the features are not instructions and IPC.
+    note: Option<String>,
+    /// The trace's counters offered as features (type, name).
+    counters: Vec<(u32, String)>,
+    clustering: Option<Arc<Clustering>>,
+    job: Option<Job<Clustering>>,
+    /// The options the shown clustering (or the running job) used.
+    computed: Option<Options>,
+    error: Option<String>,
+    selection: Option<Selection>,
+    drag_from: Option<PlotPoint>,
+    /// The timeline's visible window (ticks).
+    visible: (u64, u64),
+    /// A burst to centre the timeline on (begin, end), for the app to take.
+    pub goto: Option<(u64, u64)>,
+    /// Thread names, by row.
+    threads: Vec<String>,
+    ns_per_tick: f64,
+    /// Paint the timeline's rows by cluster (the Clusters view).
+    pub colour_timeline: bool,
+    /// The shown clustering's bursts as the timeline paints them.
+    fill: Option<Arc<crate::timeline::ClassFill>>,
+}
+
+impl ClusterWindow {
+    /// Starts finding the bursts of `trace` (all of them: the minimum duration is applied
+    /// when clustering).
+    pub fn new(ctx: &egui::Context, trace: &Trace) -> ClusterWindow {
+        let (options, note) = Options::for_trace(trace);
+        let present = trace.store.event_types();
+        let counters: Vec<(u32, String)> = present
+            .iter()
+            .filter(|&&ty| (42_000_000..50_000_000).contains(&ty))
+            .map(|&ty| {
+                let name = Feature {
+                    measure: Measure::Counter(ty),
+                    log: false,
+                }
+                .name(trace.pcf.as_ref());
+                (ty, name)
+            })
+            .collect();
+        let wanted: Vec<u32> = counters.iter().map(|c| c.0).collect();
+        let t = trace.clone();
+        let threads = prvscope_paraver::cut::row_ids(&trace.header)
+            .iter()
+            .map(|[a, k, h]| format!("THREAD {a}.{k}.{h}"))
+            .collect();
+        ClusterWindow {
+            open: true,
+            bursts: None,
+            bursts_job: Some(Job::spawn(ctx, "bursts", move |_| {
+                cluster::bursts(&t, &wanted, 0)
+            })),
+            options,
+            note,
+            counters,
+            clustering: None,
+            job: None,
+            computed: None,
+            error: None,
+            selection: None,
+            drag_from: None,
+            visible: (0, u64::MAX),
+            goto: None,
+            threads,
+            ns_per_tick: trace.header.time_unit.ns_per_tick() as f64,
+            colour_timeline: true,
+            fill: None,
+        }
+    }
+
+    /// The index of a class in [`Self::class_fill`]'s colours.
+    fn class_index(c: Class) -> u16 {
+        match c {
+            Class::Noise => 0,
+            Class::Missing => 1,
+            Class::Cluster(n) => u16::try_from(n + 1).unwrap_or(u16::MAX),
+        }
+    }
+
+    /// The clusters as the timeline paints them, while the Clusters view is on.
+    pub fn class_fill(&self) -> Option<Arc<crate::timeline::ClassFill>> {
+        self.fill.clone().filter(|_| self.colour_timeline)
+    }
+
+    fn build_fill(&self, c: &Clustering) -> crate::timeline::ClassFill {
+        let mut rows: Vec<Vec<(u64, u64, u16)>> = vec![Vec::new(); self.threads.len()];
+        for (b, &class) in c.bursts.list.iter().zip(&c.class) {
+            if let Some(r) = rows.get_mut(b.thread as usize) {
+                r.push((b.begin, b.end, Self::class_index(class)));
+            }
+        }
+        let mut colors = vec![class_color(Class::Noise), class_color(Class::Missing)];
+        colors.extend((1..=c.clusters()).map(|n| class_color(Class::Cluster(n))));
+        crate::timeline::ClassFill { rows, colors }
+    }
+
+    /// Whether a computation is running.
+    pub fn is_computing(&self) -> bool {
+        self.bursts_job.is_some() || self.job.is_some()
+    }
+
+    /// The clustering shown, if any.
+    pub fn clustering(&self) -> Option<&Clustering> {
+        self.clustering.as_deref()
+    }
+
+    /// Takes finished work; starts a clustering when the options changed.
+    pub fn poll(&mut self, ctx: &egui::Context) {
+        if let Some(job) = &mut self.bursts_job
+            && let Some(result) = job.poll()
+        {
+            self.bursts_job = None;
+            match result {
+                Ok(b) if b.list.is_empty() => {
+                    self.error = Some(
+                        "no computation burst: no thread is ever in the Running state \
+                         (Paraver's state 1)"
+                            .into(),
+                    );
+                }
+                Ok(b) => self.bursts = Some(Arc::new(b)),
+                Err(e) => self.error = Some(e),
+            }
+        }
+        if let Some(job) = &mut self.job
+            && let Some(c) = job.poll()
+        {
+            self.job = None;
+            self.selection = None;
+            self.fill = Some(Arc::new(self.build_fill(&c)));
+            self.clustering = Some(Arc::new(c));
+        }
+        let stale = self.computed.as_ref() != Some(&self.options);
+        if stale
+            && self.job.is_none()
+            && let Some(bursts) = &self.bursts
+        {
+            let (bursts, options) = (Arc::clone(bursts), self.options.clone());
+            self.computed = Some(options.clone());
+            self.error = None;
+            self.job = Some(Job::spawn(ctx, "cluster", move |_| {
+                let mut b = (*bursts).clone();
+                let before = b.list.len();
+                let short: u64 = b
+                    .list
+                    .iter()
+                    .filter(|x| x.duration() < options.min_duration)
+                    .map(cluster::Burst::duration)
+                    .sum();
+                b.list.retain(|x| x.duration() >= options.min_duration);
+                b.filtered = ((before - b.list.len()) as u64, short);
+                cluster::classify(b, &options)
+            }));
+        }
+    }
+
+    /// The bursts selected, as intervals per thread, for the timeline's outline.
+    pub fn highlight(&self, rows: usize) -> Option<crate::scope_panel::Intervals> {
+        let (c, s) = (self.clustering.as_ref()?, self.selection.as_ref()?);
+        let mut per: Vec<Vec<(u64, u64)>> = vec![Vec::new(); rows];
+        for &i in &s.bursts {
+            let b = &c.bursts.list[i];
+            if let Some(v) = per.get_mut(b.thread as usize) {
+                v.push((b.begin, b.end));
+            }
+        }
+        for v in &mut per {
+            v.sort_unstable();
+        }
+        Some(Arc::new(per))
+    }
+
+    /// Shows the window; `visible` is the timeline's window (ticks).
+    pub fn show(&mut self, ctx: &egui::Context, visible: (u64, u64)) {
+        self.visible = visible;
+        self.poll(ctx);
+        let mut open = self.open;
+        egui::Window::new("Cluster bursts")
+            .open(&mut open)
+            .default_size([760.0, 640.0])
+            .show(ctx, |ui| self.ui(ui));
+        self.open = open;
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui) {
+        self.controls(ui);
+        if let Some(e) = &self.error {
+            ui.colored_label(prvscope_draw::theme::ERROR, e);
+        }
+        if let Some(n) = &self.note {
+            ui.label(RichText::new(n).italics());
+        }
+        if self.is_computing() {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(if self.bursts.is_none() {
+                    "Finding the bursts…"
+                } else {
+                    "Clustering…"
+                });
+            });
+        }
+        let Some(c) = self.clustering.clone() else {
+            return;
+        };
+        ui.label(format!(
+            "{} bursts of {} ms or more ({} shorter left out); {} clusters. Shift-drag to \
+             select bursts; click a point to centre the timeline on it.",
+            c.bursts.list.len(),
+            c.options.min_duration as f64 * self.ns_per_tick / 1e6,
+            c.bursts.filtered.0,
+            c.clusters()
+        ));
+        self.scatter(ui, &c);
+        ui.checkbox(
+            &mut self.colour_timeline,
+            "Clusters view: the timeline's rows painted by cluster (each pixel the class with \
+             the most time in it; black: no burst; the table below is the legend)",
+        );
+        self.table(ui, &c);
+        self.per_thread(ui, &c);
+    }
+
+    fn feature_combo(
+        &self,
+        ui: &mut egui::Ui,
+        (id, label): (&str, egui::Id),
+        f: &mut Option<Feature>,
+        none: bool,
+    ) {
+        let name = |f: &Option<Feature>| {
+            f.map_or_else(
+                || "none".to_owned(),
+                |f| {
+                    let mut plain = f;
+                    plain.log = false;
+                    match plain.measure {
+                        Measure::Counter(ty) => self
+                            .counters
+                            .iter()
+                            .find(|c| c.0 == ty)
+                            .map_or_else(|| ty.to_string(), |c| c.1.clone()),
+                        _ => plain.name(None),
+                    }
+                },
+            )
+        };
+        let combo = egui::ComboBox::from_id_salt(id)
+            .selected_text(name(f))
+            .show_ui(ui, |ui| {
+                let mut choices: Vec<Option<Feature>> = Vec::new();
+                if none {
+                    choices.push(None);
+                }
+                choices.push(Some(Feature {
+                    measure: Measure::Duration,
+                    log: true,
+                }));
+                choices.push(Some(Feature {
+                    measure: Measure::Ipc,
+                    log: false,
+                }));
+                for &(ty, _) in &self.counters {
+                    choices.push(Some(Feature {
+                        measure: Measure::Counter(ty),
+                        log: true,
+                    }));
+                }
+                for choice in choices {
+                    let same = choice.map(|c| c.measure) == f.map(|c| c.measure);
+                    if ui.selectable_label(same, name(&choice)).clicked() && !same {
+                        *f = choice;
+                    }
+                }
+            });
+        combo.response.labelled_by(label);
+        if let Some(f) = f {
+            ui.checkbox(&mut f.log, "log");
+        }
+    }
+
+    fn controls(&mut self, ui: &mut egui::Ui) {
+        let mut x = self.options.features.first().copied();
+        let mut y = self.options.features.get(1).copied();
+        ui.horizontal(|ui| {
+            let lx = ui.label("x").id;
+            self.feature_combo(ui, ("cluster-x", lx), &mut x, false);
+            let ly = ui.label("y").id;
+            self.feature_combo(ui, ("cluster-y", ly), &mut y, true);
+        });
+        if let Some(x) = x {
+            self.options.features = std::iter::once(x).chain(y).collect();
+        }
+        ui.horizontal(|ui| {
+            let label = ui.label("epsilon").id;
+            ui.add(
+                egui::DragValue::new(&mut self.options.eps)
+                    .range(0.001..=1.0)
+                    .speed(0.001)
+                    .max_decimals(3),
+            )
+            .labelled_by(label);
+            let label = ui.label("min points").id;
+            ui.add(egui::DragValue::new(&mut self.options.min_points).range(1..=100_000))
+                .labelled_by(label);
+            let label = ui.label("min duration (ms)").id;
+            let mut ms = self.options.min_duration as f64 * self.ns_per_tick / 1e6;
+            if ui
+                .add(
+                    egui::DragValue::new(&mut ms)
+                        .range(0.0..=1e6)
+                        .speed(0.1)
+                        .max_decimals(3),
+                )
+                .labelled_by(label)
+                .changed()
+            {
+                self.options.min_duration = (ms * 1e6 / self.ns_per_tick).round() as u64;
+            }
+        });
+    }
+
+    /// A burst's point in the scatter: its features' coordinates, or (x, thread) with one
+    /// feature; `None` when a feature cannot be placed.
+    fn point(c: &Clustering, burst: usize) -> Option<[f64; 2]> {
+        let features = &c.options.features;
+        let values = &c.values[burst];
+        let x = Self::coordinate(features[0], values[0])?;
+        let y = match features.get(1) {
+            Some(&f) => Self::coordinate(f, values[1])?,
+            None => f64::from(c.bursts.list[burst].thread),
+        };
+        Some([x, y])
+    }
+
+    /// Selects the bursts whose points lie in the box `x` by `y` (plot coordinates: the
+    /// logarithm on a log scale), as a Shift-drag in the scatter does; how many.
+    pub fn select_box(&mut self, x: (f64, f64), y: (f64, f64)) -> usize {
+        let Some(c) = &self.clustering else {
+            return 0;
+        };
+        let (x0, x1) = (x.0.min(x.1), x.0.max(x.1));
+        let (y0, y1) = (y.0.min(y.1), y.0.max(y.1));
+        let bursts: Vec<usize> = (0..c.bursts.list.len())
+            .filter(|&i| {
+                Self::point(c, i)
+                    .is_some_and(|p| (x0..=x1).contains(&p[0]) && (y0..=y1).contains(&p[1]))
+            })
+            .collect();
+        let n = bursts.len();
+        self.selection = Some(Selection {
+            name: format!("{n} bursts in the box"),
+            bursts,
+            class: None,
+        });
+        n
+    }
+
+    /// Selects the bursts of `class`, as a click on its row of the table does.
+    pub fn select_class(&mut self, class: Class) -> usize {
+        let Some(c) = &self.clustering else {
+            return 0;
+        };
+        let bursts: Vec<usize> = (0..c.class.len())
+            .filter(|&i| c.class[i] == class)
+            .collect();
+        let n = bursts.len();
+        self.selection = Some(Selection {
+            name: class.label(),
+            bursts,
+            class: Some(class),
+        });
+        n
+    }
+
+    /// Asks the timeline to centre on burst `i`, as a click on its point does.
+    pub fn go_to_burst(&mut self, i: usize) {
+        if let Some(b) = self.clustering.as_ref().and_then(|c| c.bursts.list.get(i)) {
+            self.goto = Some((b.begin, b.end));
+        }
+    }
+
+    /// A feature's name, with its counter's `.pcf` label.
+    fn feature_label(&self, f: Feature) -> String {
+        let base = if let Measure::Counter(ty) = f.measure {
+            self.counters
+                .iter()
+                .find(|c| c.0 == ty)
+                .map_or_else(|| ty.to_string(), |c| c.1.clone())
+        } else {
+            let mut plain = f;
+            plain.log = false;
+            plain.name(None)
+        };
+        if f.log {
+            format!("{base} (log scale)")
+        } else {
+            base
+        }
+    }
+
+    /// A feature's plotted coordinate: its value, or its logarithm on a log scale.
+    fn coordinate(f: Feature, v: f64) -> Option<f64> {
+        let y = if f.log { v.ln() } else { v };
+        (v.is_finite() && (!f.log || v > 0.0) && y.is_finite()).then_some(y)
+    }
+
+    fn scatter(&mut self, ui: &mut egui::Ui, c: &Arc<Clustering>) {
+        let features = &c.options.features;
+        let (fx, fy) = (features[0], features.get(1).copied());
+        let point = |i: usize| Self::point(c, i);
+        let n = c.bursts.list.len();
+        let stride = n.div_ceil(MAX_DRAWN).max(1);
+        let mut per_class: std::collections::BTreeMap<Class, Vec<(usize, [f64; 2])>> =
+            std::collections::BTreeMap::new();
+        let mut seen: std::collections::HashMap<Class, usize> = std::collections::HashMap::new();
+        for (i, class) in c.class.iter().enumerate() {
+            let k = seen.entry(*class).or_default();
+            *k += 1;
+            if !(*k - 1).is_multiple_of(stride) {
+                continue;
+            }
+            if let Some(p) = point(i) {
+                per_class.entry(*class).or_default().push((i, p));
+            }
+        }
+        if stride > 1 {
+            ui.label(
+                RichText::new(format!(
+                    "Drawn: every {stride}th burst of each class ({} of {n}); the table counts \
+                     all of them.",
+                    per_class.values().map(Vec::len).sum::<usize>()
+                ))
+                .color(prvscope_draw::theme::WARNING),
+            );
+        }
+        let (v0, v1) = self.visible;
+        let in_view: Vec<[f64; 2]> = per_class
+            .values()
+            .flatten()
+            .filter(|(i, _)| {
+                let b = &c.bursts.list[*i];
+                b.begin < v1 && b.end > v0
+            })
+            .map(|(_, p)| *p)
+            .collect();
+        let selected: std::collections::HashSet<usize> = self
+            .selection
+            .as_ref()
+            .map(|s| s.bursts.iter().copied().collect())
+            .unwrap_or_default();
+        let log_fmt = |log: bool| {
+            move |mark: egui_plot::GridMark, _: &std::ops::RangeInclusive<f64>| {
+                if log {
+                    format!("{:.3e}", mark.value.exp())
+                } else {
+                    format!("{:.3}", mark.value)
+                }
+            }
+        };
+        let shift = ui.input(|i| i.modifiers.shift);
+        let drag_from = self.drag_from;
+        let names: Vec<String> = features.iter().map(|&f| self.feature_label(f)).collect();
+        let response = Plot::new("cluster-scatter")
+            .height(320.0)
+            .allow_drag(!shift)
+            .allow_boxed_zoom(false)
+            .x_axis_label(names[0].clone())
+            .y_axis_label(names.get(1).cloned().unwrap_or_else(|| "thread".into()))
+            .x_axis_formatter(log_fmt(fx.log))
+            .y_axis_formatter(log_fmt(fy.is_some_and(|f| f.log)))
+            .label_formatter(|_| None)
+            .show(ui, |plot| {
+                for (class, pts) in &per_class {
+                    let xy: Vec<[f64; 2]> = pts.iter().map(|(_, p)| *p).collect();
+                    plot.points(
+                        Points::new(class.label(), PlotPoints::from(xy))
+                            .color(class_color(*class))
+                            .radius(2.0)
+                            .allow_hover(false),
+                    );
+                }
+                if !in_view.is_empty() && in_view.len() < per_class.values().map(Vec::len).sum() {
+                    plot.points(
+                        Points::new("in the timeline's window", PlotPoints::from(in_view))
+                            .color(Color32::WHITE)
+                            .filled(false)
+                            .radius(4.0)
+                            .allow_hover(false),
+                    );
+                }
+                let chosen: Vec<[f64; 2]> = per_class
+                    .values()
+                    .flatten()
+                    .filter(|(i, _)| selected.contains(i))
+                    .map(|(_, p)| *p)
+                    .collect();
+                if !chosen.is_empty() {
+                    plot.points(
+                        Points::new("selected", PlotPoints::from(chosen))
+                            .color(prvscope_draw::theme::SCOPE_SELECTED)
+                            .filled(false)
+                            .radius(5.0)
+                            .allow_hover(false),
+                    );
+                }
+                if let (Some(a), Some(b)) = (drag_from, plot.pointer_coordinate()) {
+                    plot.polygon(
+                        Polygon::new(
+                            "selection",
+                            PlotPoints::from(vec![[a.x, a.y], [b.x, a.y], [b.x, b.y], [a.x, b.y]]),
+                        )
+                        .fill_color(prvscope_draw::theme::SELECTION),
+                    );
+                }
+            });
+        let resp = &response.response;
+        let transform = &response.transform;
+        // Hover and click: the nearest drawn point within 6 pixels.
+        let nearest = resp.hover_pos().and_then(|pos| {
+            per_class
+                .values()
+                .flatten()
+                .map(|(i, p)| {
+                    let s = transform.position_from_point(&PlotPoint::new(p[0], p[1]));
+                    (*i, s.distance(pos))
+                })
+                .filter(|(_, d)| *d <= 6.0)
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(i, _)| i)
+        });
+        if let Some(i) = nearest {
+            let b = &c.bursts.list[i];
+            let mut text = format!(
+                "{}\n{}\nbegin {} ticks, duration {:.3} ms",
+                self.threads
+                    .get(b.thread as usize)
+                    .cloned()
+                    .unwrap_or_default(),
+                c.class[i].label(),
+                b.begin,
+                b.duration() as f64 * self.ns_per_tick / 1e6
+            );
+            for (f, v) in features.iter().zip(&c.values[i]) {
+                let mut plain = *f;
+                plain.log = false;
+                let _ = write!(text, "\n{}: {v:.4}", self.feature_label(plain));
+            }
+            resp.clone().on_hover_text_at_pointer(text);
+            if resp.clicked() {
+                self.go_to_burst(i);
+            }
+        }
+        // Shift-drag: a box selection.
+        if shift && resp.drag_started() {
+            self.drag_from = resp.hover_pos().map(|p| transform.value_from_position(p));
+        }
+        if resp.drag_stopped()
+            && let Some(a) = self.drag_from.take()
+            && let Some(b) = resp.hover_pos().map(|p| transform.value_from_position(p))
+        {
+            self.select_box((a.x, b.x), (a.y, b.y));
+        }
+        if !resp.dragged() && !resp.drag_stopped() && !shift {
+            self.drag_from = None;
+        }
+        if let Some(name) = self.selection.as_ref().map(|s| s.name.clone()) {
+            ui.horizontal(|ui| {
+                ui.label(format!("Selected: {name} (outlined on the timeline)"));
+                if ui.button("Clear").clicked() {
+                    self.selection = None;
+                }
+            });
+        }
+    }
+
+    fn table(&mut self, ui: &mut egui::Ui, c: &Arc<Clustering>) {
+        let ns = self.ns_per_tick;
+        egui::Grid::new("cluster-table")
+            .striped(true)
+            .num_columns(8)
+            .show(ui, |ui| {
+                for h in [
+                    "class",
+                    "bursts",
+                    "time (s)",
+                    "share",
+                    "mean (ms)",
+                    "IPC",
+                    "SPMD",
+                    "",
+                ] {
+                    ui.label(RichText::new(h).strong());
+                }
+                ui.end_row();
+                for f in &c.figures {
+                    let label = RichText::new(f.class.label()).color(class_color(f.class));
+                    let chosen = self
+                        .selection
+                        .as_ref()
+                        .is_some_and(|s| s.class == Some(f.class));
+                    if ui.selectable_label(chosen, label).clicked() {
+                        self.select_class(f.class);
+                    }
+                    ui.label(f.bursts.to_string());
+                    ui.label(format!("{:.6}", f.total as f64 * ns / 1e9));
+                    ui.label(format!("{:.2}%", f.share * 100.0));
+                    ui.label(format!("{:.3}", f.mean_ns / 1e6));
+                    ui.label(f.ipc.map_or_else(|| "-".into(), |v| format!("{v:.3}")));
+                    ui.label(f.spmd.map_or_else(|| "-".into(), |v| format!("{v:.3}")));
+                    ui.label("");
+                    ui.end_row();
+                }
+            });
+        if let Some(n) = &c.spmd_note {
+            ui.label(format!("SPMD scores not given: {n}"));
+        }
+    }
+
+    /// The selected cluster's time on each thread.
+    fn per_thread(&self, ui: &mut egui::Ui, c: &Arc<Clustering>) {
+        let Some(s) = &self.selection else { return };
+        let Some(class) = s.class else { return };
+        let mut time = vec![0u64; self.threads.len()];
+        for &i in &s.bursts {
+            let b = &c.bursts.list[i];
+            if let Some(t) = time.get_mut(b.thread as usize) {
+                *t += b.duration();
+            }
+        }
+        let ns = self.ns_per_tick;
+        let bars: Vec<Bar> = time
+            .iter()
+            .enumerate()
+            .map(|(k, &t)| {
+                Bar::new(k as f64, t as f64 * ns / 1e9)
+                    .name(self.threads[k].clone())
+                    .fill(class_color(class))
+            })
+            .collect();
+        ui.label(format!("{}: time per thread (s)", class.label()));
+        Plot::new("cluster-per-thread")
+            .height(140.0)
+            .x_axis_label("thread")
+            .y_axis_label("s")
+            .show(ui, |plot| {
+                plot.bar_chart(BarChart::new(class.label(), bars));
+            });
+    }
+}

@@ -1,0 +1,81 @@
+//! Analysis > Cluster bursts on EPOCH (2 processes): the scatter of the bursts by cluster,
+//! the clusters' table, a cluster selected (outlined on the timeline: exactly its bursts), a
+//! box selected in the scatter, a burst clicked (the timeline centred on it).
+
+use egui_kittest::kittest::Queryable;
+use prvscope_paraver::cluster::Class;
+use prvscope_viewer::loader::LoadSource;
+
+use crate::common::shared_traces;
+use crate::viewer::harness_with;
+
+#[test]
+fn clustered_bursts_are_outlined_on_the_timeline() {
+    let _shared = crate::common::shared();
+    let Some(root) = shared_traces() else {
+        return;
+    };
+    let path = root.join("pypop_epoch_scaling/epoch_2proc.prv.gz");
+    let mut h = harness_with(LoadSource::File(path.clone()), None, (1400.0, 900.0), false);
+    h.get_by_label("Analysis").click();
+    h.run_steps(2);
+    h.get_by_label("Cluster bursts…").click();
+    h.run_steps(2);
+    let ctx = h.ctx.clone();
+    {
+        let w = h.state_mut().cluster_window().expect("the window opened");
+        while w.is_computing() || w.clustering().is_none() {
+            w.poll(&ctx);
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+    h.run_steps(3);
+    // The same clustering as the command line's.
+    let t = crate::common::load(&path);
+    let (options, _) = prvscope_paraver::cluster::Options::for_trace(&t);
+    let reference = prvscope_paraver::cluster::cluster(&t, &options).unwrap();
+    let shown = h
+        .state_mut()
+        .cluster_window()
+        .unwrap()
+        .clustering()
+        .unwrap()
+        .clone();
+    assert_eq!(shown.class, reference.class);
+    // Cluster 1 selected from the table: the timeline outlines its bursts, and only them.
+    h.get_by_label("Cluster 1").click();
+    h.run_steps(3);
+    let outlined: usize = h
+        .state()
+        .loaded()
+        .unwrap()
+        .timeline
+        .highlight()
+        .expect("an outline")
+        .iter()
+        .map(Vec::len)
+        .sum();
+    let members = shown
+        .class
+        .iter()
+        .filter(|&&c| c == Class::Cluster(1))
+        .count();
+    assert_eq!(outlined, members);
+    h.get_by_label("Cluster 1: time per thread (s)");
+    h.snapshot("cluster_window_epoch_2proc");
+    // A box over the whole scatter selects every burst that has its features.
+    let n = h
+        .state_mut()
+        .cluster_window()
+        .unwrap()
+        .select_box((-1e9, 1e9), (-1e9, 1e9));
+    let placed = shown.class.iter().filter(|&&c| c != Class::Missing).count();
+    assert_eq!(n, placed);
+    // A burst clicked: the timeline shows it in the middle third.
+    let b = shown.bursts.list[5].clone();
+    h.state_mut().cluster_window().unwrap().go_to_burst(5);
+    h.run_steps(2);
+    let w = h.state().loaded().unwrap().timeline.window();
+    assert_eq!(w.start, b.begin - b.duration());
+    assert_eq!(w.span, 3 * b.duration());
+}
