@@ -4,12 +4,17 @@
 //! Suite's usual parameters (radius 0.03, 10 points). Beside it, the same points sorted by
 //! their first coordinate (a same-run reference for a pass of O(n log n) work over them).
 //!
+//! Also the whole clustering of 10^6 generated bursts of 16 threads (instructions on a log
+//! scale and IPC from their counters, normalised, DBSCAN, numbered, the per-cluster figures
+//! and SPMD scores).
+//!
 //! Run with `cargo bench --bench cluster`.
 
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use prvscope_paraver::cluster::dbscan;
+use prvscope_paraver::cluster::{self, Burst, Bursts, Feature, Measure, Options, dbscan};
+use prvscope_paraver::pop::{CYCLES, INSTRUCTIONS};
 
 /// A small deterministic generator (`SplitMix64`).
 struct Mix(u64);
@@ -63,6 +68,53 @@ fn cluster(c: &mut Criterion) {
             assert_eq!(phases, 8, "the eight phases");
             labels
         });
+    });
+    // The same points as bursts: instructions 10^(4 + 5x), IPC 3y, 1 ms each.
+    let list: Vec<Burst> = (0..n)
+        .map(|i| {
+            let (px, py) = (pts[2 * i], pts[2 * i + 1]);
+            let instructions = 10f64.powf(4.0 + 5.0 * px);
+            Burst {
+                thread: (i % 16) as u32,
+                begin: (i / 16) as u64 * 2_000_000,
+                end: (i / 16) as u64 * 2_000_000 + 1_000_000,
+                counters: vec![instructions, instructions / (3.0 * py).max(1e-3)],
+            }
+        })
+        .collect();
+    let bursts = Bursts {
+        list,
+        counters: vec![INSTRUCTIONS, CYCLES],
+        missing: Vec::new(),
+        filtered: (0, 0),
+        ns_per_tick: 1.0,
+        sequence_rows: (0..16).collect(),
+    };
+    let options = Options {
+        features: vec![
+            Feature {
+                measure: Measure::Counter(INSTRUCTIONS),
+                log: true,
+            },
+            Feature {
+                measure: Measure::Ipc,
+                log: false,
+            },
+        ],
+        eps: 0.03,
+        min_points: 10,
+        min_duration: 0,
+    };
+    g.bench_function("classify_bursts", |b| {
+        b.iter_batched(
+            || bursts.clone(),
+            |bursts| {
+                let c = cluster::classify(bursts, &options);
+                assert!(c.clusters() >= 8, "{} clusters", c.clusters());
+                c.figures.len()
+            },
+            criterion::BatchSize::LargeInput,
+        );
     });
     g.bench_function("sort_by_x", |b| {
         b.iter(|| {
