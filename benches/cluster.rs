@@ -13,7 +13,7 @@
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use prvscope_paraver::cluster::{self, Burst, Bursts, Feature, Measure, Options, dbscan};
+use prvscope_paraver::cluster::{self, Burst, Bursts, Options, dbscan};
 use prvscope_paraver::pop::{CYCLES, INSTRUCTIONS};
 
 /// A small deterministic generator (`SplitMix64`).
@@ -91,16 +91,7 @@ fn cluster(c: &mut Criterion) {
         sequence_rows: (0..16).collect(),
     };
     let options = Options {
-        features: vec![
-            Feature {
-                measure: Measure::Counter(INSTRUCTIONS),
-                log: true,
-            },
-            Feature {
-                measure: Measure::Ipc,
-                log: false,
-            },
-        ],
+        features: cluster::instructions_and_ipc(),
         eps: 0.03,
         min_points: 10,
         min_duration: 0,

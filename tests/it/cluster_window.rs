@@ -79,3 +79,29 @@ fn clustered_bursts_are_outlined_on_the_timeline() {
     assert_eq!(w.start, b.begin - b.duration());
     assert_eq!(w.span, 3 * b.duration());
 }
+
+/// A trace with nothing to cluster (ovni: thread states are events) says why in the window.
+#[test]
+fn nothing_to_cluster_is_said_in_the_window() {
+    let _shared = crate::common::shared();
+    let Some(root) = shared_traces() else {
+        return;
+    };
+    let path = root.join("ovni_nanos6-task-types/thread.prv");
+    let mut h = harness_with(LoadSource::File(path), None, (1200.0, 800.0), false);
+    let ctx = h.ctx.clone();
+    h.state_mut().open_cluster(&ctx);
+    {
+        let w = h.state_mut().cluster_window().expect("the window opened");
+        while w.is_computing() {
+            w.poll(&ctx);
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+    h.run_steps(3);
+    assert!(
+        h.query_all_by_label_contains("the trace has no state records")
+            .next()
+            .is_some()
+    );
+}

@@ -88,6 +88,8 @@ pub struct ClusterWindow {
     ns_per_tick: f64,
     /// Paint the timeline's rows by cluster (the Clusters view).
     pub colour_timeline: bool,
+    /// Why the trace has no burst, if it has none.
+    no_bursts: String,
     /// The shown clustering's bursts as the timeline paints them.
     fill: Option<Arc<crate::timeline::ClassFill>>,
 }
@@ -137,6 +139,7 @@ impl ClusterWindow {
             ns_per_tick: trace.header.time_unit.ns_per_tick() as f64,
             colour_timeline: true,
             fill: None,
+            no_bursts: cluster::no_bursts(trace),
         }
     }
 
@@ -183,13 +186,7 @@ impl ClusterWindow {
         {
             self.bursts_job = None;
             match result {
-                Ok(b) if b.list.is_empty() => {
-                    self.error = Some(
-                        "no computation burst: no thread is ever in the Running state \
-                         (Paraver's state 1)"
-                            .into(),
-                    );
-                }
+                Ok(b) if b.list.is_empty() => self.error = Some(self.no_bursts.clone()),
                 Ok(b) => self.bursts = Some(Arc::new(b)),
                 Err(e) => self.error = Some(e),
             }

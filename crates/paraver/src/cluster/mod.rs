@@ -87,19 +87,7 @@ impl Options {
         let min_duration = 1_000_000 / ns.max(1);
         let has = |t: u32| present.contains(&t);
         let (features, note) = if has(INSTRUCTIONS) && has(CYCLES) {
-            (
-                vec![
-                    Feature {
-                        measure: Measure::Counter(INSTRUCTIONS),
-                        log: true,
-                    },
-                    Feature {
-                        measure: Measure::Ipc,
-                        log: false,
-                    },
-                ],
-                None,
-            )
+            (instructions_and_ipc(), None)
         } else {
             (
                 vec![Feature {
@@ -279,16 +267,36 @@ pub fn cluster(trace: &prvscope_store::Trace, options: &Options) -> Result<Clust
                 "no burst of the minimum duration or longer ({} shorter ones left out)",
                 bursts.filtered.0
             )
-        } else if trace.store.counts().states == 0 {
-            "no computation burst: the trace has no state records (ovni and nOS-V traces \
-             write thread states as events, which are not read as bursts yet)"
-                .into()
         } else {
-            "no computation burst: no thread is ever in the Running state (Paraver's state 1)"
-                .into()
+            no_bursts(trace)
         });
     }
     Ok(classify(bursts, options))
+}
+
+/// Why `trace` has no computation burst.
+pub fn no_bursts(trace: &prvscope_store::Trace) -> String {
+    if trace.store.counts().states == 0 {
+        "no computation burst: the trace has no state records (ovni and nOS-V traces write \
+         thread states as events, which are not read as bursts yet)"
+            .into()
+    } else {
+        "no computation burst: no thread is ever in the Running state (Paraver's state 1)".into()
+    }
+}
+
+/// Instructions (log scale) and IPC: the Clustering Suite's usual features.
+pub fn instructions_and_ipc() -> Vec<Feature> {
+    vec![
+        Feature {
+            measure: Measure::Counter(INSTRUCTIONS),
+            log: true,
+        },
+        Feature {
+            measure: Measure::Ipc,
+            log: false,
+        },
+    ]
 }
 
 /// The points DBSCAN clusters: each burst's feature values, the bursts that have them all
