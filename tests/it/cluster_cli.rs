@@ -69,6 +69,62 @@ fn cluster_writes_bursts_table_and_trace() {
         "{pcf}"
     );
     assert!(out.with_extension("row").exists());
+
+    // Paraver's own view of the written trace: `General/analysis/2dp_cluster.cfg` (time per
+    // cluster value per thread, as BSC's paramedir computes it, which gives the same text on
+    // this file) equals each thread's burst time per class.
+    let csv = cluster(&["--csv"], &trace);
+    let text = String::from_utf8(csv.stdout).unwrap();
+    let mut ours: std::collections::BTreeMap<(String, String), u64> = Default::default();
+    for l in text.lines().skip(1) {
+        let f: Vec<&str> = l.split(',').collect();
+        let class = match f[6] {
+            "noise" => "Noise".to_owned(),
+            "missing" => "Missing data".to_owned(),
+            n => format!("Cluster {n}"),
+        };
+        *ours.entry((f[0].to_owned(), class)).or_default() += f[3].parse::<u64>().unwrap();
+    }
+    let cfg = root.join("../paraver_cfgs/paraver/General/analysis/2dp_cluster.cfg");
+    let table = dir.join("2dp_cluster.txt");
+    let p = Command::new(env!("CARGO_BIN_EXE_prvscope"))
+        .arg("paramedir")
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .arg(&out)
+        .arg(&cfg)
+        .arg(&table)
+        .output()
+        .unwrap();
+    assert!(p.status.success(), "{}", String::from_utf8_lossy(&p.stderr));
+    let table = std::fs::read_to_string(&table).unwrap();
+    let mut lines = table.lines();
+    let columns: Vec<String> = lines
+        .next()
+        .unwrap()
+        .split('\t')
+        .map(|c| c.trim().to_owned())
+        .collect();
+    let mut compared = 0;
+    for l in lines.filter(|l| l.starts_with("THREAD ")) {
+        let cells: Vec<&str> = l.split('\t').collect();
+        let thread = cells[0].trim_start_matches("THREAD ").to_owned();
+        for (name, cell) in columns.iter().zip(&cells).skip(1) {
+            if name == "End" || name.is_empty() {
+                continue;
+            }
+            let us: f64 = cell.trim().parse().unwrap();
+            let ns = ours
+                .get(&(thread.clone(), name.clone()))
+                .copied()
+                .unwrap_or(0);
+            assert!(
+                (us * 1000.0 - ns as f64).abs() < 10.0,
+                "{thread} {name}: paramedir {us} us, bursts {ns} ns"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 8, "{compared} cells compared\n{table}");
 }
 
 #[test]
