@@ -75,7 +75,7 @@ fn cluster_writes_bursts_table_and_trace() {
     // this file) equals each thread's burst time per class.
     let csv = cluster(&["--csv"], &trace);
     let text = String::from_utf8(csv.stdout).unwrap();
-    let mut ours: std::collections::BTreeMap<(String, String), u64> = Default::default();
+    let mut ours = std::collections::BTreeMap::<(String, String), u64>::new();
     for l in text.lines().skip(1) {
         let f: Vec<&str> = l.split(',').collect();
         let class = match f[6] {
