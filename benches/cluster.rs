@@ -89,9 +89,11 @@ fn cluster(c: &mut Criterion) {
         filtered: (0, 0),
         ns_per_tick: 1.0,
         sequence_rows: (0..16).collect(),
+        ipc_types: (INSTRUCTIONS, CYCLES),
+        source: "generated",
     };
     let options = Options {
-        features: cluster::instructions_and_ipc(),
+        features: cluster::instructions_and_ipc(INSTRUCTIONS),
         eps: 0.03,
         min_points: 10,
         min_duration: 0,

@@ -194,9 +194,10 @@ pub fn table(t: &Trace, c: &Clustering) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{} bursts of {} ms or more ({} shorter left out, {:.3} s); features: {}; eps {}, \
-         min points {}",
+        "{} bursts (from the {}) of {} ms or more ({} shorter left out, {:.3} s); features: \
+         {}; eps {}, min points {}",
         c.bursts.list.len(),
+        c.bursts.source,
         c.options.min_duration as f64 * ns / 1e6,
         c.bursts.filtered.0,
         c.bursts.filtered.1 as f64 * ns / 1e9,

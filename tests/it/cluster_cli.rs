@@ -1,6 +1,7 @@
 //! `prvscope cluster` on real traces: the bursts' CSV adds up to the clusters' table, the
 //! clustered trace is written beside its `.pcf`, a trace without counters is clustered on
-//! the duration and says so, and one with nothing to cluster says why.
+//! the duration and says so, an ovni trace's bursts come from its thread-state events, and
+//! one with nothing to cluster says why.
 
 use std::process::Command;
 
@@ -155,9 +156,23 @@ fn without_counters_the_duration_alone_and_nothing_to_cluster_says_why() {
         "{err}"
     );
 
-    let ovni = root.join("ovni_nanos6-task-types/thread.prv");
+    let ovni = root.join("ovni_nanos6-task-types/cpu.prv");
+    // ovni's CPU view: neither states nor thread-state events.
     let o = cluster(&[], &ovni);
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("the trace has no state records"), "{err}");
+    assert!(
+        err.contains("neither state records nor ovni's thread state events"),
+        "{err}"
+    );
+    let o = cluster(
+        &["--min-duration", "0"],
+        &root.join("ovni_nanos6-task-types/thread.prv"),
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        out.starts_with("404 bursts (from the ovni thread state and runtime subsystem events)"),
+        "{out}"
+    );
 }

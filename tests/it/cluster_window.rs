@@ -80,14 +80,14 @@ fn clustered_bursts_are_outlined_on_the_timeline() {
     assert_eq!(w.span, 3 * b.duration());
 }
 
-/// A trace with nothing to cluster (ovni: thread states are events) says why in the window.
+/// A trace with nothing to cluster (ovni's CPU view: no thread states) says why in the window.
 #[test]
 fn nothing_to_cluster_is_said_in_the_window() {
     let _shared = crate::common::shared();
     let Some(root) = shared_traces() else {
         return;
     };
-    let path = root.join("ovni_nanos6-task-types/thread.prv");
+    let path = root.join("ovni_nanos6-task-types/cpu.prv");
     let mut h = harness_with(LoadSource::File(path), None, (1200.0, 800.0), false);
     let ctx = h.ctx.clone();
     h.state_mut().open_cluster(&ctx);
@@ -100,7 +100,7 @@ fn nothing_to_cluster_is_said_in_the_window() {
     }
     h.run_steps(3);
     assert!(
-        h.query_all_by_label_contains("the trace has no state records")
+        h.query_all_by_label_contains("neither state records nor ovni's thread state events")
             .next()
             .is_some()
     );

@@ -178,3 +178,108 @@ fn a_clustered_trace_reads_back_with_its_cluster_events() {
     assert_eq!(labels.values.get(&5).map(String::as_str), Some("Noise"));
     assert_eq!(labels.values.get(&6).map(String::as_str), Some("Cluster 1"));
 }
+
+/// ovni traces (thread states as events): the bursts equal a naive walk over the trace's
+/// text, line by line (each thread's events in file order, every event of a time applied
+/// before the state after it is judged), with the same definition: `Running`, and every
+/// runtime subsystem at 0 or at a task body. Counters: the values written after a burst's
+/// start and up to its end.
+#[test]
+fn ovni_bursts_equal_a_naive_walk_of_the_text() {
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    for rel in [
+        "ovni_nanos6-task-types/thread.prv",
+        "ovni_nosv-hwc/thread.prv",
+        "ovni_tampi-ss-comm/thread.prv",
+    ] {
+        let path = shared.join("traces").join(rel);
+        let t = common::load(&path);
+        let signals = cluster::ovni::signals(t.pcf.as_ref().unwrap()).expect("ovni signals");
+        let ipc = cluster::ipc_types(&t);
+        let b = cluster::bursts(&t, &[ipc.0], 0).unwrap();
+        assert!(!b.list.is_empty(), "{rel}");
+        // The naive walk: thread (appl, task, thread) -> its events in file order.
+        let ids = prvscope_paraver::cut::row_ids(&t.header);
+        let mut events: Vec<Vec<(u64, u32, u64)>> = vec![Vec::new(); ids.len()];
+        for line in common::text_of(&path).lines().skip(1) {
+            let f: Vec<&str> = line.split(':').collect();
+            if f[0] != "2" {
+                continue;
+            }
+            let id = [f[2], f[3], f[4]].map(|x| x.parse::<u32>().unwrap());
+            let row = ids.iter().position(|r| *r == id).unwrap();
+            let time: u64 = f[5].parse().unwrap();
+            for pair in f[6..].chunks(2) {
+                events[row].push((time, pair[0].parse().unwrap(), pair[1].parse().unwrap()));
+            }
+        }
+        let mut expect: Vec<(u32, u64, u64, f64)> = Vec::new();
+        for (row, ev) in events.iter().enumerate() {
+            let mut ev = ev.clone();
+            ev.sort_by_key(|e| e.0); // stable: file order within a time
+            let mut state = 0u64;
+            let mut subs = vec![0u64; signals.subsystems.len()];
+            let computing = |state: u64, subs: &[u64]| {
+                state == signals.state.1
+                    && signals
+                        .subsystems
+                        .iter()
+                        .zip(subs)
+                        .all(|((_, bodies), v)| *v == 0 || bodies.contains(v))
+            };
+            let mut open: Option<u64> = None;
+            let last = ev.iter().map(|e| e.0).max().unwrap_or(0);
+            let mut k = 0;
+            while k < ev.len() {
+                let time = ev[k].0;
+                while k < ev.len() && ev[k].0 == time {
+                    let (_, ty, v) = ev[k];
+                    if ty == signals.state.0 {
+                        state = v;
+                    }
+                    if let Some(i) = signals.subsystems.iter().position(|s| s.0 == ty) {
+                        subs[i] = v;
+                    }
+                    k += 1;
+                }
+                match (open, computing(state, &subs)) {
+                    (None, true) => open = Some(time),
+                    (Some(b0), false) => {
+                        if time > b0 {
+                            expect.push((row as u32, b0, time, 0.0));
+                        }
+                        open = None;
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(b0) = open
+                && last > b0
+            {
+                expect.push((row as u32, b0, last, 0.0));
+            }
+        }
+        for e in &mut expect {
+            e.3 = events[e.0 as usize]
+                .iter()
+                .filter(|&&(tm, ty, _)| ty == ipc.0 && tm > e.1 && tm <= e.2)
+                .map(|&(_, _, v)| v as f64)
+                .sum();
+        }
+        let got: Vec<(u32, u64, u64, f64)> = b
+            .list
+            .iter()
+            .map(|x| {
+                (
+                    x.thread,
+                    x.begin,
+                    x.end,
+                    x.counters.first().copied().unwrap_or(0.0),
+                )
+            })
+            .collect();
+        assert_eq!(got, expect, "{rel}");
+    }
+}

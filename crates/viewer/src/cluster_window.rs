@@ -102,7 +102,14 @@ impl ClusterWindow {
         let present = trace.store.event_types();
         let counters: Vec<(u32, String)> = present
             .iter()
-            .filter(|&&ty| (42_000_000..50_000_000).contains(&ty))
+            .filter(|&&ty| {
+                (42_000_000..50_000_000).contains(&ty)
+                    || trace.pcf.as_ref().is_some_and(|p| {
+                        p.event_types
+                            .get(&ty)
+                            .is_some_and(|t| t.label.trim().starts_with("PAPI_"))
+                    })
+            })
             .map(|&ty| {
                 let name = Feature {
                     measure: Measure::Counter(ty),

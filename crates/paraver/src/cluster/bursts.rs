@@ -57,11 +57,21 @@ pub struct Bursts {
     /// process's first thread (the one that makes its MPI calls) when there are several
     /// processes, else the threads of the one process.
     pub sequence_rows: Vec<u32>,
+    /// The trace's instructions and cycles types ([`super::ipc_types`]), for IPC.
+    pub ipc_types: (u32, u32),
+    /// Where the bursts come from: `Running state` (Paraver's state records) or the ovni
+    /// thread-state and subsystem events ([`super::ovni`]).
+    pub source: &'static str,
 }
 
 /// The bursts of `trace` of at least `min_duration` ticks, with the increase of each of
 /// `counters` (event types) over each.
 pub fn bursts(trace: &Trace, counters: &[u32], min_duration: u64) -> Result<Bursts, String> {
+    if trace.store.counts().states == 0
+        && let Some(signals) = trace.pcf.as_ref().and_then(super::ovni::signals)
+    {
+        return Ok(ovni_bursts(trace, &signals, counters, min_duration));
+    }
     let ctx = Context::new(trace);
     let engine = ctx.engine();
     let present = trace.store.event_types();
@@ -136,6 +146,8 @@ pub fn bursts(trace: &Trace, counters: &[u32], min_duration: u64) -> Result<Burs
         missing,
         filtered: (0, 0),
         ns_per_tick: trace.header.time_unit.ns_per_tick() as f64,
+        ipc_types: super::ipc_types(trace),
+        source: "Running state",
         sequence_rows: if ctx.objects.tasks.len() > 1 {
             ctx.objects
                 .tasks
@@ -152,4 +164,69 @@ pub fn bursts(trace: &Trace, counters: &[u32], min_duration: u64) -> Result<Burs
         out.filtered.1 += t;
     }
     Ok(out)
+}
+
+/// The bursts of a trace whose thread states are events ([`super::ovni`]).
+fn ovni_bursts(
+    trace: &Trace,
+    signals: &super::ovni::Signals,
+    counters: &[u32],
+    min_duration: u64,
+) -> Bursts {
+    use rayon::prelude::*;
+    let present = trace.store.event_types();
+    let (have, missing): (Vec<u32>, Vec<u32>) =
+        counters.iter().partition(|ty| present.contains(ty));
+    let rows = trace.store.thread_count();
+    let per_thread: Vec<(Vec<Burst>, (u64, u64))> = (0..rows)
+        .into_par_iter()
+        .map(|row| {
+            let runs = super::ovni::computing(trace, row, signals);
+            let sums: Vec<Vec<f64>> = have
+                .iter()
+                .map(|&ty| super::ovni::counter_sums(trace, row, ty, &runs))
+                .collect();
+            let mut list = Vec::new();
+            let (mut n, mut short) = (0, 0);
+            for (k, &(begin, end)) in runs.iter().enumerate() {
+                if end - begin < min_duration {
+                    n += 1;
+                    short += end - begin;
+                    continue;
+                }
+                list.push(Burst {
+                    thread: row as u32,
+                    begin,
+                    end,
+                    counters: sums.iter().map(|s| s[k]).collect(),
+                });
+            }
+            (list, (n, short))
+        })
+        .collect();
+    let objects = prvscope_format::model::Objects::new(&trace.header, trace.row.as_ref());
+    let mut out = Bursts {
+        list: Vec::new(),
+        counters: have,
+        missing,
+        filtered: (0, 0),
+        ns_per_tick: trace.header.time_unit.ns_per_tick() as f64,
+        sequence_rows: if objects.tasks.len() > 1 {
+            objects
+                .tasks
+                .iter()
+                .map(|(_, _, rows)| rows.start as u32)
+                .collect()
+        } else {
+            (0..rows as u32).collect()
+        },
+        ipc_types: super::ipc_types(trace),
+        source: "ovni thread state and runtime subsystem events",
+    };
+    for (list, (n, t)) in per_thread {
+        out.list.extend(list);
+        out.filtered.0 += n;
+        out.filtered.1 += t;
+    }
+    out
 }

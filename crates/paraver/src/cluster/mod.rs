@@ -8,6 +8,7 @@
 
 pub mod bursts;
 pub mod dbscan;
+pub mod ovni;
 mod spmd;
 pub mod write;
 
@@ -51,12 +52,12 @@ impl Feature {
         }
     }
 
-    /// The counters this feature reads.
-    fn counters(&self) -> Vec<u32> {
+    /// The counters this feature reads (`ipc`: the trace's instructions and cycles types).
+    fn counters(&self, ipc: (u32, u32)) -> Vec<u32> {
         match self.measure {
             Measure::Duration => Vec::new(),
             Measure::Counter(ty) => vec![ty],
-            Measure::Ipc => vec![INSTRUCTIONS, CYCLES],
+            Measure::Ipc => vec![ipc.0, ipc.1],
         }
     }
 }
@@ -86,8 +87,9 @@ impl Options {
         let ns = trace.header.time_unit.ns_per_tick();
         let min_duration = 1_000_000 / ns.max(1);
         let has = |t: u32| present.contains(&t);
-        let (features, note) = if has(INSTRUCTIONS) && has(CYCLES) {
-            (instructions_and_ipc(), None)
+        let ipc = ipc_types(trace);
+        let (features, note) = if has(ipc.0) && has(ipc.1) {
+            (instructions_and_ipc(ipc.0), None)
         } else {
             (
                 vec![Feature {
@@ -212,7 +214,12 @@ impl Clustering {
 }
 
 /// The feature values of burst `b` (`NaN` where one cannot be computed).
-fn values_of(b: &Burst, counters: &[u32], features: &[Feature], ns: f64) -> Vec<f64> {
+fn values_of(
+    b: &Burst,
+    counters: &[u32],
+    features: &[Feature],
+    (ns, ipc): (f64, (u32, u32)),
+) -> Vec<f64> {
     let counter = |ty: u32| {
         counters
             .iter()
@@ -225,9 +232,9 @@ fn values_of(b: &Burst, counters: &[u32], features: &[Feature], ns: f64) -> Vec<
             Measure::Duration => b.duration() as f64 * ns,
             Measure::Counter(ty) => counter(ty),
             Measure::Ipc => {
-                let cycles = counter(CYCLES);
+                let cycles = counter(ipc.1);
                 if cycles > 0.0 {
-                    counter(INSTRUCTIONS) / cycles
+                    counter(ipc.0) / cycles
                 } else {
                     f64::NAN
                 }
@@ -244,17 +251,18 @@ pub fn cluster(trace: &prvscope_store::Trace, options: &Options) -> Result<Clust
     if options.eps.is_nan() || options.eps <= 0.0 {
         return Err(format!("epsilon must be above 0 (got {})", options.eps));
     }
+    let ipc = ipc_types(trace);
     let mut counters: Vec<u32> = options
         .features
         .iter()
-        .flat_map(Feature::counters)
+        .flat_map(|f| f.counters(ipc))
         .collect();
-    counters.extend([INSTRUCTIONS, CYCLES]);
+    counters.extend([ipc.0, ipc.1]);
     counters.sort_unstable();
     counters.dedup();
     let bursts = bursts(trace, &counters, options.min_duration)?;
     for f in &options.features {
-        if let Some(ty) = f.counters().iter().find(|t| bursts.missing.contains(t)) {
+        if let Some(ty) = f.counters(ipc).iter().find(|t| bursts.missing.contains(t)) {
             return Err(format!(
                 "the trace has no events of type {ty}, which feature {} needs",
                 f.name(trace.pcf.as_ref())
@@ -277,19 +285,52 @@ pub fn cluster(trace: &prvscope_store::Trace, options: &Options) -> Result<Clust
 /// Why `trace` has no computation burst.
 pub fn no_bursts(trace: &prvscope_store::Trace) -> String {
     if trace.store.counts().states == 0 {
-        "no computation burst: the trace has no state records (ovni and nOS-V traces write \
-         thread states as events, which are not read as bursts yet)"
-            .into()
+        if trace.pcf.as_ref().and_then(ovni::signals).is_some() {
+            "no computation burst: no thread is ever Running outside a runtime or in a task \
+             body (ovni's thread state and subsystem events)"
+                .into()
+        } else {
+            "no computation burst: the trace has neither state records nor ovni's thread \
+             state events"
+                .into()
+        }
     } else {
         "no computation burst: no thread is ever in the Running state (Paraver's state 1)".into()
     }
 }
 
-/// Instructions (log scale) and IPC: the Clustering Suite's usual features.
-pub fn instructions_and_ipc() -> Vec<Feature> {
+/// The event types of the trace's instructions and cycles: Extrae's `PAPI_TOT_INS` and
+/// `PAPI_TOT_CYC` (42000050, 42000059) when present, else the types whose `.pcf` labels
+/// start with those names (ovni writes them under other numbers), else Extrae's.
+pub fn ipc_types(trace: &prvscope_store::Trace) -> (u32, u32) {
+    let present = trace.store.event_types();
+    let find = |number: u32, name: &str| {
+        if present.contains(&number) {
+            return number;
+        }
+        trace
+            .pcf
+            .as_ref()
+            .and_then(|p| {
+                p.event_types
+                    .iter()
+                    .find(|(ty, t)| present.contains(ty) && t.label.trim().starts_with(name))
+                    .map(|(&ty, _)| ty)
+            })
+            .unwrap_or(number)
+    };
+    (
+        find(INSTRUCTIONS, "PAPI_TOT_INS"),
+        find(CYCLES, "PAPI_TOT_CYC"),
+    )
+}
+
+/// Instructions (type `instructions`, log scale) and IPC: the Clustering Suite's usual
+/// features.
+pub fn instructions_and_ipc(instructions: u32) -> Vec<Feature> {
     vec![
         Feature {
-            measure: Measure::Counter(INSTRUCTIONS),
+            measure: Measure::Counter(instructions),
             log: true,
         },
         Feature {
@@ -316,7 +357,14 @@ pub fn points(bursts: &Bursts, features: &[Feature]) -> Points {
     let values: Vec<Vec<f64>> = bursts
         .list
         .iter()
-        .map(|b| values_of(b, &bursts.counters, features, bursts.ns_per_tick))
+        .map(|b| {
+            values_of(
+                b,
+                &bursts.counters,
+                features,
+                (bursts.ns_per_tick, bursts.ipc_types),
+            )
+        })
         .collect();
     // On the log scale where asked; missing where a value cannot be placed.
     let scaled: Vec<Option<Vec<f64>>> = values
@@ -410,8 +458,14 @@ fn figures(
     spmd: &std::collections::HashMap<Class, f64>,
 ) -> Vec<ClusterFigures> {
     let all: u64 = bursts.list.iter().map(Burst::duration).sum();
-    let ins = bursts.counters.iter().position(|&c| c == INSTRUCTIONS);
-    let cyc = bursts.counters.iter().position(|&c| c == CYCLES);
+    let ins = bursts
+        .counters
+        .iter()
+        .position(|&c| c == bursts.ipc_types.0);
+    let cyc = bursts
+        .counters
+        .iter()
+        .position(|&c| c == bursts.ipc_types.1);
     let mut classes = vec![Class::Noise];
     classes.extend((1..=clusters).map(Class::Cluster));
     if class.contains(&Class::Missing) {
