@@ -10,6 +10,10 @@
 //! generated 1 GB trace with communications in the default window; `cargo bench --bench
 //! frame -- end_to_end` runs only those.
 //!
+//! `frame_cluster_window` times whole frames with Analysis > Cluster bursts open on the same
+//! 1 GB trace (its scatter of up to 40,000 drawn points, its table, and the Clusters view
+//! painting the timeline's rows by cluster); `-- cluster_window` runs only those.
+//!
 //! Run with `cargo bench --bench frame`. The trace is written once to `target/bench-data/`.
 //! Each frame is checked to have drawn something, so the bench cannot measure nothing.
 
@@ -260,5 +264,59 @@ fn end_to_end(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, frames, end_to_end);
+/// Whole frames (CPU: the app's step and tessellation) with the burst clustering window open
+/// on the generated 1 GB trace, once its clustering is done: idle, and with the pointer
+/// moving over the scatter (the hover looks for the nearest point).
+fn cluster_window(c: &mut Criterion) {
+    use egui::Event;
+    let mut h = viewer_harness::opened(generated_1g_64(), 1400.0, 900.0);
+    let ctx = h.ctx.clone();
+    h.state_mut().open_cluster(&ctx);
+    {
+        let w = h.state_mut().cluster_window().expect("the window");
+        // Every burst (the generated ones are microseconds long).
+        w.options.min_duration = 0;
+        while w.is_computing() || w.clustering().is_none() {
+            w.poll(&ctx);
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let c = w.clustering().expect("a clustering");
+        assert!(
+            c.bursts.list.len() > 100_000,
+            "{} bursts",
+            c.bursts.list.len()
+        );
+    }
+    for _ in 0..3 {
+        h.step();
+    }
+    let frame = |h: &mut egui_kittest::Harness<'_, prvscope_viewer::app::App>| {
+        h.step();
+        let shapes = h.output().shapes.clone();
+        let ppp = h.ctx.pixels_per_point();
+        h.ctx.tessellate(shapes, ppp).len()
+    };
+    let mut g = c.benchmark_group("frame_cluster_window");
+    g.sample_size(20).measurement_time(Duration::from_secs(10));
+    g.bench_function("idle_1400x900_1gb", |b| b.iter(|| frame(&mut h)));
+    let mut x = 200.0;
+    g.bench_function("hover_scatter_1400x900_1gb", |b| {
+        b.iter(|| {
+            x = if x > 600.0 { 200.0 } else { x + 7.0 };
+            h.event(Event::PointerMoved(pos2(x, 250.0)));
+            frame(&mut h)
+        });
+    });
+    // The same without the Clusters view (the timeline shows its states): the view's share.
+    h.state_mut()
+        .cluster_window()
+        .expect("the window")
+        .colour_timeline = false;
+    g.bench_function("idle_without_clusters_view_1400x900_1gb", |b| {
+        b.iter(|| frame(&mut h));
+    });
+    g.finish();
+}
+
+criterion_group!(benches, frames, end_to_end, cluster_window);
 criterion_main!(benches);

@@ -53,11 +53,49 @@ pub fn class_color(c: Class) -> Color32 {
     }
 }
 
+/// The points drawn: the stride k (every k-th burst of each class), and per class its
+/// bursts drawn (index, coordinates).
+type Drawn = (
+    usize,
+    std::collections::BTreeMap<Class, Vec<(usize, [f64; 2])>>,
+);
+
+/// The points of `c` drawn (see [`MAX_DRAWN`]).
+fn drawn_points(c: &Clustering) -> Drawn {
+    let n = c.bursts.list.len();
+    let stride = n.div_ceil(MAX_DRAWN).max(1);
+    let mut per_class: std::collections::BTreeMap<Class, Vec<(usize, [f64; 2])>> =
+        std::collections::BTreeMap::new();
+    let mut seen: std::collections::HashMap<Class, usize> = std::collections::HashMap::new();
+    for (i, class) in c.class.iter().enumerate() {
+        let k = seen.entry(*class).or_default();
+        *k += 1;
+        if !(*k - 1).is_multiple_of(stride) {
+            continue;
+        }
+        if let Some(p) = ClusterWindow::point(c, i) {
+            per_class.entry(*class).or_default().push((i, p));
+        }
+    }
+    (stride, per_class)
+}
+
+/// A mask of `n` bursts with `bursts` set.
+fn mask_of(bursts: &[usize], n: usize) -> Vec<bool> {
+    let mut mask = vec![false; n];
+    for &i in bursts {
+        mask[i] = true;
+    }
+    mask
+}
+
 /// What is selected: its name, the bursts (indices into the burst list).
 #[derive(Debug, Clone)]
 struct Selection {
     name: String,
     bursts: Vec<usize>,
+    /// Per burst, whether it is selected.
+    mask: Vec<bool>,
     /// The cluster selected in the table, for its per-thread chart.
     class: Option<Class>,
 }
@@ -92,6 +130,8 @@ pub struct ClusterWindow {
     no_bursts: String,
     /// The shown clustering's bursts as the timeline paints them.
     fill: Option<Arc<crate::timeline::ClassFill>>,
+    /// The points drawn: every k-th burst of each class (k), with their coordinates.
+    drawn: Option<Arc<Drawn>>,
 }
 
 impl ClusterWindow {
@@ -146,6 +186,7 @@ impl ClusterWindow {
             ns_per_tick: trace.header.time_unit.ns_per_tick() as f64,
             colour_timeline: true,
             fill: None,
+            drawn: None,
             no_bursts: cluster::no_bursts(trace),
         }
     }
@@ -173,7 +214,7 @@ impl ClusterWindow {
         }
         let mut colors = vec![class_color(Class::Noise), class_color(Class::Missing)];
         colors.extend((1..=c.clusters()).map(|n| class_color(Class::Cluster(n))));
-        crate::timeline::ClassFill { rows, colors }
+        crate::timeline::ClassFill::new(rows, colors)
     }
 
     /// Whether a computation is running.
@@ -204,6 +245,7 @@ impl ClusterWindow {
             self.job = None;
             self.selection = None;
             self.fill = Some(Arc::new(self.build_fill(&c)));
+            self.drawn = Some(Arc::new(drawn_points(&c)));
             self.clustering = Some(Arc::new(c));
         }
         let stale = self.computed.as_ref() != Some(&self.options);
@@ -426,6 +468,7 @@ impl ClusterWindow {
         let n = bursts.len();
         self.selection = Some(Selection {
             name: format!("{n} bursts in the box"),
+            mask: mask_of(&bursts, c.class.len()),
             bursts,
             class: None,
         });
@@ -443,6 +486,7 @@ impl ClusterWindow {
         let n = bursts.len();
         self.selection = Some(Selection {
             name: class.label(),
+            mask: mask_of(&bursts, c.class.len()),
             bursts,
             class: Some(class),
         });
@@ -484,22 +528,11 @@ impl ClusterWindow {
     fn scatter(&mut self, ui: &mut egui::Ui, c: &Arc<Clustering>) {
         let features = &c.options.features;
         let (fx, fy) = (features[0], features.get(1).copied());
-        let point = |i: usize| Self::point(c, i);
         let n = c.bursts.list.len();
-        let stride = n.div_ceil(MAX_DRAWN).max(1);
-        let mut per_class: std::collections::BTreeMap<Class, Vec<(usize, [f64; 2])>> =
-            std::collections::BTreeMap::new();
-        let mut seen: std::collections::HashMap<Class, usize> = std::collections::HashMap::new();
-        for (i, class) in c.class.iter().enumerate() {
-            let k = seen.entry(*class).or_default();
-            *k += 1;
-            if !(*k - 1).is_multiple_of(stride) {
-                continue;
-            }
-            if let Some(p) = point(i) {
-                per_class.entry(*class).or_default().push((i, p));
-            }
-        }
+        let Some(drawn) = self.drawn.clone() else {
+            return;
+        };
+        let (stride, per_class) = (drawn.0, &drawn.1);
         if stride > 1 {
             ui.label(
                 RichText::new(format!(
@@ -520,11 +553,7 @@ impl ClusterWindow {
             })
             .map(|(_, p)| *p)
             .collect();
-        let selected: std::collections::HashSet<usize> = self
-            .selection
-            .as_ref()
-            .map(|s| s.bursts.iter().copied().collect())
-            .unwrap_or_default();
+        let selected: &[bool] = self.selection.as_ref().map_or(&[], |s| &s.mask);
         let log_fmt = |log: bool| {
             move |mark: egui_plot::GridMark, _: &std::ops::RangeInclusive<f64>| {
                 if log {
@@ -547,7 +576,7 @@ impl ClusterWindow {
             .y_axis_formatter(log_fmt(fy.is_some_and(|f| f.log)))
             .label_formatter(|_| None)
             .show(ui, |plot| {
-                for (class, pts) in &per_class {
+                for (class, pts) in per_class {
                     let xy: Vec<[f64; 2]> = pts.iter().map(|(_, p)| *p).collect();
                     plot.points(
                         Points::new(class.label(), PlotPoints::from(xy))
@@ -568,7 +597,7 @@ impl ClusterWindow {
                 let chosen: Vec<[f64; 2]> = per_class
                     .values()
                     .flatten()
-                    .filter(|(i, _)| selected.contains(i))
+                    .filter(|(i, _)| selected.get(*i).copied().unwrap_or(false))
                     .map(|(_, p)| *p)
                     .collect();
                 if !chosen.is_empty() {

@@ -131,16 +131,35 @@ impl Timeline {
         visible: &std::ops::Range<usize>,
     ) {
         let width = area.width().ceil().max(1.0) as usize;
-        for (i, r) in visible.clone().enumerate() {
-            let Some(item) = self.layout.rows.get(r) else {
-                continue;
-            };
-            let threads: Vec<&[(u64, u64, u16)]> = item
-                .threads
-                .clone()
-                .filter_map(|t| fill.rows.get(t).map(Vec::as_slice))
+        let items: Vec<std::ops::Range<usize>> = visible
+            .clone()
+            .filter_map(|r| self.layout.rows.get(r).map(|item| item.threads.clone()))
+            .collect();
+        let key: super::state::ClassKey = (
+            fill.id,
+            self.window.start,
+            self.window.span,
+            width,
+            items.clone(),
+        );
+        let mut cache = self.pointer.classes_painted.borrow_mut();
+        if cache.as_ref().is_none_or(|(k, _)| *k != key) {
+            let rows = items
+                .iter()
+                .map(|threads| {
+                    let threads: Vec<&[(u64, u64, u16)]> = threads
+                        .clone()
+                        .filter_map(|t| fill.rows.get(t).map(Vec::as_slice))
+                        .collect();
+                    dominant_classes(&threads, (self.window.start, self.window.span), width)
+                })
                 .collect();
-            let classes = dominant_classes(&threads, (self.window.start, self.window.span), width);
+            *cache = Some((key, rows));
+        }
+        let Some((_, rows)) = cache.as_ref() else {
+            return;
+        };
+        for (i, classes) in rows.iter().enumerate() {
             let y = area.top() + i as f32 * row_height;
             let rect = |x0: usize, x1: usize| {
                 Rect::from_x_y_ranges(

@@ -91,7 +91,17 @@ pub(crate) struct Pointer {
     pub highlight: Option<crate::scope_panel::Intervals>,
     /// Classes to paint over the rows instead of their values (the Clusters view).
     pub classes: Option<std::sync::Arc<ClassFill>>,
+    /// The classes last painted per visible row, and what they were computed for (the
+    /// fill, the window, the width and the rows' threads): a frame that changes none of
+    /// them paints them again without walking the intervals.
+    pub classes_painted: std::cell::RefCell<Option<(ClassKey, PaintedClasses)>>,
 }
+
+/// Per visible row, per pixel column, the class painted.
+pub type PaintedClasses = Vec<Vec<Option<u16>>>;
+
+/// What the classes painted were computed for.
+pub type ClassKey = (u64, u64, u64, usize, Vec<std::ops::Range<usize>>);
 
 /// Intervals of classes painted over the rows (the Clusters view of the burst clustering):
 /// per thread its intervals (begin, end, class) in time order, and each class's colour. A
@@ -100,6 +110,20 @@ pub(crate) struct Pointer {
 pub struct ClassFill {
     pub rows: Vec<Vec<(u64, u64, u16)>>,
     pub colors: Vec<egui::Color32>,
+    /// Unique per fill made ([`ClassFill::new`]): what the painted classes are kept for.
+    pub id: u64,
+}
+
+impl ClassFill {
+    /// A fill of `rows` in `colors`, with an id of its own.
+    pub fn new(rows: Vec<Vec<(u64, u64, u16)>>, colors: Vec<egui::Color32>) -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        ClassFill {
+            rows,
+            colors,
+            id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        }
+    }
 }
 
 /// Markers in time order, how many were ever added (for their default labels), and the last
