@@ -140,30 +140,12 @@ pub fn bursts(trace: &Trace, counters: &[u32], min_duration: u64) -> Result<Burs
             (list, (left_out, short))
         })
         .collect();
-    let mut out = Bursts {
-        list: Vec::new(),
-        counters: have,
-        missing,
-        filtered: (0, 0),
-        ns_per_tick: trace.header.time_unit.ns_per_tick() as f64,
-        ipc_types: super::ipc_types(trace),
-        source: "Running state",
-        sequence_rows: if ctx.objects.tasks.len() > 1 {
-            ctx.objects
-                .tasks
-                .iter()
-                .map(|(_, _, rows)| rows.start as u32)
-                .collect()
-        } else {
-            (0..useful.rows() as u32).collect()
-        },
-    };
-    for (list, (n, t)) in per_thread {
-        out.list.extend(list);
-        out.filtered.0 += n;
-        out.filtered.1 += t;
-    }
-    Ok(out)
+    Ok(assemble(
+        trace,
+        per_thread,
+        (have, missing),
+        "Running state",
+    ))
 }
 
 /// The bursts of a trace whose thread states are events ([`super::ovni`]).
@@ -204,10 +186,26 @@ fn ovni_bursts(
             (list, (n, short))
         })
         .collect();
+    assemble(
+        trace,
+        per_thread,
+        (have, missing),
+        "ovni thread state and runtime subsystem events",
+    )
+}
+
+/// The bursts of every thread (and those left out, their time), in one list.
+fn assemble(
+    trace: &Trace,
+    per_thread: Vec<(Vec<Burst>, (u64, u64))>,
+    (counters, missing): (Vec<u32>, Vec<u32>),
+    source: &'static str,
+) -> Bursts {
     let objects = prvscope_format::model::Objects::new(&trace.header, trace.row.as_ref());
+    let rows = trace.store.thread_count() as u32;
     let mut out = Bursts {
         list: Vec::new(),
-        counters: have,
+        counters,
         missing,
         filtered: (0, 0),
         ns_per_tick: trace.header.time_unit.ns_per_tick() as f64,
@@ -218,10 +216,10 @@ fn ovni_bursts(
                 .map(|(_, _, rows)| rows.start as u32)
                 .collect()
         } else {
-            (0..rows as u32).collect()
+            (0..rows).collect()
         },
         ipc_types: super::ipc_types(trace),
-        source: "ovni thread state and runtime subsystem events",
+        source,
     };
     for (list, (n, t)) in per_thread {
         out.list.extend(list);
