@@ -307,6 +307,16 @@ fn cluster_window(c: &mut Criterion) {
             frame(&mut h)
         });
     });
+    // Cluster 1 selected: its bursts outlined on the timeline (the outline made once).
+    let selected = h
+        .state_mut()
+        .cluster_window()
+        .expect("the window")
+        .select_class(prvscope_paraver::cluster::Class::Cluster(1));
+    assert!(selected > 10_000, "{selected} bursts selected");
+    g.bench_function("cluster_1_selected_1400x900_1gb", |b| {
+        b.iter(|| frame(&mut h));
+    });
     // The same without the Clusters view (the timeline shows its states): the view's share.
     h.state_mut()
         .cluster_window()

@@ -80,6 +80,21 @@ fn drawn_points(c: &Clustering) -> Drawn {
     (stride, per_class)
 }
 
+/// The bursts `bursts` of `c` per thread (of `rows`), in time order.
+fn intervals_of(c: &Clustering, bursts: &[usize], rows: usize) -> crate::scope_panel::Intervals {
+    let mut per: Vec<Vec<(u64, u64)>> = vec![Vec::new(); rows];
+    for &i in bursts {
+        let b = &c.bursts.list[i];
+        if let Some(v) = per.get_mut(b.thread as usize) {
+            v.push((b.begin, b.end));
+        }
+    }
+    for v in &mut per {
+        v.sort_unstable();
+    }
+    Arc::new(per)
+}
+
 /// A mask of `n` bursts with `bursts` set.
 fn mask_of(bursts: &[usize], n: usize) -> Vec<bool> {
     let mut mask = vec![false; n];
@@ -93,9 +108,13 @@ fn mask_of(bursts: &[usize], n: usize) -> Vec<bool> {
 #[derive(Debug, Clone)]
 struct Selection {
     name: String,
-    bursts: Vec<usize>,
     /// Per burst, whether it is selected.
     mask: Vec<bool>,
+    /// The bursts selected per thread, in time order: the timeline's outline (made once per
+    /// selection, not per frame).
+    intervals: crate::scope_panel::Intervals,
+    /// The selected bursts' time on each thread (ticks).
+    per_thread: Vec<u64>,
     /// The cluster selected in the table, for its per-thread chart.
     class: Option<Class>,
 }
@@ -273,19 +292,8 @@ impl ClusterWindow {
     }
 
     /// The bursts selected, as intervals per thread, for the timeline's outline.
-    pub fn highlight(&self, rows: usize) -> Option<crate::scope_panel::Intervals> {
-        let (c, s) = (self.clustering.as_ref()?, self.selection.as_ref()?);
-        let mut per: Vec<Vec<(u64, u64)>> = vec![Vec::new(); rows];
-        for &i in &s.bursts {
-            let b = &c.bursts.list[i];
-            if let Some(v) = per.get_mut(b.thread as usize) {
-                v.push((b.begin, b.end));
-            }
-        }
-        for v in &mut per {
-            v.sort_unstable();
-        }
-        Some(Arc::new(per))
+    pub fn highlight(&self) -> Option<crate::scope_panel::Intervals> {
+        self.selection.as_ref().map(|s| Arc::clone(&s.intervals))
     }
 
     /// Shows the window; `visible` is the timeline's window (ticks).
@@ -469,9 +477,11 @@ impl ClusterWindow {
         self.selection = Some(Selection {
             name: format!("{n} bursts in the box"),
             mask: mask_of(&bursts, c.class.len()),
-            bursts,
+            per_thread: Vec::new(),
+            intervals: intervals_of(c, &bursts, self.threads.len()),
             class: None,
         });
+        self.total_per_thread();
         n
     }
 
@@ -487,10 +497,23 @@ impl ClusterWindow {
         self.selection = Some(Selection {
             name: class.label(),
             mask: mask_of(&bursts, c.class.len()),
-            bursts,
+            per_thread: Vec::new(),
+            intervals: intervals_of(c, &bursts, self.threads.len()),
             class: Some(class),
         });
+        self.total_per_thread();
         n
+    }
+
+    /// The selection's time on each thread, from its intervals (once per selection).
+    fn total_per_thread(&mut self) {
+        if let Some(s) = &mut self.selection {
+            s.per_thread = s
+                .intervals
+                .iter()
+                .map(|v| v.iter().map(|&(b, e)| e - b).sum())
+                .collect();
+        }
     }
 
     /// Asks the timeline to centre on burst `i`, as a click on its point does.
@@ -576,24 +599,9 @@ impl ClusterWindow {
             .y_axis_formatter(log_fmt(fy.is_some_and(|f| f.log)))
             .label_formatter(|_| None)
             .show(ui, |plot| {
-                for (class, pts) in per_class {
-                    let xy: Vec<[f64; 2]> = pts.iter().map(|(_, p)| *p).collect();
-                    plot.points(
-                        Points::new(class.label(), PlotPoints::from(xy))
-                            .color(class_color(*class))
-                            .radius(2.0)
-                            .allow_hover(false),
-                    );
-                }
-                if !in_view.is_empty() && in_view.len() < per_class.values().map(Vec::len).sum() {
-                    plot.points(
-                        Points::new("in the timeline's window", PlotPoints::from(in_view))
-                            .color(Color32::WHITE)
-                            .filled(false)
-                            .radius(4.0)
-                            .allow_hover(false),
-                    );
-                }
+                // Halos under the points (filled discs: stroked rings of tens of thousands of
+                // points cost a frame 140 ms to tessellate): the selected bursts, then those
+                // in the timeline's window.
                 let chosen: Vec<[f64; 2]> = per_class
                     .values()
                     .flatten()
@@ -604,8 +612,24 @@ impl ClusterWindow {
                     plot.points(
                         Points::new("selected", PlotPoints::from(chosen))
                             .color(prvscope_draw::theme::SCOPE_SELECTED)
-                            .filled(false)
-                            .radius(5.0)
+                            .radius(4.5)
+                            .allow_hover(false),
+                    );
+                }
+                if !in_view.is_empty() && in_view.len() < per_class.values().map(Vec::len).sum() {
+                    plot.points(
+                        Points::new("in the timeline's window", PlotPoints::from(in_view))
+                            .color(Color32::WHITE)
+                            .radius(3.5)
+                            .allow_hover(false),
+                    );
+                }
+                for (class, pts) in per_class {
+                    let xy: Vec<[f64; 2]> = pts.iter().map(|(_, p)| *p).collect();
+                    plot.points(
+                        Points::new(class.label(), PlotPoints::from(xy))
+                            .color(class_color(*class))
+                            .radius(2.0)
                             .allow_hover(false),
                     );
                 }
@@ -723,16 +747,10 @@ impl ClusterWindow {
     }
 
     /// The selected cluster's time on each thread.
-    fn per_thread(&self, ui: &mut egui::Ui, c: &Arc<Clustering>) {
+    fn per_thread(&self, ui: &mut egui::Ui, _c: &Arc<Clustering>) {
         let Some(s) = &self.selection else { return };
         let Some(class) = s.class else { return };
-        let mut time = vec![0u64; self.threads.len()];
-        for &i in &s.bursts {
-            let b = &c.bursts.list[i];
-            if let Some(t) = time.get_mut(b.thread as usize) {
-                *t += b.duration();
-            }
-        }
+        let time = &s.per_thread;
         let ns = self.ns_per_tick;
         let bars: Vec<Bar> = time
             .iter()

@@ -692,7 +692,7 @@ impl eframe::App for App {
             l.timeline.pointer.highlight = l
                 .cluster
                 .as_ref()
-                .and_then(|c| c.highlight(rows))
+                .and_then(crate::cluster_window::ClusterWindow::highlight)
                 .or_else(|| l.histograms.iter().rev().find_map(|h| h.highlight(rows)))
                 .or_else(|| {
                     if scopes_shown {
