@@ -19,6 +19,7 @@ pub mod output;
 mod plain;
 pub mod prv;
 pub mod source;
+mod stages;
 mod start;
 pub mod synth;
 
@@ -97,6 +98,7 @@ pub fn load(
     progress: Option<Arc<LoadProgress>>,
 ) -> Result<Trace, LoadError> {
     let started = Instant::now();
+    stages::mark("load");
     let progress = progress.unwrap_or_default();
     let Begun {
         meta,
@@ -109,6 +111,7 @@ pub fn load(
         Err(from_cache) => return Ok(*from_cache),
     };
 
+    stages::mark("open, side files");
     let body = parse_whole(
         path,
         driver::Input::File {
@@ -129,6 +132,7 @@ pub fn load(
         (compression, bytes_read),
         started,
     );
+    stages::mark("store");
     cached.finish(
         &mut trace,
         compression,
@@ -173,6 +177,7 @@ fn into_trace(
     } = side;
     report.merge(body.report);
     release_free_memory();
+    stages::mark("memory released");
     let part = loaded_part(&options.subset, &body.header);
     let mut store = TraceStore::new(
         body.threads,
@@ -402,6 +407,7 @@ fn parse_whole(
         progress,
         &mut whole,
     )?;
+    stages::mark("parse");
     Ok(finish(
         read.header,
         whole.chunks,
@@ -426,7 +432,9 @@ fn finish(
     // pieces and the columns built from them at once.
     prv::release_scratch();
     release_free_memory();
+    stages::mark("scratch released");
     let assembled = prv::assemble(chunks, rows, policy.sentinel, 2);
+    stages::mark("assembly");
     report.merge(assembled.report);
     if assembled.communicator_lines < u64::from(header.communicator_lines) {
         report.push(error::issue(

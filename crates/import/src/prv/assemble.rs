@@ -113,37 +113,19 @@ pub fn assemble_batch(
     }
     // The pieces become the store's segments (moved, not copied) when they are in order;
     // meanwhile the communications are joined and sorted.
-    let (threads, comms) = rayon::join(
-        || {
-            states
-                .into_par_iter()
-                .zip(events.into_par_iter())
-                .zip(cpus.into_par_iter())
-                .map(|((s, e), c)| {
-                    let mut t = build_thread(s, e, sentinel);
-                    t.cpus = cpu_runs(c);
-                    t
-                })
-                .collect()
-        },
-        || {
-            // Each chunk's messages are freed once copied: the copy and the chunks are not
-            // all held at once.
-            let total: usize = comm_pieces.iter().map(Vec::len).sum();
-            let mut pieces = comm_pieces.into_iter();
-            let mut comms = pieces.next().unwrap_or_default();
-            comms.reserve_exact(total - comms.len());
-            for piece in pieces {
-                comms.extend_from_slice(&piece);
-            }
-            if !comms.is_sorted_by_key(|c| c.lsend) {
-                // Stable (equal times keep file order); sequential, as the messages are
-                // nearly in order already and its buffer is half of rayon's.
-                comms.sort_by_key(|c| c.lsend);
-            }
-            comms
-        },
-    );
+    crate::stages::mark("assembly: transposed");
+    let comms = join_comms(comm_pieces);
+    crate::stages::mark("assembly: messages");
+    let threads: Vec<ThreadData> = states
+        .into_par_iter()
+        .zip(events.into_par_iter())
+        .zip(cpus.into_par_iter())
+        .map(|((s, e), c)| {
+            let mut t = build_thread(s, e, sentinel);
+            t.cpus = cpu_runs(c);
+            t
+        })
+        .collect();
     let (order_edges, inversions) = order.finish();
     Assembled {
         threads,
@@ -154,6 +136,121 @@ pub fn assemble_batch(
         inversions,
         order_edges,
     }
+}
+
+/// The messages of all chunks as one list sorted by logical send time, stably (equal times
+/// keep file order). Each chunk's are sorted by its worker; the list is cut into ranges of
+/// send time (at quarters of each chunk's messages), and each range is merged from the
+/// chunks' runs in it on all workers, straight into the list: a range holds mostly one
+/// chunk's messages and a few of its neighbours', copied a run at a time. Measured on 16
+/// cores, 4 M messages: the sequential join and sort took as long as the parse.
+fn join_comms(mut pieces: Vec<Vec<Comm>>) -> Vec<Comm> {
+    pieces.retain(|p| !p.is_empty());
+    pieces.par_iter_mut().for_each(|p| {
+        if !p.is_sorted_by_key(|c| c.lsend) {
+            p.sort_by_key(|c| c.lsend);
+        }
+    });
+    let total: usize = pieces.iter().map(Vec::len).sum();
+    let mut bounds: Vec<u64> = pieces
+        .iter()
+        .flat_map(|p| (0..4).filter_map(|q| Some(p.get(q * p.len() / 4)?.lsend)))
+        .chain([0])
+        .collect();
+    bounds.sort_unstable();
+    bounds.dedup();
+    // Range j: send times from bounds[j] to before bounds[j + 1] (the last: to the end); its
+    // runs as (chunk, positions in the chunk).
+    let runs: Vec<Vec<(usize, std::ops::Range<usize>)>> = (0..bounds.len())
+        .into_par_iter()
+        .map(|j| {
+            let lo = bounds.get(j).copied().unwrap_or(0);
+            let hi = bounds.get(j + 1).copied();
+            pieces
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| {
+                    let a = p.partition_point(|c| c.lsend < lo);
+                    let b = hi.map_or(p.len(), |h| p.partition_point(|c| c.lsend < h));
+                    (a < b).then_some((i, a..b))
+                })
+                .collect()
+        })
+        .collect();
+    let mut comms: Vec<Comm> = Vec::with_capacity(total);
+    let mut slots = Vec::with_capacity(runs.len());
+    let mut spare = comms.spare_capacity_mut();
+    for range in &runs {
+        let len = range.iter().map(|(_, r)| r.len()).sum();
+        let Some((slot, rest)) = spare.split_at_mut_checked(len) else {
+            unreachable!("the ranges hold the messages reserved for");
+        };
+        slots.push(slot);
+        spare = rest;
+    }
+    // A wave of ranges at a time, in time order: then the chunks whose messages were all
+    // copied are freed, so that the list and the chunks are not all held at once.
+    let wave = 4 * rayon::current_num_threads().max(1);
+    let mut filled = true;
+    let mut slots = slots.into_iter();
+    for (w, ranges) in runs.chunks(wave).enumerate() {
+        let wave_slots: Vec<_> = slots.by_ref().take(ranges.len()).collect();
+        filled &= wave_slots.into_par_iter().zip(ranges).all(|(slot, range)| {
+            let range = range
+                .iter()
+                .filter_map(|(i, r)| Some((*i, pieces.get(*i)?.get(r.clone())?)))
+                .collect();
+            merge_runs(slot, range)
+        });
+        let next = bounds.get((w + 1) * wave).copied().unwrap_or(u64::MAX);
+        for p in &mut pieces {
+            if p.last().is_some_and(|c| c.lsend < next) {
+                *p = Vec::new();
+            }
+        }
+    }
+    assert!(filled, "each range's slot is filled with its messages");
+    #[allow(unsafe_code)]
+    // SAFETY: the slots cover the first `total` elements of the reserved capacity, one after
+    // the other, and each was filled (asserted above).
+    unsafe {
+        comms.set_len(total);
+    }
+    comms
+}
+
+/// Writes the messages of `runs` (each sorted by send time; the chunk's index first) into
+/// `slot` in order of (send time, chunk), a run's stretch at a time: the stretch of the run
+/// with the first message that comes before any other run's first. Returns whether the
+/// messages filled the slot.
+fn merge_runs(slot: &mut [std::mem::MaybeUninit<Comm>], mut runs: Vec<(usize, &[Comm])>) -> bool {
+    let key = |i: usize, r: &[Comm]| r.first().map(|c| (c.lsend, i));
+    let mut out = slot.iter_mut();
+    while let Some(k) = (0..runs.len()).min_by_key(|&k| runs.get(k).and_then(|&(i, r)| key(i, r))) {
+        let Some(&(i, run)) = runs.get(k) else { break };
+        let next = runs
+            .iter()
+            .filter(|(m, _)| *m != i)
+            .filter_map(|&(m, r)| key(m, r))
+            .min();
+        let take = next.map_or(run.len(), |t| run.partition_point(|c| (c.lsend, i) < t));
+        // The run first: a zip takes from its first iterator before it finds the second
+        // one ended.
+        for (from, to) in run.get(..take).unwrap_or_default().iter().zip(out.by_ref()) {
+            to.write(*from);
+        }
+        match run.get(take..).filter(|r| !r.is_empty()) {
+            Some(rest) => {
+                if let Some(r) = runs.get_mut(k) {
+                    r.1 = rest;
+                }
+            }
+            None => {
+                runs.swap_remove(k);
+            }
+        }
+    }
+    out.len() == 0
 }
 
 /// A thread's CPU over time from its CPU changes in file order: sorted by time (stably),
@@ -425,5 +522,70 @@ fn build_thread(states: Vec<StatePiece>, mut events: Vec<EventPiece>, sentinel: 
         states: state_cols,
         events: columns,
         cpus: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::join_comms;
+    use proptest::prelude::*;
+    use prvscope_store::Comm;
+
+    proptest! {
+        /// Joined chunk by chunk as a stable sort of all the messages in file order would
+        /// order them: chunks overlapping in time, equal times within and across chunks,
+        /// chunks unsorted, empty chunks.
+        #[test]
+        fn comms_join_as_a_stable_sort(
+            pieces in prop::collection::vec(prop::collection::vec((0u64..40, any::<bool>()), 0..60), 0..12),
+            spread in 0u64..200,
+        ) {
+            let mut tag = 0u64;
+            let mut all = Vec::new();
+            let pieces: Vec<Vec<Comm>> = pieces
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let mut piece: Vec<Comm> = p
+                        .iter()
+                        .map(|&(t, far)| {
+                            tag += 1;
+                            // Mostly time-ordered chunks, some messages far behind or ahead.
+                            let lsend = if far { t * 7 } else { i as u64 * spread + t };
+                            Comm {
+                                send_row: 0,
+                                recv_row: 0,
+                                send_cpu: 0,
+                                recv_cpu: 0,
+                                lsend,
+                                psend: 0,
+                                lrecv: 0,
+                                precv: 0,
+                                size: 0,
+                                tag,
+                            }
+                        })
+                        .collect();
+                    all.extend_from_slice(&piece);
+                    if i % 3 != 0 {
+                        piece.sort_by_key(|c| c.lsend);
+                    }
+                    piece
+                })
+                .collect();
+            // The reference sorts each chunk first too (as the parse does), then all stably.
+            let mut expected = Vec::new();
+            let mut at = 0;
+            for p in &pieces {
+                let mut own = all[at..at + p.len()].to_vec();
+                own.sort_by_key(|c| c.lsend);
+                expected.extend(own);
+                at += p.len();
+            }
+            expected.sort_by_key(|c| c.lsend);
+            let joined = join_comms(pieces);
+            let tags = |v: &[Comm]| v.iter().map(|c| (c.lsend, c.tag)).collect::<Vec<_>>();
+            prop_assert_eq!(tags(&joined), tags(&expected));
+        }
     }
 }
