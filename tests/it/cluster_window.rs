@@ -1,9 +1,12 @@
 //! Analysis > Cluster bursts on EPOCH (2 processes): the scatter of the bursts by cluster,
-//! the clusters' table, a cluster selected (outlined on the timeline: exactly its bursts), a
-//! box selected in the scatter, a burst clicked (the timeline centred on it).
+//! the clusters' table, a cluster selected (outlined on the timeline: exactly its bursts) and
+//! its breakdown window (its bursts' time per thread, the scopes they span), a box
+//! selected in the scatter, a burst clicked (the timeline centred on it).
 
 use egui_kittest::kittest::Queryable;
+use prvscope_analysis::scopes::ScopeKey;
 use prvscope_paraver::cluster::Class;
+use prvscope_viewer::breakdown::Tab;
 use prvscope_viewer::loader::LoadSource;
 
 use crate::common::shared_traces;
@@ -61,8 +64,57 @@ fn clustered_bursts_are_outlined_on_the_timeline() {
         .filter(|&&c| c == Class::Cluster(1))
         .count();
     assert_eq!(outlined, members);
-    h.get_by_label("Cluster 1: time per thread (s)");
+    // ... and opens its breakdown window: the time of its bursts on each thread, and the
+    // scopes they span.
+    let key = ScopeKey {
+        ty: prvscope_paraver::cluster::CLUSTER_EVENT,
+        value: Class::Cluster(1).event_value(),
+    };
+    while {
+        let panel = &h.state().loaded().unwrap().scopes;
+        panel
+            .breakdowns()
+            .get(key)
+            .is_none_or(prvscope_viewer::breakdown::BreakdownWindow::is_computing)
+    } {
+        h.run_steps(1);
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    h.run_steps(2);
+    let panel = &h.state().loaded().unwrap().scopes;
+    let w = panel.breakdowns().get(key).unwrap();
+    assert_eq!(w.title(), "Breakdown: Cluster 1");
+    let b = w.breakdown().expect("the cluster has time");
+    let mut per_thread = vec![0u64; t.store.thread_count()];
+    for (burst, _) in shown
+        .bursts
+        .list
+        .iter()
+        .zip(&shown.class)
+        .filter(|x| *x.1 == Class::Cluster(1))
+    {
+        per_thread[burst.thread as usize] += burst.duration();
+    }
+    for (row, &time) in per_thread.iter().enumerate() {
+        assert_eq!(b.thread_total(row), time, "thread {row}");
+    }
+    // EPOCH's scopes are its MPI calls, which no burst overlaps: the Scopes tab says so.
+    let a = w.analysis().unwrap();
+    assert!(a.scopes.iter().all(|s| s.inclusive == 0));
     h.snapshot("cluster_window_epoch_2proc");
+    let panel = &mut h.state_mut().loaded_mut().unwrap().scopes;
+    panel
+        .breakdowns_mut()
+        .get_mut(key)
+        .unwrap()
+        .set_tab(Tab::Scopes);
+    h.run_steps(3);
+    h.get_by_label("outside every scope");
+    assert!(
+        h.query_all_by_label_contains("No scope of the types read (MPI Point-to-point")
+            .next()
+            .is_some()
+    );
     // A box over the whole scatter selects every burst that has its features.
     let n = h
         .state_mut()
@@ -104,4 +156,51 @@ fn nothing_to_cluster_is_said_in_the_window() {
             .next()
             .is_some()
     );
+}
+
+/// On an OpenMP trace (jacobi, 24 threads) a cluster's breakdown lists the outlined
+/// function its bursts run in.
+#[test]
+fn a_clusters_breakdown_lists_the_scopes_its_bursts_span() {
+    let _shared = crate::common::shared();
+    let Some(root) = shared_traces() else {
+        return;
+    };
+    let path = root.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv");
+    let mut h = harness_with(LoadSource::File(path), None, (1400.0, 900.0), false);
+    let ctx = h.ctx.clone();
+    h.state_mut().open_cluster(&ctx);
+    {
+        let w = h.state_mut().cluster_window().expect("the window opened");
+        while w.is_computing() || w.clustering().is_none() {
+            w.poll(&ctx);
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+    h.run_steps(3);
+    h.get_by_label("Cluster 1").click();
+    let key = ScopeKey {
+        ty: prvscope_paraver::cluster::CLUSTER_EVENT,
+        value: Class::Cluster(1).event_value(),
+    };
+    while {
+        let panel = &h.state().loaded().unwrap().scopes;
+        panel
+            .breakdowns()
+            .get(key)
+            .is_none_or(prvscope_viewer::breakdown::BreakdownWindow::is_computing)
+    } {
+        h.run_steps(1);
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let panel = &mut h.state_mut().loaded_mut().unwrap().scopes;
+    let w = panel.breakdowns_mut().get_mut(key).unwrap();
+    w.set_tab(Tab::Scopes);
+    let total = w.breakdown().unwrap().total;
+    let top = &w.analysis().unwrap().scopes[0];
+    assert_eq!(top.name, "kernel_jacobi_2d_imper.omp_fn.0");
+    assert!(top.inclusive > 0 && top.inclusive <= total);
+    h.run_steps(3);
+    h.get_by_label("kernel_jacobi_2d_imper.omp_fn.0");
+    h.snapshot("cluster_breakdown_scopes_jacobi24");
 }

@@ -6,6 +6,7 @@ mod bad_input;
 mod breakdown;
 mod cache_check;
 mod cli_refusals;
+mod cluster_breakdown;
 mod cluster_cli;
 mod cluster_window;
 mod comm_lines;

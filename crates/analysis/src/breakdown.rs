@@ -59,6 +59,29 @@ impl Breakdown {
         })
     }
 
+    /// The breakdown of all the time `a` counts, in scopes and outside them (the time of an
+    /// analysis restricted to intervals, as a cluster's bursts), called `key`.
+    pub fn all(a: &ScopeAnalysis, key: ScopeKey) -> Self {
+        let mut per_thread: Vec<BTreeMap<Category, u64>> = vec![BTreeMap::new(); a.threads];
+        let mut per_category: BTreeMap<Category, u64> = BTreeMap::new();
+        let mut total = 0;
+        for c in a.cells.iter().filter(|c| c.ticks > 0) {
+            if let Some(t) = per_thread.get_mut(c.thread as usize) {
+                *t.entry(c.category).or_insert(0) += c.ticks;
+            }
+            *per_category.entry(c.category).or_insert(0) += c.ticks;
+            total += c.ticks;
+        }
+        Breakdown {
+            key,
+            t0: a.t0,
+            t1: a.t1,
+            per_thread,
+            per_category,
+            total,
+        }
+    }
+
     /// Window length in ticks (the time of each thread), at least 1.
     pub fn span(&self) -> u64 {
         self.t1.saturating_sub(self.t0).max(1)

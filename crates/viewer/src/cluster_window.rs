@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use egui::{Color32, RichText};
-use egui_plot::{Bar, BarChart, Plot, PlotPoint, PlotPoints, Points, Polygon};
+use egui_plot::{Plot, PlotPoint, PlotPoints, Points, Polygon};
 
 use prvscope_paraver::cluster::{self, Bursts, Class, Clustering, Feature, Measure, Options};
 use prvscope_store::Trace;
@@ -113,9 +113,7 @@ struct Selection {
     /// The bursts selected per thread, in time order: the timeline's outline (made once per
     /// selection, not per frame).
     intervals: crate::scope_panel::Intervals,
-    /// The selected bursts' time on each thread (ticks).
-    per_thread: Vec<u64>,
-    /// The cluster selected in the table, for its per-thread chart.
+    /// The cluster selected in the table.
     class: Option<Class>,
 }
 
@@ -140,6 +138,9 @@ pub struct ClusterWindow {
     visible: (u64, u64),
     /// A burst to centre the timeline on (begin, end), for the app to take.
     pub goto: Option<(u64, u64)>,
+    /// A cluster whose breakdown window to open, with its bursts per thread, for the app to
+    /// take.
+    pub breakdown: Option<(Class, crate::scope_panel::Intervals)>,
     /// Thread names, by row.
     threads: Vec<String>,
     ns_per_tick: f64,
@@ -201,6 +202,7 @@ impl ClusterWindow {
             drag_from: None,
             visible: (0, u64::MAX),
             goto: None,
+            breakdown: None,
             threads,
             ns_per_tick: trace.header.time_unit.ns_per_tick() as f64,
             colour_timeline: true,
@@ -344,7 +346,6 @@ impl ClusterWindow {
              the most time in it; black: no burst; the table below is the legend)",
         );
         self.table(ui, &c);
-        self.per_thread(ui, &c);
     }
 
     fn feature_combo(
@@ -477,11 +478,9 @@ impl ClusterWindow {
         self.selection = Some(Selection {
             name: format!("{n} bursts in the box"),
             mask: mask_of(&bursts, c.class.len()),
-            per_thread: Vec::new(),
             intervals: intervals_of(c, &bursts, self.threads.len()),
             class: None,
         });
-        self.total_per_thread();
         n
     }
 
@@ -497,23 +496,21 @@ impl ClusterWindow {
         self.selection = Some(Selection {
             name: class.label(),
             mask: mask_of(&bursts, c.class.len()),
-            per_thread: Vec::new(),
             intervals: intervals_of(c, &bursts, self.threads.len()),
             class: Some(class),
         });
-        self.total_per_thread();
         n
     }
 
-    /// The selection's time on each thread, from its intervals (once per selection).
-    fn total_per_thread(&mut self) {
-        if let Some(s) = &mut self.selection {
-            s.per_thread = s
-                .intervals
-                .iter()
-                .map(|v| v.iter().map(|&(b, e)| e - b).sum())
-                .collect();
-        }
+    /// Selects the bursts of `class` and asks for its breakdown window, as a click on its row
+    /// of the table does; how many bursts.
+    pub fn open_breakdown(&mut self, class: Class) -> usize {
+        let n = self.select_class(class);
+        self.breakdown = self
+            .selection
+            .as_ref()
+            .map(|s| (class, Arc::clone(&s.intervals)));
+        n
     }
 
     /// Asks the timeline to centre on burst `i`, as a click on its point does.
@@ -729,7 +726,7 @@ impl ClusterWindow {
                         .as_ref()
                         .is_some_and(|s| s.class == Some(f.class));
                     if ui.selectable_label(chosen, label).clicked() {
-                        self.select_class(f.class);
+                        self.open_breakdown(f.class);
                     }
                     ui.label(f.bursts.to_string());
                     ui.label(format!("{:.6}", f.total as f64 * ns / 1e9));
@@ -744,30 +741,5 @@ impl ClusterWindow {
         if let Some(n) = &c.spmd_note {
             ui.label(format!("SPMD scores not given: {n}"));
         }
-    }
-
-    /// The selected cluster's time on each thread.
-    fn per_thread(&self, ui: &mut egui::Ui, _c: &Arc<Clustering>) {
-        let Some(s) = &self.selection else { return };
-        let Some(class) = s.class else { return };
-        let time = &s.per_thread;
-        let ns = self.ns_per_tick;
-        let bars: Vec<Bar> = time
-            .iter()
-            .enumerate()
-            .map(|(k, &t)| {
-                Bar::new(k as f64, t as f64 * ns / 1e9)
-                    .name(self.threads[k].clone())
-                    .fill(class_color(class))
-            })
-            .collect();
-        ui.label(format!("{}: time per thread (s)", class.label()));
-        Plot::new("cluster-per-thread")
-            .height(140.0)
-            .x_axis_label("thread")
-            .y_axis_label("s")
-            .show(ui, |plot| {
-                plot.bar_chart(BarChart::new(class.label(), bars));
-            });
     }
 }

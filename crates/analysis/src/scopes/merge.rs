@@ -22,6 +22,45 @@ pub fn analyze(
     query: &ScopeQuery,
     cancel: Option<&AtomicBool>,
 ) -> Result<ScopeAnalysis, Cancelled> {
+    analyze_in(store, ctx, query, None, cancel)
+}
+
+/// [`analyze`] counting only the time inside `within`: per store row, intervals `[begin,
+/// end)` in time order, not overlapping (a cluster's bursts). Scopes, blocks, cells and line
+/// heat hold the time of the query's window that falls in them; entries are not counted
+/// (0): a call entered outside the intervals may run inside them.
+pub fn analyze_within(
+    store: &TraceStore,
+    ctx: &ScopeContext,
+    query: &ScopeQuery,
+    within: &[Vec<(u64, u64)>],
+    cancel: Option<&AtomicBool>,
+) -> Result<ScopeAnalysis, Cancelled> {
+    analyze_in(store, ctx, query, Some(within), cancel)
+}
+
+/// The ticks of `[from, to)` inside `intervals` (in time order, not overlapping); `k` is the
+/// first interval that may still meet a span (the spans of a walk come in time order).
+fn overlap(intervals: &[(u64, u64)], k: &mut usize, from: u64, to: u64) -> u64 {
+    while intervals.get(*k).is_some_and(|&(_, end)| end <= from) {
+        *k += 1;
+    }
+    intervals
+        .get(*k..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|&&(begin, _)| begin < to)
+        .map(|&(begin, end)| end.min(to).saturating_sub(begin.max(from)))
+        .sum()
+}
+
+fn analyze_in(
+    store: &TraceStore,
+    ctx: &ScopeContext,
+    query: &ScopeQuery,
+    within: Option<&[Vec<(u64, u64)>]>,
+    cancel: Option<&AtomicBool>,
+) -> Result<ScopeAnalysis, Cancelled> {
     let t1 = query.t1.max(query.t0);
     let t0 = query.t0;
     let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
@@ -36,9 +75,12 @@ pub fn analyze(
             if cancelled() {
                 return None;
             }
+            let row_within = within.map(|w| w.get(row).map_or(&[][..], Vec::as_slice));
             // A row that does not count is not walked: its values are not the program's
-            // scopes, and its time is no one's.
-            if !counted.get(row).copied().unwrap_or(false) {
+            // scopes, and its time is no one's. Nor is a row without intervals to count.
+            if !counted.get(row).copied().unwrap_or(false)
+                || row_within.is_some_and(<[_]>::is_empty)
+            {
                 return Some(ThreadOut {
                     walk: Walk::empty(),
                     cells: Vec::new(),
@@ -48,8 +90,15 @@ pub fn analyze(
             // Per node, ticks per category (a node sees few categories: a short list).
             let mut cells: Vec<Vec<(Category, u64)>> = Vec::new();
             let mut line_ticks: Vec<u64> = vec![0; ctx.lines.len()];
-            let walk = walk_thread(thread, ctx, &query.types, t0, t1, cancel, |span| {
-                let ticks = span.to - span.from;
+            let mut k = 0;
+            let mut walk = walk_thread(thread, ctx, &query.types, t0, t1, cancel, |span| {
+                let ticks = match row_within {
+                    None => span.to - span.from,
+                    Some(intervals) => match overlap(intervals, &mut k, span.from, span.to) {
+                        0 => return,
+                        ticks => ticks,
+                    },
+                };
                 let node = span.node as usize;
                 if cells.len() <= node {
                     cells.resize_with(node + 1, Vec::new);
@@ -66,6 +115,9 @@ pub fn analyze(
                     }
                 }
             })?;
+            if within.is_some() {
+                walk.entries.clear();
+            }
             Some(ThreadOut {
                 walk,
                 cells,

@@ -43,7 +43,7 @@ pub(crate) mod tests;
 mod types;
 mod walk;
 
-pub use merge::{analyze, scope_intervals, stack_at};
+pub use merge::{analyze, analyze_within, scope_intervals, stack_at};
 pub use naming::ScopeContext;
 pub use types::{Nesting, ScopeType, auto_types, state_type};
 

@@ -209,6 +209,15 @@ impl App {
                     span: 3 * d,
                 });
             }
+            // A cluster clicked in the table: its breakdown window.
+            if let Some((class, within)) = c.breakdown.take() {
+                let key = prvscope_analysis::scopes::ScopeKey {
+                    ty: prvscope_paraver::cluster::CLUSTER_EVENT,
+                    value: class.event_value(),
+                };
+                l.scopes
+                    .open_intervals_breakdown(ctx, key, class.label(), within);
+            }
             if !c.open {
                 l.cluster = None;
             }

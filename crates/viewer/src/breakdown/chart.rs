@@ -126,7 +126,7 @@ fn edge(c: Color32) -> Stroke {
 /// Time per thread (or per task or node), each bar stacked by state.
 pub(super) fn threads(
     ui: &mut Ui,
-    id: u64,
+    (id, subject): (u64, &str),
     b: &Breakdown,
     facts: &Facts,
     percent: bool,
@@ -159,7 +159,7 @@ pub(super) fn threads(
     let x_label = if percent {
         format!("% of the window {what}")
     } else {
-        format!("time in the scope ({unit}) {what}")
+        format!("time in {subject} ({unit}) {what}")
     };
     let value_of = |ticks: u64, threads: usize| {
         if percent {
@@ -242,16 +242,22 @@ pub(super) fn threads(
 }
 
 /// Time per state, each bar in its state's colour.
-pub(super) fn states(ui: &mut Ui, id: u64, b: &Breakdown, facts: &Facts, percent: bool) {
+pub(super) fn states(
+    ui: &mut Ui,
+    (id, subject): (u64, &str),
+    b: &Breakdown,
+    facts: &Facts,
+    percent: bool,
+) {
     let categories = b.categories();
     let n = categories.len();
     let scale = facts.ns_per_tick.max(1) as f64;
     let max_ns = b.per_category.values().copied().max().unwrap_or(0) as f64 * scale;
     let (unit, per_unit) = unit_for(max_ns);
     let x_label = if percent {
-        "% of the scope's time".to_owned()
+        format!("% of the time in {subject}")
     } else {
-        format!("time in the scope ({unit})")
+        format!("time in {subject} ({unit})")
     };
     let threads = facts.threads.len();
     let mut hover_rows = Vec::new();
@@ -303,4 +309,89 @@ pub(super) fn states(ui: &mut Ui, id: u64, b: &Breakdown, facts: &Facts, percent
         }
     });
     hover(&resp, &hover_rows);
+}
+
+/// The most scopes the Scopes tab lists.
+const MAX_SCOPES: usize = 200;
+
+/// The Scopes tab of a window of intervals: every scope the intervals span, by its time in
+/// them (largest first), with its share of the intervals' time and its source location, and
+/// the time outside every scope.
+pub(super) fn scopes(
+    ui: &mut Ui,
+    a: &prvscope_analysis::scopes::ScopeAnalysis,
+    b: &Breakdown,
+    facts: &Facts,
+    type_labels: &std::collections::BTreeMap<u32, String>,
+) {
+    let total = b.total.max(1) as f64;
+    let span = b.span();
+    let ns = facts.ns_per_tick;
+    let outside: u64 = a
+        .cells
+        .iter()
+        .filter(|c| c.block == 0)
+        .map(|c| c.ticks)
+        .sum();
+    let spanned: Vec<_> = a.scopes.iter().filter(|s| s.inclusive > 0).collect();
+    if spanned.is_empty() {
+        let types: Vec<&str> = type_labels.values().map(String::as_str).collect();
+        ui.label(format!(
+            "No scope of the types read ({}) holds time of the intervals: they lie outside \
+             all of them (bursts are outside MPI calls; a trace with function events or \
+             OpenMP's outlined functions shows them here).",
+            types.join(", ")
+        ));
+    } else {
+        ui.label(format!(
+            "{} {} time of the intervals (a scope's time includes the scopes it calls)",
+            spanned.len(),
+            if spanned.len() == 1 {
+                "scope holds"
+            } else {
+                "scopes hold"
+            }
+        ));
+    }
+    egui::ScrollArea::vertical()
+        .id_salt("breakdown-scopes")
+        .show(ui, |ui| {
+            egui::Grid::new("breakdown-scopes-grid")
+                .striped(true)
+                .num_columns(5)
+                .show(ui, |ui| {
+                    for h in ["type", "scope", "time", "share", "source"] {
+                        ui.label(RichText::new(h).strong());
+                    }
+                    ui.end_row();
+                    for s in spanned.iter().take(MAX_SCOPES) {
+                        let ty = type_labels
+                            .get(&s.key.ty)
+                            .cloned()
+                            .unwrap_or_else(|| s.key.ty.to_string());
+                        ui.label(ty);
+                        ui.label(&s.name);
+                        ui.label(format_in_window(s.inclusive, span, ns));
+                        ui.label(format!("{:.2}%", 100.0 * s.inclusive as f64 / total));
+                        ui.label(
+                            s.location
+                                .as_ref()
+                                .map_or_else(String::new, |l| format!("{}:{}", l.file, l.line)),
+                        );
+                        ui.end_row();
+                    }
+                    ui.label("");
+                    ui.label(RichText::new("outside every scope").italics());
+                    ui.label(format_in_window(outside, span, ns));
+                    ui.label(format!("{:.2}%", 100.0 * outside as f64 / total));
+                    ui.label("");
+                    ui.end_row();
+                });
+            if spanned.len() > MAX_SCOPES {
+                ui.label(format!(
+                    "{} more scopes with less time not listed",
+                    spanned.len() - MAX_SCOPES
+                ));
+            }
+        });
 }

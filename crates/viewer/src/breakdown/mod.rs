@@ -7,6 +7,10 @@
 //! A window follows the scope panel's latest analysis (the visible window, or the whole
 //! trace), and says which window it shows. It exports its numbers as CSV and itself as PNG.
 //!
+//! A window can also show a set of intervals instead of a scope (a cluster's bursts): the
+//! scope analysis restricted to them, computed once in the background, its time per thread
+//! and state, and a third tab with the scopes the intervals span (each one's time in them).
+//!
 //! - `chart`: the two bar charts (`egui_plot`);
 //! - `export`: the save dialogs, the CSV and the PNG (a screenshot cropped to the window).
 
@@ -22,10 +26,11 @@ use crate::frame::{format_in_window, format_window};
 use crate::rows::{Grouping, Level};
 use crate::theme;
 use prvscope_analysis::breakdown::Breakdown;
-use prvscope_analysis::scopes::{Category, ScopeAnalysis, ScopeKey};
+use prvscope_analysis::scopes::{Cancelled, Category, ScopeAnalysis, ScopeKey};
 use prvscope_store::Trace;
 
 use crate::capture::PngCapture;
+use crate::jobs::Job;
 use export::Export;
 
 /// More threads than this are drawn as one bar per task (or per node, when there are more
@@ -228,6 +233,34 @@ pub enum Tab {
     Threads,
     /// Time per state.
     States,
+    /// The scopes a set of intervals spans (windows of intervals only).
+    Scopes,
+}
+
+/// What a window of intervals shows instead of a scope's analysis.
+pub struct Fixed {
+    /// What the intervals are ("the bursts of Cluster 1").
+    what: String,
+    /// The analysis restricted to them, while it is computed.
+    job: Option<Job<Result<ScopeAnalysis, Cancelled>>>,
+    /// The scope types' labels.
+    type_labels: BTreeMap<u32, String>,
+}
+
+impl Fixed {
+    /// The intervals `what`, whose analysis `job` computes; `type_labels` names the scope
+    /// types.
+    pub fn new(
+        what: String,
+        job: Job<Result<ScopeAnalysis, Cancelled>>,
+        type_labels: BTreeMap<u32, String>,
+    ) -> Self {
+        Fixed {
+            what,
+            job: Some(job),
+            type_labels,
+        }
+    }
 }
 
 /// What the windows show this frame.
@@ -261,6 +294,8 @@ pub struct BreakdownWindow {
     png: Option<PngCapture>,
     /// Bring the window to the front next frame.
     raise: bool,
+    /// A window of intervals, not of a scope.
+    fixed: Option<Fixed>,
 }
 
 impl BreakdownWindow {
@@ -320,8 +355,45 @@ impl BreakdownWindow {
         self.rect
     }
 
+    /// True while the analysis of a window of intervals is computed.
+    pub fn is_computing(&self) -> bool {
+        self.fixed.as_ref().is_some_and(|f| f.job.is_some())
+    }
+
+    /// The analysis shown.
+    pub fn analysis(&self) -> Option<&Arc<ScopeAnalysis>> {
+        self.data.as_ref().map(|d| &d.0)
+    }
+
+    /// Takes the analysis of a window of intervals once computed.
+    fn poll_fixed(&mut self) {
+        let Some(f) = &mut self.fixed else { return };
+        let Some(job) = &mut f.job else { return };
+        match job.poll() {
+            Some(Ok(a)) => {
+                let a = Arc::new(a);
+                let b = Breakdown::all(&a, self.key);
+                self.data = Some((a, Some(b)));
+                f.job = None;
+            }
+            Some(Err(Cancelled)) => {
+                self.message = Some(("the analysis was cancelled".into(), true));
+                f.job = None;
+            }
+            None if !job.is_running() => {
+                self.message = Some(("the analysis stopped without a result".into(), true));
+                f.job = None;
+            }
+            None => {}
+        }
+    }
+
     /// Takes the breakdown of `a` when it is newer than the one shown.
     fn refresh(&mut self, a: Option<&Arc<ScopeAnalysis>>) {
+        if self.fixed.is_some() {
+            self.poll_fixed();
+            return;
+        }
         let Some(a) = a else { return };
         if self.data.as_ref().is_some_and(|d| Arc::ptr_eq(&d.0, a)) {
             return;
@@ -370,20 +442,35 @@ impl BreakdownWindow {
     fn contents(&mut self, ui: &mut egui::Ui, shown: &Shown<'_>) {
         let facts = shown.facts;
         let Some((t0, t1)) = self.window() else {
-            ui.label("waiting for the scope analysis…");
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(if self.fixed.is_some() {
+                    "analysing the scopes of the intervals…"
+                } else {
+                    "waiting for the scope analysis…"
+                });
+            });
+            if let Some((text, _)) = &self.message {
+                ui.label(RichText::new(text).color(theme::WARNING));
+            }
             return;
         };
-        let what = if shown.whole_trace {
-            "whole trace"
+        let what = match &self.fixed {
+            Some(f) => format!("{}, in the whole trace", f.what),
+            None if shown.whole_trace => "whole trace".to_owned(),
+            None => "visible window".to_owned(),
+        };
+        let busy = if self.fixed.is_some() {
+            self.is_computing()
         } else {
-            "visible window"
+            shown.busy
         };
         ui.horizontal(|ui| {
             ui.label(format!(
                 "{what}: {}",
                 format_window(t0, t1, facts.ns_per_tick)
             ));
-            if shown.busy {
+            if busy {
                 ui.spinner();
                 ui.label("updating");
             }
@@ -391,6 +478,9 @@ impl BreakdownWindow {
         ui.horizontal(|ui| {
             ui.selectable_value(&mut self.tab, Tab::Threads, "Per thread");
             ui.selectable_value(&mut self.tab, Tab::States, "Per state");
+            if self.fixed.is_some() {
+                ui.selectable_value(&mut self.tab, Tab::Scopes, "Scopes");
+            }
             ui.separator();
             ui.selectable_value(&mut self.percent, false, "Time");
             ui.selectable_value(&mut self.percent, true, "Percent");
@@ -422,8 +512,18 @@ impl BreakdownWindow {
             return;
         };
         let b = b.clone();
+        let subject = if self.fixed.is_some() {
+            "the bursts"
+        } else {
+            "the scope"
+        };
         ui.label(format!(
-            "inclusive time {} ({:.2}% of the threads' time)",
+            "{} {} ({:.2}% of the threads' time)",
+            if self.fixed.is_some() {
+                "time"
+            } else {
+                "inclusive time"
+            },
             format_in_window(b.total, b.span(), facts.ns_per_tick),
             b.percent_of_window(b.total, facts.threads.len())
         ));
@@ -454,9 +554,14 @@ impl BreakdownWindow {
                         }
                     });
                 }
-                chart::threads(ui, self.id, &b, facts, self.percent, self.page);
+                chart::threads(ui, (self.id, subject), &b, facts, self.percent, self.page);
             }
-            Tab::States => chart::states(ui, self.id, &b, facts, self.percent),
+            Tab::States => chart::states(ui, (self.id, subject), &b, facts, self.percent),
+            Tab::Scopes => {
+                if let (Some(f), Some(a)) = (&self.fixed, self.analysis()) {
+                    chart::scopes(ui, a, &b, facts, &f.type_labels);
+                }
+            }
         }
     }
 }
@@ -472,9 +577,25 @@ impl Breakdowns {
     /// Opens the breakdown of `key` (named `name`) on `tab`, or brings its window to the
     /// front on that tab when it is open.
     pub fn open(&mut self, key: ScopeKey, name: String, tab: Tab) {
+        self.open_window(key, name, tab, None);
+    }
+
+    /// Opens the window of a set of intervals called `key` and `name` (per thread), or
+    /// brings its window to the front with the new intervals' analysis (`fixed`).
+    pub fn open_fixed(&mut self, key: ScopeKey, name: String, fixed: Fixed) {
+        self.open_window(key, name, Tab::Threads, Some(fixed));
+    }
+
+    fn open_window(&mut self, key: ScopeKey, name: String, tab: Tab, fixed: Option<Fixed>) {
         if let Some(w) = self.windows.iter_mut().find(|w| w.key == key) {
             w.tab = tab;
             w.raise = true;
+            if fixed.is_some() {
+                w.name = name;
+                w.fixed = fixed;
+                w.data = None;
+                w.message = None;
+            }
             return;
         }
         self.next_id += 1;
@@ -491,6 +612,7 @@ impl Breakdowns {
             dialog: None,
             png: None,
             raise: true,
+            fixed,
         });
     }
 

@@ -294,6 +294,41 @@ impl ScopePanel {
         Some(key)
     }
 
+    /// Opens the breakdown window of a set of intervals (`within`, per store row, in time
+    /// order; a cluster's bursts) called `key` and `name`: the scope analysis of the whole
+    /// trace restricted to them, with this panel's scope types, computed in the background.
+    pub fn open_intervals_breakdown(
+        &mut self,
+        ctx: &egui::Context,
+        key: ScopeKey,
+        name: String,
+        within: Intervals,
+    ) {
+        let (store, scope_ctx, types) = (
+            Arc::clone(&self.store),
+            Arc::clone(&self.ctx),
+            self.types.clone(),
+        );
+        let type_labels = types
+            .iter()
+            .map(|t| (t.ty, self.ctx.type_label(t.ty)))
+            .collect();
+        let query = ScopeQuery {
+            types,
+            t0: 0,
+            t1: self.end_time,
+        };
+        let job = Job::spawn(ctx, "intervals-breakdown", move |cancel| {
+            scopes::analyze_within(&store, &scope_ctx, &query, &within, Some(cancel))
+        });
+        let what = format!("the bursts of {name}");
+        self.breakdowns.open_fixed(
+            key,
+            name,
+            super::breakdown::Fixed::new(what, job, type_labels),
+        );
+    }
+
     /// Writes the breakdown of `key`, as its open window shows it, as CSV to `path`.
     pub fn export_breakdown_csv(
         &mut self,
