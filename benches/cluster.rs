@@ -87,6 +87,7 @@ fn cluster(c: &mut Criterion) {
         counters: vec![INSTRUCTIONS, CYCLES],
         missing: Vec::new(),
         filtered: (0, 0),
+        cut: (0, 0),
         ns_per_tick: 1.0,
         sequence_rows: (0..16).collect(),
         ipc_types: (INSTRUCTIONS, CYCLES),

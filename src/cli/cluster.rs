@@ -205,6 +205,9 @@ pub fn table(t: &Trace, c: &Clustering) -> String {
         c.options.eps,
         c.options.min_points
     );
+    if let Some(note) = c.bursts.cut_note() {
+        s.insert_str(s.len() - 1, &format!("; {note}"));
+    }
     let _ = writeln!(
         s,
         "{:<14} {:>9} {:>12} {:>7} {:>14} {:>16} {:>6} {:>6}",

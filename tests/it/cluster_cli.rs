@@ -176,3 +176,34 @@ fn without_counters_the_duration_alone_and_nothing_to_cluster_says_why() {
         "{out}"
     );
 }
+
+/// Clustering a part of a trace says how many bursts cross its edges and were left out.
+#[test]
+fn cluster_of_a_part_leaves_out_the_bursts_at_its_edges() {
+    let _shared = common::shared();
+    let Some(root) = common::shared_traces() else {
+        return;
+    };
+    let trace = root.join("pypop_epoch_scaling/epoch_2proc.prv.gz");
+    let out = cluster(
+        &[
+            "--min-duration",
+            "0",
+            "--from",
+            "2000000000",
+            "--to",
+            "3000000000",
+        ],
+        &trace,
+    );
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.ends_with(
+            "; 4 bursts crossing the loaded part's edges left out (4.135 s as loaded: their \
+             records are only partly loaded)"
+        ),
+        "{first}"
+    );
+}

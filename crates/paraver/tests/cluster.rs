@@ -283,3 +283,55 @@ fn ovni_bursts_equal_a_naive_walk_of_the_text() {
         assert_eq!(got, expect, "{rel}");
     }
 }
+
+/// A part of a trace (`--from`, `--to`) gives exactly the whole trace's bursts that lie
+/// inside it, with the same counters; those crossing its edges are left out and counted.
+#[test]
+fn a_parts_bursts_are_the_whole_traces_bursts_inside_it() {
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    for (rel, parts) in [
+        ("pypop_epoch_scaling/epoch_2proc.prv.gz", [3, 7]),
+        ("extrae_mpi_prime16/prime_v0.prv", [2, 5]),
+        (
+            "profet_lulesh_2appl_comms/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv",
+            [4, 6],
+        ),
+    ] {
+        let path = shared.join("traces").join(rel);
+        let whole = common::load(&path);
+        let end = whole.header.end_time;
+        let (from, to) = (end / 10 * parts[0], end / 10 * parts[1]);
+        let options = prvscope_import::LoadOptions {
+            subset: prvscope_import::Subset {
+                from: Some(from),
+                to: Some(to),
+                threads: None,
+            },
+            ..prvscope_import::LoadOptions::default()
+        };
+        let part = prvscope_import::load(&path, &options, None).unwrap();
+        let counters = [INSTRUCTIONS, 42_000_059];
+        let all = cluster::bursts(&whole, &counters, 0).unwrap();
+        let inside = cluster::bursts(&part, &counters, 0).unwrap();
+        let key = |b: &cluster::Burst| (b.thread, b.begin, b.end, format!("{:?}", b.counters));
+        let expected: Vec<_> = all
+            .list
+            .iter()
+            .filter(|b| b.begin > from && b.end < to)
+            .map(key)
+            .collect();
+        let got: Vec<_> = inside.list.iter().map(key).collect();
+        assert!(!got.is_empty(), "{rel}");
+        assert_eq!(got, expected, "{rel}");
+        assert!(inside.cut.0 > 0, "{rel}: no burst crosses the edges?");
+        assert!(
+            inside
+                .cut_note()
+                .unwrap()
+                .contains("crossing the loaded part's edges")
+        );
+        assert_eq!(all.cut, (0, 0));
+    }
+}

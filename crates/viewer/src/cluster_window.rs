@@ -339,6 +339,9 @@ impl ClusterWindow {
             c.bursts.filtered.0,
             c.clusters()
         ));
+        if let Some(note) = c.bursts.cut_note() {
+            ui.colored_label(prvscope_draw::theme::WARNING, note);
+        }
         self.scatter(ui, &c);
         ui.checkbox(
             &mut self.colour_timeline,

@@ -51,6 +51,11 @@ pub struct Bursts {
     pub missing: Vec<u32>,
     /// Bursts shorter than the minimum duration, left out, and their time (ticks).
     pub filtered: (u64, u64),
+    /// Of a part of a trace loaded (`--from`, `--to`): the bursts that cross its edges, left
+    /// out, and their time as loaded (ticks). Their records are only partly loaded: the
+    /// counters written before the part's start or after its end are missing, and a burst
+    /// met at the start may have begun earlier.
+    pub cut: (u64, u64),
     /// Nanoseconds per tick.
     pub ns_per_tick: f64,
     /// The threads whose sequences of clusters are compared (the SPMD score): each
@@ -62,6 +67,21 @@ pub struct Bursts {
     /// Where the bursts come from: `Running state` (Paraver's state records) or the ovni
     /// thread-state and subsystem events ([`super::ovni`]).
     pub source: &'static str,
+}
+
+impl Bursts {
+    /// What was left out at the edges of a part of the trace, if anything: said wherever
+    /// the bursts are.
+    pub fn cut_note(&self) -> Option<String> {
+        (self.cut.0 > 0).then(|| {
+            format!(
+                "{} bursts crossing the loaded part's edges left out ({:.3} s as loaded: their \
+                 records are only partly loaded)",
+                self.cut.0,
+                self.cut.1 as f64 * self.ns_per_tick / 1e9
+            )
+        })
+    }
 }
 
 /// The bursts of `trace` of at least `min_duration` ticks, with the increase of each of
@@ -208,6 +228,7 @@ fn assemble(
         counters,
         missing,
         filtered: (0, 0),
+        cut: (0, 0),
         ns_per_tick: trace.header.time_unit.ns_per_tick() as f64,
         sequence_rows: if objects.tasks.len() > 1 {
             objects
@@ -221,8 +242,19 @@ fn assemble(
         ipc_types: super::ipc_types(trace),
         source,
     };
+    let part = trace.part.as_ref().map(|p| &p.subset);
+    let from = part.and_then(|s| s.from).filter(|&f| f > 0);
+    let to = part.and_then(|s| s.to);
+    let crosses = |b: &Burst| from.is_some_and(|f| b.begin <= f) || to.is_some_and(|t| b.end >= t);
     for (list, (n, t)) in per_thread {
-        out.list.extend(list);
+        for b in list {
+            if crosses(&b) {
+                out.cut.0 += 1;
+                out.cut.1 += b.duration();
+            } else {
+                out.list.push(b);
+            }
+        }
         out.filtered.0 += n;
         out.filtered.1 += t;
     }

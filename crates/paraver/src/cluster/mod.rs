@@ -270,7 +270,9 @@ pub fn cluster(trace: &prvscope_store::Trace, options: &Options) -> Result<Clust
         }
     }
     if bursts.list.is_empty() {
-        return Err(if bursts.filtered.0 > 0 {
+        return Err(if let Some(note) = bursts.cut_note() {
+            format!("no burst lies inside the loaded part: {note}")
+        } else if bursts.filtered.0 > 0 {
             format!(
                 "no burst of the minimum duration or longer ({} shorter ones left out)",
                 bursts.filtered.0
