@@ -115,6 +115,31 @@ fn clustered_bursts_are_outlined_on_the_timeline() {
             .next()
             .is_some()
     );
+    // A range selected on the timeline (right-drag, below the windows) rings its bursts in
+    // the scatter: those the timeline then shows, and only them.
+    assert_eq!(
+        h.state_mut().cluster_window().unwrap().ringed().len(),
+        shown.bursts.list.len()
+    );
+    crate::viewer::drag(
+        &mut h,
+        egui::pos2(900.0, 760.0),
+        egui::pos2(1000.0, 760.0),
+        egui::PointerButton::Secondary,
+    );
+    h.run_steps(2);
+    let timeline = &h.state().loaded().unwrap().timeline;
+    let (a, b) = timeline.measured().expect("a range selected");
+    let w = timeline.window();
+    assert!(w.start <= a + 1 && w.end() + 1 >= b, "{w:?} {a} {b}");
+    let expected: Vec<usize> = (0..shown.bursts.list.len())
+        .filter(|&i| {
+            let x = &shown.bursts.list[i];
+            x.begin < w.end() && x.end > w.start
+        })
+        .collect();
+    assert!(!expected.is_empty() && expected.len() < shown.bursts.list.len());
+    assert_eq!(h.state_mut().cluster_window().unwrap().ringed(), expected);
     // A box over the whole scatter selects every burst that has its features.
     let n = h
         .state_mut()

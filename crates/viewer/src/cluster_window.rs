@@ -6,9 +6,11 @@
 //! - hovering a point gives its thread, time and values; clicking it centres the timeline
 //!   on the burst;
 //! - a box dragged with Shift held selects the bursts inside, and the timeline outlines
-//!   them; clicking a row of the clusters' table selects that cluster's bursts, and shows
-//!   its time on each thread;
-//! - the bursts within the timeline's visible window are ringed in the scatter;
+//!   them; clicking a row of the clusters' table selects that cluster's bursts and opens its
+//!   breakdown window (time per thread and state, the scopes the bursts span);
+//! - the bursts within the timeline's visible window are ringed in the scatter: a range
+//!   selected on the timeline (Shift-drag or right-drag) zooms to it, and so rings its
+//!   bursts;
 //! - epsilon, the minimum points, the minimum duration and the features are adjustable; the
 //!   clustering runs again in the background, the last result shown until the new one is
 //!   ready.
@@ -516,6 +518,21 @@ impl ClusterWindow {
         n
     }
 
+    /// Does the timeline show burst `b` (any of it)? Those are ringed in the scatter: a range
+    /// selected on the timeline (Shift-drag) zooms to it, and so marks its bursts.
+    fn shows(&self, b: &cluster::Burst) -> bool {
+        b.begin < self.visible.1 && b.end > self.visible.0
+    }
+
+    /// The bursts ringed in the scatter (the timeline shows them), by index.
+    pub fn ringed(&self) -> Vec<usize> {
+        self.clustering.as_ref().map_or_else(Vec::new, |c| {
+            (0..c.bursts.list.len())
+                .filter(|&i| self.shows(&c.bursts.list[i]))
+                .collect()
+        })
+    }
+
     /// Asks the timeline to centre on burst `i`, as a click on its point does.
     pub fn go_to_burst(&mut self, i: usize) {
         if let Some(b) = self.clustering.as_ref().and_then(|c| c.bursts.list.get(i)) {
@@ -566,14 +583,10 @@ impl ClusterWindow {
                 .color(prvscope_draw::theme::WARNING),
             );
         }
-        let (v0, v1) = self.visible;
         let in_view: Vec<[f64; 2]> = per_class
             .values()
             .flatten()
-            .filter(|(i, _)| {
-                let b = &c.bursts.list[*i];
-                b.begin < v1 && b.end > v0
-            })
+            .filter(|(i, _)| self.shows(&c.bursts.list[*i]))
             .map(|(_, p)| *p)
             .collect();
         let selected: &[bool] = self.selection.as_ref().map_or(&[], |s| &s.mask);
