@@ -28,7 +28,8 @@ pub fn analyze(
 /// [`analyze`] counting only the time inside `within`: per store row, intervals `[begin,
 /// end)` in time order, not overlapping (a cluster's bursts). Scopes, blocks, cells and line
 /// heat hold the time of the query's window that falls in them; entries are not counted
-/// (0): a call entered outside the intervals may run inside them.
+/// (0): a call entered outside the intervals may run inside them. [`ScopeAnalysis::ends`]
+/// counts the stacks open where the intervals end (for bursts: the call that ends them).
 pub fn analyze_within(
     store: &TraceStore,
     ctx: &ScopeContext,
@@ -85,13 +86,27 @@ fn analyze_in(
                     walk: Walk::empty(),
                     cells: Vec::new(),
                     line_ticks: vec![0; ctx.lines.len()],
+                    ends: Vec::new(),
                 });
             }
             // Per node, ticks per category (a node sees few categories: a short list).
             let mut cells: Vec<Vec<(Category, u64)>> = Vec::new();
             let mut line_ticks: Vec<u64> = vec![0; ctx.lines.len()];
             let mut k = 0;
+            // The intervals' ends met so far, and the node open at each.
+            let (mut next_end, mut ends) = (0, Vec::new());
             let mut walk = walk_thread(thread, ctx, &query.types, t0, t1, cancel, |span| {
+                if let Some(intervals) = row_within {
+                    while let Some(&(_, end)) = intervals.get(next_end) {
+                        if end >= span.to {
+                            break;
+                        }
+                        if end >= span.from {
+                            ends.push(span.node);
+                        }
+                        next_end += 1;
+                    }
+                }
                 let ticks = match row_within {
                     None => span.to - span.from,
                     Some(intervals) => match overlap(intervals, &mut k, span.from, span.to) {
@@ -122,6 +137,7 @@ fn analyze_in(
                 walk,
                 cells,
                 line_ticks,
+                ends,
             })
         })
         .collect();
@@ -137,6 +153,7 @@ fn analyze_in(
     let mut entries: BTreeMap<ScopeKey, Vec<u64>> = BTreeMap::new();
     let mut line_heat: BTreeMap<SourceLoc, u64> = BTreeMap::new();
     let mut report = ScopeReport::default();
+    let mut ends: BTreeMap<usize, u64> = BTreeMap::new();
     for (row, out) in outs.into_iter().enumerate() {
         let Some(out) = out else {
             return Err(Cancelled);
@@ -173,6 +190,11 @@ fn analyze_in(
                 })
             };
             global.push(block);
+        }
+        for node in out.ends {
+            *ends
+                .entry(global.get(node as usize).copied().unwrap_or(0))
+                .or_insert(0) += 1;
         }
         for (node, list) in out.cells.into_iter().enumerate() {
             for (category, ticks) in list {
@@ -254,6 +276,7 @@ fn analyze_in(
         cells,
         line_heat,
         report,
+        ends: ends.into_iter().collect(),
     })
 }
 
@@ -314,6 +337,8 @@ struct ThreadOut {
     cells: Vec<Vec<(Category, u64)>>,
     /// Per line id of the context.
     line_ticks: Vec<u64>,
+    /// Per interval end met (analyses within intervals), the node open there.
+    ends: Vec<u32>,
 }
 
 /// Adds the time of `cells` to the scopes of their blocks: exclusive to the top one,

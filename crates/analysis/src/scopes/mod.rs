@@ -45,7 +45,7 @@ mod walk;
 
 pub use merge::{analyze, analyze_within, scope_intervals, stack_at};
 pub use naming::ScopeContext;
-pub use types::{Nesting, ScopeType, auto_types, state_type};
+pub use types::{Nesting, ScopeType, auto_types, state_type, with_callers};
 
 /// The deepest stack kept: deeper entries are counted in [`ScopeReport::too_deep`] and
 /// skipped, so a type that never leaves (a counter chosen as scopes) cannot make the analysis
@@ -174,6 +174,9 @@ pub struct ScopeAnalysis {
     /// not keep (`TraceStore::inversions`): at those instants the walk infers it (a call left
     /// before the next is entered), which Paraver, reading the file's order, may not.
     pub order_inferred: Option<(u32, u32)>,
+    /// Of an analysis within intervals ([`analyze_within`]): the blocks (stacks) open where
+    /// the intervals end, and how many end in each; empty otherwise.
+    pub ends: Vec<(usize, u64)>,
 }
 
 impl ScopeAnalysis {

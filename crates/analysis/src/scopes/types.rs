@@ -83,6 +83,25 @@ pub fn auto_types(pcf: Option<&Pcf>, present: &[u32]) -> Vec<ScopeType> {
     }
     out
 }
+/// `types` with Extrae's caller types that are `present` (the functions that made each MPI
+/// call, 70000001 on), which replace their value at each call: the outermost caller level
+/// first, so that a stack reads caller's caller, caller, call. What the end of a burst is
+/// told by (BSC's Clustering Suite links its clusters to the code the same way): the call
+/// that ends it and where it was made from.
+pub fn with_callers(mut types: Vec<ScopeType>, present: &[u32]) -> Vec<ScopeType> {
+    let mut callers: Vec<u32> = present
+        .iter()
+        .copied()
+        .filter(|ty| (70_000_001..=70_000_099).contains(ty) && !types.iter().any(|t| t.ty == *ty))
+        .collect();
+    callers.sort_unstable_by(|a, b| b.cmp(a));
+    types.extend(callers.into_iter().map(|ty| ScopeType {
+        ty,
+        nesting: Nesting::Replace,
+    }));
+    types
+}
+
 /// How a line type's events heat lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum LineKind {

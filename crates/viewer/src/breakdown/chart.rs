@@ -327,13 +327,28 @@ pub(super) fn scopes(
     let total = b.total.max(1) as f64;
     let span = b.span();
     let ns = facts.ns_per_tick;
+    // Outside every scope of the types listed.
+    let listed = |block: usize| {
+        a.blocks.get(block).is_some_and(|b| {
+            b.path.iter().any(|&i| {
+                a.scopes
+                    .get(i)
+                    .is_some_and(|s| type_labels.contains_key(&s.key.ty))
+            })
+        })
+    };
     let outside: u64 = a
         .cells
         .iter()
-        .filter(|c| c.block == 0)
+        .filter(|c| !listed(c.block))
         .map(|c| c.ticks)
         .sum();
-    let spanned: Vec<_> = a.scopes.iter().filter(|s| s.inclusive > 0).collect();
+    // The types listed (the callers, read only for where the intervals end, are not).
+    let spanned: Vec<_> = a
+        .scopes
+        .iter()
+        .filter(|s| s.inclusive > 0 && type_labels.contains_key(&s.key.ty))
+        .collect();
     if spanned.is_empty() {
         let types: Vec<&str> = type_labels.values().map(String::as_str).collect();
         ui.label(format!(
@@ -392,6 +407,53 @@ pub(super) fn scopes(
                     "{} more scopes with less time not listed",
                     spanned.len() - MAX_SCOPES
                 ));
+            }
+            ends(ui, a);
+        });
+}
+
+/// Where the intervals end: the stacks open at their ends (for bursts, the call that ends
+/// each one), by how many end there.
+fn ends(ui: &mut Ui, a: &prvscope_analysis::scopes::ScopeAnalysis) {
+    let mut ends = a.ends.clone();
+    ends.sort_by_key(|e| std::cmp::Reverse(e.1));
+    let n: u64 = ends.iter().map(|e| e.1).sum();
+    if n == 0 {
+        return;
+    }
+    ui.add_space(8.0);
+    ui.label(
+        RichText::new(
+            "Where they end: the scopes open at each one's end (with the MPI call's callers, \
+             where the trace has them)",
+        )
+        .strong(),
+    );
+    egui::Grid::new("breakdown-ends-grid")
+        .striped(true)
+        .num_columns(3)
+        .show(ui, |ui| {
+            for h in ["scopes open (outermost first)", "ends", "share"] {
+                ui.label(RichText::new(h).strong());
+            }
+            ui.end_row();
+            for &(block, count) in ends.iter().take(MAX_SCOPES) {
+                let path: Vec<&str> = a
+                    .blocks
+                    .get(block)
+                    .map(|b| b.path.as_slice())
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|&i| a.scopes.get(i).map(|s| s.name.as_str()))
+                    .collect();
+                if path.is_empty() {
+                    ui.label(RichText::new("outside every scope").italics());
+                } else {
+                    ui.label(path.join(" > "));
+                }
+                ui.label(count.to_string());
+                ui.label(format!("{:.2}%", 100.0 * count as f64 / n as f64));
+                ui.end_row();
             }
         });
 }

@@ -296,7 +296,8 @@ impl ScopePanel {
 
     /// Opens the breakdown window of a set of intervals (`within`, per store row, in time
     /// order; a cluster's bursts) called `key` and `name`: the scope analysis of the whole
-    /// trace restricted to them, with this panel's scope types, computed in the background.
+    /// trace restricted to them, with this panel's scope types (and the MPI calls' callers,
+    /// for where the intervals end: [`scopes::with_callers`]), computed in the background.
     pub fn open_intervals_breakdown(
         &mut self,
         ctx: &egui::Context,
@@ -304,15 +305,14 @@ impl ScopePanel {
         name: String,
         within: Intervals,
     ) {
-        let (store, scope_ctx, types) = (
-            Arc::clone(&self.store),
-            Arc::clone(&self.ctx),
-            self.types.clone(),
-        );
-        let type_labels = types
+        // The panel's types are listed; the callers only tell where the intervals end.
+        let type_labels = self
+            .types
             .iter()
             .map(|t| (t.ty, self.ctx.type_label(t.ty)))
             .collect();
+        let types = scopes::with_callers(self.types.clone(), &self.store.event_types());
+        let (store, scope_ctx) = (Arc::clone(&self.store), Arc::clone(&self.ctx));
         let query = ScopeQuery {
             types,
             t0: 0,
