@@ -728,9 +728,9 @@ impl ClusterWindow {
                     "time (s)",
                     "share",
                     "mean (ms)",
+                    "mean instr",
                     "IPC",
                     "SPMD",
-                    "",
                 ] {
                     ui.label(RichText::new(h).strong());
                 }
@@ -748,9 +748,12 @@ impl ClusterWindow {
                     ui.label(format!("{:.6}", f.total as f64 * ns / 1e9));
                     ui.label(format!("{:.2}%", f.share * 100.0));
                     ui.label(format!("{:.3}", f.mean_ns / 1e6));
+                    ui.label(
+                        f.mean_instructions
+                            .map_or_else(|| "-".into(), |v| format!("{v:.0}")),
+                    );
                     ui.label(f.ipc.map_or_else(|| "-".into(), |v| format!("{v:.3}")));
                     ui.label(f.spmd.map_or_else(|| "-".into(), |v| format!("{v:.3}")));
-                    ui.label("");
                     ui.end_row();
                 }
             });
