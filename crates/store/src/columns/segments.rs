@@ -3,8 +3,11 @@
 use super::{TimeSeg, ValueSeg};
 
 /// Pieces at least this long are moved into a column as segments; shorter ones are copied
-/// onto the end of the last segment.
-pub const MOVE_MIN: usize = 1024;
+/// onto the end of the last segment. A generated 1 GB trace of 4096 threads parsed by two
+/// workers gives two pieces of about 800 records per (thread, type): with 1024 they were
+/// all copied, 0.21 s of the load's 1.3 s on two cores (0.40 s on one); with 256 they are
+/// moved (0.07 s), its resident size after loading 447 MB instead of 491 MB.
+pub const MOVE_MIN: usize = 256;
 
 /// What a column needs from its segments.
 pub trait Segment {
