@@ -3,14 +3,35 @@
 //! its breakdown window (its bursts' time per thread, the scopes they span), a box
 //! selected in the scatter, a burst clicked (the timeline centred on it).
 
+use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use prvscope_analysis::scopes::ScopeKey;
 use prvscope_paraver::cluster::Class;
+use prvscope_viewer::app::App;
 use prvscope_viewer::breakdown::Tab;
 use prvscope_viewer::loader::LoadSource;
 
 use crate::common::shared_traces;
 use crate::viewer::harness_with;
+
+/// Waits until the breakdown window of `class` is open and computed; its key.
+fn cluster_breakdown_computed(h: &mut Harness<'static, App>, class: Class) -> ScopeKey {
+    let key = ScopeKey {
+        ty: prvscope_paraver::cluster::CLUSTER_EVENT,
+        value: class.event_value(),
+    };
+    while {
+        let panel = &h.state().loaded().unwrap().scopes;
+        panel
+            .breakdowns()
+            .get(key)
+            .is_none_or(prvscope_viewer::breakdown::BreakdownWindow::is_computing)
+    } {
+        h.run_steps(1);
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    key
+}
 
 #[test]
 fn clustered_bursts_are_outlined_on_the_timeline() {
@@ -66,20 +87,7 @@ fn clustered_bursts_are_outlined_on_the_timeline() {
     assert_eq!(outlined, members);
     // ... and opens its breakdown window: the time of its bursts on each thread, and the
     // scopes they span.
-    let key = ScopeKey {
-        ty: prvscope_paraver::cluster::CLUSTER_EVENT,
-        value: Class::Cluster(1).event_value(),
-    };
-    while {
-        let panel = &h.state().loaded().unwrap().scopes;
-        panel
-            .breakdowns()
-            .get(key)
-            .is_none_or(prvscope_viewer::breakdown::BreakdownWindow::is_computing)
-    } {
-        h.run_steps(1);
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
+    let key = cluster_breakdown_computed(&mut h, Class::Cluster(1));
     h.run_steps(2);
     let panel = &h.state().loaded().unwrap().scopes;
     let w = panel.breakdowns().get(key).unwrap();
@@ -215,20 +223,7 @@ fn a_clusters_breakdown_lists_the_scopes_its_bursts_span() {
     }
     h.run_steps(3);
     h.get_by_label("Cluster 1").click();
-    let key = ScopeKey {
-        ty: prvscope_paraver::cluster::CLUSTER_EVENT,
-        value: Class::Cluster(1).event_value(),
-    };
-    while {
-        let panel = &h.state().loaded().unwrap().scopes;
-        panel
-            .breakdowns()
-            .get(key)
-            .is_none_or(prvscope_viewer::breakdown::BreakdownWindow::is_computing)
-    } {
-        h.run_steps(1);
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
+    let key = cluster_breakdown_computed(&mut h, Class::Cluster(1));
     let panel = &mut h.state_mut().loaded_mut().unwrap().scopes;
     let w = panel.breakdowns_mut().get_mut(key).unwrap();
     w.set_tab(Tab::Scopes);

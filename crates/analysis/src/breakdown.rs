@@ -34,38 +34,25 @@ impl Breakdown {
     /// The breakdown of `key` in `a`; `None` when the analysis has no such scope.
     pub fn of(a: &ScopeAnalysis, key: ScopeKey) -> Option<Self> {
         let scope = a.find(key)?;
-        let mut per_thread: Vec<BTreeMap<Category, u64>> = vec![BTreeMap::new(); a.threads];
-        let mut per_category: BTreeMap<Category, u64> = BTreeMap::new();
-        let mut total = 0;
         // Which blocks hold the scope, once each.
         let holds: Vec<bool> = a.blocks.iter().map(|b| b.path.contains(&scope)).collect();
-        for c in &a.cells {
-            if !holds.get(c.block).copied().unwrap_or(false) || c.ticks == 0 {
-                continue;
-            }
-            if let Some(t) = per_thread.get_mut(c.thread as usize) {
-                *t.entry(c.category).or_insert(0) += c.ticks;
-            }
-            *per_category.entry(c.category).or_insert(0) += c.ticks;
-            total += c.ticks;
-        }
-        Some(Breakdown {
-            key,
-            t0: a.t0,
-            t1: a.t1,
-            per_thread,
-            per_category,
-            total,
-        })
+        Some(Self::of_blocks(a, key, |block| {
+            holds.get(block).copied().unwrap_or(false)
+        }))
     }
 
     /// The breakdown of all the time `a` counts, in scopes and outside them (the time of an
     /// analysis restricted to intervals, as a cluster's bursts), called `key`.
     pub fn all(a: &ScopeAnalysis, key: ScopeKey) -> Self {
+        Self::of_blocks(a, key, |_| true)
+    }
+
+    /// The time of the cells of `a` whose block `counts`, called `key`.
+    fn of_blocks(a: &ScopeAnalysis, key: ScopeKey, counts: impl Fn(usize) -> bool) -> Self {
         let mut per_thread: Vec<BTreeMap<Category, u64>> = vec![BTreeMap::new(); a.threads];
         let mut per_category: BTreeMap<Category, u64> = BTreeMap::new();
         let mut total = 0;
-        for c in a.cells.iter().filter(|c| c.ticks > 0) {
+        for c in a.cells.iter().filter(|c| c.ticks > 0 && counts(c.block)) {
             if let Some(t) = per_thread.get_mut(c.thread as usize) {
                 *t.entry(c.category).or_insert(0) += c.ticks;
             }
