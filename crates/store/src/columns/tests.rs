@@ -149,8 +149,8 @@ fn joined_columns_move_long_pieces_and_copy_short_ones() {
     let v = ValueColumn::join(vp, s);
     assert_eq!(
         t.segment_count(),
-        3,
-        "the two short pieces join the first segment"
+        4,
+        "the long pieces moved, the two short ones copied into one segment between them"
     );
     assert_eq!(t.iter().collect::<Vec<_>>(), times);
     assert_eq!(v.iter().collect::<Vec<_>>(), values);
