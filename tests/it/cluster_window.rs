@@ -14,6 +14,18 @@ use prvscope_viewer::loader::LoadSource;
 use crate::common::shared_traces;
 use crate::viewer::harness_with;
 
+/// Waits until the cluster window has computed what it computes (bursts, clustering), then
+/// draws a few frames.
+fn clustering_done(h: &mut Harness<'static, App>) {
+    let ctx = h.ctx.clone();
+    let w = h.state_mut().cluster_window().expect("the window opened");
+    while w.is_computing() {
+        w.poll(&ctx);
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    h.run_steps(3);
+}
+
 /// Waits until the breakdown window of `class` is open and computed; its key.
 fn cluster_breakdown_computed(h: &mut Harness<'static, App>, class: Class) -> ScopeKey {
     let key = ScopeKey {
@@ -174,6 +186,18 @@ fn clustered_bursts_are_outlined_on_the_timeline() {
     let w = h.state().loaded().unwrap().timeline.window();
     assert_eq!(w.start, b.begin - b.duration());
     assert_eq!(w.span, 3 * b.duration());
+    // Clustered again (another epsilon): cluster 1's breakdown window, which showed the
+    // old clustering's cluster 1, is closed.
+    assert!(panel_has(&h, key));
+    h.state_mut().cluster_window().unwrap().options.eps = 0.05;
+    h.run_steps(1);
+    clustering_done(&mut h);
+    assert!(!panel_has(&h, key));
+}
+
+fn panel_has(h: &Harness<'static, App>, key: ScopeKey) -> bool {
+    let panel = &h.state().loaded().unwrap().scopes;
+    panel.breakdowns().get(key).is_some()
 }
 
 /// A trace with nothing to cluster (ovni's CPU view: no thread states) says why in the window.
@@ -187,14 +211,7 @@ fn nothing_to_cluster_is_said_in_the_window() {
     let mut h = harness_with(LoadSource::File(path), None, (1200.0, 800.0), false);
     let ctx = h.ctx.clone();
     h.state_mut().open_cluster(&ctx);
-    {
-        let w = h.state_mut().cluster_window().expect("the window opened");
-        while w.is_computing() {
-            w.poll(&ctx);
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
-    }
-    h.run_steps(3);
+    clustering_done(&mut h);
     assert!(
         h.query_all_by_label_contains("neither state records nor ovni's thread state events")
             .next()
@@ -214,14 +231,7 @@ fn a_clusters_breakdown_lists_the_scopes_its_bursts_span() {
     let mut h = harness_with(LoadSource::File(path), None, (1400.0, 900.0), false);
     let ctx = h.ctx.clone();
     h.state_mut().open_cluster(&ctx);
-    {
-        let w = h.state_mut().cluster_window().expect("the window opened");
-        while w.is_computing() || w.clustering().is_none() {
-            w.poll(&ctx);
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
-    }
-    h.run_steps(3);
+    clustering_done(&mut h);
     h.get_by_label("Cluster 1").click();
     let key = cluster_breakdown_computed(&mut h, Class::Cluster(1));
     let panel = &mut h.state_mut().loaded_mut().unwrap().scopes;

@@ -143,6 +143,9 @@ pub struct ClusterWindow {
     /// A cluster whose breakdown window to open, with its bursts per thread, for the app to
     /// take.
     pub breakdown: Option<(Class, crate::scope_panel::Intervals)>,
+    /// A new clustering replaced the one shown: its clusters' breakdown windows, which
+    /// showed the old one's, are to be closed (for the app to take).
+    pub reclustered: bool,
     /// Thread names, by row.
     threads: Vec<String>,
     ns_per_tick: f64,
@@ -205,6 +208,7 @@ impl ClusterWindow {
             visible: (0, u64::MAX),
             goto: None,
             breakdown: None,
+            reclustered: false,
             threads,
             ns_per_tick: trace.header.time_unit.ns_per_tick() as f64,
             colour_timeline: true,
@@ -267,6 +271,7 @@ impl ClusterWindow {
         {
             self.job = None;
             self.selection = None;
+            self.reclustered = true;
             self.fill = Some(Arc::new(self.build_fill(&c)));
             self.drawn = Some(Arc::new(drawn_points(&c)));
             self.clustering = Some(Arc::new(c));

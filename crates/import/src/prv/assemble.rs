@@ -170,6 +170,11 @@ fn join_comms(mut pieces: Vec<Vec<Comm>>) -> Vec<Comm> {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, p)| {
+                    // Most chunks lie wholly before or after the range: no search.
+                    let (first, last) = (p.first()?.lsend, p.last()?.lsend);
+                    if last < lo || hi.is_some_and(|h| first >= h) {
+                        return None;
+                    }
                     let a = p.partition_point(|c| c.lsend < lo);
                     let b = hi.map_or(p.len(), |h| p.partition_point(|c| c.lsend < h));
                     (a < b).then_some((i, a..b))

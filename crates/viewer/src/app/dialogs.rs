@@ -209,6 +209,12 @@ impl App {
                     span: 3 * d,
                 });
             }
+            // Its clusters' breakdown windows go with the clustering they showed.
+            if std::mem::take(&mut c.reclustered) || !c.open {
+                l.scopes
+                    .breakdowns_mut()
+                    .close_type(prvscope_paraver::cluster::CLUSTER_EVENT);
+            }
             // A cluster clicked in the table: its breakdown window.
             if let Some((class, within)) = c.breakdown.take() {
                 let key = prvscope_analysis::scopes::ScopeKey {

@@ -16,6 +16,7 @@
 
 mod chart;
 mod export;
+mod spans;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -241,10 +242,14 @@ pub enum Tab {
 pub struct Fixed {
     /// What the intervals are ("the bursts of Cluster 1").
     what: String,
-    /// The analysis restricted to them, while it is computed.
-    job: Option<Job<Result<ScopeAnalysis, Cancelled>>>,
+    /// The analysis restricted to them and how many of them lie on the threads it counts,
+    /// while it is computed.
+    job: Option<Job<Result<(ScopeAnalysis, usize), Cancelled>>>,
     /// The scope types' labels.
     type_labels: BTreeMap<u32, String>,
+    /// What the Scopes tab lists, once the analysis is in.
+    spans: Option<spans::Spans>,
+    intervals: usize,
 }
 
 impl Fixed {
@@ -252,13 +257,15 @@ impl Fixed {
     /// types.
     pub fn new(
         what: String,
-        job: Job<Result<ScopeAnalysis, Cancelled>>,
+        job: Job<Result<(ScopeAnalysis, usize), Cancelled>>,
         type_labels: BTreeMap<u32, String>,
     ) -> Self {
         Fixed {
             what,
             job: Some(job),
             type_labels,
+            spans: None,
+            intervals: 0,
         }
     }
 }
@@ -370,7 +377,9 @@ impl BreakdownWindow {
         let Some(f) = &mut self.fixed else { return };
         let Some(job) = &mut f.job else { return };
         match job.poll() {
-            Some(Ok(a)) => {
+            Some(Ok((a, intervals))) => {
+                f.spans = Some(spans::Spans::of(&a, &f.type_labels));
+                f.intervals = intervals;
                 let a = Arc::new(a);
                 let b = Breakdown::all(&a, self.key);
                 self.data = Some((a, Some(b)));
@@ -558,8 +567,10 @@ impl BreakdownWindow {
             }
             Tab::States => chart::states(ui, (self.id, subject), &b, facts, self.percent),
             Tab::Scopes => {
-                if let (Some(f), Some(a)) = (&self.fixed, self.analysis()) {
-                    chart::scopes(ui, a, &b, facts, &f.type_labels);
+                if let (Some(f), Some(a)) = (&self.fixed, self.analysis())
+                    && let Some(s) = &f.spans
+                {
+                    spans::ui(ui, (a, s), &b, facts, (&f.type_labels, f.intervals));
                 }
             }
         }
@@ -644,6 +655,11 @@ impl Breakdowns {
     /// Closes the window of `key`.
     pub fn close(&mut self, key: ScopeKey) {
         self.windows.retain(|w| w.key != key);
+    }
+
+    /// Closes the windows of the scopes (or interval sets) of event type `ty`.
+    pub fn close_type(&mut self, ty: u32) {
+        self.windows.retain(|w| w.key.ty != ty);
     }
 
     /// Closes every window.

@@ -319,7 +319,14 @@ impl ScopePanel {
             t1: self.end_time,
         };
         let job = Job::spawn(ctx, "intervals-breakdown", move |cancel| {
-            scopes::analyze_within(&store, &scope_ctx, &query, &within, Some(cancel))
+            let a = scopes::analyze_within(&store, &scope_ctx, &query, &within, Some(cancel))?;
+            let counted = within
+                .iter()
+                .enumerate()
+                .filter(|(row, _)| a.counted.get(*row).copied().unwrap_or(false))
+                .map(|(_, w)| w.len())
+                .sum();
+            Ok((a, counted))
         });
         let what = format!("the bursts of {name}");
         self.breakdowns.open_fixed(
