@@ -265,6 +265,61 @@ fn shuffled_lines_give_the_same_store_as_sorted_ones() {
     assert!(b.report.is_empty(), "{:?}", b.report.warnings());
 }
 
+/// Consecutive lines of one thread share `:cpu:appl:task:thread:`, and often the time,
+/// whatever their kind (a state and the events at its begin): the fast path then reuses the
+/// previous line's fields. States after events and events after states, at the same time,
+/// at a time written with more digits or fewer, on another CPU or thread, give the store
+/// the line-by-line parser builds.
+#[test]
+fn lines_of_another_kind_at_the_same_thread_and_time_parse_as_the_naive_parser() {
+    let _shared = crate::common::shared();
+    let mut lines = Vec::new();
+    for i in 0..400u64 {
+        let th = (i % 3) as u32 + 1;
+        let t = 10 * (i / 6) + 4;
+        let cpu = 1 + (i / 7) % 2;
+        let event = |time, v| Line::Event {
+            cpu,
+            th,
+            time,
+            pairs: vec![(1 + (i % 5) as u32, Val::Num(v)), (2, Val::Null)],
+        };
+        let state = |cpu, begin, value| Line::State {
+            cpu,
+            th,
+            begin,
+            dur: 3,
+            value,
+        };
+        match i % 4 {
+            0 => lines.extend([event(t, i), state(cpu, t, i % 7), event(t + 1, i)]),
+            1 => lines.extend([state(cpu, t, i % 5), event(t, i), event(t * 10, i)]),
+            2 => lines.extend([event(t * 10, i), state(cpu, t, 1), state(3 - cpu, t, 2)]),
+            _ => lines.extend([state(cpu, t, 3), event(t, i), state(cpu, t / 10, 4)]),
+        }
+        // The same thread and CPU at a time of as many digits.
+        if i % 3 == 0 {
+            lines.extend([state(cpu, t + 2, 5), state(cpu, t + 3, 6)]);
+        }
+    }
+    let text = trace_text(3, &lines, false, true);
+    let reference = naive::parse(&text, NullPolicy::default()).unwrap();
+    assert_eq!(reference.store.counts().states, 868);
+    for chunk in [64, 1000, 1 << 20] {
+        for scan in ScanBackend::available() {
+            let opts = LoadOptions {
+                chunk_bytes: chunk,
+                null: NullOverride::Zero,
+                scan,
+                ..LoadOptions::default()
+            };
+            let fast = trace::load_bytes(Path::new("k.prv"), text.as_bytes(), None, &opts).unwrap();
+            assert_eq!(&*fast.store, &reference.store, "chunk {chunk}, {scan:?}");
+            assert!(fast.report.is_empty(), "{:?}", fast.report.warnings());
+        }
+    }
+}
+
 /// Found by fuzzing: the fast parser reported a line both malformed and naming a missing
 /// thread as out of range (a communication line as both), the naive one as malformed, and the
 /// naive one did not count well-formed lines of missing threads at all. Each skipped line now

@@ -252,11 +252,12 @@ pub(super) fn fast_line(
         return None;
     }
     // Consecutive lines usually come from the same thread (ovni: 99.99%), often at the same
-    // time: when the bytes of `kind:cpu:appl:task:thread:` (and `time:`) equal the previous
-    // line's, its row (and time) are reused without parsing the numbers again.
+    // time (a state and the events at its begin): when the bytes of `:cpu:appl:task:thread:`
+    // (and `time:`) equal the previous line's, whatever its kind, its row (and time) are
+    // reused without parsing the numbers again.
     let last = out.last_line;
     let (row, cpu, time, mut q, object_len) =
-        if last.object_len > 0 && same_at(b, p, last.start, last.object_len) {
+        if last.object_len > 0 && same_at(b, p + 1, last.start + 1, last.object_len - 1) {
             let at = p + last.object_len;
             if same_at(b, at, last.start + last.object_len, last.time_len) {
                 let q = at + last.time_len;
