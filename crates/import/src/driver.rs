@@ -240,13 +240,15 @@ impl Parse<'_> {
         let groups: Vec<_> = ranges.chunks(per_group).collect();
         let last = groups.len().saturating_sub(1);
         for (k, ranges) in groups.into_iter().enumerate() {
+            let unclaimed = prv::Unclaimed::new(ranges.len());
             let mut chunks: Vec<prv::ChunkOut> = ranges
                 .par_iter()
                 .map(|r| {
                     if self.progress.is_cancelled() {
                         return prv::ChunkOut::default();
                     }
-                    let out = prv::parse_chunk(&ctx, body.get(r.clone()).unwrap_or(&[]));
+                    let out =
+                        prv::parse_chunk(&ctx, body.get(r.clone()).unwrap_or(&[]), &unclaimed);
                     self.progress
                         .bytes_done
                         .fetch_add(r.len() as u64, Ordering::Relaxed);
@@ -286,7 +288,8 @@ impl Parse<'_> {
         let rows = self.begin(&header, sink)?;
         let ctx = self.context(&rows)?;
         let group = self.grouping.bytes(rows.rows());
-        let mut pending = vec![prv::parse_chunk(&ctx, first_body)];
+        let unclaimed = prv::Unclaimed::unknown();
+        let mut pending = vec![prv::parse_chunk(&ctx, first_body, &unclaimed)];
         let mut blocks = Blocks {
             rx,
             size: first.len() as u64,
@@ -301,7 +304,7 @@ impl Parse<'_> {
                 std::iter::from_fn(|| blocks.next_of(group))
                     .par_bridge()
                     .map(|b| {
-                        let out = prv::parse_chunk(&ctx, b.text());
+                        let out = prv::parse_chunk(&ctx, b.text(), &unclaimed);
                         let _ = recycle.send(b.bytes);
                         (b.seq, out)
                     })

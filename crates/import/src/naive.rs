@@ -175,7 +175,7 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
     }
     chunk.comms = comms;
     let assembled = prv::assemble(
-        vec![chunk.take_output(policy.sentinel)],
+        vec![chunk.take_output(policy.sentinel, false)],
         n,
         policy.sentinel,
         2,

@@ -61,6 +61,7 @@ pub(crate) fn parse_chunks(
         rayon::current_num_threads(),
     );
     let encode = usize::try_from(encode).unwrap_or(usize::MAX);
+    let unclaimed = prv::Unclaimed::new(starts.len());
     let chunks: Vec<prv::ChunkOut> = starts
         .par_iter()
         .map(|&start| {
@@ -74,7 +75,7 @@ pub(crate) fn parse_chunks(
                 let piece = borrowed.as_deref_mut().unwrap_or(&mut own);
                 // The chunk is read and parsed a window at a time (see
                 // `LoadOptions::read_window_bytes`).
-                let parsed = prv::parse_chunk_windows(ctx, encode, |parse| {
+                let parsed = prv::parse_chunk_windows(ctx, encode, &unclaimed, |parse| {
                     let mut from = start;
                     while from < end && !progress.is_cancelled() {
                         let to = from.saturating_add(window).min(end);

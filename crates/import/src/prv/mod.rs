@@ -65,6 +65,39 @@ impl<'a> ParseContext<'a> {
     }
 }
 
+/// The chunks of a parse not yet started. A worker that finishes a chunk while some remain
+/// keeps its buffers' room for the next one ([`ChunkOut`]'s `take_output`); the last
+/// chunks give theirs up, so that nothing is kept once the parse ends.
+#[derive(Debug)]
+pub struct Unclaimed(std::sync::atomic::AtomicUsize);
+
+impl Unclaimed {
+    /// `chunks` chunks to parse.
+    pub fn new(chunks: usize) -> Self {
+        Unclaimed(std::sync::atomic::AtomicUsize::new(chunks))
+    }
+
+    /// Chunks of a stream, whose number is not known: room is kept after every chunk (the
+    /// workers' scratch is released when the load ends).
+    pub fn unknown() -> Self {
+        Self::new(usize::MAX)
+    }
+
+    /// A chunk starts.
+    fn claim(&self) {
+        let _ = self.0.fetch_update(
+            std::sync::atomic::Ordering::Relaxed,
+            std::sync::atomic::Ordering::Relaxed,
+            |n| n.checked_sub(1),
+        );
+    }
+
+    /// Do chunks remain that no worker started?
+    fn any(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed) > 0
+    }
+}
+
 thread_local! {
     /// Per worker thread: the id of the context its scratch belongs to, and the scratch.
     static SCRATCH: std::cell::RefCell<(u64, ChunkOut)> = std::cell::RefCell::new((0, ChunkOut::default()));
@@ -116,15 +149,20 @@ pub fn encode_window(rows: usize) -> usize {
     }
 }
 
-/// Parses one chunk of body lines.
-pub fn parse_chunk(ctx: &ParseContext<'_>, bytes: &[u8]) -> ChunkOut {
+/// Parses one chunk of body lines, one of the chunks `unclaimed` counts.
+pub fn parse_chunk(ctx: &ParseContext<'_>, bytes: &[u8], unclaimed: &Unclaimed) -> ChunkOut {
     let window = encode_window(ctx.rows.rows());
-    parse_chunk_windows(ctx, 0, |parse| -> Result<(), std::convert::Infallible> {
-        for window in split_chunks(bytes, window) {
-            parse(bytes.get(window).unwrap_or_default());
-        }
-        Ok(())
-    })
+    parse_chunk_windows(
+        ctx,
+        0,
+        unclaimed,
+        |parse| -> Result<(), std::convert::Infallible> {
+            for window in split_chunks(bytes, window) {
+                parse(bytes.get(window).unwrap_or_default());
+            }
+            Ok(())
+        },
+    )
     .unwrap_or_else(|e| match e {})
 }
 
@@ -132,11 +170,12 @@ pub fn parse_chunk(ctx: &ParseContext<'_>, bytes: &[u8]) -> ChunkOut {
 /// each window in order (so that a chunk need not be held in memory at once: it is read a
 /// window at a time into a buffer that stays in cache). Line numbers go on from window to
 /// window. The records parsed are encoded once `encode_every` bytes of text or more have
-/// been parsed since the last time (0: after every window), and at the end. An error of
-/// `windows` is passed on.
+/// been parsed since the last time (0: after every window), and at the end. The chunk is
+/// one of those `unclaimed` counts. An error of `windows` is passed on.
 pub fn parse_chunk_windows<E>(
     ctx: &ParseContext<'_>,
     encode_every: usize,
+    unclaimed: &Unclaimed,
     windows: impl FnOnce(&mut dyn FnMut(&[u8])) -> Result<(), E>,
 ) -> Result<ChunkOut, E> {
     SCRATCH.with(|scratch| {
@@ -152,6 +191,7 @@ pub fn parse_chunk_windows<E>(
             // Re-entered on this thread (a nested rayon job): parse without the scratch.
             Err(_) => own.insert(ChunkOut::new(ctx.rows.rows())),
         };
+        unclaimed.claim();
         let mut pending = 0usize;
         let result = windows(&mut |bytes| {
             parse_into(ctx, bytes, out);
@@ -162,7 +202,7 @@ pub fn parse_chunk_windows<E>(
             }
         });
         // Taken even after an error, so that the scratch is left empty for the next chunk.
-        let taken = out.take_output(ctx.sentinel);
+        let taken = out.take_output(ctx.sentinel, unclaimed.any());
         result.map(|()| taken)
     })
 }

@@ -82,6 +82,11 @@ impl<T: Pod> Buf<T> {
         self.to_mut().reserve(additional);
     }
 
+    /// Empties the array, keeping an owned array's room.
+    pub fn clear(&mut self) {
+        self.to_mut().clear();
+    }
+
     pub fn shrink_to_fit(&mut self) {
         if let Buf::Owned(v) = self {
             v.shrink_to_fit();

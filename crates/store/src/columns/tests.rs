@@ -233,3 +233,36 @@ fn segments_extended_run_by_run_equal_segments_built_at_once() {
     prefix.extend_by(&all[..350], |p| p.0);
     assert_eq!(prefix, sorted);
 }
+
+#[test]
+fn segments_taken_keeping_room_are_exact_copies_and_the_room_is_reused() {
+    let s = u64::MAX;
+    // A first chunk of wide values and escaped times, then a second of narrow values
+    // encoded into the same (wide) arrays.
+    let mut times = TimeSeg::default();
+    let mut values = ValueSeg::default();
+    let first: Vec<(u64, u64)> = (0..700u64)
+        .map(|i| (i * 7 + if i > 600 { 1 << 40 } else { 0 }, i * 100_000))
+        .collect();
+    times.extend_by(&first, |p| p.0);
+    let max = first.iter().map(|p| p.1).max().unwrap_or(0);
+    values.extend_with_max(&first, s, max, |p| p.1);
+    assert_eq!(values.width(), 4);
+    let (t1, v1) = (times.take_keeping_room(), values.take_keeping_room(max, s));
+    assert_eq!(t1, TimeSeg::from_slice_by(&first, |p| p.0));
+    assert_eq!(v1, ValueSeg::from_slice_by(&first, s, |p| p.1));
+    assert!(times.is_empty() && values.is_empty());
+    assert!(times.spare_for_tests() >= 700, "room kept");
+    let second: Vec<(u64, u64)> = (0..300u64)
+        .map(|i| (i, if i % 5 == 0 { s } else { i % 200 }))
+        .collect();
+    times.extend_by(&second, |p| p.0);
+    values.extend_with_max(&second, s, 199, |p| p.1);
+    assert_eq!(values.width(), 4, "the arrays keep their width");
+    let (t2, v2) = (times.take_keeping_room(), values.take_keeping_room(199, s));
+    // The piece is narrowed to the width its own values need, nulls kept.
+    assert_eq!(v2.width(), 1);
+    assert_eq!(v2, ValueSeg::from_slice_by(&second, s, |p| p.1));
+    assert_eq!(t2, TimeSeg::from_slice_by(&second, |p| p.0));
+    assert_eq!(v2.get(0, s), s);
+}

@@ -130,6 +130,26 @@ impl TimeSeg {
         self.bases.reserve(additional.div_ceil(BLOCK) + 1);
     }
 
+    /// The segment in arrays of its exact size, leaving `self` empty with its room kept (a
+    /// parse encodes its next chunk into the same, already touched, memory).
+    #[must_use]
+    pub fn take_keeping_room(&mut self) -> Self {
+        let out = self.clone();
+        self.bases.clear();
+        self.deltas.clear();
+        self.escapes.clear();
+        out
+    }
+
+    /// Times that fit before the segment must grow.
+    #[cfg(test)]
+    pub(crate) fn spare_for_tests(&self) -> usize {
+        match &self.deltas {
+            super::Buf::Owned(v) => v.capacity() - v.len(),
+            super::Buf::Mapped { .. } => 0,
+        }
+    }
+
     /// Gives back the room not used.
     pub fn shrink_to_fit(&mut self) {
         self.deltas.shrink_to_fit();

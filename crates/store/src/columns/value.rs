@@ -20,6 +20,20 @@ impl Default for ValueSeg {
     }
 }
 
+/// The width in bytes of the narrowest segment for values up to `max` (the null sentinel
+/// apart).
+fn width_for(max: u64) -> usize {
+    if max < u64::from(u8::MAX) {
+        1
+    } else if max < u64::from(u16::MAX) {
+        2
+    } else if max < u64::from(u32::MAX) {
+        4
+    } else {
+        8
+    }
+}
+
 impl ValueSeg {
     /// Builds a column; `sentinel` (the null value) is stored as the narrow width's maximum.
     pub fn from_values(values: &[u64], sentinel: u64) -> Self {
@@ -113,15 +127,7 @@ impl ValueSeg {
         max: u64,
         value: impl Fn(&T) -> u64,
     ) {
-        let need = if max < u64::from(u8::MAX) {
-            1
-        } else if max < u64::from(u16::MAX) {
-            2
-        } else if max < u64::from(u32::MAX) {
-            4
-        } else {
-            8
-        };
+        let need = width_for(max);
         if need > self.width() {
             let old = std::mem::take(self);
             let values = (0..old.len()).map(|i| old.get(i, sentinel));
@@ -149,6 +155,27 @@ impl ValueSeg {
             Self::U32(v) => v.reserve(additional),
             Self::U64(v) => v.reserve(additional),
         }
+    }
+
+    /// The segment in the narrowest width for `max`, its largest value that is not
+    /// `sentinel`, in an array of its exact size, leaving `self` empty with its room and
+    /// width kept (a parse encodes its next chunk into the same, already touched, memory).
+    #[must_use]
+    pub fn take_keeping_room(&mut self, max: u64, sentinel: u64) -> Self {
+        let out = if width_for(max) == self.width() {
+            self.clone()
+        } else {
+            let mut values = vec![0; self.len()];
+            self.read(0, &mut values, sentinel);
+            Self::from_slice_with_max(&values, sentinel, max, |&v| v)
+        };
+        match self {
+            Self::U8(v) => v.clear(),
+            Self::U16(v) => v.clear(),
+            Self::U32(v) => v.clear(),
+            Self::U64(v) => v.clear(),
+        }
+        out
     }
 
     /// Gives back the room not used.
