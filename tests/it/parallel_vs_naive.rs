@@ -320,6 +320,60 @@ fn lines_of_another_kind_at_the_same_thread_and_time_parse_as_the_naive_parser()
     }
 }
 
+/// Traces of many threads are grouped per (thread, type) at the end of each window, a
+/// block of records at a time: a thread and type with thousands of records in one window
+/// (sorted, out of order, with nulls and values of every width) give the store the
+/// line-by-line parser builds.
+#[test]
+fn many_records_of_one_thread_in_a_window_of_a_many_thread_trace_parse_as_the_naive_one() {
+    let _shared = crate::common::shared();
+    let mut lines = Vec::new();
+    for i in 0..3000u64 {
+        let th = if i % 10 == 0 { (i % 5) as u32 + 2 } else { 1 };
+        // Mostly increasing times, every 7th going back.
+        let time = if i % 7 == 0 {
+            i * 10 - i % 3 * 25
+        } else {
+            i * 10
+        };
+        let value = match i % 11 {
+            0 => Val::Null,
+            1 => Val::Num(u64::from(u32::MAX) + i),
+            2 => Val::Num(70_000 + i),
+            _ => Val::Num(i % 250),
+        };
+        lines.push(Line::Event {
+            cpu: 1,
+            th,
+            time,
+            pairs: vec![(1, value), (2 + (i % 2) as u32, Val::Num(i))],
+        });
+        if i % 3 == 0 {
+            lines.push(Line::State {
+                cpu: 2,
+                th,
+                begin: time,
+                dur: 5,
+                value: i % 300,
+            });
+        }
+    }
+    // 400 threads declared: parsed in line order.
+    let text = trace_text(400, &lines, false, true);
+    let reference = naive::parse(&text, NullPolicy::sentinel(u64::MAX)).unwrap();
+    assert_eq!(reference.store.counts().events, 6000);
+    for chunk in [1 << 12, 1 << 20] {
+        let opts = LoadOptions {
+            chunk_bytes: chunk,
+            null: NullOverride::Sentinel(u64::MAX),
+            ..LoadOptions::default()
+        };
+        let fast = trace::load_bytes(Path::new("m.prv"), text.as_bytes(), None, &opts).unwrap();
+        assert_eq!(&*fast.store, &reference.store, "chunk {chunk}");
+        assert!(fast.report.is_empty(), "{:?}", fast.report.warnings());
+    }
+}
+
 /// Found by fuzzing: the fast parser reported a line both malformed and naming a missing
 /// thread as out of range (a communication line as both), the naive one as malformed, and the
 /// naive one did not count well-formed lines of missing threads at all. Each skipped line now

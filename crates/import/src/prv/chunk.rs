@@ -417,8 +417,10 @@ impl Run<(u64, u64)> for EventRun {
 struct LineOrder<T> {
     keys: Vec<u32>,
     items: Vec<T>,
-    /// Grouping scratch: the records grouped by key.
-    grouped: Vec<T>,
+    /// Grouping scratch: the records' indexes grouped by key (4 bytes a record where the
+    /// records themselves took 16 or 24: with 4096 threads, 32 MB less at the end of a parse
+    /// on 2 workers, where its memory peaks).
+    order: Vec<u32>,
 }
 
 impl<T> Default for LineOrder<T> {
@@ -426,7 +428,7 @@ impl<T> Default for LineOrder<T> {
         LineOrder {
             keys: Vec::new(),
             items: Vec::new(),
-            grouped: Vec::new(),
+            order: Vec::new(),
         }
     }
 }
@@ -447,9 +449,18 @@ impl<T: Copy + Default> LineOrder<T> {
         cursors: &mut Vec<u32>,
         sentinel: u64,
     ) {
-        for (key, range) in group_by_key(&self.keys, &self.items, n, cursors, &mut self.grouped) {
-            if let (Some(run), Some(v)) = (runs.get_mut(key as usize), self.grouped.get(range)) {
-                run.extend(v, sentinel);
+        // Each group's records are gathered a block at a time into a buffer that stays in L1.
+        let mut block = [T::default(); GATHER];
+        for (key, range) in group_by_key(&self.keys, n, cursors, &mut self.order) {
+            let (Some(run), Some(order)) = (runs.get_mut(key as usize), self.order.get(range))
+            else {
+                continue;
+            };
+            for part in order.chunks(GATHER) {
+                for (slot, &i) in block.iter_mut().zip(part) {
+                    *slot = self.items.get(i as usize).copied().unwrap_or_default();
+                }
+                run.extend(block.get(..part.len()).unwrap_or_default(), sentinel);
             }
         }
         self.keys.clear();
@@ -457,14 +468,17 @@ impl<T: Copy + Default> LineOrder<T> {
     }
 }
 
-/// Groups `items` (tagged with `keys` below `n`) by key, keeping their order within a key,
-/// into `out`; returns each non-empty key with its range in `out`. `cursors` is scratch.
-fn group_by_key<T: Copy + Default>(
+/// Records gathered at a time from a window's line order into their group.
+const GATHER: usize = 256;
+
+/// Groups the indexes of records tagged with `keys` (below `n`) by key, keeping their order
+/// within a key, into `out`; returns each non-empty key with its range in `out`. `cursors`
+/// is scratch.
+fn group_by_key(
     keys: &[u32],
-    items: &[T],
     n: usize,
     cursors: &mut Vec<u32>,
-    out: &mut Vec<T>,
+    out: &mut Vec<u32>,
 ) -> Vec<(u32, std::ops::Range<usize>)> {
     cursors.clear();
     cursors.resize(n, 0);
@@ -483,15 +497,15 @@ fn group_by_key<T: Copy + Default>(
         *c = at;
         at += count;
     }
-    // Every slot below `items.len()` is written before it is read: stale values from the
+    // Every slot below `keys.len()` is written before it is read: stale values from the
     // previous chunk never show, so the buffer is only grown, not cleared.
-    if out.len() < items.len() {
-        out.resize(items.len(), T::default());
+    if out.len() < keys.len() {
+        out.resize(keys.len(), 0);
     }
-    for (&k, &item) in keys.iter().zip(items) {
+    for (i, &k) in keys.iter().enumerate() {
         if let Some(c) = cursors.get_mut(k as usize) {
             if let Some(slot) = out.get_mut(*c as usize) {
-                *slot = item;
+                *slot = i as u32;
             }
             *c += 1;
         }
