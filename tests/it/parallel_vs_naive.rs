@@ -358,10 +358,18 @@ fn many_records_of_one_thread_in_a_window_of_a_many_thread_trace_parse_as_the_na
             });
         }
     }
-    // 400 threads declared: parsed in line order.
+    // 400 threads declared: parsed in line order (the naive parser too: it shares the
+    // grouping). The reference declares the 6 threads used: its records go straight to
+    // their thread's buffers, without grouping.
     let text = trace_text(400, &lines, false, true);
-    let reference = naive::parse(&text, NullPolicy::sentinel(u64::MAX)).unwrap();
+    let few = trace_text(6, &lines, false, true);
+    let reference = naive::parse(&few, NullPolicy::sentinel(u64::MAX)).unwrap();
     assert_eq!(reference.store.counts().events, 6000);
+    let naive_many = naive::parse(&text, NullPolicy::sentinel(u64::MAX)).unwrap();
+    assert_eq!(
+        naive_many.store.threads().get(..6),
+        reference.store.threads().get(..6)
+    );
     for chunk in [1 << 12, 1 << 20] {
         let opts = LoadOptions {
             chunk_bytes: chunk,
@@ -369,7 +377,13 @@ fn many_records_of_one_thread_in_a_window_of_a_many_thread_trace_parse_as_the_na
             ..LoadOptions::default()
         };
         let fast = trace::load_bytes(Path::new("m.prv"), text.as_bytes(), None, &opts).unwrap();
-        assert_eq!(&*fast.store, &reference.store, "chunk {chunk}");
+        assert_eq!(fast.store.threads().len(), 400);
+        assert_eq!(
+            fast.store.threads().get(..6),
+            reference.store.threads().get(..6),
+            "chunk {chunk}"
+        );
+        assert_eq!(&*fast.store, &naive_many.store, "chunk {chunk}");
         assert!(fast.report.is_empty(), "{:?}", fast.report.warnings());
     }
 }
