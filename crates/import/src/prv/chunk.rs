@@ -655,6 +655,13 @@ impl ChunkOut {
             .flush(&mut self.event_runs, keys, &mut self.cursors, sentinel);
     }
 
+    /// Was `cpu` the CPU of `row`'s last state or event record in the chunk (a record kept,
+    /// so a CPU that fits the thread's task)?
+    #[inline(always)]
+    pub(crate) fn was_last_cpu(&self, row: u32, cpu: u64) -> bool {
+        self.last_cpu.get(row as usize) == Some(&cpu)
+    }
+
     /// Notes the CPU of a state or event record of `row` at `time` (kept when it changes).
     #[inline(always)]
     pub(crate) fn note_cpu(&mut self, row: u32, time: u64, cpu: u64) {

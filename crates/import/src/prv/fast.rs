@@ -282,8 +282,10 @@ pub(super) fn fast_line(
             let thread = digits(b, task_end + 1, thread_end)?;
             let row = ctx.rows.row(appl, task, thread)?;
             // A CPU Paraver refuses for this task goes to the careful parser, which
-            // reports it.
-            ctx.rows.cpu_fits(cpu, appl, task).ok()?;
+            // reports it. The CPU of the thread's last record in the chunk fitted.
+            if !out.was_last_cpu(row, cpu) {
+                ctx.rows.cpu_fits(cpu, appl, task).ok()?;
+            }
             let (time, q) = c.field(sc, q)?;
             (row, cpu, time, q, object_len)
         };
