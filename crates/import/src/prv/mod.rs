@@ -18,6 +18,7 @@ mod careful;
 mod chunk;
 mod fast;
 mod index;
+mod line_order;
 mod order;
 pub mod scan;
 
