@@ -49,7 +49,9 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
     let header = Header::parse(lines.next()?.as_bytes()).ok()?;
     let rows = RowMap::new(&header);
     let n = rows.rows();
-    let mut chunk = prv::ChunkOut::new(n);
+    // Records go straight to their buffers whatever the number of threads: the fast
+    // parser's grouping of many threads' records is checked, not shared.
+    let mut chunk = prv::ChunkOut::new_direct(n);
     let mut comms = Vec::new();
     let mut bad_lines = 0;
     let mut out_of_range = 0;

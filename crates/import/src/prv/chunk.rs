@@ -428,6 +428,16 @@ impl ChunkOut {
         }
     }
 
+    /// A chunk output with room for `rows` rows whose records go straight to their
+    /// per-row and per-(row, type) buffers however many rows there are: the naive parser's,
+    /// so that it never shares the line-order grouping it checks.
+    pub fn new_direct(rows: usize) -> Self {
+        ChunkOut {
+            direct: true,
+            ..ChunkOut::new(rows)
+        }
+    }
+
     /// Moves what was parsed into an output of exactly the needed size, and empties `self`
     /// for the next chunk while keeping its buffers' capacity and its (row, type) index.
     /// Parsing into warm, reused buffers and copying out once avoids the reallocations and
