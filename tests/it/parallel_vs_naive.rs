@@ -358,9 +358,9 @@ fn many_records_of_one_thread_in_a_window_of_a_many_thread_trace_parse_as_the_na
             });
         }
     }
-    // 400 threads declared: parsed in line order (the naive parser too: it shares the
-    // grouping). The reference declares the 6 threads used: its records go straight to
-    // their thread's buffers, without grouping.
+    // 400 threads declared: the fast parser groups them in line order; the naive one keeps
+    // each thread's records in its own buffers, as it does under a header of the 6 threads
+    // used (both references are checked).
     let text = trace_text(400, &lines, false, true);
     let few = trace_text(6, &lines, false, true);
     let reference = naive::parse(&few, NullPolicy::sentinel(u64::MAX)).unwrap();
