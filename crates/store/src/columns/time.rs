@@ -141,15 +141,6 @@ impl TimeSeg {
         out
     }
 
-    /// Times that fit before the segment must grow.
-    #[cfg(test)]
-    pub(crate) fn spare_for_tests(&self) -> usize {
-        match &self.deltas {
-            super::Buf::Owned(v) => v.capacity() - v.len(),
-            super::Buf::Mapped { .. } => 0,
-        }
-    }
-
     /// Gives back the room not used.
     pub fn shrink_to_fit(&mut self) {
         self.deltas.shrink_to_fit();
