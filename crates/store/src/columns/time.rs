@@ -113,14 +113,41 @@ impl TimeSeg {
     /// Appends the times `time` gives for `items`. Times that keep the segment sorted are
     /// stored compactly; any others are kept exactly too (as escapes), so a segment built
     /// from unsorted runs decodes to its times in the order given.
-    pub fn extend_by<T>(&mut self, items: &[T], time: impl Fn(&T) -> u64) {
-        let mut buf = [0u64; BLOCK];
-        for part in items.chunks(BLOCK) {
-            let out = buf.get_mut(..part.len()).unwrap_or(&mut []);
-            for (o, item) in out.iter_mut().zip(part) {
-                *o = time(item);
+    ///
+    /// One pass per block: the deltas are written as they are computed, and only a block
+    /// part with a time that does not fit (before its block's base, or too far after it) is
+    /// written again, time by time.
+    pub fn extend_by<T>(&mut self, mut items: &[T], time: impl Fn(&T) -> u64) {
+        while let Some(first) = items.first() {
+            let i = self.deltas.len();
+            let room = BLOCK - i % BLOCK;
+            let (now, rest) = items.split_at(room.min(items.len()));
+            items = rest;
+            if i.is_multiple_of(BLOCK) {
+                self.bases.push(time(first));
             }
-            self.extend_sorted(out);
+            let base = self.bases.last().copied().unwrap_or(0);
+            let deltas = self.deltas.to_mut();
+            // A time before the base wraps to a delta of 2^32 or more: escaped as well.
+            let mut far = false;
+            deltas.extend(now.iter().map(|item| {
+                let delta = time(item).wrapping_sub(base);
+                far |= delta >= u64::from(ESCAPE);
+                delta as u32
+            }));
+            if far {
+                deltas.truncate(i);
+                for (j, item) in now.iter().enumerate() {
+                    let t = time(item);
+                    let delta = t.wrapping_sub(base);
+                    if delta < u64::from(ESCAPE) {
+                        deltas.push(delta as u32);
+                    } else {
+                        deltas.push(ESCAPE);
+                        self.escapes.push(((i + j) as u32, t));
+                    }
+                }
+            }
         }
     }
 
