@@ -75,17 +75,18 @@ pub(crate) fn parse_chunks(
                 let piece = borrowed.as_deref_mut().unwrap_or(&mut own);
                 // The chunk is read and parsed a window at a time (see
                 // `LoadOptions::read_window_bytes`).
-                let parsed = prv::parse_chunk_windows(ctx, encode, &unclaimed, |parse| {
-                    let mut from = start;
-                    while from < end && !progress.is_cancelled() {
-                        let to = from.saturating_add(window).min(end);
-                        file.read_lines(body_start, from, to, piece)?;
-                        parse(piece.text());
-                        progress.bytes_done.fetch_add(to - from, Ordering::Relaxed);
-                        from = to;
-                    }
-                    Ok::<(), std::io::Error>(())
-                });
+                let parsed =
+                    prv::parse_chunk_windows(ctx, end - start, encode, &unclaimed, |parse| {
+                        let mut from = start;
+                        while from < end && !progress.is_cancelled() {
+                            let to = from.saturating_add(window).min(end);
+                            file.read_lines(body_start, from, to, piece)?;
+                            parse(piece.text());
+                            progress.bytes_done.fetch_add(to - from, Ordering::Relaxed);
+                            from = to;
+                        }
+                        Ok::<(), std::io::Error>(())
+                    });
                 parsed.unwrap_or_else(|e| {
                     if let Ok(mut slot) = read_error.lock() {
                         slot.get_or_insert(e);

@@ -234,6 +234,10 @@ pub struct ChunkOut {
     pub(super) last_object: (u64, u64, u64, u32),
     pub(super) last_line: LastLine,
     pub comms: Vec<Comm>,
+    /// While parsing, line order: the chunk's text in bytes (0: not known), and the text
+    /// parsed so far, from which each run's size at the chunk's end is forecast.
+    pub(super) chunk_text: u64,
+    pub(super) parsed_text: u64,
     /// Lines in the chunk (newlines, plus one for a last line without newline).
     pub lines: u64,
     /// `c:`/`i:` communicator lines seen.
@@ -399,17 +403,50 @@ impl EventRun {
 /// A run that records of type `T` are encoded onto.
 pub(super) trait Run<T> {
     fn extend(&mut self, items: &[T], sentinel: u64);
+    /// Makes room for `more` records; when the run must grow, it grows to `more` and what it
+    /// holds times `scale` (the chunk's text over the text parsed so far), with a margin.
+    fn make_room(&mut self, more: usize, scale: f64);
+}
+
+/// The records a run of `need` records after a share `1 / scale` of its chunk will hold
+/// at the chunk's end, with a margin of 1/16 (at least `need`).
+fn forecast(need: usize, scale: f64) -> usize {
+    let total = need as f64 * scale * (17.0 / 16.0);
+    if total.is_finite() && total < 1e15 {
+        (total as usize).max(need)
+    } else {
+        need
+    }
 }
 
 impl Run<RawState> for StateRun {
     fn extend(&mut self, items: &[RawState], sentinel: u64) {
         StateRun::extend(self, items, sentinel);
     }
+
+    fn make_room(&mut self, more: usize, scale: f64) {
+        let need = self.begin.len() + more;
+        if need > self.begin.capacity() {
+            let total = forecast(need, scale);
+            self.begin.reserve_total(total);
+            self.end.reserve_total(total);
+            self.value.reserve_total(total);
+        }
+    }
 }
 
 impl Run<(u64, u64)> for EventRun {
     fn extend(&mut self, items: &[(u64, u64)], sentinel: u64) {
         EventRun::extend(self, items, sentinel);
+    }
+
+    fn make_room(&mut self, more: usize, scale: f64) {
+        let need = self.time.len() + more;
+        if need > self.time.capacity() {
+            let total = forecast(need, scale);
+            self.time.reserve_total(total);
+            self.value.reserve_total(total);
+        }
     }
 }
 
@@ -531,6 +568,7 @@ impl ChunkOut {
             ..ChunkOut::default()
         };
         self.lines = 0;
+        (self.chunk_text, self.parsed_text) = (0, 0);
         self.communicator_lines = 0;
         self.null_values = 0;
         self.last_line = LastLine::default();
@@ -557,12 +595,28 @@ impl ChunkOut {
             }
             return;
         }
+        // The share of the chunk parsed so far, when its size is known.
+        let scale = if self.parsed_text > 0 && self.chunk_text > self.parsed_text {
+            self.chunk_text as f64 / self.parsed_text as f64
+        } else {
+            1.0
+        };
         let rows = self.states.len();
-        self.state_window
-            .flush(&mut self.state_runs, rows, &mut self.cursors, sentinel);
+        self.state_window.flush(
+            &mut self.state_runs,
+            rows,
+            &mut self.cursors,
+            sentinel,
+            scale,
+        );
         let keys = self.events.len();
-        self.event_window
-            .flush(&mut self.event_runs, keys, &mut self.cursors, sentinel);
+        self.event_window.flush(
+            &mut self.event_runs,
+            keys,
+            &mut self.cursors,
+            sentinel,
+            scale,
+        );
     }
 
     /// Was `cpu` the CPU of `row`'s last state or event record in the chunk (a record kept,
@@ -715,3 +769,7 @@ impl ChunkOut {
         i
     }
 }
+
+#[cfg(test)]
+#[path = "chunk_tests.rs"]
+mod tests;

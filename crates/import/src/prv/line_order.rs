@@ -37,13 +37,16 @@ impl<T: Copy + Default> LineOrder<T> {
     }
 
     /// Groups the records by key (below `n`), encodes each group onto its run and empties
-    /// the window.
+    /// the window. A run that must grow is grown to its size forecast for the chunk's end
+    /// (`scale`: the chunk's text over the text parsed so far) instead of doubled: fewer
+    /// reallocations, and less room left unused when the chunk ends.
     pub(super) fn flush<R: Run<T>>(
         &mut self,
         runs: &mut [R],
         n: usize,
         cursors: &mut Vec<u32>,
         sentinel: u64,
+        scale: f64,
     ) {
         // Each group's records are gathered a block at a time into a buffer that stays in L1.
         let mut block = [T::default(); GATHER];
@@ -52,6 +55,7 @@ impl<T: Copy + Default> LineOrder<T> {
             else {
                 continue;
             };
+            run.make_room(order.len(), scale);
             for part in order.chunks(GATHER) {
                 for (slot, &i) in block.iter_mut().zip(part) {
                     *slot = self.items.get(i as usize).copied().unwrap_or_default();

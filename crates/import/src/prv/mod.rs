@@ -155,6 +155,7 @@ pub fn parse_chunk(ctx: &ParseContext<'_>, bytes: &[u8], unclaimed: &Unclaimed) 
     let window = encode_window(ctx.rows.rows());
     parse_chunk_windows(
         ctx,
+        bytes.len() as u64,
         0,
         unclaimed,
         |parse| -> Result<(), std::convert::Infallible> {
@@ -172,9 +173,11 @@ pub fn parse_chunk(ctx: &ParseContext<'_>, bytes: &[u8], unclaimed: &Unclaimed) 
 /// window at a time into a buffer that stays in cache). Line numbers go on from window to
 /// window. The records parsed are encoded once `encode_every` bytes of text or more have
 /// been parsed since the last time (0: after every window), and at the end. The chunk is
-/// one of those `unclaimed` counts. An error of `windows` is passed on.
+/// one of those `unclaimed` counts, of `chunk_len` bytes of text (0: not known). An error
+/// of `windows` is passed on.
 pub fn parse_chunk_windows<E>(
     ctx: &ParseContext<'_>,
+    chunk_len: u64,
     encode_every: usize,
     unclaimed: &Unclaimed,
     windows: impl FnOnce(&mut dyn FnMut(&[u8])) -> Result<(), E>,
@@ -193,9 +196,11 @@ pub fn parse_chunk_windows<E>(
             Err(_) => own.insert(ChunkOut::new(ctx.rows.rows())),
         };
         unclaimed.claim();
+        (out.chunk_text, out.parsed_text) = (chunk_len, 0);
         let mut pending = 0usize;
         let result = windows(&mut |bytes| {
             parse_into(ctx, bytes, out);
+            out.parsed_text += bytes.len() as u64;
             pending += bytes.len();
             if pending >= encode_every {
                 out.end_window(ctx.sentinel);

@@ -82,6 +82,22 @@ impl<T: Pod> Buf<T> {
         self.to_mut().reserve(additional);
     }
 
+    /// Makes room for exactly `total` elements in all (nothing when there is room).
+    pub fn reserve_total(&mut self, total: usize) {
+        let v = self.to_mut();
+        if total > v.capacity() {
+            v.reserve_exact(total - v.len());
+        }
+    }
+
+    /// Elements the array holds room for (its length when mapped).
+    pub fn capacity(&self) -> usize {
+        match self {
+            Buf::Owned(v) => v.capacity(),
+            Buf::Mapped { len, .. } => *len,
+        }
+    }
+
     /// Empties the array, keeping an owned array's room.
     pub fn clear(&mut self) {
         self.to_mut().clear();

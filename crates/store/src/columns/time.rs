@@ -151,6 +151,17 @@ impl TimeSeg {
         }
     }
 
+    /// Times the segment holds room for.
+    pub fn capacity(&self) -> usize {
+        self.deltas.capacity()
+    }
+
+    /// Makes room for exactly `total` times in all (nothing when there is room).
+    pub fn reserve_total(&mut self, total: usize) {
+        self.deltas.reserve_total(total);
+        self.bases.reserve_total(total.div_ceil(BLOCK) + 1);
+    }
+
     /// Makes room for `additional` more times.
     pub fn reserve(&mut self, additional: usize) {
         self.deltas.reserve(additional);

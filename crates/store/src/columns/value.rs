@@ -147,6 +147,17 @@ impl ValueSeg {
         }
     }
 
+    /// Makes room for exactly `total` values in all at the present width (nothing when
+    /// there is room).
+    pub fn reserve_total(&mut self, total: usize) {
+        match self {
+            Self::U8(v) => v.reserve_total(total),
+            Self::U16(v) => v.reserve_total(total),
+            Self::U32(v) => v.reserve_total(total),
+            Self::U64(v) => v.reserve_total(total),
+        }
+    }
+
     /// Makes room for `additional` more values.
     pub fn reserve(&mut self, additional: usize) {
         match self {

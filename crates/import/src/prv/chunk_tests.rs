@@ -1,0 +1,68 @@
+use super::*;
+
+/// A chunk of many threads (line order) whose size is known, parsed in 11 windows of 100
+/// states and 100 pairs per thread: each run grows to the size forecast for the chunk's end
+/// (1100 records and a margin) instead of doubling (to 1600), and holds the records in order.
+#[test]
+fn line_order_runs_grow_to_their_forecast_size() {
+    let rows = DIRECT_MAX_ROWS + 44;
+    let mut out = ChunkOut::new(rows);
+    assert!(!out.direct, "more threads than the direct mode's");
+    let (windows, per_window) = (11u64, 100u64);
+    out.chunk_text = windows * 1000;
+    for w in 0..windows {
+        for i in 0..per_window {
+            let time = w * 1000 + i;
+            for row in 0..rows as u32 {
+                out.push_event(
+                    row,
+                    RawEvent {
+                        time,
+                        value: i,
+                        ty: 7,
+                    },
+                );
+                out.push_state(
+                    row,
+                    RawState {
+                        begin: time,
+                        end: time + 1,
+                        value: w,
+                    },
+                );
+            }
+        }
+        out.parsed_text += 1000;
+        out.end_window(u64::MAX);
+    }
+    let total = (windows * per_window) as usize;
+    let room = |len: usize, capacity: usize| {
+        assert_eq!(len, total);
+        assert!(
+            capacity <= total + total / 8,
+            "{capacity} for {len} records"
+        );
+    };
+    for run in &out.event_runs {
+        room(run.time.len(), run.time.capacity());
+    }
+    for run in &out.state_runs {
+        room(run.begin.len(), run.begin.capacity());
+        room(run.end.len(), run.end.capacity());
+    }
+    let taken = out.take_output(u64::MAX, false);
+    assert_eq!((taken.pieces.len(), taken.state_pieces.len()), (rows, rows));
+    let times: Vec<u64> = (0..windows)
+        .flat_map(|w| (0..per_window).map(move |i| w * 1000 + i))
+        .collect();
+    for p in &taken.pieces {
+        assert_eq!(p.time.iter().collect::<Vec<_>>(), times);
+        assert!(p.sorted);
+    }
+    for p in &taken.state_pieces {
+        assert_eq!(p.begin.iter().collect::<Vec<_>>(), times);
+        let values: Vec<u64> = p.value.iter().collect();
+        assert_eq!(values.len(), total);
+        assert_eq!(values.last(), Some(&(windows - 1)));
+    }
+}
