@@ -409,14 +409,12 @@ pub(super) trait Run<T> {
 }
 
 /// The records a run of `need` records after a share `1 / scale` of its chunk will hold
-/// at the chunk's end, with a margin of 1/16 (at least `need`).
+/// at the chunk's end, with a margin of 1/16, at least `need` and at most four times it (a
+/// thread busier at the start of its chunk than later is not given room for the whole
+/// chunk at that rate: its run grows again when needed, to a forecast from more of it).
 fn forecast(need: usize, scale: f64) -> usize {
-    let total = need as f64 * scale * (17.0 / 16.0);
-    if total.is_finite() && total < 1e15 {
-        (total as usize).max(need)
-    } else {
-        need
-    }
+    // The cast saturates (NaN gives 0).
+    ((need as f64 * scale * (17.0 / 16.0)) as usize).clamp(need, need.saturating_mul(4))
 }
 
 impl Run<RawState> for StateRun {

@@ -66,3 +66,15 @@ fn line_order_runs_grow_to_their_forecast_size() {
         assert_eq!(values.last(), Some(&(windows - 1)));
     }
 }
+
+#[test]
+fn forecasts_keep_a_margin_and_at_most_four_times_the_records() {
+    // Half the chunk parsed: twice the records, and 1/16.
+    assert_eq!(forecast(1600, 2.0), 3400);
+    // A run early in its chunk (1/16 parsed) is given four times its records, not sixteen.
+    assert_eq!(forecast(100, 16.0), 400);
+    // The chunk's end, or its size not known: what is needed.
+    assert_eq!(forecast(10, 1.0), 10);
+    assert_eq!(forecast(7, f64::NAN), 7);
+    assert_eq!(forecast(7, f64::INFINITY), 28);
+}
