@@ -417,15 +417,19 @@ fn forecast(need: usize, scale: f64) -> usize {
     ((need as f64 * scale * (17.0 / 16.0)) as usize).clamp(need, need.saturating_mul(4))
 }
 
+/// The size a run that needs room for `need` records and has room for `capacity` grows to:
+/// none when it has room.
+fn grown(need: usize, capacity: usize, scale: f64) -> Option<usize> {
+    (need > capacity).then(|| forecast(need, scale))
+}
+
 impl Run<RawState> for StateRun {
     fn extend(&mut self, items: &[RawState], sentinel: u64) {
         StateRun::extend(self, items, sentinel);
     }
 
     fn make_room(&mut self, more: usize, scale: f64) {
-        let need = self.begin.len() + more;
-        if need > self.begin.capacity() {
-            let total = forecast(need, scale);
+        if let Some(total) = grown(self.begin.len() + more, self.begin.capacity(), scale) {
             self.begin.reserve_total(total);
             self.end.reserve_total(total);
             self.value.reserve_total(total);
@@ -439,9 +443,7 @@ impl Run<(u64, u64)> for EventRun {
     }
 
     fn make_room(&mut self, more: usize, scale: f64) {
-        let need = self.time.len() + more;
-        if need > self.time.capacity() {
-            let total = forecast(need, scale);
+        if let Some(total) = grown(self.time.len() + more, self.time.capacity(), scale) {
             self.time.reserve_total(total);
             self.value.reserve_total(total);
         }
