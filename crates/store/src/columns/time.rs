@@ -106,7 +106,7 @@ impl TimeSeg {
                     }
                 }
             }
-            self.extend_sorted(out);
+            self.extend_by(out, |&t| t);
         }
     }
 
@@ -184,35 +184,6 @@ impl TimeSeg {
         self.deltas.shrink_to_fit();
         self.bases.shrink_to_fit();
         self.escapes.shrink_to_fit();
-    }
-
-    /// Appends times that keep the column sorted.
-    pub fn extend_sorted(&mut self, mut times: &[u64]) {
-        while !times.is_empty() {
-            let i = self.deltas.len();
-            let room = BLOCK - i % BLOCK;
-            let (now, rest) = times.split_at(room.min(times.len()));
-            times = rest;
-            if i.is_multiple_of(BLOCK) {
-                self.bases.push(now.first().copied().unwrap_or(0));
-            }
-            let base = self.bases.last().copied().unwrap_or(0);
-            let fits = now
-                .iter()
-                .all(|&t| t >= base && t - base < u64::from(ESCAPE));
-            if fits {
-                self.deltas.extend(now.iter().map(|&t| (t - base) as u32));
-            } else {
-                for (j, &t) in now.iter().enumerate() {
-                    if t >= base && t - base < u64::from(ESCAPE) {
-                        self.deltas.push((t - base) as u32);
-                    } else {
-                        self.deltas.push(ESCAPE);
-                        self.escapes.push(((i + j) as u32, t));
-                    }
-                }
-            }
-        }
     }
 
     /// The first time (for sorted columns, the smallest).

@@ -60,14 +60,11 @@ impl ValueSeg {
     ) -> Self {
         let n = items.len();
         let all = items.iter().map(&value);
-        if max < u64::from(u8::MAX) {
-            ValueSeg::U8(narrow_iter(all, n, sentinel, u8::MAX, |v| v as u8))
-        } else if max < u64::from(u16::MAX) {
-            ValueSeg::U16(narrow_iter(all, n, sentinel, u16::MAX, |v| v as u16))
-        } else if max < u64::from(u32::MAX) {
-            ValueSeg::U32(narrow_iter(all, n, sentinel, u32::MAX, |v| v as u32))
-        } else {
-            ValueSeg::U64(all.collect())
+        match width_for(max) {
+            1 => ValueSeg::U8(narrow_iter(all, n, sentinel, u8::MAX, |v| v as u8)),
+            2 => ValueSeg::U16(narrow_iter(all, n, sentinel, u16::MAX, |v| v as u16)),
+            4 => ValueSeg::U32(narrow_iter(all, n, sentinel, u32::MAX, |v| v as u32)),
+            _ => ValueSeg::U64(all.collect()),
         }
     }
 
@@ -95,14 +92,11 @@ impl ValueSeg {
             .filter(|&v| v != sentinel)
             .max()
             .unwrap_or(0);
-        if max < u64::from(u8::MAX) {
-            ValueSeg::U8(narrow(pieces, sentinel, u8::MAX, |v| v as u8).into())
-        } else if max < u64::from(u16::MAX) {
-            ValueSeg::U16(narrow(pieces, sentinel, u16::MAX, |v| v as u16).into())
-        } else if max < u64::from(u32::MAX) {
-            ValueSeg::U32(narrow(pieces, sentinel, u32::MAX, |v| v as u32).into())
-        } else {
-            ValueSeg::U64(pieces.concat().into())
+        match width_for(max) {
+            1 => ValueSeg::U8(narrow(pieces, sentinel, u8::MAX, |v| v as u8).into()),
+            2 => ValueSeg::U16(narrow(pieces, sentinel, u16::MAX, |v| v as u16).into()),
+            4 => ValueSeg::U32(narrow(pieces, sentinel, u32::MAX, |v| v as u32).into()),
+            _ => ValueSeg::U64(pieces.concat().into()),
         }
     }
 
