@@ -476,3 +476,37 @@ fn every_scanner_backend_parses_the_shared_traces_like_the_naive_parser() {
     }
     assert!(seen >= 13, "only {seen} traces");
 }
+
+/// A timestamp whose first line holds its types in order and whose next line (other
+/// threads' lines between) brings a smaller type: each such timestamp gives its own
+/// inversions, as the line-by-line parser finds them, whatever the chunks (the same pattern
+/// of a later type after an ordered line at another timestamp does not stand for it).
+#[test]
+fn ordered_lines_continued_by_a_smaller_type_give_each_timestamp_its_inversions() {
+    let text = trace_text(2, &[], false, true)
+        + "2:1:1:1:1:10:1:0:5:0\n\
+         2:1:1:1:2:10:4:0:2:0\n\
+         2:1:1:1:1:10:3:0\n\
+         2:1:1:1:1:20:1:0:7:0\n\
+         2:1:1:1:1:20:3:0\n\
+         2:1:1:1:2:30:2:0:9:0\n\
+         2:1:1:1:2:30:3:0:8:0\n";
+    let reference = naive::parse(&text, NullPolicy::default()).unwrap();
+    assert_eq!(
+        reference.store.inversions(),
+        [(4, 2), (5, 3), (7, 3), (9, 3), (9, 8)]
+    );
+    for chunk in [16, 40, 1 << 20] {
+        for scan in ScanBackend::available() {
+            let opts = LoadOptions {
+                chunk_bytes: chunk,
+                null: NullOverride::Zero,
+                scan,
+                ..LoadOptions::default()
+            };
+            let fast = trace::load_bytes(Path::new("o.prv"), text.as_bytes(), None, &opts).unwrap();
+            assert_eq!(&*fast.store, &reference.store, "chunk {chunk}, {scan:?}");
+            assert!(fast.report.is_empty(), "{:?}", fast.report.warnings());
+        }
+    }
+}

@@ -141,34 +141,35 @@ impl OrderTracker {
     #[inline(never)]
     pub fn note_line(&mut self, row: u32, time: u64, pairs: &[(u32, u64)]) {
         let r = row as usize;
-        let (Some(h), Some(&(first, _))) = (self.hot.get(r), pairs.first()) else {
+        let (Some(&before), Some((&(first, _), rest))) = (self.hot.get(r), pairs.split_first())
+        else {
             return;
         };
-        if h.len > 0 && h.time == time {
+        if before.len > 0 && before.time == time {
             // The timestamp goes on from an earlier line: pair by pair.
             for &(ty, _) in pairs {
                 self.note(row, time, ty);
             }
             return;
         }
-        self.note(row, time, first);
-        let rest = pairs.get(1..).unwrap_or_default();
-        if rest.is_empty() {
-            return;
+        // The line begins a timestamp of the row (as `note` begins one): the row's first
+        // timestamp in the chunk is an edge.
+        if before.len > 0 && !before.closed {
+            self.close(r, before);
         }
-        let (mut max, mut ordered) = (first, true);
+        // The hash of the types is kept whether or not they are in order: a later line at
+        // this timestamp looks its pattern up by it (a hash that only told "in order" made
+        // the inversions of one such timestamp stand for every other's).
+        let (mut max, mut ordered, mut hash) = (first, true, mix(0, first));
         if let Some(v) = self.rest.get_mut(r) {
+            v.clear();
             for &(ty, _) in rest {
                 ordered &= ty >= max;
                 max = max.max(ty);
+                hash = mix(hash, ty);
                 v.push(ty);
             }
         }
-        let hash = if ordered {
-            0
-        } else {
-            rest.iter().fold(mix(0, first), |h, p| mix(h, p.0))
-        };
         if !ordered {
             // A line of types out of order: its pairs, unless its pattern was seen.
             let slot = (hash ^ 0xA5A5) as usize % SEEN_SLOTS;
@@ -186,9 +187,14 @@ impl OrderTracker {
             }
         }
         if let Some(h) = self.hot.get_mut(r) {
-            h.len = pairs.len() as u32;
-            h.hash = hash;
-            h.max = max;
+            *h = Hot {
+                time,
+                hash,
+                len: pairs.len() as u32,
+                max,
+                first,
+                closed: before.closed || before.len > 0,
+            };
         }
     }
 
@@ -451,6 +457,59 @@ mod tests {
             vec![8],
         ] {
             assert_eq!(tracked(&events, &cuts, 2), want, "{cuts:?}");
+        }
+    }
+
+    /// Lines of (row, time, types) noted as a parse notes them (a line of several pairs at
+    /// once, a line of one pair by itself), cut into chunks at `cuts` (in lines).
+    fn tracked_lines(lines: &[(u32, u64, &[u32])], cuts: &[usize], rows: usize) -> Vec<(u32, u32)> {
+        let mut join = OrderJoin::new(rows);
+        let mut t = OrderTracker::new(rows);
+        let mut from = 0;
+        for &to in cuts.iter().chain(std::iter::once(&lines.len())) {
+            for &(r, time, types) in &lines[from..to] {
+                if let [ty] = types {
+                    t.note(r, time, *ty);
+                } else {
+                    let pairs: Vec<(u32, u64)> = types.iter().map(|&ty| (ty, 0)).collect();
+                    t.note_line(r, time, &pairs);
+                }
+            }
+            let (edges, inv) = t.take();
+            join.add_inversions(inv);
+            join.push(edges);
+            from = to;
+        }
+        join.finish().1
+    }
+
+    #[test]
+    fn lines_of_several_pairs_give_the_inversions_of_their_pairs() {
+        // Ordered lines whose timestamp goes on in the next line with a smaller type: each
+        // timestamp's inversions are its own (an ordered line's types, not only its
+        // pattern, decide them), on one row and across rows; unordered lines too.
+        let lines: [(u32, u64, &[u32]); 12] = [
+            (0, 10, &[1, 5]),
+            (0, 10, &[3]),
+            (0, 20, &[1, 7]),
+            (0, 20, &[3]),
+            (1, 20, &[2, 9]),
+            (1, 20, &[3, 4]),
+            (0, 30, &[6, 2, 8]),
+            (1, 30, &[6, 2, 8]),
+            (0, 30, &[1]),
+            (1, 40, &[1, 2]),
+            (1, 40, &[2, 1]),
+            (0, 50, &[4, 5]),
+        ];
+        let events: Vec<(u32, u64, u32)> = lines
+            .iter()
+            .flat_map(|&(r, t, types)| types.iter().map(move |&ty| (r, t, ty)))
+            .collect();
+        let want = naive(&events);
+        assert!(want.contains(&(7, 3)) && want.contains(&(9, 3)), "{want:?}");
+        for cuts in [vec![], vec![1], vec![3], vec![2, 4, 6], vec![8], vec![10]] {
+            assert_eq!(tracked_lines(&lines, &cuts, 2), want, "{cuts:?}");
         }
     }
 
