@@ -514,6 +514,43 @@ mod tests {
     }
 
     #[test]
+    fn timestamps_of_many_types_give_every_inversion() {
+        // 20 and 40 types at one timestamp, in one line or one a line, then smaller types at
+        // the same time.
+        let up: Vec<u32> = (10..30).collect();
+        let down: Vec<u32> = (100..140).rev().collect();
+        let up2: Vec<u32> = (200..218).collect();
+        let lines: Vec<(u32, u64, &[u32])> = vec![
+            (0, 1, &up),
+            (0, 1, &[15]),
+            (0, 1, &[5, 2]),
+            (1, 1, &down),
+            (0, 2, &[1]),
+            (1, 2, &[99]),
+            // Many types again: nothing of the 40 is left.
+            (1, 3, &up2),
+            (1, 3, &[50]),
+        ];
+        let mut events: Vec<(u32, u64, u32)> = lines
+            .iter()
+            .flat_map(|&(r, t, types)| types.iter().map(move |&ty| (r, t, ty)))
+            .collect();
+        let want = naive(&events);
+        // Row 0: 14 types above 15, then 20 above 5, then 21 above 2; row 1: 40 * 39 / 2,
+        // then 18 above 50.
+        assert_eq!(want.len(), 14 + 20 + 21 + 780 + 18);
+        for cuts in [vec![], vec![1], vec![2], vec![4], vec![1, 2, 3], vec![6, 7]] {
+            assert_eq!(tracked_lines(&lines, &cuts, 2), want, "{cuts:?}");
+        }
+        // The same events one a line.
+        events.push((0, 3, 7));
+        let want = naive(&events);
+        for cuts in [vec![], vec![17], vec![25, 40], vec![66, 80]] {
+            assert_eq!(tracked(&events, &cuts, 2), want, "{cuts:?}");
+        }
+    }
+
+    #[test]
     fn a_timestamp_over_three_chunks_joins_every_side() {
         // Row 0 at time 1: types 5 | 6 | 2 over three chunks (the middle one holds only it).
         let events = [(0, 1, 5), (0, 1, 6), (0, 1, 2), (0, 2, 1)];
