@@ -21,7 +21,8 @@
 //! - `stages_1gb`: where one worker's time goes on the generated 1 GB trace, each stage on
 //!   one core over the text in memory: one `memcpy` of it, the structural scan alone, the
 //!   parse (scan, fields, records encoded per thread, no assembly), the whole load on a pool
-//!   of one thread.
+//!   of one thread; beside them the kernel's least part of a load: the file read 512 kB at
+//!   a time, and fresh memory of the store's size written once (its page faults).
 //!
 //! Run with `cargo bench --bench load`. The generated trace is written once to
 //! `target/bench-data/` and reused. Each benchmark checks what it loaded, so that it cannot
@@ -316,6 +317,7 @@ fn stages(c: &mut Criterion) {
     use prvscope_import::prv::{self, ParseContext};
     let path = generated_1gb();
     let text = std::fs::read(&path).expect("bench trace");
+    let bytes = text.len() as u64;
     let newline = text
         .iter()
         .position(|&b| b == b'\n')
@@ -369,13 +371,47 @@ fn stages(c: &mut Criterion) {
         .num_threads(1)
         .build()
         .expect("a rayon pool");
+    let mut store_bytes = 0;
     g.bench_function("load_one_worker", |b| {
         b.iter(|| {
             pool.install(|| {
                 let t = trace::load(&path, &LoadOptions::default(), None).expect("load");
                 assert!(t.store.counts().total() > 40_000_000);
+                store_bytes = t.store.heap_bytes();
                 t
             })
+        });
+    });
+    // What the kernel's part of a load costs at least, on one core: the file read 512 kB at
+    // a time into one buffer (as the plain reader reads it), and fresh memory of the store's
+    // size written once (a page fault a page: the store cannot be built in fewer pages).
+    g.bench_function("read_512k_windows", |b| {
+        let mut buf = vec![0u8; 512 << 10];
+        b.iter(|| {
+            use std::io::Read;
+            let mut f = std::fs::File::open(&path).expect("bench trace");
+            let mut total = 0;
+            loop {
+                let n = f.read(&mut buf).expect("read");
+                if n == 0 {
+                    break;
+                }
+                total += n;
+            }
+            assert_eq!(total as u64, bytes);
+            total
+        });
+    });
+    assert!(store_bytes > 100_000_000, "store of {store_bytes} bytes");
+    g.throughput(Throughput::Bytes(store_bytes as u64));
+    g.bench_function("first_touch_store", |b| {
+        b.iter(|| {
+            // Zeroed by the kernel on first touch (calloc maps fresh pages): one write a page.
+            let mut fresh = vec![0u8; store_bytes];
+            for i in (0..store_bytes).step_by(4096) {
+                fresh[i] = 1;
+            }
+            fresh[store_bytes / 2]
         });
     });
     g.finish();
