@@ -31,6 +31,14 @@ enum Line {
         send: u64,
         lat: u64,
     },
+    /// Event lines of one thread at one time, one after the other (a timestamp's events
+    /// over several lines, as Extrae writes a call and then its counters).
+    Burst {
+        cpu: u64,
+        th: u32,
+        time: u64,
+        lines: Vec<Vec<(u32, Val)>>,
+    },
     Comment,
     Communicator,
     Garbage(String),
@@ -76,6 +84,7 @@ fn line(threads: u32) -> impl Strategy<Value = Line> {
     prop_oneof![
         4 => (cpu(), th.clone(), time(), 0u64..5000, 0u64..20).prop_map(|(cpu, th, begin, dur, value)| Line::State { cpu, th, begin, dur, value }),
         6 => (cpu(), th.clone(), time(), prop::collection::vec((ty(), val()), 1..5)).prop_map(|(cpu, th, time, pairs)| Line::Event { cpu, th, time, pairs }),
+        2 => (cpu(), th.clone(), 0u64..4, prop::collection::vec(prop::collection::vec((ty(), val()), 1..4), 2..4)).prop_map(|(cpu, th, time, lines)| Line::Burst { cpu, th, time, lines }),
         1 => (cpu(), th.clone(), th, 0u64..1_000_000, 0u64..5000).prop_map(|(cpu, from, to, send, lat)| Line::Comm { cpu, from, to, send, lat }),
         1 => Just(Line::Comment),
         1 => Just(Line::Communicator),
@@ -121,6 +130,23 @@ fn render(l: &Line) -> String {
                 send + lat
             )
         }
+        Line::Burst {
+            cpu,
+            th,
+            time,
+            lines,
+        } => lines
+            .iter()
+            .map(|pairs| {
+                render(&Line::Event {
+                    cpu: *cpu,
+                    th: *th,
+                    time: *time,
+                    pairs: pairs.clone(),
+                })
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
         Line::Comment => "# a cutter comment".into(),
         Line::Communicator => "c:1:1:2:1:2".into(),
         Line::Garbage(g) => g.clone(),
@@ -133,7 +159,8 @@ fn trace_text(threads: u32, lines: &[Line], crlf: bool, final_newline: bool) -> 
     // Two nodes: CPUs 1 and 2 on node 1, where the task runs, CPU 3 on node 2.
     let mut s = format!("#Paraver (x):1000000_ns:2(2,1):1:1({threads}:1){nl}");
     for (i, l) in lines.iter().enumerate() {
-        s.push_str(&render(l));
+        // A burst's lines are rendered one a line.
+        s.push_str(&render(l).replace('\n', nl));
         if i + 1 < lines.len() || final_newline {
             s.push_str(nl);
         }

@@ -575,4 +575,37 @@ mod tests {
         }
         assert_eq!(top.finish().1, [(5, 2), (6, 2)]);
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, ..Default::default() })]
+
+        /// Random event lines of two rows over few types, each row's times going on or
+        /// repeating (timestamps over several lines, their types in order or not), noted as a
+        /// parse notes them and cut into chunks anywhere, give the naive inversions.
+        #[test]
+        fn random_lines_give_the_naive_inversions(
+            lines in proptest::collection::vec(
+                (0u32..2, 0u64..2, proptest::collection::vec(0u32..6, 1..5)),
+                0..24,
+            ),
+            cuts in proptest::collection::vec(0usize..24, 0..3),
+        ) {
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(lines.len())).collect();
+            cuts.sort_unstable();
+            // The second field is the step from the row's previous time.
+            let mut now = [0u64; 2];
+            let view: Vec<(u32, u64, &[u32])> = lines
+                .iter()
+                .map(|(r, step, types)| {
+                    now[*r as usize] += step;
+                    (*r, now[*r as usize], types.as_slice())
+                })
+                .collect();
+            let events: Vec<(u32, u64, u32)> = view
+                .iter()
+                .flat_map(|&(r, t, types)| types.iter().map(move |&ty| (r, t, ty)))
+                .collect();
+            proptest::prop_assert_eq!(tracked_lines(&view, &cuts, 2), naive(&events));
+        }
+    }
 }
