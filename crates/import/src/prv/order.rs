@@ -413,21 +413,13 @@ mod tests {
         out.into_iter().collect()
     }
 
-    /// The stream cut into chunks at `cuts`, tracked and joined.
+    /// The stream cut into chunks at `cuts`, tracked and joined (one event a line).
     fn tracked(events: &[(u32, u64, u32)], cuts: &[usize], rows: usize) -> Vec<(u32, u32)> {
-        let mut join = OrderJoin::new(rows);
-        let mut t = OrderTracker::new(rows);
-        let mut from = 0;
-        for &to in cuts.iter().chain(std::iter::once(&events.len())) {
-            for &(r, time, ty) in &events[from..to] {
-                t.note(r, time, ty);
-            }
-            let (edges, inv) = t.take();
-            join.add_inversions(inv);
-            join.push(edges);
-            from = to;
-        }
-        join.finish().1
+        let lines: Vec<(u32, u64, &[u32])> = events
+            .iter()
+            .map(|(r, t, ty)| (*r, *t, std::slice::from_ref(ty)))
+            .collect();
+        tracked_lines(&lines, cuts, rows)
     }
 
     #[test]
