@@ -92,6 +92,15 @@ fn records_out_of_order_across_batches_are_sorted_as_a_load_sorts_them() {
     std::fs::write(&path, &text).unwrap();
     let plain = common::load(&path);
     assert!(plain.report.skipped_lines() > 0);
+    // Thread 2 goes back in time: the order of its two event types at one timestamp is
+    // taken as unknown, in every batch cut alike.
+    assert_eq!(
+        plain.report.count(trace::IssueKind::EventsOutOfOrder),
+        1,
+        "{:?}",
+        plain.report.warnings()
+    );
+    assert_eq!(plain.store.inversions(), [(50_000_002, 50_000_001)]);
     for batch in [300u64, 4 << 10, 1 << 30] {
         let dir = common::temp_dir(&format!("convert-disorder-{batch}"));
         let converted = convert(&path, &options(&dir), batch);

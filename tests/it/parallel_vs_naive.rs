@@ -213,6 +213,7 @@ proptest! {
         let refused = fast.report.count(IssueKind::ThreadOutOfRange)
             + fast.report.count(IssueKind::CpuOutsideTaskNode);
         prop_assert_eq!(refused, reference.out_of_range);
+        prop_assert_eq!(fast.report.count(IssueKind::EventsOutOfOrder), reference.backward_rows);
     }
 }
 
@@ -287,9 +288,16 @@ fn shuffled_lines_give_the_same_store_as_sorted_ones() {
     };
     let a = trace::load_bytes(Path::new("a.prv"), sorted.as_bytes(), None, &opts).unwrap();
     let b = trace::load_bytes(Path::new("b.prv"), shuffled.as_bytes(), None, &opts).unwrap();
-    assert_eq!(*a.store, *b.store);
+    assert_eq!(a.store.threads(), b.store.threads());
+    assert_eq!(a.store.counts(), b.store.counts());
     assert_eq!(a.store.counts().events, 1000);
-    assert!(b.report.is_empty(), "{:?}", b.report.warnings());
+    assert!(a.report.is_empty(), "{:?}", a.report.warnings());
+    // The shuffled threads go back in time: said, and the order of their two types at one
+    // timestamp is taken as unknown (the sorted trace gives them in order).
+    assert_eq!(a.store.inversions(), []);
+    assert_eq!(b.store.inversions(), [(2, 1)]);
+    assert_eq!(b.report.count(IssueKind::EventsOutOfOrder), 3);
+    assert_eq!(b.report.skipped(), 0, "{:?}", b.report.warnings());
 }
 
 /// Consecutive lines of one thread share `:cpu:appl:task:thread:`, and often the time,
@@ -332,12 +340,15 @@ fn lines_of_another_kind_at_the_same_thread_and_time_parse_as_the_naive_parser()
     let text = trace_text(3, &lines, false, true);
     let reference = naive::parse(&text, NullPolicy::default()).unwrap();
     assert_eq!(reference.store.counts().states, 868);
-    assert_clean_parse_equals(&text, &reference.store, &[64, 1000, 1 << 20]);
+    // Events at `t * 10` come before others at `t`: each thread goes back in time.
+    assert_eq!(reference.backward_rows, 3);
+    assert_clean_parse_equals(&text, &reference, &[64, 1000, 1 << 20]);
 }
 
 /// `text`, a trace without bad lines, loaded in chunks of each of `chunks` bytes with every
-/// structural scanner backend this machine runs, gives `reference` and an empty report.
-fn assert_clean_parse_equals(text: &str, reference: &prvscope_store::TraceStore, chunks: &[usize]) {
+/// structural scanner backend this machine runs, gives the naive parser's store, and a report
+/// of nothing but the threads whose events go back in time, as many as the naive parser finds.
+fn assert_clean_parse_equals(text: &str, reference: &naive::NaiveParse, chunks: &[usize]) {
     for &chunk in chunks {
         for scan in ScanBackend::available() {
             let opts = LoadOptions {
@@ -347,8 +358,11 @@ fn assert_clean_parse_equals(text: &str, reference: &prvscope_store::TraceStore,
                 ..LoadOptions::default()
             };
             let fast = trace::load_bytes(Path::new("k.prv"), text.as_bytes(), None, &opts).unwrap();
-            assert_eq!(&*fast.store, reference, "chunk {chunk}, {scan:?}");
-            assert!(fast.report.is_empty(), "{:?}", fast.report.warnings());
+            assert_eq!(&*fast.store, &reference.store, "chunk {chunk}, {scan:?}");
+            let back = fast.report.count(IssueKind::EventsOutOfOrder);
+            assert_eq!(back, reference.backward_rows, "chunk {chunk}, {scan:?}");
+            let others: u64 = IssueKind::ALL.iter().map(|&k| fast.report.count(k)).sum();
+            assert_eq!(others, back, "{:?}", fast.report.warnings());
         }
     }
 }
@@ -417,7 +431,11 @@ fn many_records_of_one_thread_in_a_window_of_a_many_thread_trace_parse_as_the_na
             "chunk {chunk}"
         );
         assert_eq!(&*fast.store, &naive_many.store, "chunk {chunk}");
-        assert!(fast.report.is_empty(), "{:?}", fast.report.warnings());
+        // Every 7th line goes back in time: thread 1 does (thread 2's lines are 100 apart,
+        // never more than 50 back), and only it is reported.
+        assert_eq!(naive_many.backward_rows, 1);
+        assert_eq!(fast.report.count(IssueKind::EventsOutOfOrder), 1);
+        assert_eq!(fast.report.skipped(), 0, "{:?}", fast.report.warnings());
     }
 }
 
@@ -529,5 +547,45 @@ fn ordered_lines_continued_by_a_smaller_type_give_each_timestamp_its_inversions(
         reference.store.inversions(),
         [(4, 2), (5, 3), (7, 3), (9, 3), (9, 8)]
     );
-    assert_clean_parse_equals(&text, &reference.store, &[16, 40, 1 << 20]);
+    assert_clean_parse_equals(&text, &reference, &[16, 40, 1 << 20]);
+}
+
+/// A thread whose events go back in time (a trace not sorted by time) may give the events of
+/// one timestamp apart, others between: their order there is not followed, so every pair of
+/// the thread's event types counts as inverted, and the load names the thread and where it
+/// goes back, whatever the chunks; threads in time order keep their own inversions only.
+#[test]
+fn a_thread_going_back_in_time_counts_every_pair_of_its_types_and_is_reported() {
+    let text = trace_text(3, &[], false, true)
+        + "2:1:1:1:1:20:5:0\n\
+         2:1:1:1:2:10:4:0:2:0\n\
+         2:1:1:1:1:10:3:0\n\
+         2:1:1:1:3:10:9:0:8:0\n\
+         2:1:1:1:1:20:1:0\n\
+         2:1:1:1:2:30:6:0\n";
+    let reference = naive::parse(&text, NullPolicy::default()).unwrap();
+    // Thread 1: 5 and 1 at time 20, apart, and every other pair of {1, 3, 5}; thread 2 in
+    // order: (4, 2) of its line; thread 3 in order: (9, 8).
+    assert_eq!(
+        reference.store.inversions(),
+        [(3, 1), (4, 2), (5, 1), (5, 3), (9, 8)]
+    );
+    assert_eq!(reference.backward_rows, 1);
+    for chunk in [16, 40, 70, 1 << 20] {
+        for scan in ScanBackend::available() {
+            let opts = LoadOptions {
+                chunk_bytes: chunk,
+                scan,
+                ..LoadOptions::default()
+            };
+            let fast = trace::load_bytes(Path::new("b.prv"), text.as_bytes(), None, &opts).unwrap();
+            assert_eq!(&*fast.store, &reference.store, "chunk {chunk}, {scan:?}");
+            assert_eq!(fast.report.count(IssueKind::EventsOutOfOrder), 1);
+            let warnings = fast.report.warnings().join("\n");
+            assert!(
+                warnings.contains("thread 1.1.1: an event at time 10 comes after one at time 20"),
+                "{warnings}"
+            );
+        }
+    }
 }

@@ -70,11 +70,15 @@ pub enum IssueKind {
     SideFileMismatch,
     /// The trace file changed (shrank, grew or was rewritten) while it was read.
     FileChanged,
+    /// A thread whose events go back in time (Paraver's traces are sorted by time): its
+    /// records are read sorted, and the order of its events at one timestamp is taken as
+    /// unknown.
+    EventsOutOfOrder,
 }
 
 impl IssueKind {
     /// Every kind, in declaration order (a kind's index here names it in the store cache).
-    pub const ALL: [IssueKind; 14] = [
+    pub const ALL: [IssueKind; 15] = [
         Self::MalformedRecord,
         Self::UnknownRecordKind,
         Self::ThreadOutOfRange,
@@ -89,6 +93,7 @@ impl IssueKind {
         Self::MissingCommunicators,
         Self::SideFileMismatch,
         Self::FileChanged,
+        Self::EventsOutOfOrder,
     ];
 
     /// A short description, used in summaries.
@@ -110,6 +115,10 @@ impl IssueKind {
             Self::MissingCommunicators => "announced communicator lines missing",
             Self::SideFileMismatch => "side files that do not match the trace",
             Self::FileChanged => "trace files that changed while they were read",
+            Self::EventsOutOfOrder => {
+                "threads whose events go back in time (read sorted by time; the order of \
+                 their events at one timestamp is taken as unknown)"
+            }
         }
     }
 
@@ -117,7 +126,10 @@ impl IssueKind {
     pub fn loses_data(self) -> bool {
         !matches!(
             self,
-            Self::SentinelCollision | Self::MissingCommunicators | Self::SideFileMismatch
+            Self::SentinelCollision
+                | Self::MissingCommunicators
+                | Self::SideFileMismatch
+                | Self::EventsOutOfOrder
         )
     }
 }

@@ -83,6 +83,7 @@ pub(crate) fn parse_in_batches<S: BatchSink>(
         communicator_lines: 0,
         bytes: 0,
         event_types: BTreeSet::new(),
+        row_types: Vec::new(),
         order: prv::OrderJoin::new(0),
     };
     let grouping = driver::Grouping {
@@ -116,7 +117,17 @@ pub(crate) fn parse_in_batches<S: BatchSink>(
             ),
         ));
     }
-    let (_, inversions) = batches.order.finish();
+    let (_, mut inversions, backward) = batches.order.finish();
+    crate::note_backward(path, &header, &backward, &mut batches.report);
+    if !backward.is_empty() {
+        for b in &backward {
+            if let Some(types) = batches.row_types.get(b.row as usize) {
+                inversions.extend(prv::pairs_of(types.iter().copied()));
+            }
+        }
+        inversions.sort_unstable();
+        inversions.dedup();
+    }
     Ok(Parsed {
         header,
         report: batches.report,
@@ -256,6 +267,8 @@ struct Batches<'s, S> {
     /// Text bytes parsed.
     bytes: u64,
     event_types: BTreeSet<u32>,
+    /// Per row, its event types so far (for a row that goes back in time).
+    row_types: Vec<BTreeSet<u32>>,
     /// The order of events at one timestamp across batches.
     order: prv::OrderJoin,
 }
@@ -288,9 +301,15 @@ impl<S: BatchSink> Batches<'_, S> {
             report,
             inversions,
             order_edges,
+            backward,
         } = prv::assemble_batch(chunks, self.rows, self.sentinel, self.line);
         self.order.add_inversions(inversions);
         self.order.push(order_edges);
+        self.order.add_backward(backward);
+        self.row_types.resize_with(threads.len(), BTreeSet::new);
+        for (types, t) in self.row_types.iter_mut().zip(&threads) {
+            types.extend(t.events.iter().map(|c| c.ty));
+        }
         self.line += lines;
         self.report.merge(report);
         self.null_values += null_values;

@@ -318,6 +318,41 @@ pub(crate) fn check_side_files(
     }
 }
 
+/// Reports the threads whose events go back in time (the trace is not sorted by time): their
+/// records are sorted, and every pair of their event types counts as inverted
+/// (`TraceStore::inversions`), so that an analysis reading their order at one timestamp
+/// refuses it.
+pub(crate) fn note_backward(
+    path: &Path,
+    header: &Header,
+    backward: &[prv::Backward],
+    report: &mut LoadReport,
+) {
+    if backward.is_empty() {
+        return;
+    }
+    let objects = prvscope_format::model::Objects::new(header, None);
+    for b in backward {
+        report.push_with(IssueKind::EventsOutOfOrder, || {
+            error::issue(
+                IssueKind::EventsOutOfOrder,
+                path,
+                0,
+                0,
+                format!(
+                    "thread {}: an event at time {} comes after one at time {} (expected \
+                     records sorted by time); its records are read sorted, and as the order \
+                     of its events at one timestamp is not known, analyses reading the order \
+                     of two of its event types are refused",
+                    objects.id(prvscope_format::model::Level::Thread, b.row as usize),
+                    b.time,
+                    b.after
+                ),
+            )
+        });
+    }
+}
+
 /// The body as parsed, before it becomes a store.
 struct Body {
     header: Header,
@@ -436,6 +471,7 @@ fn finish(
     let assembled = prv::assemble(chunks, rows, policy.sentinel, 2);
     stages::mark("assembly");
     report.merge(assembled.report);
+    note_backward(path, &header, &assembled.backward, &mut report);
     if assembled.communicator_lines < u64::from(header.communicator_lines) {
         report.push(error::issue(
             IssueKind::MissingCommunicators,

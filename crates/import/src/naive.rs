@@ -19,6 +19,8 @@ pub struct NaiveParse {
     pub store: TraceStore,
     pub bad_lines: u64,
     pub out_of_range: u64,
+    /// Threads whose events go back in time.
+    pub backward_rows: u64,
 }
 
 /// The CPU field of a record whose fields were read.
@@ -52,6 +54,8 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
     // Records go straight to their buffers whatever the number of threads: the fast
     // parser's grouping of many threads' records is checked, not shared.
     let mut chunk = prv::ChunkOut::new_direct(n);
+    // Per thread, the (time, type) of its events in file order.
+    let mut order: Vec<Vec<(u64, u32)>> = vec![Vec::new(); n];
     let mut comms = Vec::new();
     let mut bad_lines = 0;
     let mut out_of_range = 0;
@@ -134,7 +138,10 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
                     };
                     if let Some(row) = row {
                         null_values += u64::from(v == policy.sentinel);
-                        chunk.push_event_in_order(row, RawEvent { time, value: v, ty });
+                        chunk.push_event(row, RawEvent { time, value: v, ty });
+                        if let Some(r) = order.get_mut(row as usize) {
+                            r.push((time, ty));
+                        }
                     }
                     i += 2;
                 }
@@ -189,10 +196,42 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
         null_values,
         header.end_time,
     )
-    .with_inversions(assembled.inversions);
+    .with_inversions(inversions(&order));
     Some(NaiveParse {
         store,
         bad_lines,
         out_of_range,
+        backward_rows: order
+            .iter()
+            .filter(|r| !r.is_sorted_by_key(|e| e.0))
+            .count() as u64,
     })
+}
+
+/// The pairs of event types `(a, b)`, `a > b`, of which a thread's event of `a` comes before
+/// one of `b` at one timestamp (`TraceStore::inversions`), from each thread's (time, type)
+/// in file order; of a thread whose times go back, every pair of its types.
+fn inversions(order: &[Vec<(u64, u32)>]) -> Vec<(u32, u32)> {
+    let mut out = std::collections::BTreeSet::new();
+    for events in order {
+        if events.is_sorted_by_key(|e| e.0) {
+            for group in events.chunk_by(|x, y| x.0 == y.0) {
+                for (i, &(_, a)) in group.iter().enumerate() {
+                    for &(_, b) in group.get(i + 1..).unwrap_or_default() {
+                        if a > b {
+                            out.insert((a, b));
+                        }
+                    }
+                }
+            }
+        } else {
+            let types: std::collections::BTreeSet<u32> = events.iter().map(|e| e.1).collect();
+            for &a in &types {
+                for &b in types.range(..a) {
+                    out.insert((a, b));
+                }
+            }
+        }
+    }
+    out.into_iter().collect()
 }

@@ -265,7 +265,8 @@ impl<'a> Engine<'a> {
         {
             return Err(unsupported(format!(
                 "`{name}` of event types {a} and {b} (their events share timestamps where the \
-                 trace gives {a} first, an order the store does not keep)"
+                 trace gives {a} first, or a thread's events go back in time: an order the \
+                 store does not keep)"
             )));
         }
         let kind = value_kind(w, &f, &filter, level, self.present);

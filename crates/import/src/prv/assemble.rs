@@ -21,6 +21,9 @@ pub struct Assembled {
     /// Per row, the types of its first and last timestamps: a batch's, for the join of the
     /// batches of a conversion.
     pub order_edges: Vec<super::OrderEdge>,
+    /// The rows whose events go back in time, by row. Of a whole load ([`assemble`]), every
+    /// pair of their event types is in `inversions`.
+    pub backward: Vec<super::Backward>,
 }
 
 /// Joins parsed chunks (in file order) into sorted, encoded per-thread columns.
@@ -29,6 +32,16 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
     let mut out = assemble_batch(chunks, rows, sentinel, first_line);
     for t in &mut out.threads {
         cpus_from_zero(&mut t.cpus);
+    }
+    if !out.backward.is_empty() {
+        for b in &out.backward {
+            if let Some(t) = out.threads.get(b.row as usize) {
+                let types = t.events.iter().map(|c| c.ty);
+                out.inversions.extend(super::order::pairs_of(types));
+            }
+        }
+        out.inversions.sort_unstable();
+        out.inversions.dedup();
     }
     out
 }
@@ -82,6 +95,7 @@ pub fn assemble_batch(
     for mut chunk in chunks {
         order.add_inversions(std::mem::take(&mut chunk.inversions));
         order.push(std::mem::take(&mut chunk.order_edges));
+        order.add_backward(std::mem::take(&mut chunk.backward));
         for issue in chunk.report.examples_mut().iter_mut() {
             if issue.line > 0 {
                 issue.line += line_base;
@@ -126,7 +140,7 @@ pub fn assemble_batch(
             t
         })
         .collect();
-    let (order_edges, inversions) = order.finish();
+    let (order_edges, inversions, backward) = order.finish();
     Assembled {
         threads,
         comms,
@@ -135,6 +149,7 @@ pub fn assemble_batch(
         report,
         inversions,
         order_edges,
+        backward,
     }
 }
 

@@ -252,6 +252,8 @@ pub struct ChunkOut {
     pub order_edges: Vec<super::order::OrderEdge>,
     /// Once parsed: the inverted pairs of types found (`TraceStore::inversions`).
     pub inversions: Vec<(u32, u32)>,
+    /// Once parsed: the rows whose events went back in time in the chunk.
+    pub backward: Vec<super::order::Backward>,
 }
 
 /// Traces of up to this many threads are parsed into per-row and per-key buffers directly;
@@ -552,12 +554,13 @@ impl ChunkOut {
                 run.take(b, sentinel)
             });
         }
-        let (order_edges, inversions) = self.order.take();
+        let (order_edges, inversions, backward) = self.order.take();
         let out = ChunkOut {
             state_pieces,
             cpu_pieces,
             order_edges,
             inversions,
+            backward,
             pieces,
             befores: std::mem::take(&mut self.befores),
             comms: std::mem::take(&mut self.comms),
@@ -719,13 +722,6 @@ impl ChunkOut {
             }
         }
         self.comms.push(c);
-    }
-
-    /// Appends an event pair of `row` and notes its order among the row's events at its time
-    /// (what [`Self::keep_event`] does for a whole load).
-    pub fn push_event_in_order(&mut self, row: u32, e: RawEvent) {
-        self.order.note(row, e.time, e.ty);
-        self.push_event(row, e);
     }
 
     /// Appends an event pair of `row`.

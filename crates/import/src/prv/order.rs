@@ -9,6 +9,12 @@
 //! lines may come between). A timestamp can be split between chunks (and between the batches
 //! of a conversion): each chunk hands over, per row, the types of its first and last
 //! timestamps ([`OrderEdge`]), which [`OrderJoin`] joins in file order.
+//!
+//! All this holds for a row whose events come in time order, as Paraver's traces give them.
+//! A row whose events go back in time ([`Backward`]) may give the events of one timestamp
+//! apart, with others between; their order there is not followed: every pair of the row's
+//! event types counts as inverted ([`pairs_of`]), so that an analysis reading the order of
+//! two of them refuses it instead of trusting the store's. The load reports such rows.
 
 // The per-event tracking is forced inline, as the parse's other per-record helpers.
 #![allow(clippy::inline_always)]
@@ -26,6 +32,30 @@ pub struct OrderEdge {
     pub first: bool,
     /// The row's last timestamp in the chunk (it may go on in the next chunk).
     pub last: bool,
+}
+
+/// A row whose events go back in time: in file order, its event at `time` comes after one at
+/// `after` (the first place where it does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backward {
+    pub row: u32,
+    pub time: u64,
+    pub after: u64,
+}
+
+/// The pairs `(a, b)`, `a > b`, of the distinct types in `types`: those of a row that goes
+/// back in time, whose order at one timestamp is not known.
+pub fn pairs_of(types: impl IntoIterator<Item = u32>) -> Vec<(u32, u32)> {
+    let mut types: Vec<u32> = types.into_iter().collect();
+    types.sort_unstable();
+    types.dedup();
+    let mut pairs = Vec::new();
+    for (i, &a) in types.iter().enumerate() {
+        for &b in types.get(..i).unwrap_or_default() {
+            pairs.push((a, b));
+        }
+    }
+    pairs
 }
 
 /// Pairs already recorded, in a small direct-mapped table: a trace repeats the same few
@@ -46,6 +76,8 @@ struct Hot {
     max: u32,
     first: u32,
     closed: bool,
+    /// The row went back in time in this chunk (already in [`OrderTracker::backward`]).
+    back: bool,
 }
 
 /// Mixes type `ty` into a hash of the types before it.
@@ -68,6 +100,8 @@ pub struct OrderTracker {
     seen: Box<[(u32, u32); SEEN_SLOTS]>,
     /// (hash of a timestamp's types before `ty`, `ty`) whose inversions were recorded.
     patterns: Box<[(u64, u32); SEEN_SLOTS]>,
+    /// The rows that went back in time in this chunk, each at its first such place.
+    backward: Vec<Backward>,
 }
 
 impl Default for OrderTracker {
@@ -85,6 +119,7 @@ impl OrderTracker {
             inversions: HashSet::new(),
             seen: Box::new([(0, 0); SEEN_SLOTS]),
             patterns: Box::new([(0, 0); SEEN_SLOTS]),
+            backward: Vec::new(),
         }
     }
 
@@ -116,6 +151,7 @@ impl OrderTracker {
             return;
         }
         let before = *h;
+        let back = before.len > 0 && time < before.time;
         *h = Hot {
             time,
             hash: mix(0, ty),
@@ -123,7 +159,11 @@ impl OrderTracker {
             max: ty,
             first: ty,
             closed: before.closed || before.len > 0,
+            back: before.back || back,
         };
+        if back && !before.back {
+            self.went_back(row, time, before.time);
+        }
         // A row's first timestamp in the chunk is an edge; for the others only their types
         // after the first are let go of (most timestamps hold one event: nothing to do).
         if before.len > 0 && !before.closed {
@@ -156,6 +196,10 @@ impl OrderTracker {
         // timestamp in the chunk is an edge.
         if before.len > 0 && !before.closed {
             self.close(r, before);
+        }
+        let back = before.len > 0 && time < before.time;
+        if back && !before.back {
+            self.went_back(row, time, before.time);
         }
         // The hash of the types is kept whether or not they are in order: a later line at
         // this timestamp looks its pattern up by it (a hash that only told "in order" made
@@ -194,8 +238,15 @@ impl OrderTracker {
                 max,
                 first,
                 closed: before.closed || before.len > 0,
+                back: before.back || back,
             };
         }
+    }
+
+    /// Row `row` went back in time for the first time in the chunk: to `time` after `after`.
+    #[cold]
+    fn went_back(&mut self, row: u32, time: u64, after: u64) {
+        self.backward.push(Backward { row, time, after });
     }
 
     /// Row `r`'s timestamp `before` ended (its types after the first in `rest`): its first
@@ -234,9 +285,9 @@ impl OrderTracker {
         }
     }
 
-    /// At the chunk's end: the edges (every row's last timestamp added) and the inversions;
-    /// the tracker is emptied for the next chunk.
-    pub fn take(&mut self) -> (Vec<OrderEdge>, Vec<(u32, u32)>) {
+    /// At the chunk's end: the edges (every row's last timestamp added), the inversions and
+    /// the rows that went back in time; the tracker is emptied for the next chunk.
+    pub fn take(&mut self) -> (Vec<OrderEdge>, Vec<(u32, u32)>, Vec<Backward>) {
         let mut edges = std::mem::take(&mut self.edges);
         for (r, (h, rest)) in self.hot.iter_mut().zip(&mut self.rest).enumerate() {
             if h.len > 0 {
@@ -259,7 +310,7 @@ impl OrderTracker {
         let inversions = self.inversions.drain().collect();
         *self.seen = [(0, 0); SEEN_SLOTS];
         *self.patterns = [(0, 0); SEEN_SLOTS];
-        (edges, inversions)
+        (edges, inversions, std::mem::take(&mut self.backward))
     }
 }
 
@@ -289,6 +340,10 @@ struct RowJoin {
     first_open: bool,
     /// The timestamp going on at the end of the parts joined so far.
     current: Option<(u64, Vec<u32>)>,
+    /// The row's last timestamp so far (its next part must not begin before it).
+    last_time: Option<u64>,
+    /// The row went back in time (it is in [`OrderJoin::backward`]).
+    back: bool,
 }
 
 /// Joins the edges of consecutive parts (chunks, then batches) in file order: a timestamp of
@@ -297,6 +352,8 @@ struct RowJoin {
 pub struct OrderJoin {
     rows: Vec<RowJoin>,
     inversions: HashSet<(u32, u32)>,
+    /// The rows that went back in time, each at its first such place in file order.
+    backward: Vec<Backward>,
 }
 
 impl OrderJoin {
@@ -304,6 +361,23 @@ impl OrderJoin {
         OrderJoin {
             rows: vec![RowJoin::default(); rows],
             inversions: HashSet::new(),
+            backward: Vec::new(),
+        }
+    }
+
+    /// The rows a part found going back in time (after its edges are pushed).
+    pub fn add_backward(&mut self, rows: impl IntoIterator<Item = Backward>) {
+        for b in rows {
+            self.went_back(b);
+        }
+    }
+
+    fn went_back(&mut self, b: Backward) {
+        if let Some(r) = self.rows.get_mut(b.row as usize)
+            && !r.back
+        {
+            r.back = true;
+            self.backward.push(b);
         }
     }
 
@@ -315,6 +389,24 @@ impl OrderJoin {
     /// The edges of the next part, per row its first before its last.
     pub fn push(&mut self, edges: impl IntoIterator<Item = OrderEdge>) {
         for e in edges {
+            let Some(r) = self.rows.get_mut(e.row as usize) else {
+                continue;
+            };
+            // A part beginning before the parts joined so far ended: the row goes back.
+            let back = match r.last_time {
+                Some(after) if e.first && e.time < after && !r.back => Some(Backward {
+                    row: e.row,
+                    time: e.time,
+                    after,
+                }),
+                _ => None,
+            };
+            if e.last {
+                r.last_time = Some(e.time);
+            }
+            if let Some(b) = back {
+                self.went_back(b);
+            }
             let Some(r) = self.rows.get_mut(e.row as usize) else {
                 continue;
             };
@@ -354,9 +446,9 @@ impl OrderJoin {
         }
     }
 
-    /// The inversions, and the edges of everything joined (as one part's: for a join one
-    /// level up).
-    pub fn finish(self) -> (Vec<OrderEdge>, Vec<(u32, u32)>) {
+    /// The inversions, the edges of everything joined (as one part's: for a join one level
+    /// up) and the rows that went back in time.
+    pub fn finish(self) -> (Vec<OrderEdge>, Vec<(u32, u32)>, Vec<Backward>) {
         let mut edges = Vec::new();
         for (row, r) in self.rows.into_iter().enumerate() {
             let row = row as u32;
@@ -392,7 +484,9 @@ impl OrderJoin {
         }
         let mut inversions: Vec<(u32, u32)> = self.inversions.into_iter().collect();
         inversions.sort_unstable();
-        (edges, inversions)
+        let mut backward = self.backward;
+        backward.sort_by_key(|b| b.row);
+        (edges, inversions, backward)
     }
 }
 
@@ -400,12 +494,36 @@ impl OrderJoin {
 mod tests {
     use super::*;
 
-    /// The inversions of a whole stream of (row, time, type) in file order, naively.
+    /// The rows of a stream of (row, time, type) whose times go back, at their first such
+    /// place in file order, naively; by row.
+    fn naive_backward(events: &[(u32, u64, u32)]) -> Vec<Backward> {
+        let mut out: Vec<Backward> = Vec::new();
+        for (i, &(r, t, _)) in events.iter().enumerate() {
+            let after = events[..i].iter().rev().find(|e| e.0 == r).map(|e| e.1);
+            if let Some(after) = after
+                && t < after
+                && !out.iter().any(|b| b.row == r)
+            {
+                out.push(Backward {
+                    row: r,
+                    time: t,
+                    after,
+                });
+            }
+        }
+        out.sort_by_key(|b| b.row);
+        out
+    }
+
+    /// The inversions of a whole stream of (row, time, type) in file order, naively: of a row
+    /// whose times go back, every pair of its types.
     fn naive(events: &[(u32, u64, u32)]) -> Vec<(u32, u32)> {
+        let back = naive_backward(events);
         let mut out = std::collections::BTreeSet::new();
         for (i, &(r, t, a)) in events.iter().enumerate() {
-            for &(r2, t2, b) in &events[i + 1..] {
-                if r2 == r && t2 == t && a > b {
+            let row_back = back.iter().any(|b| b.row == r);
+            for &(r2, t2, b) in if row_back { events } else { &events[i + 1..] } {
+                if r2 == r && (row_back || t2 == t) && a > b {
                     out.insert((a, b));
                 }
             }
@@ -467,12 +585,26 @@ mod tests {
                     t.note_line(r, time, &pairs);
                 }
             }
-            let (edges, inv) = t.take();
+            let (edges, inv, back) = t.take();
             join.add_inversions(inv);
             join.push(edges);
+            join.add_backward(back);
             from = to;
         }
-        join.finish().1
+        let (_, mut inversions, back) = join.finish();
+        // A row that goes back: every pair of its types, as a load completes them.
+        let events: Vec<(u32, u64, u32)> = lines
+            .iter()
+            .flat_map(|&(r, t, types)| types.iter().map(move |&ty| (r, t, ty)))
+            .collect();
+        assert_eq!(back, naive_backward(&events), "{cuts:?}");
+        for b in &back {
+            let types = events.iter().filter(|e| e.0 == b.row).map(|e| e.2);
+            inversions.extend(pairs_of(types));
+        }
+        inversions.sort_unstable();
+        inversions.dedup();
+        inversions
     }
 
     #[test]
@@ -557,11 +689,11 @@ mod tests {
                 for &(r, time, ty) in ev {
                     t.note(r, time, ty);
                 }
-                let (edges, inv) = t.take();
+                let (edges, inv, _) = t.take();
                 join.add_inversions(inv);
                 join.push(edges);
             }
-            let (edges, inv) = join.finish();
+            let (edges, inv, _) = join.finish();
             top.add_inversions(inv);
             top.push(edges);
         }
@@ -599,5 +731,46 @@ mod tests {
                 .collect();
             proptest::prop_assert_eq!(tracked_lines(&view, &cuts, 2), naive(&events));
         }
+
+        /// The same with times that may go back (a trace not sorted by time): the rows that
+        /// do are found, within chunks and across them, at their first such place, and every
+        /// pair of their types counts as inverted.
+        #[test]
+        fn rows_going_back_in_time_are_found_and_give_all_their_pairs(
+            lines in proptest::collection::vec(
+                (0u32..3, 0u64..4, proptest::collection::vec(0u32..6, 1..4)),
+                0..24,
+            ),
+            cuts in proptest::collection::vec(0usize..24, 0..3),
+        ) {
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(lines.len())).collect();
+            cuts.sort_unstable();
+            let view: Vec<(u32, u64, &[u32])> =
+                lines.iter().map(|(r, t, types)| (*r, *t, types.as_slice())).collect();
+            let events: Vec<(u32, u64, u32)> = view
+                .iter()
+                .flat_map(|&(r, t, types)| types.iter().map(move |&ty| (r, t, ty)))
+                .collect();
+            proptest::prop_assert_eq!(tracked_lines(&view, &cuts, 3), naive(&events));
+        }
+    }
+
+    #[test]
+    fn a_row_going_back_to_an_earlier_timestamp_counts_all_its_pairs() {
+        // Row 0: 1 at time 1, 0 at time 0, 0 at time 1: at time 1 the file gives 1 before
+        // 0, apart. Row 1 in order: nothing of it.
+        let events = [(0, 1, 1), (1, 5, 3), (0, 0, 0), (1, 5, 4), (0, 1, 0)];
+        for cuts in [vec![], vec![1], vec![2], vec![3], vec![1, 3]] {
+            assert_eq!(tracked(&events, &cuts, 2), [(1, 0)], "{cuts:?}");
+        }
+        assert_eq!(
+            naive_backward(&events),
+            [Backward {
+                row: 0,
+                time: 0,
+                after: 1
+            }]
+        );
+        assert_eq!(pairs_of([5, 2, 9, 2]), [(5, 2), (9, 2), (9, 5)]);
     }
 }
