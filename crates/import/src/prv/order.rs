@@ -570,6 +570,28 @@ mod tests {
         }
     }
 
+    type Pairs = Vec<(u32, u32)>;
+
+    /// The events of lines of (row, time, types), one by one.
+    fn events_of(lines: &[(u32, u64, &[u32])]) -> Vec<(u32, u64, u32)> {
+        lines
+            .iter()
+            .flat_map(|&(r, t, types)| types.iter().map(move |&ty| (r, t, ty)))
+            .collect()
+    }
+
+    /// The inversions of `lines` tracked over chunks cut at `cuts` (any line numbers), and
+    /// the naive ones.
+    fn tracked_and_naive(
+        lines: &[(u32, u64, &[u32])],
+        cuts: Vec<usize>,
+        rows: usize,
+    ) -> (Pairs, Pairs) {
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(lines.len())).collect();
+        cuts.sort_unstable();
+        (tracked_lines(lines, &cuts, rows), naive(&events_of(lines)))
+    }
+
     /// Lines of (row, time, types) noted as a parse notes them (a line of several pairs at
     /// once, a line of one pair by itself), cut into chunks at `cuts` (in lines).
     fn tracked_lines(lines: &[(u32, u64, &[u32])], cuts: &[usize], rows: usize) -> Vec<(u32, u32)> {
@@ -593,10 +615,7 @@ mod tests {
         }
         let (_, mut inversions, back) = join.finish();
         // A row that goes back: every pair of its types, as a load completes them.
-        let events: Vec<(u32, u64, u32)> = lines
-            .iter()
-            .flat_map(|&(r, t, types)| types.iter().map(move |&ty| (r, t, ty)))
-            .collect();
+        let events = events_of(lines);
         assert_eq!(back, naive_backward(&events), "{cuts:?}");
         for b in &back {
             let types = events.iter().filter(|e| e.0 == b.row).map(|e| e.2);
@@ -626,11 +645,7 @@ mod tests {
             (1, 40, &[2, 1]),
             (0, 50, &[4, 5]),
         ];
-        let events: Vec<(u32, u64, u32)> = lines
-            .iter()
-            .flat_map(|&(r, t, types)| types.iter().map(move |&ty| (r, t, ty)))
-            .collect();
-        let want = naive(&events);
+        let want = naive(&events_of(&lines));
         assert!(want.contains(&(7, 3)) && want.contains(&(9, 3)), "{want:?}");
         for cuts in [vec![], vec![1], vec![3], vec![2, 4, 6], vec![8], vec![10]] {
             assert_eq!(tracked_lines(&lines, &cuts, 2), want, "{cuts:?}");
@@ -655,10 +670,7 @@ mod tests {
             (1, 3, &up2),
             (1, 3, &[50]),
         ];
-        let mut events: Vec<(u32, u64, u32)> = lines
-            .iter()
-            .flat_map(|&(r, t, types)| types.iter().map(move |&ty| (r, t, ty)))
-            .collect();
+        let mut events = events_of(&lines);
         let want = naive(&events);
         // Row 0: 14 types above 15, then 20 above 5, then 21 above 2; row 1: 40 * 39 / 2,
         // then 18 above 50.
@@ -703,55 +715,34 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, ..Default::default() })]
 
-        /// Random event lines of two rows over few types, each row's times going on or
-        /// repeating (timestamps over several lines, their types in order or not), noted as a
-        /// parse notes them and cut into chunks anywhere, give the naive inversions.
+        /// Random event lines of three rows over few types, each row's times going on or
+        /// repeating (timestamps over several lines, their types in order or not), or, with
+        /// `back`, also going back (a trace not sorted by time), noted as a parse notes them
+        /// and cut into chunks anywhere, give the naive inversions; the rows that go back are
+        /// found, within chunks and across them, at their first such place, and every pair of
+        /// their types counts as inverted.
         #[test]
         fn random_lines_give_the_naive_inversions(
             lines in proptest::collection::vec(
-                (0u32..2, 0u64..2, proptest::collection::vec(0u32..6, 1..5)),
+                (0u32..3, 0u64..4, proptest::collection::vec(0u32..6, 1..5)),
                 0..24,
             ),
             cuts in proptest::collection::vec(0usize..24, 0..3),
+            back in proptest::prelude::any::<bool>(),
         ) {
-            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(lines.len())).collect();
-            cuts.sort_unstable();
-            // The second field is the step from the row's previous time.
-            let mut now = [0u64; 2];
+            // The second field is the row's time, or (not `back`) half the step from its
+            // previous time.
+            let mut now = [0u64; 3];
             let view: Vec<(u32, u64, &[u32])> = lines
                 .iter()
-                .map(|(r, step, types)| {
-                    now[*r as usize] += step;
-                    (*r, now[*r as usize], types.as_slice())
+                .map(|(r, t, types)| {
+                    let time = if back { *t } else { now[*r as usize] + t / 2 };
+                    now[*r as usize] = time;
+                    (*r, time, types.as_slice())
                 })
                 .collect();
-            let events: Vec<(u32, u64, u32)> = view
-                .iter()
-                .flat_map(|&(r, t, types)| types.iter().map(move |&ty| (r, t, ty)))
-                .collect();
-            proptest::prop_assert_eq!(tracked_lines(&view, &cuts, 2), naive(&events));
-        }
-
-        /// The same with times that may go back (a trace not sorted by time): the rows that
-        /// do are found, within chunks and across them, at their first such place, and every
-        /// pair of their types counts as inverted.
-        #[test]
-        fn rows_going_back_in_time_are_found_and_give_all_their_pairs(
-            lines in proptest::collection::vec(
-                (0u32..3, 0u64..4, proptest::collection::vec(0u32..6, 1..4)),
-                0..24,
-            ),
-            cuts in proptest::collection::vec(0usize..24, 0..3),
-        ) {
-            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(lines.len())).collect();
-            cuts.sort_unstable();
-            let view: Vec<(u32, u64, &[u32])> =
-                lines.iter().map(|(r, t, types)| (*r, *t, types.as_slice())).collect();
-            let events: Vec<(u32, u64, u32)> = view
-                .iter()
-                .flat_map(|&(r, t, types)| types.iter().map(move |&ty| (r, t, ty)))
-                .collect();
-            proptest::prop_assert_eq!(tracked_lines(&view, &cuts, 3), naive(&events));
+            let (tracked, want) = tracked_and_naive(&view, cuts, 3);
+            proptest::prop_assert_eq!(tracked, want);
         }
     }
 
