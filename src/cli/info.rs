@@ -44,6 +44,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     } else {
         print!("{}", info_text(&t));
     }
+    super::let_go_at_exit(t);
     Ok(())
 }
 

@@ -95,10 +95,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             eprintln!("prvscope: {note}");
         }
         super::print_warnings(&t);
+        super::let_go_at_exit(t);
         return Ok(());
     }
     let table = stats::time_per_value(&t.store, semantic, t0, t1);
     print!("{}", stats_text(&t, semantic, &table, args.window.csv));
     super::print_warnings(&t);
+    super::let_go_at_exit(t);
     Ok(())
 }
