@@ -17,13 +17,10 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use prvscope_format::RowMap;
-use prvscope_format::error;
 use prvscope_store::{Comm, NullPolicy, ThreadData};
 
 use crate::source::{Compression, LoadProgress};
-use crate::{
-    Header, IssueKind, LoadError, LoadOptions, LoadReport, Pcf, RowNames, driver, estimate, prv,
-};
+use crate::{Header, LoadError, LoadOptions, LoadReport, Pcf, RowNames, driver, estimate, prv};
 
 /// Receives a trace's batches, in file order.
 pub trait BatchSink {
@@ -105,29 +102,17 @@ pub(crate) fn parse_in_batches<S: BatchSink>(
     let header = read.header;
     batches.report.merge(read.report);
     batches.bytes = read.bytes;
-    if batches.communicator_lines < u64::from(header.communicator_lines) {
-        batches.report.push(error::issue(
-            IssueKind::MissingCommunicators,
-            path,
-            1,
-            0,
-            format!(
-                "the header announces {} communicator lines, found {}",
-                header.communicator_lines, batches.communicator_lines
-            ),
-        ));
-    }
     let (_, mut inversions, backward) = batches.order.finish();
-    crate::note_backward(path, &header, &backward, &mut batches.report);
-    if !backward.is_empty() {
-        for b in &backward {
-            if let Some(types) = batches.row_types.get(b.row as usize) {
-                inversions.extend(prv::pairs_of(types.iter().copied()));
-            }
-        }
-        inversions.sort_unstable();
-        inversions.dedup();
-    }
+    crate::note_body_end(
+        path,
+        &header,
+        (batches.communicator_lines, &backward),
+        &mut batches.report,
+    );
+    let row_types = &batches.row_types;
+    prv::add_backward_pairs(&mut inversions, &backward, |row| {
+        row_types.get(row as usize).into_iter().flatten().copied()
+    });
     Ok(Parsed {
         header,
         report: batches.report,

@@ -318,16 +318,30 @@ pub(crate) fn check_side_files(
     }
 }
 
-/// Reports the threads whose events go back in time (the trace is not sorted by time): their
-/// records are sorted, and every pair of their event types counts as inverted
+/// Reports what only the whole body tells (of a load, or of a read in batches): fewer
+/// communicator lines than the header announces, given the `communicator_lines` found, and
+/// the threads whose events go back in time (the trace is not sorted by time): their records
+/// are sorted, and every pair of their event types counts as inverted
 /// (`TraceStore::inversions`), so that an analysis reading their order at one timestamp
 /// refuses it.
-pub(crate) fn note_backward(
+pub(crate) fn note_body_end(
     path: &Path,
     header: &Header,
-    backward: &[prv::Backward],
+    (communicator_lines, backward): (u64, &[prv::Backward]),
     report: &mut LoadReport,
 ) {
+    if communicator_lines < u64::from(header.communicator_lines) {
+        report.push(error::issue(
+            IssueKind::MissingCommunicators,
+            path,
+            1,
+            0,
+            format!(
+                "the header announces {} communicator lines, found {communicator_lines}",
+                header.communicator_lines
+            ),
+        ));
+    }
     if backward.is_empty() {
         return;
     }
@@ -471,19 +485,12 @@ fn finish(
     let assembled = prv::assemble(chunks, rows, policy.sentinel, 2);
     stages::mark("assembly");
     report.merge(assembled.report);
-    note_backward(path, &header, &assembled.backward, &mut report);
-    if assembled.communicator_lines < u64::from(header.communicator_lines) {
-        report.push(error::issue(
-            IssueKind::MissingCommunicators,
-            path,
-            1,
-            0,
-            format!(
-                "the header announces {} communicator lines, found {}",
-                header.communicator_lines, assembled.communicator_lines
-            ),
-        ));
-    }
+    note_body_end(
+        path,
+        &header,
+        (assembled.communicator_lines, &assembled.backward),
+        &mut report,
+    );
     Body {
         header,
         threads: assembled.threads,

@@ -33,16 +33,13 @@ pub fn assemble(chunks: Vec<ChunkOut>, rows: usize, sentinel: u64, first_line: u
     for t in &mut out.threads {
         cpus_from_zero(&mut t.cpus);
     }
-    if !out.backward.is_empty() {
-        for b in &out.backward {
-            if let Some(t) = out.threads.get(b.row as usize) {
-                let types = t.events.iter().map(|c| c.ty);
-                out.inversions.extend(super::order::pairs_of(types));
-            }
-        }
-        out.inversions.sort_unstable();
-        out.inversions.dedup();
-    }
+    let threads = &out.threads;
+    super::add_backward_pairs(&mut out.inversions, &out.backward, |row| {
+        threads
+            .get(row as usize)
+            .into_iter()
+            .flat_map(|t| t.events.iter().map(|c| c.ty))
+    });
     out
 }
 

@@ -31,7 +31,7 @@ use prvscope_store::Comm;
 pub use assemble::{Assembled, PartBounds, assemble, assemble_batch, join_parts};
 pub(crate) use chunk::DIRECT_MAX_ROWS;
 pub use chunk::{ChunkOut, EventBuf, EventPiece, RawEvent, RawEventOf, RawState, StatePiece};
-pub use order::{Backward, OrderEdge, OrderJoin, OrderTracker, pairs_of};
+pub use order::{Backward, OrderEdge, OrderJoin, OrderTracker, add_backward_pairs, pairs_of};
 
 use careful::parse_line;
 use fast::fast_line;

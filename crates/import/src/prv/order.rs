@@ -58,6 +58,23 @@ pub fn pairs_of(types: impl IntoIterator<Item = u32>) -> Vec<(u32, u32)> {
     pairs
 }
 
+/// Adds to `inversions` every pair of the types of each row of `backward` (`types_of` gives
+/// a row's event types), keeping them sorted and without repeats.
+pub fn add_backward_pairs<I: IntoIterator<Item = u32>>(
+    inversions: &mut Vec<(u32, u32)>,
+    backward: &[Backward],
+    types_of: impl Fn(u32) -> I,
+) {
+    if backward.is_empty() {
+        return;
+    }
+    for b in backward {
+        inversions.extend(pairs_of(types_of(b.row)));
+    }
+    inversions.sort_unstable();
+    inversions.dedup();
+}
+
 /// Pairs already recorded, in a small direct-mapped table: a trace repeats the same few
 /// inversions on every line (Extrae writes the MPI call before the counters).
 const SEEN_SLOTS: usize = 256;
