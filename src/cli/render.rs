@@ -176,5 +176,6 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         eprintln!("prvscope: {note}");
     }
     super::print_warnings(&t);
+    super::let_go_at_exit(t);
     Ok(())
 }

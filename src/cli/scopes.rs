@@ -62,5 +62,6 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         scopes_text(&t, &ctx, &a, args.window.csv, args.per_thread)
     );
     super::print_warnings(&t);
+    super::let_go_at_exit(t);
     Ok(())
 }
