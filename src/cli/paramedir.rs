@@ -184,6 +184,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             }
         }
     }
+    drop(ctx);
+    super::let_go_at_exit(t);
     anyhow::ensure!(
         failed == 0,
         "{failed} of {} cfgs not written",
