@@ -621,6 +621,32 @@ fn row_labels_sharing_a_long_beginning_show_what_differs() {
     h.snapshot("long_row_labels");
 }
 
+/// A trace whose threads go back in time opens with a link that counts its warnings (notes
+/// that lost nothing included), and the load report it opens names each such thread and
+/// where it goes back.
+#[test]
+fn threads_going_back_in_time_are_named_in_the_load_report() {
+    // The report shows the file's path: one that is the same in every checkout, for the
+    // snapshot.
+    let dir = std::env::temp_dir().join("prvscope-viewer-back-in-time");
+    std::fs::create_dir_all(&dir).unwrap();
+    let prv = dir.join("back.prv");
+    std::fs::write(
+        &prv,
+        "#Paraver (01/01/2026 at 00:00):1000_ns:1(2):1:2(1:1,1:1)\n\
+         1:1:1:1:1:0:1000:1\n1:2:1:2:1:0:1000:1\n\
+         2:1:1:1:1:300:50000002:0\n2:1:1:1:1:100:50000001:0\n\
+         2:2:1:2:1:200:50000001:3\n2:2:1:2:1:50:50000002:1\n",
+    )
+    .unwrap();
+    let mut h = harness_with(LoadSource::File(prv), None, (1200.0, 500.0), false);
+    h.get_by_label("2 warnings").click();
+    h.run_steps(3);
+    h.get_by_label_contains("thread 1.1.1: an event at time 100 comes after one at time 300");
+    h.get_by_label_contains("thread 1.2.1: an event at time 50 comes after one at time 200");
+    h.snapshot("load_report_threads_back_in_time");
+}
+
 /// A drag moves the window by what the pointer moved, however the frames fall: the press,
 /// the moves and the release in separate frames, a 200 px move in the frame of the press
 /// (a slow frame gathers them), or 200 moves of a pixel at a zoom where a pixel is a

@@ -70,9 +70,9 @@ pub enum IssueKind {
     SideFileMismatch,
     /// The trace file changed (shrank, grew or was rewritten) while it was read.
     FileChanged,
-    /// A thread whose events go back in time (Paraver's traces are sorted by time): its
-    /// records are read sorted, and the order of its events at one timestamp is taken as
-    /// unknown.
+    /// A thread whose events, or whose states' begins, go back in time (Paraver's traces are
+    /// sorted by time): its records are read sorted, Paraver's windows are refused on the
+    /// trace, and the order of its events at one timestamp is taken as unknown.
     EventsOutOfOrder,
 }
 
@@ -116,8 +116,8 @@ impl IssueKind {
             Self::SideFileMismatch => "side files that do not match the trace",
             Self::FileChanged => "trace files that changed while they were read",
             Self::EventsOutOfOrder => {
-                "threads whose events go back in time (read sorted by time; the order of \
-                 their events at one timestamp is taken as unknown)"
+                "threads whose records go back in time (read sorted by time, which Paraver \
+                 does not do)"
             }
         }
     }
@@ -242,6 +242,11 @@ impl LoadReport {
     /// How many issues of a kind were seen.
     pub fn count(&self, kind: IssueKind) -> u64 {
         self.counts.get(&kind).copied().unwrap_or(0)
+    }
+
+    /// Issues of every kind, those that lost data and the notes.
+    pub fn total(&self) -> u64 {
+        self.counts.values().sum()
     }
 
     /// Lines of the body that were skipped (each counted once, whatever the reason).

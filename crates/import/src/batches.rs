@@ -81,6 +81,7 @@ pub(crate) fn parse_in_batches<S: BatchSink>(
         bytes: 0,
         event_types: BTreeSet::new(),
         row_types: Vec::new(),
+        last_begins: Vec::new(),
         order: prv::OrderJoin::new(0),
     };
     let grouping = driver::Grouping {
@@ -254,6 +255,8 @@ struct Batches<'s, S> {
     event_types: BTreeSet<u32>,
     /// Per row, its event types so far (for a row that goes back in time).
     row_types: Vec<BTreeSet<u32>>,
+    /// Per row, the latest begin of its states so far.
+    last_begins: Vec<Option<u64>>,
     /// The order of events at one timestamp across batches.
     order: prv::OrderJoin,
 }
@@ -292,8 +295,24 @@ impl<S: BatchSink> Batches<'_, S> {
         self.order.push(order_edges);
         self.order.add_backward(backward);
         self.row_types.resize_with(threads.len(), BTreeSet::new);
-        for (types, t) in self.row_types.iter_mut().zip(&threads) {
+        self.last_begins.resize(threads.len(), None);
+        for (row, (types, t)) in self.row_types.iter_mut().zip(&threads).enumerate() {
             types.extend(t.events.iter().map(|c| c.ty));
+            // A batch's states beginning before the last one of the batches before go back.
+            let last = self.last_begins.get_mut(row);
+            if let (Some(last), Some(first)) = (last, t.states.begin.first()) {
+                if let Some(after) = *last
+                    && first < after
+                {
+                    self.order.add_backward([prv::Backward {
+                        row: row as u32,
+                        time: first,
+                        after,
+                        state: true,
+                    }]);
+                }
+                *last = (*last).max(t.states.begin.last());
+            }
         }
         self.line += lines;
         self.report.merge(report);

@@ -346,21 +346,41 @@ pub(crate) fn note_body_end(
         return;
     }
     let objects = prvscope_format::model::Objects::new(header, None);
-    for b in backward {
+    // One issue a thread: its events' place when both its events and its states go back.
+    let mut named = std::collections::BTreeSet::new();
+    for b in backward
+        .iter()
+        .filter(|b| !b.state)
+        .chain(backward.iter().filter(|b| b.state))
+    {
+        if !named.insert(b.row) {
+            continue;
+        }
         report.push_with(IssueKind::EventsOutOfOrder, || {
+            let thread = objects.id(prvscope_format::model::Level::Thread, b.row as usize);
+            let what = if b.state {
+                "a state beginning at time {} comes after one beginning at time {}"
+            } else {
+                "an event at time {} comes after one at time {}"
+            };
+            let place =
+                what.replacen("{}", &b.time.to_string(), 1)
+                    .replacen("{}", &b.after.to_string(), 1);
             error::issue(
                 IssueKind::EventsOutOfOrder,
                 path,
                 0,
                 0,
                 format!(
-                    "thread {}: an event at time {} comes after one at time {} (expected \
-                     records sorted by time); its records are read sorted, and as the order \
-                     of its events at one timestamp is not known, analyses reading the order \
-                     of two of its event types are refused",
-                    objects.id(prvscope_format::model::Level::Thread, b.row as usize),
-                    b.time,
-                    b.after
+                    "thread {thread}: {place} (expected records sorted by time); its records \
+                     are read sorted, which Paraver does not do: Paraver's windows (cfgs) are \
+                     refused on this trace{}",
+                    if b.state {
+                        ""
+                    } else {
+                        ", and as the order of its events at one timestamp is not known, \
+                         analyses reading the order of two of its event types are refused"
+                    }
                 ),
             )
         });

@@ -19,7 +19,7 @@ pub struct NaiveParse {
     pub store: TraceStore,
     pub bad_lines: u64,
     pub out_of_range: u64,
-    /// Threads whose events go back in time.
+    /// Threads whose events, or whose states' begins, go back in time.
     pub backward_rows: u64,
 }
 
@@ -54,8 +54,9 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
     // Records go straight to their buffers whatever the number of threads: the fast
     // parser's grouping of many threads' records is checked, not shared.
     let mut chunk = prv::ChunkOut::new_direct(n);
-    // Per thread, the (time, type) of its events in file order.
+    // Per thread, the (time, type) of its events in file order, and its states' begins.
     let mut order: Vec<Vec<(u64, u32)>> = vec![Vec::new(); n];
+    let mut begins: Vec<Vec<u64>> = vec![Vec::new(); n];
     let mut comms = Vec::new();
     let mut bad_lines = 0;
     let mut out_of_range = 0;
@@ -95,6 +96,9 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
                 match parsed {
                     Some((Some(row), begin, end, v)) if end >= begin => {
                         chunk.note_cpu(row, begin, cpu_of(&f));
+                        if let Some(b) = begins.get_mut(row as usize) {
+                            b.push(begin);
+                        }
                         null_values += u64::from(v == policy.sentinel);
                         chunk.push_state(
                             row,
@@ -203,7 +207,8 @@ pub fn parse(text: &str, policy: NullPolicy) -> Option<NaiveParse> {
         out_of_range,
         backward_rows: order
             .iter()
-            .filter(|r| !r.is_sorted_by_key(|e| e.0))
+            .zip(&begins)
+            .filter(|(events, begins)| !events.is_sorted_by_key(|e| e.0) || !begins.is_sorted())
             .count() as u64,
     })
 }

@@ -372,6 +372,24 @@ impl<'a> Context<'a> {
         if !found.some {
             return Err(Error::NoEvents(cfg.file.clone()));
         }
+        // Paraver reads a trace in file order: where a thread's records go back in time its
+        // windows are not those of the records sorted, which is what prvscope reads.
+        let back = self
+            .trace
+            .report
+            .count(prvscope_import::IssueKind::EventsOutOfOrder);
+        if back > 0 {
+            return Err(Error::Unsupported {
+                cfg: cfg.file.clone(),
+                window: last.name.clone(),
+                what: format!(
+                    "a trace whose records go back in time on {back} thread{} (see the load \
+                     report): Paraver reads them in file order, prvscope sorted, and their \
+                     figures differ; this window",
+                    if back == 1 { "" } else { "s" }
+                ),
+            });
+        }
         let mut warnings = Vec::new();
         if found.missing {
             warnings.push(

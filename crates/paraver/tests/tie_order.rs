@@ -120,3 +120,36 @@ fn a_window_reading_the_order_of_a_thread_going_back_in_time_is_refused() {
         other => panic!("computed: {other:?}"),
     }
 }
+
+/// A thread whose states go back in time (its events in order): Paraver reads the records in
+/// file order and its windows differ from those of the records sorted, so every cfg is
+/// refused with the reason, and the load names the thread.
+#[test]
+fn a_cfg_over_a_thread_whose_states_go_back_in_time_is_refused() {
+    let dir = std::env::temp_dir().join(format!("prvscope-states-back-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let prv = dir.join("t.prv");
+    std::fs::write(
+        &prv,
+        "#Paraver (01/01/2026 at 00:00):1000_ns:1(2):1:2(1:1,1:1)\n\
+         1:1:1:1:1:500:1000:1\n1:2:1:2:1:0:1000:1\n1:1:1:1:1:0:500:13\n\
+         2:1:1:1:1:50:50000001:7\n",
+    )
+    .unwrap();
+    let t = prvscope_import::load(&prv, &prvscope_import::LoadOptions::default(), None).unwrap();
+    assert_eq!(t.store.inversions(), []);
+    let warnings = t.report.warnings().join("\n");
+    assert!(
+        warnings.contains(
+            "thread 1.1.1: a state beginning at time 0 comes after one beginning at time 500"
+        ),
+        "{warnings}"
+    );
+    let states = one_window_cfg("State", "State As Is", "All", "");
+    match Context::new(&t).compute(&states, &Options::default()) {
+        Err(Error::Unsupported { what, .. }) => {
+            assert!(what.contains("go back in time on 1 thread"), "{what}");
+        }
+        other => panic!("computed: {other:?}"),
+    }
+}

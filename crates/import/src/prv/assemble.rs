@@ -127,17 +127,35 @@ pub fn assemble_batch(
     crate::stages::mark("assembly: transposed");
     let comms = join_comms(comm_pieces);
     crate::stages::mark("assembly: messages");
+    let mut states_backward = Vec::new();
     let threads: Vec<ThreadData> = states
         .into_par_iter()
         .zip(events.into_par_iter())
         .zip(cpus.into_par_iter())
         .map(|((s, e), c)| {
+            let back = states_back(&s);
             let mut t = build_thread(s, e, sentinel);
             t.cpus = cpu_runs(c);
+            (t, back)
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .enumerate()
+        .map(|(row, (t, back))| {
+            if let Some((time, after)) = back {
+                states_backward.push(super::Backward {
+                    row: row as u32,
+                    time,
+                    after,
+                    state: true,
+                });
+            }
             t
         })
         .collect();
-    let (order_edges, inversions, backward) = order.finish();
+    let (order_edges, inversions, mut backward) = order.finish();
+    backward.extend(states_backward);
+    backward.sort_by_key(|b| (b.row, b.state));
     Assembled {
         threads,
         comms,
@@ -480,6 +498,28 @@ fn in_order<P>(
             },
             _ => true,
         })
+}
+
+/// Where a row's states first go back in time, as (begin, the begin before it), in file
+/// order; `None` when their begins are in order (most rows: no begin is read then).
+fn states_back(states: &[StatePiece]) -> Option<(u64, u64)> {
+    if in_order(
+        states,
+        |p| p.begins_sorted,
+        |p| p.begin.first(),
+        |p| p.begin.last(),
+    ) {
+        return None;
+    }
+    let mut begins = states.iter().flat_map(|p| p.begin.iter());
+    let mut last = begins.next()?;
+    for b in begins {
+        if b < last {
+            return Some((b, last));
+        }
+        last = b;
+    }
+    None
 }
 
 fn build_thread(states: Vec<StatePiece>, mut events: Vec<EventPiece>, sentinel: u64) -> ThreadData {

@@ -34,13 +34,14 @@ pub struct OrderEdge {
     pub last: bool,
 }
 
-/// A row whose events go back in time: in file order, its event at `time` comes after one at
-/// `after` (the first place where it does).
+/// A row whose events (or, with `state`, whose states' begins) go back in time: in file
+/// order, its record at `time` comes after one at `after` (the first place where it does).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Backward {
     pub row: u32,
     pub time: u64,
     pub after: u64,
+    pub state: bool,
 }
 
 /// The pairs `(a, b)`, `a > b`, of the distinct types in `types`: those of a row that goes
@@ -58,8 +59,8 @@ pub fn pairs_of(types: impl IntoIterator<Item = u32>) -> Vec<(u32, u32)> {
     pairs
 }
 
-/// Adds to `inversions` every pair of the types of each row of `backward` (`types_of` gives
-/// a row's event types), keeping them sorted and without repeats.
+/// Adds to `inversions` every pair of the types of each row of `backward` whose events go back
+/// (`types_of` gives a row's event types), keeping them sorted and without repeats.
 pub fn add_backward_pairs<I: IntoIterator<Item = u32>>(
     inversions: &mut Vec<(u32, u32)>,
     backward: &[Backward],
@@ -68,7 +69,7 @@ pub fn add_backward_pairs<I: IntoIterator<Item = u32>>(
     if backward.is_empty() {
         return;
     }
-    for b in backward {
+    for b in backward.iter().filter(|b| !b.state) {
         inversions.extend(pairs_of(types_of(b.row)));
     }
     inversions.sort_unstable();
@@ -263,7 +264,12 @@ impl OrderTracker {
     /// Row `row` went back in time for the first time in the chunk: to `time` after `after`.
     #[cold]
     fn went_back(&mut self, row: u32, time: u64, after: u64) {
-        self.backward.push(Backward { row, time, after });
+        self.backward.push(Backward {
+            row,
+            time,
+            after,
+            state: false,
+        });
     }
 
     /// Row `r`'s timestamp `before` ended (its types after the first in `rest`): its first
@@ -359,8 +365,10 @@ struct RowJoin {
     current: Option<(u64, Vec<u32>)>,
     /// The row's last timestamp so far (its next part must not begin before it).
     last_time: Option<u64>,
-    /// The row went back in time (it is in [`OrderJoin::backward`]).
+    /// The row's events went back in time (it is in [`OrderJoin::backward`]).
     back: bool,
+    /// Its states did (they are followed by the assembly, not here).
+    states_back: bool,
 }
 
 /// Joins the edges of consecutive parts (chunks, then batches) in file order: a timestamp of
@@ -390,11 +398,16 @@ impl OrderJoin {
     }
 
     fn went_back(&mut self, b: Backward) {
-        if let Some(r) = self.rows.get_mut(b.row as usize)
-            && !r.back
-        {
-            r.back = true;
-            self.backward.push(b);
+        if let Some(r) = self.rows.get_mut(b.row as usize) {
+            let seen = if b.state {
+                &mut r.states_back
+            } else {
+                &mut r.back
+            };
+            if !*seen {
+                *seen = true;
+                self.backward.push(b);
+            }
         }
     }
 
@@ -410,23 +423,22 @@ impl OrderJoin {
                 continue;
             };
             // A part beginning before the parts joined so far ended: the row goes back.
-            let back = match r.last_time {
-                Some(after) if e.first && e.time < after && !r.back => Some(Backward {
+            if e.first
+                && !r.back
+                && let Some(after) = r.last_time
+                && e.time < after
+            {
+                r.back = true;
+                self.backward.push(Backward {
                     row: e.row,
                     time: e.time,
                     after,
-                }),
-                _ => None,
-            };
+                    state: false,
+                });
+            }
             if e.last {
                 r.last_time = Some(e.time);
             }
-            if let Some(b) = back {
-                self.went_back(b);
-            }
-            let Some(r) = self.rows.get_mut(e.row as usize) else {
-                continue;
-            };
             let continues = e.first && r.current.as_ref().is_some_and(|c| c.0 == e.time);
             if continues {
                 if let Some((_, before)) = r.current.as_mut() {
@@ -502,7 +514,7 @@ impl OrderJoin {
         let mut inversions: Vec<(u32, u32)> = self.inversions.into_iter().collect();
         inversions.sort_unstable();
         let mut backward = self.backward;
-        backward.sort_by_key(|b| b.row);
+        backward.sort_by_key(|b| (b.row, b.state));
         (edges, inversions, backward)
     }
 }
@@ -525,6 +537,7 @@ mod tests {
                     row: r,
                     time: t,
                     after,
+                    state: false,
                 });
             }
         }
@@ -776,7 +789,8 @@ mod tests {
             [Backward {
                 row: 0,
                 time: 0,
-                after: 1
+                after: 1,
+                state: false
             }]
         );
         assert_eq!(pairs_of([5, 2, 9, 2]), [(5, 2), (9, 2), (9, 5)]);

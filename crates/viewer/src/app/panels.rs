@@ -504,9 +504,15 @@ impl App {
         if l.trace.store.integrity() == prvscope_store::Integrity::Checking {
             ui.label("checking the store cache file…");
         }
-        if !l.trace.report.is_empty()
+        // Every issue counts, the notes that lost nothing (threads going back in time, values
+        // read as null) too: the link says as many as the report lists.
+        let warnings = l.trace.report.total();
+        if warnings > 0
             && ui
-                .link(format!("{} warnings", l.trace.report.skipped().max(1)))
+                .link(format!(
+                    "{warnings} warning{}",
+                    if warnings == 1 { "" } else { "s" }
+                ))
                 .clicked()
         {
             self.dialogs.show_report = true;
