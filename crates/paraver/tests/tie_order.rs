@@ -88,37 +88,42 @@ fn a_window_reading_an_order_the_store_does_not_keep_is_refused() {
     assert!(out.is_ok(), "{out:?}");
 }
 
+/// Loads a two-thread trace of `body` (in a folder of `name`), checks its inverted pairs and
+/// that its load report says `warning`, and that `cfg` is refused with the reason.
+fn refused_going_back(name: &str, body: &str, inversions: &[(u32, u32)], warning: &str, cfg: &Cfg) {
+    let dir = std::env::temp_dir().join(format!("prvscope-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let prv = dir.join("t.prv");
+    let header = "#Paraver (01/01/2026 at 00:00):1000_ns:1(2):1:2(1:1,1:1)\n";
+    std::fs::write(&prv, format!("{header}{body}")).unwrap();
+    let t = prvscope_import::load(&prv, &prvscope_import::LoadOptions::default(), None).unwrap();
+    assert_eq!(t.store.inversions(), inversions);
+    let warnings = t.report.warnings().join("\n");
+    assert!(warnings.contains(warning), "{warnings}");
+    match Context::new(&t).compute(cfg, &Options::default()) {
+        Err(Error::Unsupported { what, .. }) => {
+            assert!(what.contains("go back in time on 1 thread"), "{what}");
+        }
+        other => panic!("computed: {other:?}"),
+    }
+}
+
 /// A thread whose events go back in time may give one timestamp's events apart: their order
 /// there is not followed, so a window reading the order of two of its types is refused (and
 /// the load says why), though each line gives its types in type order.
 #[test]
 fn a_window_reading_the_order_of_a_thread_going_back_in_time_is_refused() {
-    let dir = std::env::temp_dir().join(format!("prvscope-tie-back-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let prv = dir.join("t.prv");
     // Thread 1 enters a collective at 300, then the file goes back to 100, where it left a
     // point-to-point call and the collective's entry at 100 comes after.
-    std::fs::write(
-        &prv,
-        "#Paraver (01/01/2026 at 00:00):1000_ns:1(2):1:2(1:1,1:1)\n\
-         1:1:1:1:1:0:1000:1\n1:2:1:2:1:0:1000:1\n\
+    refused_going_back(
+        "events-back",
+        "1:1:1:1:1:0:1000:1\n1:2:1:2:1:0:1000:1\n\
          2:0:1:1:1:50:50000001:7\n2:0:1:1:1:300:50000002:0\n2:0:1:1:1:100:50000001:0\n\
          2:0:1:1:1:100:50000002:10\n2:0:1:2:1:60:50000001:3\n",
-    )
-    .unwrap();
-    let t = prvscope_import::load(&prv, &prvscope_import::LoadOptions::default(), None).unwrap();
-    assert_eq!(t.store.inversions(), [(50_000_002, 50_000_001)]);
-    let warnings = t.report.warnings().join("\n");
-    assert!(
-        warnings.contains("thread 1.1.1: an event at time 100 comes after one at time 300"),
-        "{warnings}"
+        &[(50_000_002, 50_000_001)],
+        "thread 1.1.1: an event at time 100 comes after one at time 300",
+        &mpi_call_cfg(),
     );
-    match Context::new(&t).compute(&mpi_call_cfg(), &Options::default()) {
-        Err(Error::Unsupported { what, .. }) => {
-            assert!(what.contains("go back in time"), "{what}");
-        }
-        other => panic!("computed: {other:?}"),
-    }
 }
 
 /// A thread whose states go back in time (its events in order): Paraver reads the records in
@@ -126,30 +131,12 @@ fn a_window_reading_the_order_of_a_thread_going_back_in_time_is_refused() {
 /// refused with the reason, and the load names the thread.
 #[test]
 fn a_cfg_over_a_thread_whose_states_go_back_in_time_is_refused() {
-    let dir = std::env::temp_dir().join(format!("prvscope-states-back-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let prv = dir.join("t.prv");
-    std::fs::write(
-        &prv,
-        "#Paraver (01/01/2026 at 00:00):1000_ns:1(2):1:2(1:1,1:1)\n\
-         1:1:1:1:1:500:1000:1\n1:2:1:2:1:0:1000:1\n1:1:1:1:1:0:500:13\n\
+    refused_going_back(
+        "states-back",
+        "1:1:1:1:1:500:1000:1\n1:2:1:2:1:0:1000:1\n1:1:1:1:1:0:500:13\n\
          2:1:1:1:1:50:50000001:7\n",
-    )
-    .unwrap();
-    let t = prvscope_import::load(&prv, &prvscope_import::LoadOptions::default(), None).unwrap();
-    assert_eq!(t.store.inversions(), []);
-    let warnings = t.report.warnings().join("\n");
-    assert!(
-        warnings.contains(
-            "thread 1.1.1: a state beginning at time 0 comes after one beginning at time 500"
-        ),
-        "{warnings}"
+        &[],
+        "thread 1.1.1: a state beginning at time 0 comes after one beginning at time 500",
+        &one_window_cfg("State", "State As Is", "All", ""),
     );
-    let states = one_window_cfg("State", "State As Is", "All", "");
-    match Context::new(&t).compute(&states, &Options::default()) {
-        Err(Error::Unsupported { what, .. }) => {
-            assert!(what.contains("go back in time on 1 thread"), "{what}");
-        }
-        other => panic!("computed: {other:?}"),
-    }
 }
