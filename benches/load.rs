@@ -24,6 +24,9 @@
 //!   of one thread; beside them the kernel's least part of a load: the file read 512 kB at
 //!   a time, and fresh memory of the store's size written once (its page faults).
 //!
+//! Beside each plain trace's load, `prvscope_info_process`: the same load in a process of its
+//! own (`prvscope info --no-cache`), as a user runs it.
+//!
 //! Run with `cargo bench --bench load`. The generated trace is written once to
 //! `target/bench-data/` and reused. Each benchmark checks what it loaded, so that it cannot
 //! measure nothing.
@@ -165,6 +168,7 @@ fn plain(c: &mut Criterion) {
             t
         });
     });
+    info_process(&mut g, &path);
     g.bench_function("wc_-l", |b| {
         b.iter(|| run(&format!("wc -l '{}' > /dev/null", path.display())));
     });
@@ -189,6 +193,25 @@ fn plain(c: &mut Criterion) {
     g.finish();
 }
 
+/// The trace loaded by a process of its own, as a user loads it: `prvscope info --no-cache`,
+/// its start and exit included. Unlike the loads above, repeated in one process, each load
+/// starts with no memory of its own: every page of its store is faulted in fresh, where the
+/// allocator of a process that loaded before hands the memory it kept back.
+fn info_process(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    path: &Path,
+) {
+    let bin = env!("CARGO_BIN_EXE_prvscope");
+    g.bench_function("prvscope_info_process", |b| {
+        b.iter(|| {
+            run(&format!(
+                "'{bin}' info --no-cache '{}' > /dev/null",
+                path.display()
+            ));
+        });
+    });
+}
+
 fn xz(c: &mut Criterion) {
     let Some(path) = shared_trace("ovni_gen_large_4x16/thread.prv.xz") else {
         eprintln!("../shared/traces not found: skipping the xz benchmark");
@@ -205,6 +228,7 @@ fn xz(c: &mut Criterion) {
             t
         });
     });
+    info_process(&mut g, &path);
     g.bench_function("xz_-dc_-T0", |b| {
         b.iter(|| run(&format!("xz -dc -T0 '{}' > /dev/null", path.display())));
     });
@@ -227,6 +251,7 @@ fn against_wc(c: &mut Criterion, group: &str, path: &Path, min_records: u64, wit
             t
         });
     });
+    info_process(&mut g, path);
     g.bench_function("wc_-l", |b| {
         b.iter(|| run(&format!("wc -l '{}' > /dev/null", path.display())));
     });
@@ -402,6 +427,11 @@ fn stages(c: &mut Criterion) {
             total
         });
     });
+    if store_bytes == 0 {
+        // `load_one_worker` was filtered out (`cargo bench -- NAME`): no store to size by.
+        g.finish();
+        return;
+    }
     assert!(store_bytes > 100_000_000, "store of {store_bytes} bytes");
     g.throughput(Throughput::Bytes(store_bytes as u64));
     g.bench_function("first_touch_store", |b| {
