@@ -370,7 +370,8 @@ fn assert_clean_parse_equals(text: &str, reference: &naive::NaiveParse, chunks: 
 /// Traces of many threads are grouped per (thread, type) at the end of each window, a
 /// block of records at a time: a thread and type with thousands of records in one window
 /// (sorted, out of order, with nulls and values of every width) give the store the
-/// line-by-line parser builds.
+/// line-by-line parser builds. So do the same lines under a header of few threads, whose
+/// buffers are encoded every few hundred records of a thread or type within a window.
 #[test]
 fn many_records_of_one_thread_in_a_window_of_a_many_thread_trace_parse_as_the_naive_one() {
     let _shared = crate::common::shared();
@@ -436,6 +437,9 @@ fn many_records_of_one_thread_in_a_window_of_a_many_thread_trace_parse_as_the_na
         assert_eq!(naive_many.backward_rows, 1);
         assert_eq!(fast.report.count(IssueKind::EventsOutOfOrder), 1);
         assert_eq!(fast.report.skipped(), 0, "{:?}", fast.report.warnings());
+        let direct = trace::load_bytes(Path::new("f.prv"), few.as_bytes(), None, &opts).unwrap();
+        assert_eq!(&*direct.store, &reference.store, "6 threads, chunk {chunk}");
+        assert_eq!(direct.report.count(IssueKind::EventsOutOfOrder), 1);
     }
 }
 
@@ -526,6 +530,46 @@ fn every_scanner_backend_parses_the_shared_traces_like_the_naive_parser() {
         seen += 1;
     }
     assert!(seen >= 13, "only {seen} traces");
+}
+
+/// The ovni trace's threads write long runs of lines (a thread's events one after another):
+/// with the load's own chunks and windows, each (thread, type) buffer fills and is encoded
+/// several times within a window. Its first 24 MB give the store the naive parser builds.
+#[test]
+fn ovni_runs_of_one_thread_parse_as_the_naive_parser_with_the_loads_own_windows() {
+    use std::io::Read;
+    let _shared = crate::common::shared();
+    let Some(root) = crate::common::shared_traces() else {
+        return;
+    };
+    let src = root.join("ovni_gen_large_4x16/thread.prv.xz");
+    let mut text = Vec::new();
+    liblzma::read::XzDecoder::new_multi_decoder(std::fs::File::open(&src).unwrap())
+        .take(24 << 20)
+        .read_to_end(&mut text)
+        .unwrap();
+    let end = text.iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    text.truncate(end);
+    let text = String::from_utf8(text).unwrap();
+    for workers in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .build()
+            .unwrap();
+        let fast = pool.install(|| {
+            trace::load_bytes(
+                Path::new("ovni.prv"),
+                text.as_bytes(),
+                None,
+                &LoadOptions::default(),
+            )
+            .unwrap()
+        });
+        assert_eq!(fast.report.skipped(), 0, "{:?}", fast.report.warnings());
+        assert!(fast.store.counts().events > 800_000);
+        let naive = naive::parse(&text, fast.store.null_policy()).unwrap();
+        assert!(*fast.store == naive.store, "{workers} workers");
+    }
 }
 
 /// A timestamp whose first line holds its types in order and whose next line (other

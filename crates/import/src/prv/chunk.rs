@@ -238,6 +238,9 @@ pub struct ChunkOut {
     /// parsed so far, from which each run's size at the chunk's end is forecast.
     pub(super) chunk_text: u64,
     pub(super) parsed_text: u64,
+    /// Direct: the null sentinel when buffers are encoded as they fill ([`SPILL`]); `None`:
+    /// at the end of the window only (the naive parser).
+    pub(super) spill: Option<u64>,
     /// Lines in the chunk (newlines, plus one for a last line without newline).
     pub lines: u64,
     /// `c:`/`i:` communicator lines seen.
@@ -254,6 +257,20 @@ pub struct ChunkOut {
     pub inversions: Vec<(u32, u32)>,
     /// Once parsed: the rows whose events went back in time in the chunk.
     pub backward: Vec<super::order::Backward>,
+}
+
+/// Direct: a buffer is encoded onto its run once it holds this many records, not only at the
+/// end of the window. Buffers keep their room from window to window: unbounded, those of a
+/// trace whose lines come in long runs of one thread (ovni) each grew to a window's records,
+/// 17-32 MB a worker for the ovni trace's 768 (thread, type) keys, faulted in and copied.
+const SPILL: usize = 256;
+
+/// Direct: encodes the records a buffer holds onto its run and empties it (see [`SPILL`]).
+#[cold]
+#[inline(never)]
+fn spill<T, R: Run<T>>(buffer: &mut Vec<T>, run: &mut R, sentinel: u64) {
+    run.extend(buffer, sentinel);
+    buffer.clear();
 }
 
 /// Traces of up to this many threads are parsed into per-row and per-key buffers directly;
@@ -657,6 +674,12 @@ impl ChunkOut {
         if self.direct {
             if let Some(v) = self.states.get_mut(row as usize) {
                 v.push(s);
+                if v.len() >= SPILL
+                    && let (Some(run), Some(sentinel)) =
+                        (self.state_runs.get_mut(row as usize), self.spill)
+                {
+                    spill(v, run, sentinel);
+                }
             }
         } else if (row as usize) < self.states.len() {
             self.state_window.push(row, s);
@@ -731,6 +754,11 @@ impl ChunkOut {
         if self.direct {
             if let Some(v) = self.pairs.get_mut(key) {
                 v.push((e.time, e.value));
+                if v.len() >= SPILL
+                    && let (Some(run), Some(sentinel)) = (self.event_runs.get_mut(key), self.spill)
+                {
+                    spill(v, run, sentinel);
+                }
             }
         } else {
             self.event_window.push(key as u32, (e.time, e.value));

@@ -197,6 +197,7 @@ pub fn parse_chunk_windows<E>(
         };
         unclaimed.claim();
         (out.chunk_text, out.parsed_text) = (chunk_len, 0);
+        out.spill = Some(ctx.sentinel);
         let mut pending = 0usize;
         let result = windows(&mut |bytes| {
             parse_into(ctx, bytes, out);
