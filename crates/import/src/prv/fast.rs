@@ -216,9 +216,10 @@ fn digits_slow(b: &[u8], start: usize, end: usize) -> Option<u64> {
 /// multiplications.
 #[inline(always)]
 fn eight(word: u64, n: usize) -> u64 {
-    // Digits are 0x30 or more: no borrow crosses bytes once the bytes before are masked off.
+    // Digits are 0x30 to 0x39: flipping the bits of 0x30 gives their values, byte by byte
+    // (one operation, no borrow), then the bytes before them are masked off.
     let keep = u64::MAX << ((64 - 8 * n) & 63);
-    let x = (word & keep) - (0x3030_3030_3030_3030 & keep);
+    let x = (word ^ 0x3030_3030_3030_3030) & keep;
     // Pairs (in bytes 0, 2, 4, 6), then the four pairs weighted and summed into the high
     // half in two independent multiplications (Lemire's eight-digit parse).
     let x = x.wrapping_mul(10) + (x >> 8);
