@@ -42,7 +42,8 @@ impl<'a> Scanner<'a> {
     /// The mask of block `blk` of the text, or `None` past its end.
     #[inline(always)]
     fn word(&mut self, blk: usize) -> Option<u64> {
-        match blk.checked_sub(self.first).and_then(|i| self.masks.get(i)) {
+        // A block before `first` wraps to an index past the masks, as one past them.
+        match self.masks.get(blk.wrapping_sub(self.first)) {
             Some(&w) => Some(w),
             None => self.scan_from(blk),
         }
@@ -145,8 +146,11 @@ impl Cursor {
 /// every field, without the branch on the length, is 60% slower).
 #[inline(always)]
 fn digits(b: &[u8], start: usize, end: usize) -> Option<u64> {
-    let n = end.checked_sub(start)?;
-    match (n, end.checked_sub(16).and_then(|s| b.get(s..end))) {
+    // `start` after `end` wraps to a length no arm below takes but the slow one, which
+    // checks it.
+    let n = end.wrapping_sub(start);
+    // Within the first 16 bytes of the text the range's start wraps past its end: `None`.
+    match (n, b.get(end.wrapping_sub(16)..end)) {
         (1..=8, Some(words)) => Some(eight(word(words, 8), n)),
         (9..=16, Some(words)) => {
             Some(eight(word(words, 0), n - 8) * 100_000_000 + eight(word(words, 8), 8))
@@ -229,12 +233,34 @@ fn eight(word: u64, n: usize) -> u64 {
         >> 32
 }
 
+/// The lines from `p` on, as long as the optimistic parser takes them: returns where it
+/// stopped (a line it left to the careful parser, or the end of the text) and how many lines
+/// it took. One loop around the inlined line parser, without a call per line.
+pub(super) fn fast_lines(
+    ctx: &ParseContext<'_>,
+    sc: &mut Scanner<'_>,
+    mut p: usize,
+    out: &mut ChunkOut,
+) -> (usize, u64) {
+    let mut lines = 0;
+    while p < sc.text.len() {
+        match fast_line(ctx, sc, p, out) {
+            Some(next) => {
+                p = next;
+                lines += 1;
+            }
+            None => break,
+        }
+    }
+    (p, lines)
+}
+
 /// The optimistic parser: a well-formed state or event line at `p`, ended by a newline,
 /// in a thread the header has. Returns the start of the next line, or `None` (having
 /// changed nothing) to let the careful parser, which reports what is wrong, take the line.
-#[inline]
+#[inline(always)]
 #[allow(clippy::many_single_char_names)] // b, c, p, q, v: bytes, cursor, positions, values
-pub(super) fn fast_line(
+fn fast_line(
     ctx: &ParseContext<'_>,
     sc: &mut Scanner<'_>,
     p: usize,
@@ -429,6 +455,11 @@ fn same_bytes(x: &[u8], y: &[u8]) -> bool {
     }
     if n < 8 {
         return x == y;
+    }
+    if n <= 16 {
+        // A thread's `:cpu:appl:task:thread:` or a time: two words, the second overlapping
+        // the first, compared with one branch.
+        return (word(x, 0) == word(y, 0)) & (word(x, n - 8) == word(y, n - 8));
     }
     let mut i = 0;
     while i + 8 < n {

@@ -34,7 +34,7 @@ pub use chunk::{ChunkOut, EventBuf, EventPiece, RawEvent, RawEventOf, RawState, 
 pub use order::{Backward, OrderEdge, OrderJoin, OrderTracker, add_backward_pairs, pairs_of};
 
 use careful::parse_line;
-use fast::fast_line;
+use fast::fast_lines;
 
 /// What the parser needs to know besides the bytes.
 #[derive(Debug, Clone)]
@@ -222,10 +222,11 @@ fn parse_into(ctx: &ParseContext<'_>, bytes: &[u8], out: &mut ChunkOut) {
     let mut start = 0usize;
     let mut scanner = fast::Scanner::new(bytes, ctx.scan);
     while start < bytes.len() {
-        if let Some(next) = fast_line(ctx, &mut scanner, start, out) {
-            line_no += 1;
-            start = next;
-            continue;
+        let (stopped, lines) = fast_lines(ctx, &mut scanner, start, out);
+        line_no += lines;
+        start = stopped;
+        if start >= bytes.len() {
+            break;
         }
         let rest = bytes.get(start..).unwrap_or(&[]);
         let (line, next) = match memchr::memchr(b'\n', rest) {
