@@ -268,11 +268,11 @@ fn fast_line(
 ) -> Option<usize> {
     let b = sc.text;
     let kind = *b.get(p)?;
-    let mut c = Cursor::at(sc, p)?;
-    if c.next(sc)? != p + 1 || b.get(p + 1) != Some(&b':') {
-        return None;
-    }
     if kind == b'3' {
+        let mut c = Cursor::at(sc, p)?;
+        if c.next(sc)? != p + 1 || b.get(p + 1) != Some(&b':') {
+            return None;
+        }
         return fast_comm(ctx, sc, &mut c, p, out);
     }
     if kind != b'1' && kind != b'2' {
@@ -281,8 +281,10 @@ fn fast_line(
     // Consecutive lines usually come from the same thread (ovni: 99.99%), often at the same
     // time (a state and the events at its begin): when the bytes of `:cpu:appl:task:thread:`
     // (and `time:`) equal the previous line's, whatever its kind, its row (and time) are
-    // reused without parsing the numbers again.
+    // reused without parsing the numbers again (nor finding their marks: bytes equal to the
+    // previous line's, which were checked, are well formed).
     let last = out.last_line;
+    let mut c;
     let (row, cpu, time, mut q, object_len) =
         if last.object_len > 0 && same_at(b, p + 1, last.start + 1, last.object_len - 1) {
             let at = p + last.object_len;
@@ -296,6 +298,10 @@ fn fast_line(
                 (last.row, last.cpu, time, q, last.object_len)
             }
         } else {
+            c = Cursor::at(sc, p)?;
+            if c.next(sc)? != p + 1 || b.get(p + 1) != Some(&b':') {
+                return None;
+            }
             let mut ends = [0usize; 4];
             for end in &mut ends {
                 *end = c.colon(sc)?;
