@@ -194,9 +194,10 @@ impl OrderTracker {
     }
 
     /// The pairs of one event line of `row` at `time`, in file order: what [`Self::note`]
-    /// does for each, at once for a line that starts a timestamp. Kept out of the parse's
-    /// loop: inlined there, it made the compiler outline the line parser itself.
-    #[inline(never)]
+    /// does for each, at once for a line that starts a timestamp. Inlined into the parse's
+    /// loop (once the line parser was itself inlined into its loop over lines; before, inlining
+    /// this made the compiler outline the line parser).
+    #[inline(always)]
     pub fn note_line(&mut self, row: u32, time: u64, pairs: &[(u32, u64)]) {
         let r = row as usize;
         let (Some(&before), Some((&(first, _), rest))) = (self.hot.get(r), pairs.split_first())
