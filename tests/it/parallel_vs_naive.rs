@@ -348,6 +348,64 @@ fn lines_of_another_kind_at_the_same_thread_and_time_parse_as_the_naive_parser()
 /// `text`, a trace without bad lines, loaded in chunks of each of `chunks` bytes with every
 /// structural scanner backend this machine runs, gives the naive parser's store, and a report
 /// of nothing but the threads whose events go back in time, as many as the naive parser finds.
+/// A line whose bytes after its kind repeat the previous line's thread (and time) reuses
+/// them without looking at their marks again: a line that breaks at or after those bytes, or
+/// whose kind or kind's `:` differs, is still refused, as the line-by-line parser refuses it,
+/// and the good lines around it are kept.
+#[test]
+fn lines_repeating_the_previous_threads_bytes_are_checked_as_the_naive_parser_checks_them() {
+    let bad_after_a_good_line = [
+        "2;1:1:1:1:100:4:1",
+        "4:1:1:1:1:100:4:1",
+        "21:1:1:1:100:4:1",
+        "2:1:1:1:1:100:4:x",
+        "2:1:1:1:1:100:-4:1",
+        "2:1:1:1:1:100:4:1:",
+        "2:1:1:1:1:100:4",
+        "2:1:1:1:1:100:4:1 ",
+        "2:1:1:1:1:10x:4:1",
+        "2:1:1:1:1:100:",
+        "1:1:1:1:1:100:50",
+        "1:1:1:1:1:100:99:N:",
+        "2:1:1:1:1:",
+        "2:1:1:1:1",
+    ];
+    let mut text = trace_text(3, &[], false, true);
+    let mut time = 100u64;
+    for (i, bad) in bad_after_a_good_line.iter().enumerate() {
+        // The good line has the bad one's thread bytes (and time), with a time of as many
+        // digits before it and after it.
+        let good = format!("2:1:1:1:1:{time}:4:{i}\n");
+        text.push_str(&good);
+        text.push_str(&bad.replace("100", &time.to_string()));
+        text.push('\n');
+        let state = format!("1:1:1:1:1:{time}:{}:{i}\n", time + 5);
+        text.push_str(&state);
+        time += 10;
+    }
+    let reference = naive::parse(&text, NullPolicy::default()).unwrap();
+    assert_eq!(reference.bad_lines, bad_after_a_good_line.len() as u64);
+    assert_eq!(
+        reference.store.counts().states,
+        bad_after_a_good_line.len() as u64
+    );
+    for chunk in [16, 1 << 20] {
+        for scan in ScanBackend::available() {
+            let opts = LoadOptions {
+                chunk_bytes: chunk,
+                null: NullOverride::Zero,
+                scan,
+                ..LoadOptions::default()
+            };
+            let fast = trace::load_bytes(Path::new("r.prv"), text.as_bytes(), None, &opts).unwrap();
+            assert_eq!(&*fast.store, &reference.store, "chunk {chunk}, {scan:?}");
+            let bad = fast.report.count(IssueKind::MalformedRecord)
+                + fast.report.count(IssueKind::UnknownRecordKind);
+            assert_eq!(bad, reference.bad_lines, "{:?}", fast.report.warnings());
+        }
+    }
+}
+
 fn assert_clean_parse_equals(text: &str, reference: &naive::NaiveParse, chunks: &[usize]) {
     for &chunk in chunks {
         for scan in ScanBackend::available() {
