@@ -342,7 +342,7 @@ fn lines_of_another_kind_at_the_same_thread_and_time_parse_as_the_naive_parser()
     assert_eq!(reference.store.counts().states, 868);
     // Events at `t * 10` come before others at `t`: each thread goes back in time.
     assert_eq!(reference.backward_rows, 3);
-    assert_clean_parse_equals(&text, &reference, &[64, 1000, 1 << 20]);
+    assert_parse_equals(&text, &reference, &[64, 1000, 1 << 20]);
 }
 
 /// `text`, a trace without bad lines, loaded in chunks of each of `chunks` bytes with every
@@ -389,24 +389,13 @@ fn lines_repeating_the_previous_threads_bytes_are_checked_as_the_naive_parser_ch
         reference.store.counts().states,
         bad_after_a_good_line.len() as u64
     );
-    for chunk in [16, 1 << 20] {
-        for scan in ScanBackend::available() {
-            let opts = LoadOptions {
-                chunk_bytes: chunk,
-                null: NullOverride::Zero,
-                scan,
-                ..LoadOptions::default()
-            };
-            let fast = trace::load_bytes(Path::new("r.prv"), text.as_bytes(), None, &opts).unwrap();
-            assert_eq!(&*fast.store, &reference.store, "chunk {chunk}, {scan:?}");
-            let bad = fast.report.count(IssueKind::MalformedRecord)
-                + fast.report.count(IssueKind::UnknownRecordKind);
-            assert_eq!(bad, reference.bad_lines, "{:?}", fast.report.warnings());
-        }
-    }
+    assert_parse_equals(&text, &reference, &[16, 1 << 20]);
 }
 
-fn assert_clean_parse_equals(text: &str, reference: &naive::NaiveParse, chunks: &[usize]) {
+/// Loads `text` with each chunk size and every scanner backend: the store equals the
+/// line-by-line parser's, and so do the report's counts (threads going back in time, bad
+/// lines, records refused), which are all the report holds.
+fn assert_parse_equals(text: &str, reference: &naive::NaiveParse, chunks: &[usize]) {
     for &chunk in chunks {
         for scan in ScanBackend::available() {
             let opts = LoadOptions {
@@ -417,10 +406,24 @@ fn assert_clean_parse_equals(text: &str, reference: &naive::NaiveParse, chunks: 
             };
             let fast = trace::load_bytes(Path::new("k.prv"), text.as_bytes(), None, &opts).unwrap();
             assert_eq!(&*fast.store, &reference.store, "chunk {chunk}, {scan:?}");
-            let back = fast.report.count(IssueKind::EventsOutOfOrder);
+            let count = |kinds: &[IssueKind]| kinds.iter().map(|&k| fast.report.count(k)).sum();
+            let back: u64 = count(&[IssueKind::EventsOutOfOrder]);
             assert_eq!(back, reference.backward_rows, "chunk {chunk}, {scan:?}");
-            let others: u64 = IssueKind::ALL.iter().map(|&k| fast.report.count(k)).sum();
-            assert_eq!(others, back, "{:?}", fast.report.warnings());
+            let bad: u64 = count(&[
+                IssueKind::MalformedRecord,
+                IssueKind::UnknownRecordKind,
+                IssueKind::TruncatedLine,
+            ]);
+            assert_eq!(bad, reference.bad_lines, "{:?}", fast.report.warnings());
+            let refused: u64 = count(&[IssueKind::ThreadOutOfRange, IssueKind::CpuOutsideTaskNode]);
+            assert_eq!(
+                refused,
+                reference.out_of_range,
+                "{:?}",
+                fast.report.warnings()
+            );
+            let all: u64 = count(&IssueKind::ALL);
+            assert_eq!(all, back + bad + refused, "{:?}", fast.report.warnings());
         }
     }
 }
@@ -649,7 +652,7 @@ fn ordered_lines_continued_by_a_smaller_type_give_each_timestamp_its_inversions(
         reference.store.inversions(),
         [(4, 2), (5, 3), (7, 3), (9, 3), (9, 8)]
     );
-    assert_clean_parse_equals(&text, &reference, &[16, 40, 1 << 20]);
+    assert_parse_equals(&text, &reference, &[16, 40, 1 << 20]);
 }
 
 /// A thread whose events go back in time (a trace not sorted by time) may give the events of
