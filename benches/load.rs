@@ -1,7 +1,8 @@
 //! Loading throughput, each figure beside a reference measured in the same run:
 //! - a generated 1 GB plain `.prv` from the page cache, against `wc -l` on the same file,
 //!   reading the file into memory and one `memcpy` of its bytes (the machine's limits);
-//! - `ovni_gen_large_4x16/thread.prv.xz` (282 MB of text), against `xz -dc -T0 > /dev/null`;
+//! - `ovni_gen_large_4x16/thread.prv.xz` (282 MB of text), against `xz -dc -T0 > /dev/null`
+//!   and prvscope's own decode of it without the parse;
 //! - the same ovni trace unpacked (one event per line: per-line costs), and a copy with its
 //!   times zero-padded to 20 digits, each against `wc -l` and Paraver's loader (BSC's
 //!   paramedir with a one-window cfg, when `build-paramedir.sh` built it);
@@ -152,6 +153,66 @@ fn run(cmd: &str) {
     assert!(ok.success(), "{cmd}");
 }
 
+/// CPU time used so far by this process (all its threads) and by the children it waited
+/// for, in seconds, from `/proc/self/stat` (`None` where there is none).
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name: state, ..., utime (11), stime, cutime, cstime (14).
+    let fields: Vec<u64> = stat
+        .rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .skip(1)
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    let ticks: u64 = fields.get(10..14)?.iter().sum();
+    let per_second = Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok()?.trim().parse::<f64>().ok())
+        .unwrap_or(100.0);
+    Some(ticks as f64 / per_second)
+}
+
+/// `f` benchmarked as `name`, then its CPU time per run (this process's threads and the
+/// children it waited for) printed beside the wall time: with as many busy threads as cores,
+/// CPU time over cores is the least wall time.
+fn bench_with_cpu(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    group: &str,
+    name: &str,
+    mut f: impl FnMut(),
+) {
+    let mut runs = 0u64;
+    let mut wall = 0.0;
+    let mut cpu = 0.0;
+    g.bench_function(name, |b| {
+        b.iter_custom(|iters| {
+            let before = cpu_seconds();
+            let start = std::time::Instant::now();
+            for _ in 0..iters {
+                f();
+            }
+            let took = start.elapsed();
+            if let (Some(a), Some(b)) = (before, cpu_seconds()) {
+                runs += iters;
+                wall += took.as_secs_f64();
+                cpu += b - a;
+            }
+            took
+        });
+    });
+    if runs > 0 {
+        let n = runs as f64;
+        eprintln!(
+            "{group}/{name}: {:.3} s wall, {:.3} s CPU a run ({runs} runs, warm-up included)",
+            wall / n,
+            cpu / n
+        );
+    }
+}
+
 fn plain(c: &mut Criterion) {
     let path = generated_1gb();
     let bytes = std::fs::metadata(&path).expect("bench trace").len();
@@ -161,14 +222,11 @@ fn plain(c: &mut Criterion) {
     g.sample_size(10)
         .measurement_time(Duration::from_secs(20))
         .throughput(Throughput::Bytes(bytes));
-    g.bench_function("prvscope_load", |b| {
-        b.iter(|| {
-            let t = trace::load(&path, &LoadOptions::default(), None).expect("load");
-            assert!(t.store.counts().total() > 40_000_000);
-            t
-        });
+    bench_with_cpu(&mut g, "plain_1gb", "prvscope_load", || {
+        let t = trace::load(&path, &LoadOptions::default(), None).expect("load");
+        assert!(t.store.counts().total() > 40_000_000);
     });
-    info_process(&mut g, &path);
+    info_process(&mut g, "plain_1gb", &path);
     g.bench_function("wc_-l", |b| {
         b.iter(|| run(&format!("wc -l '{}' > /dev/null", path.display())));
     });
@@ -199,16 +257,15 @@ fn plain(c: &mut Criterion) {
 /// allocator of a process that loaded before hands the memory it kept back.
 fn info_process(
     g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    group: &str,
     path: &Path,
 ) {
     let bin = env!("CARGO_BIN_EXE_prvscope");
-    g.bench_function("prvscope_info_process", |b| {
-        b.iter(|| {
-            run(&format!(
-                "'{bin}' info --no-cache '{}' > /dev/null",
-                path.display()
-            ));
-        });
+    bench_with_cpu(g, group, "prvscope_info_process", || {
+        run(&format!(
+            "'{bin}' info --no-cache '{}' > /dev/null",
+            path.display()
+        ));
     });
 }
 
@@ -221,16 +278,36 @@ fn xz(c: &mut Criterion) {
     g.sample_size(10)
         .measurement_time(Duration::from_secs(15))
         .throughput(Throughput::Bytes(282_000_000));
-    g.bench_function("prvscope_load", |b| {
-        b.iter(|| {
-            let t = trace::load(&path, &LoadOptions::default(), None).expect("load");
-            assert_eq!(t.store.counts().events, 10_327_530);
-            t
-        });
+    bench_with_cpu(&mut g, "ovni_xz", "prvscope_load", || {
+        let t = trace::load(&path, &LoadOptions::default(), None).expect("load");
+        assert_eq!(t.store.counts().events, 10_327_530);
     });
-    info_process(&mut g, &path);
-    g.bench_function("xz_-dc_-T0", |b| {
-        b.iter(|| run(&format!("xz -dc -T0 '{}' > /dev/null", path.display())));
+    info_process(&mut g, "ovni_xz", &path);
+    // The decode alone, as a load runs it (liblzma's multithreaded decoder on a thread of
+    // its own, 8 MB blocks handed on and their buffers recycled), without a parse: what is
+    // left for the parse on these cores.
+    bench_with_cpu(&mut g, "ovni_xz", "prvscope_decode_only", || {
+        let file = std::fs::File::open(&path).expect("xz trace");
+        let decoder = trace::source::spawn_decoder(
+            file,
+            trace::Compression::Xz,
+            Arc::new(trace::LoadProgress::default()),
+            trace::source::STREAM_BLOCK,
+        );
+        let mut text = 0;
+        for item in &decoder.blocks {
+            match item {
+                trace::source::StreamItem::Block(block) => {
+                    text += block.len;
+                    let _ = decoder.recycle.send(block.bytes);
+                }
+                trace::source::StreamItem::Error { message, .. } => panic!("{message}"),
+            }
+        }
+        assert_eq!(text, 282_396_914);
+    });
+    bench_with_cpu(&mut g, "ovni_xz", "xz_-dc_-T0", || {
+        run(&format!("xz -dc -T0 '{}' > /dev/null", path.display()));
     });
     g.finish();
 }
@@ -244,14 +321,11 @@ fn against_wc(c: &mut Criterion, group: &str, path: &Path, min_records: u64, wit
     g.sample_size(10)
         .measurement_time(Duration::from_secs(20))
         .throughput(Throughput::Bytes(bytes));
-    g.bench_function("prvscope_load", |b| {
-        b.iter(|| {
-            let t = trace::load(path, &LoadOptions::default(), None).expect("load");
-            assert!(t.store.counts().total() >= min_records);
-            t
-        });
+    bench_with_cpu(&mut g, group, "prvscope_load", || {
+        let t = trace::load(path, &LoadOptions::default(), None).expect("load");
+        assert!(t.store.counts().total() >= min_records);
     });
-    info_process(&mut g, path);
+    info_process(&mut g, group, path);
     g.bench_function("wc_-l", |b| {
         b.iter(|| run(&format!("wc -l '{}' > /dev/null", path.display())));
     });
@@ -259,16 +333,14 @@ fn against_wc(c: &mut Criterion, group: &str, path: &Path, min_records: u64, wit
         .join("../shared/paraver_cfgs/paraver/General/views/state_as_is.cfg");
     if let Some(paramedir) = paramedir().filter(|_| with_paraver && cfg.exists()) {
         let out = bench_data().join("paramedir.out");
-        g.bench_function("paramedir", |b| {
-            b.iter(|| {
-                run(&format!(
-                    "'{}' '{}' '{}' '{}' > /dev/null",
-                    paramedir.display(),
-                    path.display(),
-                    cfg.display(),
-                    out.display()
-                ));
-            });
+        bench_with_cpu(&mut g, group, "paramedir", || {
+            run(&format!(
+                "'{}' '{}' '{}' '{}' > /dev/null",
+                paramedir.display(),
+                path.display(),
+                cfg.display(),
+                out.display()
+            ));
         });
     }
     g.finish();
