@@ -153,11 +153,26 @@ fn run(cmd: &str) {
     assert!(ok.success(), "{cmd}");
 }
 
+/// Clock ticks a second of `/proc/self/stat`'s CPU times, asked of `getconf` once, before
+/// any measurement (its process's CPU time would otherwise count in the children's).
+fn ticks_per_second() -> f64 {
+    static TICKS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    *TICKS.get_or_init(|| {
+        Command::new("getconf")
+            .arg("CLK_TCK")
+            .output()
+            .ok()
+            .and_then(|o| String::from_utf8(o.stdout).ok()?.trim().parse::<f64>().ok())
+            .unwrap_or(100.0)
+    })
+}
+
 /// CPU time used so far by this process (all its threads) and by the children it waited
 /// for, in seconds, from `/proc/self/stat` (`None` where there is none).
 fn cpu_seconds() -> Option<f64> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name: state, ..., utime (11), stime, cutime, cstime (14).
+    // After the command name come the state (field 3), then utime, stime, cutime and
+    // cstime as fields 14 to 17: the 11th to 14th after the state.
     let fields: Vec<u64> = stat
         .rsplit_once(')')?
         .1
@@ -166,13 +181,7 @@ fn cpu_seconds() -> Option<f64> {
         .map(|f| f.parse().unwrap_or(0))
         .collect();
     let ticks: u64 = fields.get(10..14)?.iter().sum();
-    let per_second = Command::new("getconf")
-        .arg("CLK_TCK")
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8(o.stdout).ok()?.trim().parse::<f64>().ok())
-        .unwrap_or(100.0);
-    Some(ticks as f64 / per_second)
+    Some(ticks as f64 / ticks_per_second())
 }
 
 /// `f` benchmarked as `name`, then its CPU time per run (this process's threads and the
@@ -184,6 +193,7 @@ fn bench_with_cpu(
     name: &str,
     mut f: impl FnMut(),
 ) {
+    ticks_per_second();
     let mut runs = 0u64;
     let mut wall = 0.0;
     let mut cpu = 0.0;
