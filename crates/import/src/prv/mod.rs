@@ -237,6 +237,9 @@ fn parse_into(ctx: &ParseContext<'_>, bytes: &[u8], out: &mut ChunkOut) {
         start = next;
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         parse_line(ctx, line, rest, line_no, out);
+        // The careful parser may have noted another CPU for the previous fast line's thread:
+        // the next line cannot take that line's row and CPU as noted.
+        out.last_line = fast::LastLine::default();
     }
     out.lines = line_no;
 }
