@@ -392,6 +392,28 @@ fn lines_repeating_the_previous_threads_bytes_are_checked_as_the_naive_parser_ch
     assert_parse_equals(&text, &reference, &[16, 1 << 20]);
 }
 
+/// A line the careful parser takes may note another CPU for a thread (an event line's CPU is
+/// noted before its pairs, so even a line bad after its time does): the next fast line with
+/// the bytes of that thread's previous fast line is not taken as already noted. The store's
+/// CPUs are the line-by-line parser's.
+#[test]
+fn a_careful_line_between_two_fast_lines_of_a_thread_keeps_its_cpu_change() {
+    let mut text = trace_text(3, &[], false, true);
+    for (i, time) in (100u64..160).step_by(20).enumerate() {
+        // CPU 1 fast, CPU 2 on a line bad in its value, CPU 1 fast again.
+        let fast = format!("2:1:1:1:1:{time}:4:{i}\n");
+        let careful = format!("2:2:1:1:1:{}:4:x\n", time + 1);
+        let fast_again = format!("2:1:1:1:1:{}:4:{i}\n", time + 2);
+        for line in [fast, careful, fast_again] {
+            text.push_str(&line);
+        }
+    }
+    let reference = naive::parse(&text, NullPolicy::default()).unwrap();
+    assert_eq!(reference.bad_lines, 3);
+    assert_eq!(reference.store.counts().events, 6);
+    assert_parse_equals(&text, &reference, &[16, 1 << 20]);
+}
+
 /// Loads `text` with each chunk size and every scanner backend: the store equals the
 /// line-by-line parser's, and so do the report's counts (threads going back in time, bad
 /// lines, records refused), which are all the report holds.
