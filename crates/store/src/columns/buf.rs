@@ -1,5 +1,6 @@
-//! [`Buf`]: the array under a column segment, either a vector the loader built or a slice of
-//! a memory-mapped store cache read in place (see [`crate::cache`]).
+//! [`Buf`]: the array under a column segment, either a vector the loader built, a slice of
+//! a memory-mapped store cache read in place (see [`crate::cache`]), or a slice of a slab
+//! of memory the loader filled with a chunk's arrays (see [`super::slab`]).
 
 use std::fmt;
 use std::ops::Deref;
@@ -7,16 +8,23 @@ use std::sync::Arc;
 
 use bytemuck::Pod;
 
-/// A read-only file mapped in memory, shared by every array read from it.
+/// A read-only mapping, shared by every array read from it: a file, or a slab.
 pub type Mapped = Arc<memmap2::Mmap>;
 
-/// An array of `T`: owned, or `len` elements at byte `start` of a mapped file. Reading is
-/// the same either way (it derefs to `&[T]`); changing a mapped array copies it first (only
-/// the loader changes arrays, and it builds owned ones).
+/// An array of `T`: owned, or `len` elements at byte `start` of a mapping. Reading is the
+/// same in every case (it derefs to `&[T]`); changing an array that is not owned copies it
+/// first (only the loader changes arrays, and it builds owned ones).
 #[derive(Clone)]
 pub enum Buf<T> {
     Owned(Vec<T>),
+    /// In a mapped file: its pages belong to the file.
     Mapped {
+        map: Mapped,
+        start: usize,
+        len: usize,
+    },
+    /// In a slab the loader filled: process memory, counted as heap.
+    Shared {
         map: Mapped,
         start: usize,
         len: usize,
@@ -35,10 +43,10 @@ impl<T: Pod> Buf<T> {
         Buf::Owned(Vec::with_capacity(n))
     }
 
-    /// `len` elements at byte `start` of `map`, if they lie inside it and are aligned for `T`.
+    /// `len` elements at byte `start` of the mapped file `map`, if they lie inside it and are
+    /// aligned for `T`.
     pub fn mapped(map: &Mapped, start: usize, len: usize) -> Option<Self> {
-        let bytes = map.get(start..start.checked_add(len.checked_mul(size_of::<T>())?)?)?;
-        bytemuck::try_cast_slice::<u8, T>(bytes).ok()?;
+        Self::fits(map, start, len)?;
         Some(Buf::Mapped {
             map: Arc::clone(map),
             start,
@@ -46,26 +54,43 @@ impl<T: Pod> Buf<T> {
         })
     }
 
+    /// `len` elements at byte `start` of the slab `map`, if they lie inside it and are
+    /// aligned for `T`.
+    pub fn shared(map: &Mapped, start: usize, len: usize) -> Option<Self> {
+        Self::fits(map, start, len)?;
+        Some(Buf::Shared {
+            map: Arc::clone(map),
+            start,
+            len,
+        })
+    }
+
+    /// Do `len` elements at byte `start` of `map` lie inside it, aligned for `T`?
+    fn fits(map: &Mapped, start: usize, len: usize) -> Option<()> {
+        let bytes = map.get(start..start.checked_add(len.checked_mul(size_of::<T>())?)?)?;
+        bytemuck::try_cast_slice::<u8, T>(bytes).ok().map(|_| ())
+    }
+
     /// The elements.
     #[inline]
     pub fn as_slice(&self) -> &[T] {
         match self {
             Buf::Owned(v) => v,
-            Buf::Mapped { map, start, len } => map
+            Buf::Mapped { map, start, len } | Buf::Shared { map, start, len } => map
                 .get(*start..*start + *len * size_of::<T>())
                 .and_then(|b| bytemuck::try_cast_slice(b).ok())
                 .unwrap_or_default(),
         }
     }
 
-    /// The vector to change: a mapped array is copied into one first.
+    /// The vector to change: an array that is not owned is copied into one first.
     pub fn to_mut(&mut self) -> &mut Vec<T> {
-        if let Buf::Mapped { .. } = self {
+        if !matches!(self, Buf::Owned(_)) {
             *self = Buf::Owned(self.as_slice().to_vec());
         }
         match self {
             Buf::Owned(v) => v,
-            Buf::Mapped { .. } => unreachable!("made owned above"),
+            Buf::Mapped { .. } | Buf::Shared { .. } => unreachable!("made owned above"),
         }
     }
 
@@ -90,17 +115,20 @@ impl<T: Pod> Buf<T> {
         }
     }
 
-    /// Elements the array holds room for (its length when mapped).
+    /// Elements the array holds room for (its length when not owned).
     pub fn capacity(&self) -> usize {
         match self {
             Buf::Owned(v) => v.capacity(),
-            Buf::Mapped { len, .. } => *len,
+            Buf::Mapped { len, .. } | Buf::Shared { len, .. } => *len,
         }
     }
 
     /// Empties the array, keeping an owned array's room.
     pub fn clear(&mut self) {
-        self.to_mut().clear();
+        match self {
+            Buf::Owned(v) => v.clear(),
+            Buf::Mapped { .. } | Buf::Shared { .. } => *self = Buf::default(),
+        }
     }
 
     pub fn shrink_to_fit(&mut self) {
@@ -109,19 +137,29 @@ impl<T: Pod> Buf<T> {
         }
     }
 
-    /// Heap bytes held (none for a mapped array: its pages belong to the file).
+    /// Heap bytes held (none for an array in a mapped file: its pages belong to the file;
+    /// its own elements for one in a slab).
     pub fn heap_bytes(&self) -> usize {
         match self {
             Buf::Owned(v) => v.capacity() * size_of::<T>(),
             Buf::Mapped { .. } => 0,
+            Buf::Shared { len, .. } => len * size_of::<T>(),
         }
     }
 
-    /// Bytes of the mapped file this array reads (none for an owned one).
+    /// Bytes of the mapped file this array reads (none for any other).
     pub fn mapped_bytes(&self) -> usize {
         match self {
-            Buf::Owned(_) => 0,
+            Buf::Owned(_) | Buf::Shared { .. } => 0,
             Buf::Mapped { len, .. } => len * size_of::<T>(),
+        }
+    }
+
+    /// Bytes of a slab this array reads (none for any other).
+    pub fn shared_bytes(&self) -> usize {
+        match self {
+            Buf::Shared { len, .. } => len * size_of::<T>(),
+            Buf::Owned(_) | Buf::Mapped { .. } => 0,
         }
     }
 

@@ -20,6 +20,7 @@
 mod buf;
 pub(crate) mod persist;
 mod segments;
+mod slab;
 #[cfg(test)]
 mod tests;
 mod time;
@@ -27,5 +28,6 @@ mod value;
 
 pub use buf::{Buf, Mapped};
 pub use segments::{MOVE_MIN, Segment, Segments};
-pub use time::{BLOCK, ESCAPE, TimeColumn, TimeSeg};
-pub use value::{ValueColumn, ValueSeg};
+pub use slab::{Placed, SlabWriter, slab_bytes};
+pub use time::{BLOCK, ESCAPE, PlacedTime, TimeColumn, TimeSeg};
+pub use value::{PlacedValue, ValueColumn, ValueSeg};

@@ -270,3 +270,49 @@ fn segments_taken_keeping_room_are_exact_copies_and_the_room_is_reused() {
     assert_eq!(t2, TimeSeg::from_slice_by(&second, |p| p.0));
     assert_eq!(v2.get(0, s), s);
 }
+
+#[test]
+fn segments_placed_in_a_slab_equal_those_taken_keeping_room() {
+    let s = u64::MAX;
+    // Escaped and unsorted times, wide values; then narrow values (and nulls) in the same
+    // wide arrays, narrowed as they are placed.
+    let first: Vec<(u64, u64)> = (0..700u64)
+        .map(|i| {
+            (
+                i * 7 + if i > 600 { 1 << 40 } else { 0 } + i % 3,
+                i * 100_000,
+            )
+        })
+        .chain([(3, 9), (u64::MAX - 1, 1)])
+        .collect();
+    let second: Vec<(u64, u64)> = (0..300u64)
+        .map(|i| (i, if i % 5 == 0 { s } else { i % 200 }))
+        .collect();
+    let (mut times, mut values) = (TimeSeg::default(), ValueSeg::default());
+    for (chunk, max) in [(&first, 70_000_000), (&second, 199)] {
+        times.extend_by(chunk, |p| p.0);
+        values.extend_with_max(chunk, s, max, |p| p.1);
+        let bytes = times.slab_bytes() + values.slab_bytes(max);
+        let mut slab = SlabWriter::new(bytes).unwrap();
+        let (placed_times, placed_values) = (
+            times.place(&mut slab).unwrap(),
+            values.place(max, s, &mut slab).unwrap(),
+        );
+        let map = slab.finish().unwrap();
+        let (t, v) = (
+            placed_times.seg(&map).unwrap(),
+            placed_values.seg(&map).unwrap(),
+        );
+        assert_eq!(t, times.take_keeping_room());
+        assert_eq!(v, values.take_keeping_room(max, s));
+        assert_eq!(
+            t.iter().collect::<Vec<_>>(),
+            chunk.iter().map(|p| p.0).collect::<Vec<_>>()
+        );
+        assert_eq!(v, ValueSeg::from_slice_by(chunk, s, |p| p.1));
+        assert_eq!(
+            t.heap_bytes() + v.heap_bytes(),
+            t.len() * 4 + t.len().div_ceil(BLOCK) * 8 + t.escapes.len() * 16 + v.len() * v.width()
+        );
+    }
+}

@@ -1,7 +1,8 @@
 //! Times: [`TimeSeg`], a run of times as block bases and 32-bit deltas, and [`TimeColumn`],
 //! a list of them.
 
-use super::{Buf, Segments};
+use super::slab::{Placed, SlabWriter, slab_bytes};
+use super::{Buf, Mapped, Segments};
 
 /// Records per time block.
 pub const BLOCK: usize = 256;
@@ -18,6 +19,25 @@ pub struct TimeSeg {
     pub(super) deltas: Buf<u32>,
     /// (record index, full time) of escaped records, sorted by index.
     pub(super) escapes: Vec<(u32, u64)>,
+}
+
+/// A [`TimeSeg`] copied into a slab that is still being filled.
+#[derive(Debug)]
+pub struct PlacedTime {
+    bases: Placed<u64>,
+    deltas: Placed<u32>,
+    escapes: Vec<(u32, u64)>,
+}
+
+impl PlacedTime {
+    /// The segment in the filled slab `map`.
+    pub fn seg(&self, map: &Mapped) -> Option<TimeSeg> {
+        Some(TimeSeg {
+            bases: self.bases.buf(map)?,
+            deltas: self.deltas.buf(map)?,
+            escapes: self.escapes.clone(),
+        })
+    }
 }
 
 impl TimeSeg {
@@ -173,10 +193,30 @@ impl TimeSeg {
     #[must_use]
     pub fn take_keeping_room(&mut self) -> Self {
         let out = self.clone();
+        self.clear_keeping_room();
+        out
+    }
+
+    /// Empties the segment, keeping its room.
+    pub fn clear_keeping_room(&mut self) {
         self.bases.clear();
         self.deltas.clear();
         self.escapes.clear();
-        out
+    }
+
+    /// The bytes [`Self::place`] takes in a slab.
+    pub fn slab_bytes(&self) -> usize {
+        slab_bytes::<u64>(self.bases.len()) + slab_bytes::<u32>(self.deltas.len())
+    }
+
+    /// Copies the segment's arrays into `slab`: once the slab is filled,
+    /// [`PlacedTime::seg`] is the segment in it.
+    pub fn place(&self, slab: &mut SlabWriter) -> Option<PlacedTime> {
+        Some(PlacedTime {
+            bases: slab.put(&self.bases)?,
+            deltas: slab.put(&self.deltas)?,
+            escapes: self.escapes.clone(),
+        })
     }
 
     /// Gives back the room not used.
@@ -421,6 +461,14 @@ impl TimeColumn {
     /// how many.
     pub fn read(&self, start: usize, out: &mut [u64]) -> usize {
         self.segs.read(start, out, TimeSeg::read)
+    }
+    /// Bytes of its times that lie in slabs (see [`super::SlabWriter`]).
+    pub fn shared_bytes(&self) -> usize {
+        self.segs
+            .segs
+            .iter()
+            .map(|s| s.bases.shared_bytes() + s.deltas.shared_bytes())
+            .sum()
     }
 
     /// Heap bytes held.

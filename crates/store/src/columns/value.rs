@@ -1,7 +1,8 @@
 //! Values: [`ValueSeg`], a run of values in the narrowest width, and [`ValueColumn`], a list
 //! of them with the null sentinel they were built with.
 
-use super::{Buf, Segments};
+use super::slab::{Placed, SlabWriter, slab_bytes};
+use super::{Buf, Mapped, Segments};
 use crate::null;
 
 /// One segment of a [`ValueColumn`]: `u64` values stored in the narrowest width that holds
@@ -31,6 +32,27 @@ fn width_for(max: u64) -> usize {
         4
     } else {
         8
+    }
+}
+
+/// A [`ValueSeg`] copied into a slab that is still being filled.
+#[derive(Debug)]
+pub enum PlacedValue {
+    U8(Placed<u8>),
+    U16(Placed<u16>),
+    U32(Placed<u32>),
+    U64(Placed<u64>),
+}
+
+impl PlacedValue {
+    /// The segment in the filled slab `map`.
+    pub fn seg(&self, map: &Mapped) -> Option<ValueSeg> {
+        Some(match self {
+            Self::U8(p) => ValueSeg::U8(p.buf(map)?),
+            Self::U16(p) => ValueSeg::U16(p.buf(map)?),
+            Self::U32(p) => ValueSeg::U32(p.buf(map)?),
+            Self::U64(p) => ValueSeg::U64(p.buf(map)?),
+        })
     }
 }
 
@@ -174,13 +196,46 @@ impl ValueSeg {
             self.read(0, &mut values, sentinel);
             Self::from_slice_with_max(&values, sentinel, max, |&v| v)
         };
+        self.clear_keeping_room();
+        out
+    }
+
+    /// Empties the segment, keeping its room and width.
+    pub fn clear_keeping_room(&mut self) {
         match self {
             Self::U8(v) => v.clear(),
             Self::U16(v) => v.clear(),
             Self::U32(v) => v.clear(),
             Self::U64(v) => v.clear(),
         }
-        out
+    }
+
+    /// The bytes [`Self::place`] takes in a slab.
+    pub fn slab_bytes(&self, max: u64) -> usize {
+        match width_for(max) {
+            1 => slab_bytes::<u8>(self.len()),
+            2 => slab_bytes::<u16>(self.len()),
+            4 => slab_bytes::<u32>(self.len()),
+            _ => slab_bytes::<u64>(self.len()),
+        }
+    }
+
+    /// Copies the segment into `slab` in the narrowest width for `max`, its largest value
+    /// that is not `sentinel` (what [`Self::take_keeping_room`] gives): once the slab is
+    /// filled, [`PlacedValue::seg`] is the segment in it.
+    pub fn place(&self, max: u64, sentinel: u64, slab: &mut SlabWriter) -> Option<PlacedValue> {
+        if width_for(max) != self.width() {
+            let mut values = vec![0; self.len()];
+            self.read(0, &mut values, sentinel);
+            return Self::from_slice_with_max(&values, sentinel, max, |&v| v)
+                .place(max, sentinel, slab);
+        }
+        Some(match self {
+            Self::U8(v) => PlacedValue::U8(slab.put(v)?),
+            Self::U16(v) => PlacedValue::U16(slab.put(v)?),
+            Self::U32(v) => PlacedValue::U32(slab.put(v)?),
+            Self::U64(v) => PlacedValue::U64(slab.put(v)?),
+        })
     }
 
     /// Gives back the room not used.
