@@ -7,12 +7,12 @@
 
 use prvscope_format::error::LoadReport;
 use prvscope_format::subset::Filter;
-use prvscope_store::columns::{TimeSeg, ValueSeg};
 use prvscope_store::{Comm, TimeColumn, ValueColumn};
 
 use super::fast::LastLine;
 use super::index::KeyIndex;
 use super::line_order::LineOrder;
+use super::runs::{EventRun, Run, StateRun, slab_pieces};
 
 /// A state record before encoding.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -280,195 +280,6 @@ fn spill<T, R: Run<T>>(buffer: &mut Vec<T>, run: &mut R, sentinel: u64) {
 /// order against 6.4-7.0 s directly; a generated one of 64 threads is the same either way.
 pub(crate) const DIRECT_MAX_ROWS: usize = 256;
 
-/// The states of one row in a chunk so far, encoded a window at a time.
-#[derive(Debug, Default)]
-struct StateRun {
-    begin: TimeSeg,
-    end: TimeSeg,
-    value: ValueSeg,
-    /// Are the begin (end) times in order so far? The last of them.
-    begins_sorted: bool,
-    ends_sorted: bool,
-    last_begin: u64,
-    last_end: u64,
-    /// The largest value so far that is not the null sentinel.
-    max: u64,
-}
-
-impl StateRun {
-    /// Appends the states of a window (file order).
-    fn extend(&mut self, v: &[RawState], sentinel: u64) {
-        if self.begin.is_empty() {
-            (self.begins_sorted, self.ends_sorted) = (true, true);
-            (self.last_begin, self.last_end, self.max) = (0, 0, 0);
-        }
-        // One pass for order and the largest value, then one per column.
-        let (mut begins_sorted, mut ends_sorted, mut max) =
-            (self.begins_sorted, self.ends_sorted, 0);
-        let (mut last_begin, mut last_end) = (self.last_begin, self.last_end);
-        for s in v {
-            begins_sorted &= s.begin >= last_begin;
-            ends_sorted &= s.end >= last_end;
-            last_begin = s.begin;
-            last_end = s.end;
-            if s.value != sentinel {
-                max = max.max(s.value);
-            }
-        }
-        (self.begins_sorted, self.ends_sorted) = (begins_sorted, ends_sorted);
-        (self.last_begin, self.last_end) = (last_begin, last_end);
-        self.max = self.max.max(max);
-        self.begin.extend_by(v, |s| s.begin);
-        self.end.extend_by(v, |s| s.end);
-        self.value.extend_with_max(v, sentinel, max, |s| s.value);
-    }
-
-    /// The run as a piece, leaving it empty.
-    fn take(&mut self, row: u32, sentinel: u64) -> StatePiece {
-        let mut run = std::mem::take(self);
-        run.begin.shrink_to_fit();
-        run.end.shrink_to_fit();
-        run.value.shrink_to_fit();
-        StatePiece {
-            row,
-            begins_sorted: run.begins_sorted,
-            ends_sorted: run.ends_sorted,
-            begin: TimeColumn::from_seg(run.begin),
-            end: TimeColumn::from_seg(run.end),
-            value: ValueColumn::from_seg(run.value, sentinel),
-        }
-    }
-
-    /// The run as a piece in arrays of its exact size, leaving it empty with its room kept
-    /// for the worker's next chunk.
-    fn take_keeping_room(&mut self, row: u32, sentinel: u64) -> StatePiece {
-        StatePiece {
-            row,
-            begins_sorted: self.begins_sorted,
-            ends_sorted: self.ends_sorted,
-            begin: TimeColumn::from_seg(self.begin.take_keeping_room()),
-            end: TimeColumn::from_seg(self.end.take_keeping_room()),
-            value: ValueColumn::from_seg(
-                self.value.take_keeping_room(self.max, sentinel),
-                sentinel,
-            ),
-        }
-    }
-}
-
-/// The pairs of one (row, type) in a chunk so far, encoded a window at a time.
-#[derive(Debug, Default)]
-struct EventRun {
-    time: TimeSeg,
-    value: ValueSeg,
-    /// Are the times in order so far? The last of them.
-    sorted: bool,
-    last: u64,
-    /// The largest value so far that is not the null sentinel.
-    max: u64,
-}
-
-impl EventRun {
-    /// Appends the pairs of a window (file order).
-    fn extend(&mut self, pairs: &[(u64, u64)], sentinel: u64) {
-        if self.time.is_empty() {
-            (self.sorted, self.last, self.max) = (true, 0, 0);
-        }
-        // One pass for order and the largest value, then one per column.
-        let (mut sorted, mut last, mut max) = (self.sorted, self.last, 0);
-        for &(t, v) in pairs {
-            sorted &= t >= last;
-            last = t;
-            if v != sentinel {
-                max = max.max(v);
-            }
-        }
-        (self.sorted, self.last) = (sorted, last);
-        self.max = self.max.max(max);
-        self.time.extend_by(pairs, |p| p.0);
-        self.value.extend_with_max(pairs, sentinel, max, |p| p.1);
-    }
-
-    /// The run as a piece, leaving it empty.
-    fn take(&mut self, b: &EventBuf, sentinel: u64) -> EventPiece {
-        let mut run = std::mem::take(self);
-        run.time.shrink_to_fit();
-        run.value.shrink_to_fit();
-        EventPiece {
-            row: b.row,
-            ty: b.ty,
-            sorted: run.sorted,
-            time: TimeColumn::from_seg(run.time),
-            value: ValueColumn::from_seg(run.value, sentinel),
-        }
-    }
-
-    /// The run as a piece in arrays of its exact size, leaving it empty with its room kept
-    /// for the worker's next chunk.
-    fn take_keeping_room(&mut self, b: &EventBuf, sentinel: u64) -> EventPiece {
-        EventPiece {
-            row: b.row,
-            ty: b.ty,
-            sorted: self.sorted,
-            time: TimeColumn::from_seg(self.time.take_keeping_room()),
-            value: ValueColumn::from_seg(
-                self.value.take_keeping_room(self.max, sentinel),
-                sentinel,
-            ),
-        }
-    }
-}
-
-/// A run that records of type `T` are encoded onto.
-pub(super) trait Run<T> {
-    fn extend(&mut self, items: &[T], sentinel: u64);
-    /// Makes room for `more` records; when the run must grow, it grows to `more` and what it
-    /// holds times `scale` (the chunk's text over the text parsed so far), with a margin.
-    fn make_room(&mut self, more: usize, scale: f64);
-}
-
-/// The records a run of `need` records after a share `1 / scale` of its chunk will hold
-/// at the chunk's end, with a margin of 1/16, at least `need` and at most four times it (a
-/// thread busier at the start of its chunk than later is not given room for the whole
-/// chunk at that rate: its run grows again when needed, to a forecast from more of it).
-fn forecast(need: usize, scale: f64) -> usize {
-    // The cast saturates (NaN gives 0).
-    ((need as f64 * scale * (17.0 / 16.0)) as usize).clamp(need, need.saturating_mul(4))
-}
-
-/// The size a run that needs room for `need` records and has room for `capacity` grows to:
-/// none when it has room.
-fn grown(need: usize, capacity: usize, scale: f64) -> Option<usize> {
-    (need > capacity).then(|| forecast(need, scale))
-}
-
-impl Run<RawState> for StateRun {
-    fn extend(&mut self, items: &[RawState], sentinel: u64) {
-        StateRun::extend(self, items, sentinel);
-    }
-
-    fn make_room(&mut self, more: usize, scale: f64) {
-        if let Some(total) = grown(self.begin.len() + more, self.begin.capacity(), scale) {
-            self.begin.reserve_total(total);
-            self.end.reserve_total(total);
-            self.value.reserve_total(total);
-        }
-    }
-}
-
-impl Run<(u64, u64)> for EventRun {
-    fn extend(&mut self, items: &[(u64, u64)], sentinel: u64) {
-        EventRun::extend(self, items, sentinel);
-    }
-
-    fn make_room(&mut self, more: usize, scale: f64) {
-        if let Some(total) = grown(self.time.len() + more, self.time.capacity(), scale) {
-            self.time.reserve_total(total);
-            self.value.reserve_total(total);
-        }
-    }
-}
-
 impl ChunkOut {
     /// A chunk output with room for `rows` rows.
     pub fn new(rows: usize) -> Self {
@@ -510,10 +321,27 @@ impl ChunkOut {
     pub(crate) fn take_output(&mut self, sentinel: u64, more: bool) -> ChunkOut {
         self.end_window(sentinel);
         let keep = self.direct && more;
+        // Kept runs: the long ones' pieces copied into one slab when they can be
+        // ([`slab_pieces`]), the others one by one.
+        let (mut slab_states, mut slab_events) = if keep {
+            slab_pieces(&self.state_runs, &self.events, &self.event_runs, sentinel)
+                .map_or((None, None), |(s, e)| {
+                    (Some(s.into_iter()), Some(e.into_iter()))
+                })
+        } else {
+            (None, None)
+        };
         let mut state_pieces = Vec::new();
         for (row, run) in self.state_runs.iter_mut().enumerate() {
             if run.begin.is_empty() {
                 *run = StateRun::default();
+            } else if let Some(piece) = slab_states
+                .as_mut()
+                .filter(|_| run.in_slab())
+                .and_then(Iterator::next)
+            {
+                run.clear_keeping_room();
+                state_pieces.push(piece);
             } else if keep {
                 state_pieces.push(run.take_keeping_room(row as u32, sentinel));
             } else {
@@ -565,11 +393,18 @@ impl ChunkOut {
                 *run = EventRun::default();
                 continue;
             }
-            pieces.push(if keep {
-                run.take_keeping_room(b, sentinel)
+            if let Some(piece) = slab_events
+                .as_mut()
+                .filter(|_| run.in_slab())
+                .and_then(Iterator::next)
+            {
+                run.clear_keeping_room();
+                pieces.push(piece);
+            } else if keep {
+                pieces.push(run.take_keeping_room(b, sentinel));
             } else {
-                run.take(b, sentinel)
-            });
+                pieces.push(run.take(b, sentinel));
+            }
         }
         let (order_edges, inversions, backward) = self.order.take();
         let out = ChunkOut {

@@ -1,4 +1,5 @@
 use super::*;
+use crate::prv::runs::forecast;
 
 /// A chunk of many threads (line order) whose size is known, parsed in 11 windows of 100
 /// states and 100 pairs per thread: each run grows to the size forecast for the chunk's end
@@ -77,4 +78,80 @@ fn forecasts_keep_a_margin_and_at_most_four_times_the_records() {
     assert_eq!(forecast(10, 1.0), 10);
     assert_eq!(forecast(7, f64::NAN), 7);
     assert_eq!(forecast(7, f64::INFINITY), 28);
+}
+
+/// A chunk of few threads with more to come: its runs of at least `MOVE_MIN` records become
+/// pieces in one slab (more than `SLAB_MIN` bytes together), a shorter one a piece of its
+/// own, each holding its records in order; the runs keep their room for the next chunk.
+#[test]
+fn long_runs_of_a_kept_chunk_become_pieces_in_one_slab() {
+    use prvscope_store::columns::MOVE_MIN;
+    let mut out = ChunkOut::new(4);
+    assert!(out.direct);
+    out.spill = Some(u64::MAX);
+    let long = 3000u64;
+    for i in 0..long {
+        for row in 0..4u32 {
+            for ty in [7, 8] {
+                let e = RawEvent {
+                    time: i * 10 + u64::from(ty),
+                    value: i * u64::from(row + 1),
+                    ty,
+                };
+                out.push_event(row, e);
+            }
+        }
+        out.push_state(
+            0,
+            RawState {
+                begin: i * 10,
+                end: i * 10 + 5,
+                value: i % 7,
+            },
+        );
+    }
+    // A short run: copied on its own.
+    for i in 0..(MOVE_MIN as u64 - 1) {
+        out.push_event(
+            3,
+            RawEvent {
+                time: 40_000 + i,
+                value: 1,
+                ty: 9,
+            },
+        );
+    }
+    let taken = out.take_output(u64::MAX, true);
+    assert_eq!((taken.pieces.len(), taken.state_pieces.len()), (9, 1));
+    for p in &taken.pieces {
+        let times: Vec<u64> = p.time.iter().collect();
+        let values: Vec<u64> = p.value.iter().collect();
+        if p.ty == 9 {
+            assert_eq!(
+                times,
+                (40_000..40_000 + MOVE_MIN as u64 - 1).collect::<Vec<_>>()
+            );
+            assert_eq!(p.time.shared_bytes(), 0, "a short run is not in the slab");
+        } else {
+            let ty = u64::from(p.ty);
+            assert_eq!(times, (0..long).map(|i| i * 10 + ty).collect::<Vec<_>>());
+            let row = u64::from(p.row + 1);
+            assert_eq!(values, (0..long).map(|i| i * row).collect::<Vec<_>>());
+            assert!(p.time.shared_bytes() >= 4 * long as usize, "in the slab");
+        }
+    }
+    let states = &taken.state_pieces[0];
+    assert_eq!(
+        states.end.iter().collect::<Vec<_>>(),
+        (0..long).map(|i| i * 10 + 5).collect::<Vec<_>>()
+    );
+    assert!(states.begin.shared_bytes() > 0 && states.end.shared_bytes() > 0);
+    // The runs are empty, with their room kept.
+    assert!(out.event_runs.iter().all(|r| r.time.is_empty()));
+    assert!(
+        out.event_runs
+            .iter()
+            .take(8)
+            .all(|r| r.time.capacity() >= long as usize)
+    );
 }

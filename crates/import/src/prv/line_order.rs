@@ -7,7 +7,7 @@
 // The per-record push is forced inline, as the parse's other per-record helpers.
 #![allow(clippy::inline_always)]
 
-use super::chunk::Run;
+use super::runs::Run;
 
 /// A window's records in line order, each tagged with its key (row or (row, type)).
 #[derive(Debug)]

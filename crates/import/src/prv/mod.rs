@@ -20,6 +20,7 @@ mod fast;
 mod index;
 mod line_order;
 mod order;
+mod runs;
 pub mod scan;
 
 use std::path::Path;
