@@ -3,8 +3,10 @@
 //! their exact sizes, one by one or the long ones into one slab, or moved.
 
 use prvscope_store::columns::{
-    MOVE_MIN, Mapped, PlacedTime, PlacedValue, SlabWriter, TimeSeg, ValueSeg,
+    MOVE_MIN, PlacedTime, PlacedValue, Slab, SlabWriter, TimeSeg, ValueSeg,
 };
+use std::sync::Arc;
+
 use prvscope_store::{TimeColumn, ValueColumn};
 
 use super::chunk::{EventBuf, EventPiece, RawState, StatePiece};
@@ -247,7 +249,7 @@ pub(super) fn slab_pieces(
     let pairs: Vec<PlacedEvent> = used_events()
         .map(|(b, run)| run.place(b, sentinel, &mut slab))
         .collect::<Option<_>>()?;
-    let map = slab.finish()?;
+    let map = slab.finish();
     Some((
         states
             .iter()
@@ -271,7 +273,7 @@ struct PlacedState {
 }
 
 impl PlacedState {
-    fn piece(&self, map: &Mapped, sentinel: u64) -> Option<StatePiece> {
+    fn piece(&self, map: &Arc<Slab>, sentinel: u64) -> Option<StatePiece> {
         Some(StatePiece {
             row: self.row,
             begins_sorted: self.begins_sorted,
@@ -293,7 +295,7 @@ struct PlacedEvent {
 }
 
 impl PlacedEvent {
-    fn piece(&self, map: &Mapped, sentinel: u64) -> Option<EventPiece> {
+    fn piece(&self, map: &Arc<Slab>, sentinel: u64) -> Option<EventPiece> {
         Some(EventPiece {
             row: self.row,
             ty: self.ty,

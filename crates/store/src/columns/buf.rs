@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use bytemuck::Pod;
 
-/// A read-only mapping, shared by every array read from it: a file, or a slab.
+use super::Slab;
+
+/// A read-only mapped file, shared by every array read from it.
 pub type Mapped = Arc<memmap2::Mmap>;
 
 /// An array of `T`: owned, or `len` elements at byte `start` of a mapping. Reading is the
@@ -25,7 +27,7 @@ pub enum Buf<T> {
     },
     /// In a slab the loader filled: process memory, counted as heap.
     Shared {
-        map: Mapped,
+        map: Arc<Slab>,
         start: usize,
         len: usize,
     },
@@ -46,7 +48,7 @@ impl<T: Pod> Buf<T> {
     /// `len` elements at byte `start` of the mapped file `map`, if they lie inside it and are
     /// aligned for `T`.
     pub fn mapped(map: &Mapped, start: usize, len: usize) -> Option<Self> {
-        Self::fits(map, start, len)?;
+        Self::fits(map.as_ref(), start, len)?;
         Some(Buf::Mapped {
             map: Arc::clone(map),
             start,
@@ -56,8 +58,8 @@ impl<T: Pod> Buf<T> {
 
     /// `len` elements at byte `start` of the slab `map`, if they lie inside it and are
     /// aligned for `T`.
-    pub fn shared(map: &Mapped, start: usize, len: usize) -> Option<Self> {
-        Self::fits(map, start, len)?;
+    pub fn shared(map: &Arc<Slab>, start: usize, len: usize) -> Option<Self> {
+        Self::fits(map.as_ref(), start, len)?;
         Some(Buf::Shared {
             map: Arc::clone(map),
             start,
@@ -66,7 +68,7 @@ impl<T: Pod> Buf<T> {
     }
 
     /// Do `len` elements at byte `start` of `map` lie inside it, aligned for `T`?
-    fn fits(map: &Mapped, start: usize, len: usize) -> Option<()> {
+    fn fits(map: &[u8], start: usize, len: usize) -> Option<()> {
         let bytes = map.get(start..start.checked_add(len.checked_mul(size_of::<T>())?)?)?;
         bytemuck::try_cast_slice::<u8, T>(bytes).ok().map(|_| ())
     }
@@ -76,11 +78,18 @@ impl<T: Pod> Buf<T> {
     pub fn as_slice(&self) -> &[T] {
         match self {
             Buf::Owned(v) => v,
-            Buf::Mapped { map, start, len } | Buf::Shared { map, start, len } => map
-                .get(*start..*start + *len * size_of::<T>())
-                .and_then(|b| bytemuck::try_cast_slice(b).ok())
-                .unwrap_or_default(),
+            Buf::Mapped { map, start, len } => Self::elements(map, *start, *len),
+            Buf::Shared { map, start, len } => Self::elements(map, *start, *len),
         }
+    }
+
+    /// The `len` elements at byte `start` of `bytes` (checked when the array was made).
+    #[inline]
+    fn elements(bytes: &[u8], start: usize, len: usize) -> &[T] {
+        bytes
+            .get(start..start + len * size_of::<T>())
+            .and_then(|b| bytemuck::try_cast_slice(b).ok())
+            .unwrap_or_default()
     }
 
     /// The vector to change: an array that is not owned is copied into one first.

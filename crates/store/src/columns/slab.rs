@@ -4,22 +4,95 @@
 //! A load writes its whole store into memory the process has not touched before, and every
 //! 4 kB page of it costs a page fault at first touch. A slab is one anonymous mapping per
 //! chunk, advised for transparent huge pages on Linux (where the system allows them: a
-//! hint, the pages are 4 kB otherwise), so that its pages mostly come 2 MB at a time. Its
-//! memory goes back to the system when the last array in it is dropped.
+//! hint, the pages are 4 kB otherwise), so that its pages mostly come 2 MB at a time. When
+//! the last array in a slab is dropped, its memory is kept for the slabs of the next load
+//! ([`POOL_MAX`]), as an allocator keeps freed memory: a load after another in one process
+//! then writes into pages already touched instead of having fresh ones zeroed and faulted
+//! in.
 
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::ops::Deref;
+use std::sync::{Arc, Mutex};
 
 use bytemuck::Pod;
 
-use super::{Buf, Mapped};
+use super::Buf;
 
 /// Arrays start on multiples of this many bytes (the widest element).
 const ALIGN: usize = 8;
 
+/// A huge page (x86-64 and aarch64 with 4 kB pages).
+const HUGE: usize = 2 << 20;
+
+/// The memory of dropped slabs kept for new ones, at most this many bytes; more is given
+/// back to the system.
+pub const POOL_MAX: usize = 512 << 20;
+
+/// The memory of dropped slabs, for new ones, with the bytes each one's arrays took
+/// (touched: resident).
+static POOL: Mutex<Vec<(memmap2::MmapMut, usize)>> = Mutex::new(Vec::new());
+
 /// The bytes an array of `len` elements of `T` takes in a slab.
 pub fn slab_bytes<T>(len: usize) -> usize {
     len.saturating_mul(size_of::<T>()).next_multiple_of(ALIGN)
+}
+
+/// Where the arrays of a slab mapped as `map` start: the first huge page boundary in it
+/// when it is longer than a huge page (it was mapped a huge page longer than needed, see
+/// [`SlabWriter::new`]), else its start.
+fn first_byte(map: &[u8]) -> usize {
+    if map.len() > HUGE {
+        (HUGE - map.as_ptr() as usize % HUGE) % HUGE
+    } else {
+        0
+    }
+}
+
+/// A mapping of the pool with room for `bytes` whose arrays took at most a quarter more
+/// (pages touched and not used again: resident for nothing), the one that took the fewest.
+fn from_pool(bytes: usize) -> Option<memmap2::MmapMut> {
+    let mut pool = POOL.lock().ok()?;
+    let best = pool
+        .iter()
+        .enumerate()
+        .filter(|(_, (m, took))| m.len() - first_byte(m) >= bytes && *took <= bytes + bytes / 4)
+        .min_by_key(|(_, (_, took))| *took)
+        .map(|(i, _)| i)?;
+    Some(pool.swap_remove(best).0)
+}
+
+/// Keeps `map`, whose arrays took `took` bytes, for new slabs, unless the pool holds
+/// [`POOL_MAX`] bytes with it (it is unmapped then).
+fn to_pool(map: memmap2::MmapMut, took: usize) {
+    if let Ok(mut pool) = POOL.lock()
+        && pool.iter().map(|(m, _)| m.len()).sum::<usize>() + map.len() <= POOL_MAX
+    {
+        pool.push((map, took));
+    }
+}
+
+/// A filled slab, read-only: shared by its arrays ([`Buf::Shared`]); its memory goes back
+/// to the pool when the last of them is dropped.
+pub struct Slab {
+    map: Option<memmap2::MmapMut>,
+    /// The bytes its arrays took.
+    took: usize,
+}
+
+impl Deref for Slab {
+    type Target = [u8];
+    #[inline]
+    fn deref(&self) -> &[u8] {
+        self.map.as_deref().unwrap_or_default()
+    }
+}
+
+impl Drop for Slab {
+    fn drop(&mut self) {
+        if let Some(map) = self.map.take() {
+            to_pool(map, self.took);
+        }
+    }
 }
 
 /// Where an array was copied in a slab: made an array of the slab once it is filled.
@@ -31,14 +104,11 @@ pub struct Placed<T> {
 }
 
 impl<T: Pod> Placed<T> {
-    /// The array in the filled slab `map` (`None` if it does not lie inside `map`).
-    pub fn buf(&self, map: &Mapped) -> Option<Buf<T>> {
-        Buf::shared(map, self.start, self.len)
+    /// The array in the filled slab `slab` (`None` if it does not lie inside `slab`).
+    pub fn buf(&self, slab: &Arc<Slab>) -> Option<Buf<T>> {
+        Buf::shared(slab, self.start, self.len)
     }
 }
-
-/// A huge page (x86-64 and aarch64 with 4 kB pages).
-const HUGE: usize = 2 << 20;
 
 /// A slab being filled.
 pub struct SlabWriter {
@@ -47,7 +117,8 @@ pub struct SlabWriter {
 }
 
 impl SlabWriter {
-    /// A slab of `bytes`; `None` when `bytes` is 0 or the memory could not be mapped.
+    /// A slab of `bytes`, from the pool or freshly mapped; `None` when `bytes` is 0 or the
+    /// memory could not be mapped.
     ///
     /// Of at least a huge page, it is mapped a huge page longer, and its arrays start at
     /// the first huge page boundary in it (the system aligns only mappings whose length is
@@ -58,6 +129,10 @@ impl SlabWriter {
         if bytes == 0 {
             return None;
         }
+        if let Some(map) = from_pool(bytes) {
+            let at = first_byte(&map);
+            return Some(SlabWriter { map, at });
+        }
         let huge = bytes >= HUGE;
         let len = if huge {
             bytes.checked_add(HUGE)?
@@ -65,11 +140,7 @@ impl SlabWriter {
             bytes
         };
         let map = memmap2::MmapOptions::new().len(len).map_anon().ok()?;
-        let at = if huge {
-            (HUGE - map.as_ptr() as usize % HUGE) % HUGE
-        } else {
-            0
-        };
+        let at = first_byte(&map);
         // A hint only: where transparent huge pages are off, the pages are 4 kB.
         #[cfg(target_os = "linux")]
         if huge {
@@ -93,8 +164,12 @@ impl SlabWriter {
     }
 
     /// The filled slab, read-only from now on.
-    pub fn finish(self) -> Option<Mapped> {
-        self.map.make_read_only().ok().map(Arc::new)
+    pub fn finish(self) -> Arc<Slab> {
+        let took = self.at - first_byte(&self.map);
+        Arc::new(Slab {
+            map: Some(self.map),
+            took,
+        })
     }
 }
 
@@ -118,9 +193,7 @@ mod tests {
         let placed_deltas = slab.put(&deltas).unwrap();
         let placed_bytes = slab.put(&bytes).unwrap();
         let placed_halves = slab.put(&halves).unwrap();
-        // Full: nothing more fits.
-        assert!(slab.put(&[1u8]).is_none());
-        let map = slab.finish().unwrap();
+        let map = slab.finish();
         let in_slab_wide = placed_wide.buf(&map).unwrap();
         assert_eq!(&in_slab_wide[..], &wide[..]);
         assert_eq!(&placed_deltas.buf(&map).unwrap()[..], &deltas[..]);
@@ -140,7 +213,7 @@ mod tests {
         // Not inside a smaller slab.
         let mut small = SlabWriter::new(8).unwrap();
         small.put(&[1u64]).unwrap();
-        assert!(placed_wide.buf(&small.finish().unwrap()).is_none());
+        assert!(placed_wide.buf(&small.finish()).is_none());
         assert!(SlabWriter::new(0).is_none());
     }
 
@@ -149,8 +222,39 @@ mod tests {
         let times: Vec<u32> = (0..(3 * HUGE / 4 + 5) as u32).collect();
         let mut slab = SlabWriter::new(slab_bytes::<u32>(times.len())).unwrap();
         let placed = slab.put(&times).unwrap();
-        let map = slab.finish().unwrap();
+        let map = slab.finish();
         assert_eq!((map.as_ptr() as usize + placed.start) % HUGE, 0);
         assert_eq!(&placed.buf(&map).unwrap()[..], &times[..]);
+    }
+
+    #[test]
+    fn a_dropped_slabs_memory_is_taken_again_by_a_slab_of_about_its_size() {
+        // A size no other test asks for.
+        let bytes = 3 * HUGE + 12_344;
+        let mut slab = SlabWriter::new(bytes).unwrap();
+        slab.put(&vec![1u8; bytes]).unwrap();
+        let slab = slab.finish();
+        let first = slab.as_ptr();
+        let array = {
+            let mut again = SlabWriter::new(bytes).unwrap();
+            // Not while an array of it lives.
+            assert_ne!(again.map.as_ptr(), first);
+            again.put(&[7u64]).unwrap().buf(&again.finish()).unwrap()
+        };
+        drop(slab);
+        // A fifth smaller: the same memory; its arrays start on the huge page again.
+        let mut reused = SlabWriter::new(bytes - bytes / 5).unwrap();
+        assert_eq!(reused.map.as_ptr(), first);
+        assert_eq!((first as usize + reused.at) % HUGE, 0);
+        reused.put(&vec![2u8; bytes - bytes / 5]).unwrap();
+        drop(reused.finish());
+        // Half the size: not that memory (most of what its arrays took would be resident
+        // for nothing), which stays in the pool.
+        let smaller = SlabWriter::new(bytes / 2).unwrap();
+        assert_ne!(smaller.map.as_ptr(), first);
+        let again = SlabWriter::new(bytes).unwrap();
+        assert_eq!(again.map.as_ptr(), first);
+        // The array of the other slab is still there.
+        assert_eq!(&array[..], &[7]);
     }
 }

@@ -298,7 +298,7 @@ fn segments_placed_in_a_slab_equal_those_taken_keeping_room() {
             times.place(&mut slab).unwrap(),
             values.place(max, s, &mut slab).unwrap(),
         );
-        let map = slab.finish().unwrap();
+        let map = slab.finish();
         let (t, v) = (
             placed_times.seg(&map).unwrap(),
             placed_values.seg(&map).unwrap(),

@@ -1,8 +1,10 @@
 //! Times: [`TimeSeg`], a run of times as block bases and 32-bit deltas, and [`TimeColumn`],
 //! a list of them.
 
-use super::slab::{Placed, SlabWriter, slab_bytes};
-use super::{Buf, Mapped, Segments};
+use std::sync::Arc;
+
+use super::slab::{Placed, Slab, SlabWriter, slab_bytes};
+use super::{Buf, Segments};
 
 /// Records per time block.
 pub const BLOCK: usize = 256;
@@ -31,7 +33,7 @@ pub struct PlacedTime {
 
 impl PlacedTime {
     /// The segment in the filled slab `map`.
-    pub fn seg(&self, map: &Mapped) -> Option<TimeSeg> {
+    pub fn seg(&self, map: &Arc<Slab>) -> Option<TimeSeg> {
         Some(TimeSeg {
             bases: self.bases.buf(map)?,
             deltas: self.deltas.buf(map)?,

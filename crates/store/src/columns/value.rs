@@ -1,8 +1,10 @@
 //! Values: [`ValueSeg`], a run of values in the narrowest width, and [`ValueColumn`], a list
 //! of them with the null sentinel they were built with.
 
-use super::slab::{Placed, SlabWriter, slab_bytes};
-use super::{Buf, Mapped, Segments};
+use std::sync::Arc;
+
+use super::slab::{Placed, Slab, SlabWriter, slab_bytes};
+use super::{Buf, Segments};
 use crate::null;
 
 /// One segment of a [`ValueColumn`]: `u64` values stored in the narrowest width that holds
@@ -46,7 +48,7 @@ pub enum PlacedValue {
 
 impl PlacedValue {
     /// The segment in the filled slab `map`.
-    pub fn seg(&self, map: &Mapped) -> Option<ValueSeg> {
+    pub fn seg(&self, map: &Arc<Slab>) -> Option<ValueSeg> {
         Some(match self {
             Self::U8(p) => ValueSeg::U8(p.buf(map)?),
             Self::U16(p) => ValueSeg::U16(p.buf(map)?),
