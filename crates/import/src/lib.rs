@@ -216,8 +216,10 @@ fn into_trace(
 
 /// Gives the memory freed by loading (parsed chunks, decode buffers) back to the operating
 /// system: glibc keeps freed heap pages in its arenas otherwise, and the resident size after a
-/// load would count them.
+/// load would count them; so does the pool of dropped slabs (the slabs of the load's chunks
+/// were taken from it already).
 fn release_free_memory() {
+    prvscope_store::columns::release_slab_pool();
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     #[allow(unsafe_code)]
     // SAFETY: malloc_trim only releases free memory of the allocator's arenas; it takes no

@@ -71,6 +71,14 @@ fn to_pool(map: memmap2::MmapMut, took: usize) {
     }
 }
 
+/// Gives the memory the pool keeps back to the system (where the allocator's free memory
+/// is given back too: between the batches of a conversion when memory is short, and once a
+/// load's chunks are parsed, when the slabs the parse did not take will not be taken).
+pub fn release_slab_pool() {
+    let kept = POOL.lock().map(|mut pool| std::mem::take(&mut *pool));
+    drop(kept);
+}
+
 /// A filled slab, read-only: shared by its arrays ([`Buf::Shared`]); its memory goes back
 /// to the pool when the last of them is dropped.
 pub struct Slab {
@@ -229,8 +237,8 @@ mod tests {
 
     #[test]
     fn a_dropped_slabs_memory_is_taken_again_by_a_slab_of_about_its_size() {
-        // A size no other test asks for.
-        let bytes = 3 * HUGE + 12_344;
+        // A size no other test asks for, nor takes from the pool.
+        let bytes = 9 * HUGE + 12_344;
         let mut slab = SlabWriter::new(bytes).unwrap();
         slab.put(&vec![1u8; bytes]).unwrap();
         let slab = slab.finish();
@@ -254,6 +262,10 @@ mod tests {
         assert_ne!(smaller.map.as_ptr(), first);
         let again = SlabWriter::new(bytes).unwrap();
         assert_eq!(again.map.as_ptr(), first);
+        // Given back: not taken again.
+        drop(again.finish());
+        release_slab_pool();
+        assert!(from_pool(bytes).is_none());
         // The array of the other slab is still there.
         assert_eq!(&array[..], &[7]);
     }
