@@ -273,6 +273,12 @@ fn spill<T, R: Run<T>>(buffer: &mut Vec<T>, run: &mut R, sentinel: u64) {
     buffer.clear();
 }
 
+/// The next of the pieces a chunk's slab holds ([`slab_pieces`]), for a run that went into
+/// it (`in_slab`).
+fn next_in_slab<P>(slab: &mut Option<std::vec::IntoIter<P>>, in_slab: bool) -> Option<P> {
+    slab.as_mut().filter(|_| in_slab).and_then(Iterator::next)
+}
+
 /// Traces of up to this many threads are parsed into per-row and per-key buffers directly;
 /// more go through line order. Measured on 2 cores (CPU time of a load, three alternating
 /// rounds): the ovni trace of 64 threads (12 event types each) takes 0.45-0.49 s directly
@@ -335,11 +341,7 @@ impl ChunkOut {
         for (row, run) in self.state_runs.iter_mut().enumerate() {
             if run.begin.is_empty() {
                 *run = StateRun::default();
-            } else if let Some(piece) = slab_states
-                .as_mut()
-                .filter(|_| run.in_slab())
-                .and_then(Iterator::next)
-            {
+            } else if let Some(piece) = next_in_slab(&mut slab_states, run.in_slab()) {
                 run.clear_keeping_room();
                 state_pieces.push(piece);
             } else if keep {
@@ -393,11 +395,7 @@ impl ChunkOut {
                 *run = EventRun::default();
                 continue;
             }
-            if let Some(piece) = slab_events
-                .as_mut()
-                .filter(|_| run.in_slab())
-                .and_then(Iterator::next)
-            {
+            if let Some(piece) = next_in_slab(&mut slab_events, run.in_slab()) {
                 run.clear_keeping_room();
                 pieces.push(piece);
             } else if keep {
