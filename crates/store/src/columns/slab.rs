@@ -254,8 +254,17 @@ mod tests {
         let mut reused = SlabWriter::new(bytes - bytes / 5).unwrap();
         assert_eq!(reused.map.as_ptr(), first);
         assert_eq!((first as usize + reused.at) % HUGE, 0);
-        reused.put(&vec![2u8; bytes - bytes / 5]).unwrap();
-        drop(reused.finish());
+        // Its arrays read back as written, not as the bytes the slab held before (all 1).
+        let wide: Vec<u64> = (0..(bytes - bytes / 5) as u64 / 8 - 2)
+            .map(|i| i * 3)
+            .collect();
+        let halves: Vec<u16> = (0..5).collect();
+        let (placed_wide, placed_halves) =
+            (reused.put(&wide).unwrap(), reused.put(&halves).unwrap());
+        let reused = reused.finish();
+        assert_eq!(&placed_wide.buf(&reused).unwrap()[..], &wide[..]);
+        assert_eq!(&placed_halves.buf(&reused).unwrap()[..], &halves[..]);
+        drop(reused);
         // Half the size: not that memory (most of what its arrays took would be resident
         // for nothing), which stays in the pool.
         let smaller = SlabWriter::new(bytes / 2).unwrap();
