@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use prvscope_analysis::parquet_export::{self, About, Exported, ParquetOptions, Tables};
 use prvscope_import as trace;
+use prvscope_store::columns::Buf;
 use prvscope_store::{Comm, NullOverride, ThreadData};
 
 use super::PartArgs;
@@ -138,7 +139,7 @@ pub fn streamed(
             self.tables = Some(tables.map_err(|e| self.writing_error(&e))?);
             Ok(())
         }
-        fn batch(&mut self, threads: Vec<ThreadData>, comms: Vec<Comm>) -> std::io::Result<()> {
+        fn batch(&mut self, threads: Vec<ThreadData>, comms: Buf<Comm>) -> std::io::Result<()> {
             let written = self.written().map_err(|e| self.writing_error(&e))?;
             let Some(mut tables) = written else {
                 return Err(std::io::Error::other("a batch came before the header"));

@@ -10,6 +10,7 @@ use parquet::file::reader::{FileReader, SerializedFileReader};
 use prvscope::cli::export::streamed;
 use prvscope_analysis::parquet_export::{self, ParquetOptions};
 use prvscope_import::{self as trace, BatchSink, LoadOptions};
+use prvscope_store::columns::Buf;
 use prvscope_store::{Comm, ThreadData};
 
 use crate::common;
@@ -85,7 +86,7 @@ fn small_blocks() -> LoadOptions {
 struct Nothing(usize);
 
 impl BatchSink for Nothing {
-    fn batch(&mut self, _: Vec<ThreadData>, _: Vec<Comm>) -> std::io::Result<()> {
+    fn batch(&mut self, _: Vec<ThreadData>, _: Buf<Comm>) -> std::io::Result<()> {
         self.0 += 1;
         Ok(())
     }
@@ -102,7 +103,7 @@ struct CpusAsLoaded<'a> {
 }
 
 impl BatchSink for CpusAsLoaded<'_> {
-    fn batch(&mut self, threads: Vec<ThreadData>, _: Vec<Comm>) -> std::io::Result<()> {
+    fn batch(&mut self, threads: Vec<ThreadData>, _: Buf<Comm>) -> std::io::Result<()> {
         self.seen.resize(threads.len(), false);
         for (row, t) in threads.iter().enumerate() {
             let first = std::iter::once(t.states.begin.first())

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use prvscope_format::RowMap;
+use prvscope_store::columns::Buf;
 use prvscope_store::{Comm, NullPolicy, ThreadData};
 
 use crate::source::{Compression, LoadProgress};
@@ -33,7 +34,7 @@ pub trait BatchSink {
 
     /// One batch: every thread's records of a stretch of the file (one entry per timeline
     /// row, empty for a thread without records there) and its messages.
-    fn batch(&mut self, threads: Vec<ThreadData>, comms: Vec<Comm>) -> std::io::Result<()>;
+    fn batch(&mut self, threads: Vec<ThreadData>, comms: Buf<Comm>) -> std::io::Result<()>;
 
     /// Whether the memory a batch used is given back to the system before the next
     /// (`malloc_trim`): worth it when memory is short, a cost when the next batch takes it
@@ -210,7 +211,7 @@ struct CarryCpus<'s, S> {
 }
 
 impl<S: BatchSink> BatchSink for CarryCpus<'_, S> {
-    fn batch(&mut self, mut threads: Vec<ThreadData>, comms: Vec<Comm>) -> std::io::Result<()> {
+    fn batch(&mut self, mut threads: Vec<ThreadData>, comms: Buf<Comm>) -> std::io::Result<()> {
         self.last.resize(threads.len(), None);
         for (t, last) in threads.iter_mut().zip(&mut self.last) {
             match *last {

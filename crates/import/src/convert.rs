@@ -17,6 +17,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use prvscope_store::cache::Converter;
+use prvscope_store::columns::Buf;
 use prvscope_store::{Comm, ThreadData};
 
 use crate::batches::BatchSink;
@@ -122,7 +123,7 @@ struct ConvertSink {
 }
 
 impl BatchSink for ConvertSink {
-    fn batch(&mut self, threads: Vec<ThreadData>, comms: Vec<Comm>) -> std::io::Result<()> {
+    fn batch(&mut self, threads: Vec<ThreadData>, comms: Buf<Comm>) -> std::io::Result<()> {
         self.bounds
             .push(threads.iter().map(prv::PartBounds::of).collect());
         self.conv

@@ -393,7 +393,7 @@ pub(crate) fn note_body_end(
 struct Body {
     header: Header,
     threads: Vec<prvscope_store::ThreadData>,
-    comms: Vec<prvscope_store::Comm>,
+    comms: prvscope_store::columns::Buf<prvscope_store::Comm>,
     null_values: u64,
     report: LoadReport,
     bytes: u64,

@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 
 use prvscope_format::error::LoadReport;
+use prvscope_store::columns::{Buf, SlabWriter, slab_bytes};
 use prvscope_store::{Comm, EventColumn, StateColumns, ThreadData, TimeColumn, ValueColumn};
 
 use super::chunk::{ChunkOut, EventPiece, RawState, StatePiece};
@@ -11,7 +12,7 @@ use super::chunk::{ChunkOut, EventPiece, RawState, StatePiece};
 /// Everything [`assemble`] produces.
 pub struct Assembled {
     pub threads: Vec<ThreadData>,
-    pub comms: Vec<Comm>,
+    pub comms: Buf<Comm>,
     pub null_values: u64,
     pub communicator_lines: u64,
     pub report: LoadReport,
@@ -174,7 +175,12 @@ pub fn assemble_batch(
 /// chunks' runs in it on all workers, straight into the list: a range holds mostly one
 /// chunk's messages and a few of its neighbours', copied a run at a time. Measured on 16
 /// cores, 4 M messages: the sequential join and sort took as long as the parse.
-fn join_comms(mut pieces: Vec<Vec<Comm>>) -> Vec<Comm> {
+///
+/// The list is written into a slab ([`SlabWriter`]) when it takes at least `SLAB_MIN`
+/// bytes: its memory comes in huge pages where the system allows them (the 1 GB generated
+/// trace's messages took 15 k page faults on the heap). Every element is written, so the
+/// list holds no byte the slab had before.
+fn join_comms(mut pieces: Vec<Vec<Comm>>) -> Buf<Comm> {
     pieces.retain(|p| !p.is_empty());
     pieces.par_iter_mut().for_each(sort_by_send);
     let total: usize = pieces.iter().map(Vec::len).sum();
@@ -208,13 +214,25 @@ fn join_comms(mut pieces: Vec<Vec<Comm>>) -> Vec<Comm> {
                 .collect()
         })
         .collect();
-    let mut comms: Vec<Comm> = Vec::with_capacity(total);
+    // The list in a slab of fresh memory (huge pages: 4 M messages are 256 MB, 64 k page
+    // faults in 4 kB pages), else on the heap.
+    let mut slab = (slab_bytes::<Comm>(total) >= super::runs::SLAB_MIN)
+        .then(|| SlabWriter::new(slab_bytes::<Comm>(total)))
+        .flatten();
+    let mut owned = Vec::new();
+    let (placed, list) =
+        if let Some((placed, list)) = slab.as_mut().and_then(|s| s.array_mut::<Comm>(total)) {
+            (Some(placed), list)
+        } else {
+            owned = vec![<Comm as bytemuck::Zeroable>::zeroed(); total];
+            (None, owned.as_mut_slice())
+        };
     let mut slots = Vec::with_capacity(runs.len());
-    let mut spare = comms.spare_capacity_mut();
+    let mut spare = list;
     for range in &runs {
         let len = range.iter().map(|(_, r)| r.len()).sum();
         let Some((slot, rest)) = spare.split_at_mut_checked(len) else {
-            unreachable!("the ranges hold the messages reserved for");
+            unreachable!("the ranges hold the messages the list has room for");
         };
         slots.push(slot);
         spare = rest;
@@ -241,13 +259,13 @@ fn join_comms(mut pieces: Vec<Vec<Comm>>) -> Vec<Comm> {
         }
     }
     assert!(filled, "each range's slot is filled with its messages");
-    #[allow(unsafe_code)]
-    // SAFETY: the slots cover the first `total` elements of the reserved capacity, one after
-    // the other, and each was filled (asserted above).
-    unsafe {
-        comms.set_len(total);
+    match (slab, placed) {
+        (Some(slab), Some(placed)) => match placed.buf(&slab.finish()) {
+            Some(list) => list,
+            None => unreachable!("the list lies in its slab"),
+        },
+        _ => Buf::from(owned),
     }
-    comms
 }
 
 /// Sorts a chunk's messages by send time, stably. A trace writes most messages in order and
@@ -298,7 +316,7 @@ fn sort_by_send(p: &mut Vec<Comm>) {
 /// `slot` in order of (send time, chunk), a run's stretch at a time: the stretch of the run
 /// with the first message that comes before any other run's first. Returns whether the
 /// messages filled the slot.
-fn merge_runs(slot: &mut [std::mem::MaybeUninit<Comm>], mut runs: Vec<(usize, &[Comm])>) -> bool {
+fn merge_runs(slot: &mut [Comm], mut runs: Vec<(usize, &[Comm])>) -> bool {
     let key = |i: usize, r: &[Comm]| r.first().map(|c| (c.lsend, i));
     let mut out = slot.iter_mut();
     while let Some(k) = (0..runs.len()).min_by_key(|&k| runs.get(k).and_then(|&(i, r)| key(i, r))) {
@@ -312,7 +330,7 @@ fn merge_runs(slot: &mut [std::mem::MaybeUninit<Comm>], mut runs: Vec<(usize, &[
         // The run first: a zip takes from its first iterator before it finds the second
         // one ended.
         for (from, to) in run.get(..take).unwrap_or_default().iter().zip(out.by_ref()) {
-            to.write(*from);
+            *to = *from;
         }
         match run.get(take..).filter(|r| !r.is_empty()) {
             Some(rest) => {
@@ -711,5 +729,44 @@ mod tests {
             let tags = |v: &[Comm]| v.iter().map(|c| (c.lsend, c.tag)).collect::<Vec<_>>();
             prop_assert_eq!(tags(&joined), tags(&expected));
         }
+    }
+
+    /// A list of at least `SLAB_MIN` bytes is joined into a slab, also into one taken again
+    /// from the pool holding the bytes an earlier slab wrote: every message is where a
+    /// stable sort puts it.
+    #[test]
+    fn a_long_list_of_messages_is_joined_into_a_slab() {
+        use prvscope_store::columns::{SlabWriter, slab_bytes};
+        let message = |lsend: u64, tag: u64| Comm {
+            send_row: 1,
+            recv_row: 2,
+            send_cpu: 3,
+            recv_cpu: 4,
+            lsend,
+            psend: lsend + 1,
+            lrecv: lsend + 2,
+            precv: lsend + 3,
+            size: 64,
+            tag,
+        };
+        // Three chunks overlapping in time, with equal times across them.
+        let pieces: Vec<Vec<Comm>> = (0..3u64)
+            .map(|c| {
+                (0..2000u64)
+                    .map(|i| message(c * 1000 + i / 2, c * 10_000 + i))
+                    .collect()
+            })
+            .collect();
+        let mut want: Vec<Comm> = pieces.concat();
+        want.sort_by_key(|c| c.lsend);
+        let bytes = slab_bytes::<Comm>(want.len());
+        assert!(bytes >= super::super::runs::SLAB_MIN);
+        // A dropped slab of that size, all its bytes 0xFF, for the join to take again.
+        let mut earlier = SlabWriter::new(bytes).unwrap();
+        earlier.put(&vec![0xFFu8; bytes]).unwrap();
+        drop(earlier.finish());
+        let joined = join_comms(pieces);
+        assert_eq!(joined.shared_bytes(), bytes);
+        assert_eq!(&joined[..], &want[..]);
     }
 }

@@ -202,7 +202,7 @@ impl Run<(u64, u64)> for EventRun {
 
 /// The pieces of a chunk's runs are copied into one slab when they take at least this many
 /// bytes together: a mapping of its own is not worth it for less (nor are huge pages).
-const SLAB_MIN: usize = 64 << 10;
+pub(super) const SLAB_MIN: usize = 64 << 10;
 
 /// Every run of a chunk that goes into its slab ([`StateRun::in_slab`],
 /// [`EventRun::in_slab`]: `state_runs` and `event_runs`, `events` being the latter's

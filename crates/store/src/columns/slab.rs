@@ -171,6 +171,26 @@ impl SlabWriter {
         })
     }
 
+    /// Room for an array of `len` elements, to be filled in place (by several threads, in
+    /// parts): it holds zeros, or what an earlier slab of the pool left there (any bytes
+    /// are a valid `T`: it is `Pod`). `None` when the slab has no room left for it, or when
+    /// `T` needs a wider alignment than the slab's arrays have.
+    pub fn array_mut<T: Pod>(&mut self, len: usize) -> Option<(Placed<T>, &mut [T])> {
+        let start = self.at;
+        let end = start.checked_add(len.checked_mul(size_of::<T>())?)?;
+        let bytes = self.map.get_mut(start..end)?;
+        let array = bytemuck::try_cast_slice_mut(bytes).ok()?;
+        self.at = end.next_multiple_of(ALIGN);
+        Some((
+            Placed {
+                start,
+                len,
+                of: PhantomData,
+            },
+            array,
+        ))
+    }
+
     /// The filled slab, read-only from now on.
     pub fn finish(self) -> Arc<Slab> {
         let took = self.at - first_byte(&self.map);
@@ -223,6 +243,29 @@ mod tests {
         small.put(&[1u64]).unwrap();
         assert!(placed_wide.buf(&small.finish()).is_none());
         assert!(SlabWriter::new(0).is_none());
+    }
+
+    #[test]
+    fn an_array_filled_in_place_reads_back_after_the_arrays_put_before_it() {
+        let before: Vec<u16> = vec![3, 1, 4];
+        let len = 1000;
+        let mut slab =
+            SlabWriter::new(slab_bytes::<u16>(before.len()) + slab_bytes::<u64>(len)).unwrap();
+        let placed_before = slab.put(&before).unwrap();
+        let (placed, array) = slab.array_mut::<u64>(len).unwrap();
+        assert_eq!(array.len(), len);
+        for (i, x) in array.iter_mut().enumerate() {
+            *x = i as u64 * 11;
+        }
+        // No room left for one more element.
+        assert!(slab.array_mut::<u64>(1).is_none());
+        let map = slab.finish();
+        let filled = placed.buf(&map).unwrap();
+        assert_eq!(filled.len(), len);
+        assert!(filled.iter().enumerate().all(|(i, &x)| x == i as u64 * 11));
+        assert_eq!(&placed_before.buf(&map).unwrap()[..], &before[..]);
+        // The second array starts at the alignment after the first's 6 bytes.
+        assert_eq!(placed.start - placed_before.start, 8);
     }
 
     #[test]
