@@ -6,7 +6,8 @@
 //! - the same ovni trace unpacked (one event per line: per-line costs), and a copy with its
 //!   times zero-padded to 20 digits, each against `wc -l` and Paraver's loader (BSC's
 //!   paramedir with a one-window cfg, when `build-paramedir.sh` built it);
-//! - a generated 1 GB trace of 4096 threads against `wc -l`;
+//! - a generated 1 GB trace of 4096 threads against `wc -l`, and its cost per byte over the
+//!   64-thread trace's from pairs of loads of the two taken in turn;
 //! - `cache_reopen_4gb`: a generated 4 GB trace re-opened from its store cache to its first
 //!   frame, against reading the cache file once with `cat`;
 //! - `cache_reopen_3gb`: a generated 3 GB trace re-opened from its store cache to its first
@@ -376,6 +377,67 @@ fn threads_4096(c: &mut Criterion) {
         40_000_000,
         false,
     );
+    cost_ratio_4096(c);
+}
+
+/// The 4096-thread trace's cost per byte over the 64-thread one's, from loads of the two
+/// taken in turn, in one process and as processes (`prvscope info --no-cache`): the
+/// machine's drift between two groups measured minutes apart moves the ratio of their
+/// separate figures by as much as the 1.5x aimed at leaves; a pair of loads seconds apart
+/// sees the same machine. Prints the first quartile, median and third quartile of the pairs'
+/// ratios; criterion times a pair.
+fn cost_ratio_4096(c: &mut Criterion) {
+    let (few, many) = (generated_1gb(), generated_4096());
+    let size = |p: &Path| std::fs::metadata(p).expect("bench trace").len() as f64;
+    let per_byte = size(&few) / size(&many);
+    for p in [&few, &many] {
+        run(&format!("cat '{}' > /dev/null", p.display()));
+    }
+    let bin = env!("CARGO_BIN_EXE_prvscope");
+    let mut g = c.benchmark_group("cost_ratio_4096_to_64_threads");
+    g.sample_size(10).measurement_time(Duration::from_secs(30));
+    for (name, in_process) in [("in_one_process", true), ("a_process_per_load", false)] {
+        let mut ratios = Vec::new();
+        let load = |p: &Path| {
+            let start = std::time::Instant::now();
+            if in_process {
+                let t = trace::load(p, &LoadOptions::default(), None).expect("load");
+                assert!(t.store.counts().total() > 40_000_000);
+            } else {
+                run(&format!(
+                    "'{bin}' info --no-cache '{}' > /dev/null",
+                    p.display()
+                ));
+            }
+            start.elapsed()
+        };
+        g.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                let mut took = Duration::ZERO;
+                for _ in 0..iters {
+                    let (a, b) = (load(&few), load(&many));
+                    ratios.push(b.as_secs_f64() / a.as_secs_f64() * per_byte);
+                    took += a + b;
+                }
+                took
+            });
+        });
+        ratios.sort_by(f64::total_cmp);
+        let at = |q: usize| {
+            ratios
+                .get(ratios.len() * q / 4)
+                .copied()
+                .unwrap_or(f64::NAN)
+        };
+        eprintln!(
+            "cost_ratio_4096_to_64_threads/{name}: {:.2}x {:.2}x {:.2}x (quartiles of {} pairs, warm-up included)",
+            at(1),
+            at(2),
+            at(3),
+            ratios.len()
+        );
+    }
+    g.finish();
 }
 
 /// Loads on rayon pools of 1, 2, 4... threads (up to the machine's): the speed-up is the
