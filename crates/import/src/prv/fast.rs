@@ -22,9 +22,15 @@ const STRETCH: usize = 16 << 10;
 /// The non-digit masks of a window of text, a stretch at a time, as the lines ask for them.
 pub(super) struct Scanner<'a> {
     text: &'a [u8],
+    masks: Masks,
+}
+
+/// The masks scanned so far. Kept apart from the text, which the parse holds in registers:
+/// behind the same `&mut` as the masks, it was loaded again after every mark.
+struct Masks {
     backend: Backend,
     /// Masks of the blocks from `first` on.
-    masks: Vec<u64>,
+    words: Vec<u64>,
     first: usize,
 }
 
@@ -33,38 +39,48 @@ impl<'a> Scanner<'a> {
     pub(super) fn new(text: &'a [u8], backend: Backend) -> Self {
         Scanner {
             text,
-            backend,
-            masks: Vec::with_capacity(STRETCH / BLOCK + 1),
-            first: 0,
+            masks: Masks {
+                backend,
+                words: Vec::with_capacity(STRETCH / BLOCK + 1),
+                first: 0,
+            },
         }
     }
+}
 
-    /// The mask of block `blk` of the text, or `None` past its end.
+impl Masks {
+    /// The mask of block `blk` of `text`, or `None` past its end.
     #[inline(always)]
-    fn word(&mut self, blk: usize) -> Option<u64> {
+    fn word(&mut self, text: &[u8], blk: usize) -> Option<u64> {
         // A block before `first` wraps to an index past the masks, as one past them.
-        match self.masks.get(blk.wrapping_sub(self.first)) {
+        match self.words.get(blk.wrapping_sub(self.first)) {
             Some(&w) => Some(w),
-            None => self.scan_from(blk),
+            None => self.scan_from(text, blk),
         }
     }
 
-    /// Scans the stretch that begins with block `blk` (lines only move forward: the
-    /// blocks before it are not needed again).
+    /// Scans the stretch of `text` that begins with block `blk` (lines only move forward:
+    /// the blocks before it are not needed again).
     #[cold]
     #[inline(never)]
-    fn scan_from(&mut self, blk: usize) -> Option<u64> {
+    fn scan_from(&mut self, text: &[u8], blk: usize) -> Option<u64> {
         let from = blk.checked_mul(BLOCK)?;
-        let stretch = self.text.get(from..)?;
+        let stretch = text.get(from..)?;
         if stretch.is_empty() {
             return None;
         }
         self.first = blk;
-        self.masks.clear();
+        self.words.clear();
         let stretch = stretch.get(..STRETCH).unwrap_or(stretch);
-        self.backend.scan(stretch, &mut self.masks);
-        self.masks.first().copied()
+        self.backend.scan(stretch, &mut self.words);
+        self.words.first().copied()
     }
+}
+
+/// The text and its masks, as the line parser uses them.
+struct Text<'s, 'a> {
+    b: &'a [u8],
+    m: &'s mut Masks,
 }
 
 /// The marks (non-digit bytes) of a line, from a position on.
@@ -76,9 +92,9 @@ struct Cursor {
 impl Cursor {
     /// The marks at and after `p`.
     #[inline(always)]
-    fn at(sc: &mut Scanner<'_>, p: usize) -> Option<Cursor> {
+    fn at(sc: &mut Text<'_, '_>, p: usize) -> Option<Cursor> {
         let blk = p / BLOCK;
-        let word = sc.word(blk)?;
+        let word = sc.m.word(sc.b, blk)?;
         Some(Cursor {
             blk,
             bits: word & (u64::MAX << (p % BLOCK)),
@@ -87,10 +103,10 @@ impl Cursor {
 
     /// The position of the next mark.
     #[inline(always)]
-    fn next(&mut self, sc: &mut Scanner<'_>) -> Option<usize> {
+    fn next(&mut self, sc: &mut Text<'_, '_>) -> Option<usize> {
         while self.bits == 0 {
             self.blk += 1;
-            self.bits = sc.word(self.blk)?;
+            self.bits = sc.m.word(sc.b, self.blk)?;
         }
         let at = self.blk * BLOCK + self.bits.trailing_zeros() as usize;
         self.bits &= self.bits - 1;
@@ -99,41 +115,44 @@ impl Cursor {
 
     /// The position of the next mark, which must be a `:`.
     #[inline(always)]
-    fn colon(&mut self, sc: &mut Scanner<'_>) -> Option<usize> {
+    fn colon(&mut self, sc: &mut Text<'_, '_>) -> Option<usize> {
         let at = self.next(sc)?;
-        (*sc.text.get(at)? == b':').then_some(at)
+        (*sc.b.get(at)? == b':').then_some(at)
     }
 
     /// The number from `start` to the next mark, which must be a `:`; returns it and the
     /// start of the next field.
     #[inline(always)]
-    fn field(&mut self, sc: &mut Scanner<'_>, start: usize) -> Option<(u64, usize)> {
+    fn field(&mut self, sc: &mut Text<'_, '_>, start: usize) -> Option<(u64, usize)> {
         let end = self.colon(sc)?;
-        Some((digits(sc.text, start, end)?, end + 1))
+        Some((digits(sc.b, start, end)?, end + 1))
     }
 
     /// A value field from `start`: `N` (the sentinel) or a number, which must not be the
     /// sentinel itself (a literal sentinel goes to the careful parser, which reports it).
     /// Returns the value and the position of the mark after it.
     #[inline(always)]
-    fn value(&mut self, sc: &mut Scanner<'_>, start: usize, sentinel: u64) -> Option<(u64, usize)> {
+    fn value(
+        &mut self,
+        sc: &mut Text<'_, '_>,
+        start: usize,
+        sentinel: u64,
+    ) -> Option<(u64, usize)> {
         let end = self.next(sc)?;
-        if end == start && sc.text.get(end) == Some(&b'N') {
+        if end == start && sc.b.get(end) == Some(&b'N') {
             let after = self.next(sc)?;
             return (after == end + 1).then_some((sentinel, after));
         }
-        let v = digits(sc.text, start, end)?;
+        let v = digits(sc.b, start, end)?;
         (v != sentinel).then_some((v, end))
     }
 
     /// The mark at `at` ends the line (`\n`, or `\r\n`): the start of the next line.
     #[inline(always)]
-    fn eol(&mut self, sc: &mut Scanner<'_>, at: usize) -> Option<usize> {
-        match *sc.text.get(at)? {
+    fn eol(&mut self, sc: &mut Text<'_, '_>, at: usize) -> Option<usize> {
+        match *sc.b.get(at)? {
             b'\n' => Some(at + 1),
-            b'\r' if self.next(sc)? == at + 1 && sc.text.get(at + 1) == Some(&b'\n') => {
-                Some(at + 2)
-            }
+            b'\r' if self.next(sc)? == at + 1 && sc.b.get(at + 1) == Some(&b'\n') => Some(at + 2),
             _ => None,
         }
     }
@@ -146,21 +165,33 @@ impl Cursor {
 /// every field, without the branch on the length, is 60% slower).
 #[inline(always)]
 fn digits(b: &[u8], start: usize, end: usize) -> Option<u64> {
+    // The arms give one `u64` (no number here reaches `NO_NUMBER`), tested once: as an
+    // `Option` from each arm, its flag was merged and tested apart from the value.
+    let v = digits_or_none(b, start, end);
+    (v != NO_NUMBER).then_some(v)
+}
+
+/// What [`digits_or_none`] gives for no number: more than any number of up to 19 digits.
+const NO_NUMBER: u64 = u64::MAX;
+
+/// [`digits`], with `NO_NUMBER` for `None`.
+#[inline(always)]
+fn digits_or_none(b: &[u8], start: usize, end: usize) -> u64 {
     // `start` after `end` wraps to a length no arm below takes but the slow one, which
     // checks it.
     let n = end.wrapping_sub(start);
     // Within the first 16 bytes of the text the range's start wraps past its end: `None`.
     match (n, b.get(end.wrapping_sub(16)..end)) {
-        (1..=8, Some(words)) => Some(eight(word(words, 8), n)),
+        (1..=8, Some(words)) => eight(word(words, 8), n),
         (9..=16, Some(words)) => {
-            Some(eight(word(words, 0), n - 8) * 100_000_000 + eight(word(words, 8), 8))
+            eight(word(words, 0), n - 8) * 100_000_000 + eight(word(words, 8), 8)
         }
         // Times zero-padded to 20 digits (ovni) and other numbers of 16 digits after up to
         // 8 zeros.
         (17..=24, Some(words)) if zeros(b, end - 16 - (n - 16), end - 16) => {
-            Some(eight(word(words, 0), 8) * 100_000_000 + eight(word(words, 8), 8))
+            eight(word(words, 0), 8) * 100_000_000 + eight(word(words, 8), 8)
         }
-        _ => digits_slow(b, start, end),
+        _ => digits_slow(b, start, end).unwrap_or(NO_NUMBER),
     }
 }
 
@@ -243,7 +274,11 @@ pub(super) fn fast_lines(
     out: &mut ChunkOut,
 ) -> (usize, u64) {
     let mut lines = 0;
-    while p < sc.text.len() {
+    let sc = &mut Text {
+        b: sc.text,
+        m: &mut sc.masks,
+    };
+    while p < sc.b.len() {
         match fast_line(ctx, sc, p, out) {
             Some(next) => {
                 p = next;
@@ -262,11 +297,11 @@ pub(super) fn fast_lines(
 #[allow(clippy::many_single_char_names)] // b, c, p, q, v: bytes, cursor, positions, values
 fn fast_line(
     ctx: &ParseContext<'_>,
-    sc: &mut Scanner<'_>,
+    sc: &mut Text<'_, '_>,
     p: usize,
     out: &mut ChunkOut,
 ) -> Option<usize> {
-    let b = sc.text;
+    let b = sc.b;
     let kind = *b.get(p)?;
     if kind == b'3' {
         let mut c = Cursor::at(sc, p)?;
@@ -406,7 +441,7 @@ fn end_line(out: &mut ChunkOut, same_object: bool, line: LastLine) {
 #[inline(always)]
 fn fast_comm(
     ctx: &ParseContext<'_>,
-    sc: &mut Scanner<'_>,
+    sc: &mut Text<'_, '_>,
     c: &mut Cursor,
     p: usize,
     out: &mut ChunkOut,
@@ -416,11 +451,11 @@ fn fast_comm(
     let mut mark = q;
     for (i, slot) in f.iter_mut().enumerate() {
         mark = c.next(sc)?;
-        let sep = *sc.text.get(mark)?;
+        let sep = *sc.b.get(mark)?;
         if (i < 13 && sep != b':') || (i == 13 && sep == b':') {
             return None;
         }
-        *slot = digits(sc.text, q, mark)?;
+        *slot = digits(sc.b, q, mark)?;
         q = mark + 1;
     }
     let next = c.eol(sc, mark)?;
