@@ -363,10 +363,32 @@ fn ovni_unpacked(c: &mut Criterion) {
         return;
     };
     against_wc(c, "ovni_plain", &path, 10_327_530, true);
+    walk_floor(c, "ovni_plain_walk", &path);
     let Some(padded) = ovni_padded() else {
         return;
     };
     against_wc(c, "ovni_padded", &padded, 10_327_530, true);
+}
+
+/// The scanner's marks of a trace walked on one core, with and without every run of digits
+/// turned into a number (as in `stages_1gb`): the least this parse's way of reading costs.
+fn walk_floor(c: &mut Criterion, group: &str, path: &Path) {
+    use prvscope_import::{ScanBackend, prv};
+    let text = std::fs::read(path).expect("bench trace");
+    let backend = ScanBackend::detect();
+    let mut g = c.benchmark_group(group);
+    g.sample_size(10)
+        .throughput(Throughput::Bytes(text.len() as u64));
+    for (name, numbers) in [("walk_marks", false), ("walk_marks_and_numbers", true)] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let (marks, sum) = prv::walk_marks(&text, backend, numbers);
+                assert!(marks > 50_000_000 && sum > 0, "{marks} marks");
+                sum
+            });
+        });
+    }
+    g.finish();
 }
 
 fn threads_4096(c: &mut Criterion) {
@@ -522,6 +544,18 @@ fn stages(c: &mut Criterion) {
             lines
         });
     });
+    // What this parse's way of reading costs at least, on one core: the scanner's marks
+    // walked one by one, then with every run of digits between them turned into a number
+    // (nothing checked or stored). A reference for the parse, not a load.
+    for (name, numbers) in [("walk_marks", false), ("walk_marks_and_numbers", true)] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let (walked, sum) = prv::walk_marks(body, backend, numbers);
+                assert!(walked > 100_000_000 && sum > 0, "{walked} marks");
+                sum
+            });
+        });
+    }
     g.bench_function("parse_chunks", |b| {
         b.iter(|| {
             let mut records = 0u64;

@@ -36,6 +36,8 @@ pub use order::{Backward, OrderEdge, OrderJoin, OrderTracker, add_backward_pairs
 
 use careful::parse_line;
 use fast::fast_lines;
+#[doc(hidden)]
+pub use fast::walk_marks;
 
 /// What the parser needs to know besides the bytes.
 #[derive(Debug, Clone)]
