@@ -27,7 +27,9 @@
 //!   a time, and fresh memory of the store's size written once (its page faults).
 //!
 //! Beside each plain trace's load, `prvscope_info_process`: the same load in a process of its
-//! own (`prvscope info --no-cache`), as a user runs it.
+//! own (`prvscope info --no-cache`), as a user runs it; and `prvscope_info_process_after_idle`:
+//! that process started after 3 s without load, as a user's first load comes, whose fresh
+//! memory can cost more than back-to-back loads show (quartiles printed).
 //!
 //! Run with `cargo bench --bench load`. The generated trace is written once to
 //! `target/bench-data/` and reused. Each benchmark checks what it loaded, so that it cannot
@@ -259,6 +261,7 @@ fn plain(c: &mut Criterion) {
             copy[copy.len() / 3]
         });
     });
+    info_process_after_idle(&mut g, "plain_1gb", &path);
     g.finish();
 }
 
@@ -278,6 +281,64 @@ fn info_process(
             path.display()
         ));
     });
+}
+
+/// Idle time before each run of `prvscope_info_process_after_idle`.
+const IDLE: Duration = Duration::from_secs(3);
+
+/// `prvscope info --no-cache` as a user runs it after a pause: the loads above follow one
+/// another within a second, and on a virtual machine whose balloon hands free memory back to
+/// its host a second or two after it is freed, fresh memory then costs what it did not cost
+/// them (see `huge_pages_pay` in the store's slabs). Each run is timed after `IDLE` seconds
+/// (not timed) without load; prints the quartiles of the runs' wall and CPU times. Put last
+/// in its group: it sets the group's sampling to one run a sample.
+fn info_process_after_idle(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    group: &str,
+    path: &Path,
+) {
+    let bin = env!("CARGO_BIN_EXE_prvscope");
+    ticks_per_second();
+    g.sampling_mode(criterion::SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(1))
+        .measurement_time(Duration::from_secs(1));
+    let mut runs: Vec<(f64, f64)> = Vec::new();
+    g.bench_function("prvscope_info_process_after_idle", |b| {
+        b.iter_custom(|iters| {
+            let mut took = Duration::ZERO;
+            for _ in 0..iters {
+                std::thread::sleep(IDLE);
+                let before = cpu_seconds();
+                let start = std::time::Instant::now();
+                run(&format!(
+                    "'{bin}' info --no-cache '{}' > /dev/null",
+                    path.display()
+                ));
+                let wall = start.elapsed();
+                took += wall;
+                if let (Some(a), Some(b)) = (before, cpu_seconds()) {
+                    runs.push((wall.as_secs_f64(), b - a));
+                }
+            }
+            took
+        });
+    });
+    if runs.is_empty() {
+        // Left out by the bench filter.
+        return;
+    }
+    let quartiles = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        let at = |q: usize| v.get(v.len() * q / 4).copied().unwrap_or(f64::NAN);
+        format!("{:.3} {:.3} {:.3}", at(1), at(2), at(3))
+    };
+    eprintln!(
+        "{group}/prvscope_info_process_after_idle: wall {} s, CPU {} s (quartiles of {} runs, each after {} s idle, warm-up included)",
+        quartiles(runs.iter().map(|r| r.0).collect()),
+        quartiles(runs.iter().map(|r| r.1).collect()),
+        runs.len(),
+        IDLE.as_secs()
+    );
 }
 
 fn xz(c: &mut Criterion) {
@@ -354,6 +415,7 @@ fn against_wc(c: &mut Criterion, group: &str, path: &Path, min_records: u64, wit
             ));
         });
     }
+    info_process_after_idle(&mut g, group, path);
     g.finish();
 }
 
