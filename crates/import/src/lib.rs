@@ -219,7 +219,16 @@ fn into_trace(
 /// load would count them; so does the pool of dropped slabs (the slabs of the load's chunks
 /// were taken from it already).
 fn release_free_memory() {
-    prvscope_store::columns::release_slab_pool();
+    release_free_memory_but(None);
+}
+
+/// [`release_free_memory`], except the pool's mapping that a slab of `slab` bytes about to be
+/// made would take.
+fn release_free_memory_but(slab: Option<usize>) {
+    match slab {
+        Some(bytes) => prvscope_store::columns::release_slab_pool_but_one(bytes),
+        None => prvscope_store::columns::release_slab_pool(),
+    }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     #[allow(unsafe_code)]
     // SAFETY: malloc_trim only releases free memory of the allocator's arenas; it takes no
@@ -502,7 +511,10 @@ fn finish(
     // The parse's scratch is not needed any more: freed before assembly, which holds the
     // pieces and the columns built from them at once.
     prv::release_scratch();
-    release_free_memory();
+    // The messages are joined into a slab next: the pool's mapping for it is kept.
+    let messages = chunks.iter().map(|c| c.comms.len()).sum();
+    let list = prvscope_store::columns::slab_bytes::<prvscope_store::Comm>(messages);
+    release_free_memory_but(Some(list));
     stages::mark("scratch released");
     let assembled = prv::assemble(chunks, rows, policy.sentinel, 2);
     stages::mark("assembly");

@@ -28,6 +28,8 @@ mod value;
 
 pub use buf::{Buf, Mapped};
 pub use segments::{MOVE_MIN, Segment, Segments};
-pub use slab::{POOL_MAX, Placed, Slab, SlabWriter, release_slab_pool, slab_bytes};
+pub use slab::{
+    POOL_MAX, Placed, Slab, SlabWriter, release_slab_pool, release_slab_pool_but_one, slab_bytes,
+};
 pub use time::{BLOCK, ESCAPE, PlacedTime, TimeColumn, TimeSeg};
 pub use value::{PlacedValue, ValueColumn, ValueSeg};

@@ -53,13 +53,17 @@ fn first_byte(map: &[u8]) -> usize {
 /// (pages touched and not used again: resident for nothing), the one that took the fewest.
 fn from_pool(bytes: usize) -> Option<memmap2::MmapMut> {
     let mut pool = POOL.lock().ok()?;
-    let best = pool
-        .iter()
+    let best = best_fit(&pool, bytes)?;
+    Some(pool.swap_remove(best).0)
+}
+
+/// The index in `pool` of the mapping [`from_pool`] takes for `bytes`.
+fn best_fit(pool: &[(memmap2::MmapMut, usize)], bytes: usize) -> Option<usize> {
+    pool.iter()
         .enumerate()
         .filter(|(_, (m, took))| m.len() - first_byte(m) >= bytes && *took <= bytes + bytes / 4)
         .min_by_key(|(_, (_, took))| *took)
-        .map(|(i, _)| i)?;
-    Some(pool.swap_remove(best).0)
+        .map(|(i, _)| i)
 }
 
 /// Keeps `map`, whose arrays took `took` bytes, for new slabs, unless the pool holds
@@ -77,6 +81,20 @@ fn to_pool(map: memmap2::MmapMut, took: usize) {
 /// load's chunks are parsed, when the slabs the parse did not take will not be taken).
 pub fn release_slab_pool() {
     let kept = POOL.lock().map(|mut pool| std::mem::take(&mut *pool));
+    drop(kept);
+}
+
+/// [`release_slab_pool`], except the mapping a slab of `bytes` about to be made would take
+/// from it: a load's messages are joined into a slab after its chunks are parsed, when the
+/// rest of the pool is given back (the 1 GB, 64-thread trace's 62 MB list, loaded again in
+/// one process, then had its pages faulted in afresh every time).
+pub fn release_slab_pool_but_one(bytes: usize) {
+    let kept = POOL.lock().map(|mut pool| {
+        let one = best_fit(&pool, bytes).map(|i| pool.swap_remove(i));
+        let rest = std::mem::take(&mut *pool);
+        pool.extend(one);
+        rest
+    });
     drop(kept);
 }
 
@@ -368,10 +386,39 @@ mod tests {
         // for nothing), which stays in the pool.
         let smaller = SlabWriter::new(bytes / 2).unwrap();
         assert_ne!(smaller.map.as_ptr(), first);
-        let again = SlabWriter::new(bytes).unwrap();
+        let mut again = SlabWriter::new(bytes).unwrap();
         assert_eq!(again.map.as_ptr(), first);
-        // Given back: not taken again.
+        again.put(&vec![2u8; bytes]).unwrap();
         drop(again.finish());
+        // The pool given back but the mapping a slab of `bytes` would take: that one is
+        // taken again, another size's is not.
+        let other = 5 * HUGE + 4_321;
+        let mut o = SlabWriter::new(other).unwrap();
+        o.put(&vec![3u8; other]).unwrap();
+        drop(o.finish());
+        release_slab_pool_but_one(bytes);
+        // Fresh memory (zeros), not the pooled one (its bytes were 3).
+        let mut fresh = SlabWriter::new(other).unwrap();
+        assert!(
+            fresh
+                .array_mut::<u8>(other)
+                .unwrap()
+                .1
+                .iter()
+                .all(|&b| b == 0)
+        );
+        drop(fresh);
+        let mut kept = SlabWriter::new(bytes).unwrap();
+        assert_eq!(kept.map.as_ptr(), first);
+        assert!(
+            kept.array_mut::<u8>(bytes)
+                .unwrap()
+                .1
+                .iter()
+                .all(|&b| b == 2)
+        );
+        // Given back: not taken again.
+        drop(kept.finish());
         release_slab_pool();
         assert!(from_pool(bytes).is_none());
         // The array of the other slab is still there.
