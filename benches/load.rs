@@ -283,6 +283,12 @@ fn info_process(
     });
 }
 
+/// The first quartile, median and third quartile of `v` (not empty).
+fn quartiles(mut v: Vec<f64>) -> [f64; 3] {
+    v.sort_by(f64::total_cmp);
+    [1, 2, 3].map(|q| v.get(v.len() * q / 4).copied().unwrap_or(f64::NAN))
+}
+
 /// Idle time before each run of `prvscope_info_process_after_idle`.
 const IDLE: Duration = Duration::from_secs(3);
 
@@ -327,15 +333,14 @@ fn info_process_after_idle(
         // Left out by the bench filter.
         return;
     }
-    let quartiles = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        let at = |q: usize| v.get(v.len() * q / 4).copied().unwrap_or(f64::NAN);
-        format!("{:.3} {:.3} {:.3}", at(1), at(2), at(3))
+    let three = |v: Vec<f64>| {
+        let [q1, median, q3] = quartiles(v);
+        format!("{q1:.3} {median:.3} {q3:.3}")
     };
     eprintln!(
         "{group}/prvscope_info_process_after_idle: wall {} s, CPU {} s (quartiles of {} runs, each after {} s idle, warm-up included)",
-        quartiles(runs.iter().map(|r| r.0).collect()),
-        quartiles(runs.iter().map(|r| r.1).collect()),
+        three(runs.iter().map(|r| r.0).collect()),
+        three(runs.iter().map(|r| r.1).collect()),
         runs.len(),
         IDLE.as_secs()
     );
@@ -510,19 +515,10 @@ fn cost_ratio_4096(c: &mut Criterion) {
             // Left out by the bench filter: no pair was timed, so no ratio is printed.
             continue;
         }
-        ratios.sort_by(f64::total_cmp);
-        let at = |q: usize| {
-            ratios
-                .get(ratios.len() * q / 4)
-                .copied()
-                .unwrap_or(f64::NAN)
-        };
+        let pairs = ratios.len();
+        let [q1, median, q3] = quartiles(std::mem::take(&mut ratios));
         eprintln!(
-            "cost_ratio_4096_to_64_threads/{name}: {:.2}x {:.2}x {:.2}x (quartiles of {} pairs, warm-up included)",
-            at(1),
-            at(2),
-            at(3),
-            ratios.len()
+            "cost_ratio_4096_to_64_threads/{name}: {q1:.2}x {median:.2}x {q3:.2}x (quartiles of {pairs} pairs, warm-up included)"
         );
     }
     g.finish();
