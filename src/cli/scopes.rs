@@ -13,9 +13,13 @@ use super::WindowArgs;
 pub struct Args {
     /// The trace: x.prv, x.prv.xz or x.prv.gz.
     pub trace: PathBuf,
-    /// Scope event types, e.g. 60000019,50000002 (default: chosen from the trace).
+    /// Scope event types, e.g. 60000019,50000002 (default: chosen from the trace). A type
+    /// may name its nesting: `T:stack` (a value enters, the end value leaves: functions),
+    /// `T:hold` (the last value holds until the next, above the functions: MPI calls, the
+    /// default of types not known to nest) or `T:replace` (the last value holds, below the
+    /// functions: sampled functions, state-like types).
     #[arg(long, value_delimiter = ',')]
-    pub types: Vec<u32>,
+    pub types: Vec<String>,
     #[command(flatten)]
     pub window: WindowArgs,
     /// Add each scope's inclusive time on every thread.
@@ -28,25 +32,35 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     // Scopes open when the window starts come from earlier events: load all times.
     let (t, t0, t1) = args.window.load(&args.trace, false)?;
     let present = t.store.event_types();
-    let missing: Vec<String> = args
+    let named = args
         .types
         .iter()
-        .filter(|ty| !present.contains(ty))
-        .map(u32::to_string)
-        .collect();
+        .filter(|text| !text.trim().is_empty())
+        .map(|text| scopes::ScopeType::parse(text, t.pcf.as_ref()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| anyhow::anyhow!("--types: {e}"))?;
+    let (types, missing): (Vec<_>, Vec<_>) = named
+        .iter()
+        .copied()
+        .partition(|st| present.contains(&st.ty));
+    let missing: Vec<String> = missing.iter().map(|st| st.ty.to_string()).collect();
     anyhow::ensure!(
-        missing.is_empty(),
+        named.is_empty() || !types.is_empty(),
         "{}: no event of type {} in the trace",
         args.trace.display(),
         missing.join(", ")
     );
-    let types = if args.types.is_empty() {
-        scopes::auto_types(t.pcf.as_ref(), &t.store.event_types())
+    if !missing.is_empty() {
+        eprintln!(
+            "note: {}: no event of type {} in the trace; the table holds the other types",
+            args.trace.display(),
+            missing.join(", ")
+        );
+    }
+    let types = if named.is_empty() {
+        scopes::auto_types(t.pcf.as_ref(), &present)
     } else {
-        args.types
-            .iter()
-            .map(|&ty| scopes::ScopeType::new(ty))
-            .collect()
+        types
     };
     anyhow::ensure!(
         !types.is_empty(),

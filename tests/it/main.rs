@@ -34,6 +34,7 @@ mod render;
 mod replay;
 mod same_time;
 mod save_window;
+mod scope_modes;
 mod scope_panel;
 mod scopes;
 mod soak;

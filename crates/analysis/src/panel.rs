@@ -129,21 +129,26 @@ fn place_in_lanes(mut in_file: Vec<(usize, u32, u32)>) -> (Vec<(usize, u32, u32,
     (placed, lane_ends.len())
 }
 
-/// Scope types as the user edits them.
-pub fn types_text(types: &[ScopeType]) -> String {
+/// Scope types as the user edits them (`T`, or `T:nesting` where the nesting is not the one
+/// the type's number and label imply: [`ScopeType::text`]).
+pub fn types_text(types: &[ScopeType], pcf: Option<&prvscope_format::Pcf>) -> String {
     types
         .iter()
-        .map(|t| t.ty.to_string())
+        .map(|t| t.text(pcf))
         .collect::<Vec<_>>()
         .join(",")
 }
 
-/// The scope types the user typed (numbers separated by commas or spaces; the rest is
-/// ignored).
-pub fn parse_types(text: &str) -> Vec<ScopeType> {
+/// The scope types the user typed: `T` or `T:stack|hold|replace`, separated by commas or
+/// spaces ([`ScopeType::parse`]); what is not one is an error that names it.
+pub fn parse_types(
+    text: &str,
+    pcf: Option<&prvscope_format::Pcf>,
+) -> Result<Vec<ScopeType>, String> {
     text.split([',', ' '])
-        .filter_map(|t| t.trim().parse::<u32>().ok())
-        .map(ScopeType::new)
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| ScopeType::parse(t, pcf))
         .collect()
 }
 
@@ -176,18 +181,29 @@ mod tests {
 
     #[test]
     fn scope_types_read_back_as_written() {
-        let types = parse_types("60000019, 50000002 x,,7");
+        use crate::scopes::Nesting;
+        let types = parse_types("60000019, 50000002 ,,7 36:replace 60000019:hold", None).unwrap();
+        let st = |ty, nesting| ScopeType { ty, nesting };
         assert_eq!(
             types,
             [
-                ScopeType::new(60_000_019),
-                ScopeType::new(50_000_002),
-                ScopeType::new(7)
+                st(60_000_019, Nesting::Stack),
+                st(50_000_002, Nesting::Leaf),
+                st(7, Nesting::Leaf),
+                st(36, Nesting::Replace),
+                st(60_000_019, Nesting::Leaf),
             ]
         );
-        assert_eq!(types_text(&types), "60000019,50000002,7");
-        assert_eq!(parse_types(&types_text(&types)), types);
-        assert!(parse_types("none").is_empty());
+        assert_eq!(
+            types_text(&types, None),
+            "60000019,50000002,7,36:replace,60000019:hold"
+        );
+        assert_eq!(parse_types(&types_text(&types, None), None).unwrap(), types);
+        assert_eq!(parse_types(" ", None).unwrap(), []);
+        let err = parse_types("60000019,none", None).unwrap_err();
+        assert!(err.contains("`none` is not an event type"), "{err}");
+        let err = parse_types("7:nest", None).unwrap_err();
+        assert!(err.contains("`stack`, `hold` or `replace`"), "{err}");
     }
 
     /// main [0,100) > solve [10,60) > `MPI_Allreduce` [30,50); solve's location comes from its

@@ -10,18 +10,22 @@
 //!   times it is on the stack (recursion);
 //! - entries = how many times it was entered inside the window.
 //!
-//! Types nest in one of two ways ([`Nesting`]): Extrae's function and MPI types push a
-//! frame per value and pop one per null (`Stack`); sampled functions and state-like types
-//! (ovni's subsystem or task type of the running thread) hold one value at a time, which
-//! each new value replaces and a null ends (`Replace`). Each `Replace` type has at most one
-//! frame, independent of the other types: its frames sit at the bottom of the stack, ordered
-//! by the type's position in the query (so a block's path does not depend on which type
-//! changed first), and the `Stack` frames above them in the order they were entered. A
-//! `Replace` change re-links the frames above it under the new path and never closes them;
-//! at one time a `Replace` type takes the last of its events there, the value its "last
-//! event value" view shows. A null with no open frame of its type, and `Stack` frames left
-//! open above a `Stack` frame that is closed, are counted in the [`ScopeReport`], never a
-//! failure.
+//! Types nest in one of three ways ([`Nesting`]), one semantics in every null mode:
+//! Extrae's function types (user, OpenMP, task and pthread functions, Paraver's stacked
+//! values) push a frame per value and pop one per null, the trace's end value (0 in legacy
+//! traces, `N` in NULL mode) (`Stack`). Every other type holds one value at a time, which
+//! each new value replaces and a null ends, as Paraver's "Last Evt Val" reads it: MPI and
+//! pthread calls, and any type not known to nest, above the functions (`Leaf`: a call made
+//! from the function open at the time, the latest call innermost); sampled functions, callers
+//! and state-like types (ovni's subsystem or task type of the running thread) below them
+//! (`Replace`, ordered by the type's position in the query, so that a block's path does not
+//! depend on which type changed first). In NULL mode 0 is a value like any other: "Outside
+//! MPI" is a row of its own, which holds below the functions (time outside a call stays the
+//! functions' own) and never nests a call of its type. A held value's change re-links the
+//! frames above it under the new path and never closes them; at one time a `Replace` type
+//! takes the last of its events there, the value its "last event value" view shows. A null
+//! with no open frame of its type, and `Stack` frames left open above a `Stack` frame that
+//! is closed, are counted in the [`ScopeReport`], never a failure.
 //!
 //! Per-line heat comes from line events when the trace has them: sampled lines (30000100..)
 //! hold until the next sample of their depth, and caller lines (80000001.., written with an
@@ -29,7 +33,7 @@
 //! time. Otherwise a scope's exclusive time heats its first line ([`ScopeAnalysis::heat`]).
 //!
 //! Any window `[t0, t1)` can be analysed: the stacks at `t0` are rebuilt by replaying the
-//! events before it (for `Replace` types only the last value at `t0` is read), then time is
+//! events before it (for the types that hold a value only the last value at `t0` is read), then time is
 //! accumulated to `t1`. Threads are analysed in parallel and the work can be cancelled.
 
 use std::collections::BTreeMap;
@@ -87,7 +91,7 @@ pub struct ScopeReport {
     pub exits_without_entry: u64,
     /// `Stack` frames closed because a frame of their type below them was closed.
     pub unclosed_inner: u64,
-    /// Frames still open at the window's end.
+    /// `Stack` frames still open at the window's end (a held value is not left open).
     pub open_at_end: u64,
     /// Values not entered because the stack was already [`MAX_DEPTH`] deep (a type whose
     /// values are not bursts, such as a counter, read as scopes).

@@ -58,6 +58,11 @@ impl ScopeContext {
         ctx
     }
 
+    /// The `.pcf` the names come from.
+    pub fn pcf(&self) -> Option<&Pcf> {
+        self.pcf.as_ref()
+    }
+
     /// The event type whose values are the categories of threads without state records
     /// (ovni's `Thread: thread state`), if the trace has no state records.
     pub fn state_type(&self) -> Option<u32> {

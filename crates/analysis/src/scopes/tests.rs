@@ -140,15 +140,19 @@ fn scopes_never_left_and_exits_without_entries_are_reported() {
             too_deep: 0,
         }
     );
-    // Leaving main while an MPI call is open inside it closes the call too.
+    // Leaving main while an MPI call is open inside it leaves the call open: an MPI type
+    // holds its value until its next event (Paraver's "Last Evt Val"), re-linked at the top
+    // of the stack; a value held at the end is not a scope left open.
     let t = trace_of(
         1,
         100,
         "2:1:1:1:1:0:60000019:1\n2:1:1:1:1:10:50000002:10\n2:1:1:1:1:20:60000019:N\n",
     );
     let a = run(&t, 0, 100);
-    assert_eq!(a.report.unclosed_inner, 1, "MPI closed with main");
-    assert_eq!(scope(&a, "MPI_Allreduce").inclusive, 10);
+    assert_eq!(a.report, ScopeReport::default(), "the call holds");
+    let call = scope(&a, "MPI_Allreduce");
+    assert_eq!((call.inclusive, call.exclusive), (90, 90));
+    assert_eq!(scope(&a, "main").inclusive, 20);
 }
 
 #[test]
@@ -331,13 +335,8 @@ EVENT_TYPE\n0 60000019 User function\nVALUES\n1 main\n\n";
     assert_eq!((main.inclusive, main.exclusive, main.entries), (20, 20, 1));
     assert_eq!(scope(&a, "f1").inclusive, 20);
     assert_eq!(scope(&a, "f2").inclusive, 20);
-    assert_eq!(
-        a.report,
-        ScopeReport {
-            open_at_end: 1,
-            ..ScopeReport::default()
-        }
-    );
+    // The sample held at the end is no scope left open.
+    assert_eq!(a.report, ScopeReport::default());
     let want: Vec<Vec<&str>> = vec![
         vec!["f1"],
         vec!["f1", "main"],
@@ -444,4 +443,71 @@ fn each_application_has_its_own_shares() {
         })
         .collect();
     assert_eq!(shares, ["40.00", "10.00"], "{text}");
+}
+
+#[test]
+fn an_mpi_call_holds_until_its_next_value_and_zero_is_a_value_in_null_mode() {
+    // NULL mode: an MPI call ends with 0 ("Outside MPI"), a value, never a null. main
+    // [0,100) > MPI_Allreduce [10,20) and [30,40).
+    let body = "2:1:1:1:1:0:60000019:1\n2:1:1:1:1:10:50000002:10\n2:1:1:1:1:20:50000002:0\n\
+2:1:1:1:1:30:50000002:10\n2:1:1:1:1:40:50000002:0\n";
+    let t = trace_of(1, 100, body);
+    let a = run(&t, 0, 100);
+    let call = scope(&a, "MPI_Allreduce");
+    assert_eq!((call.inclusive, call.exclusive, call.entries), (20, 20, 2));
+    let i = a.find(ScopeKey {
+        ty: 50_000_002,
+        value: 0,
+    });
+    let outside = &a.scopes[i.expect("a row for the value 0")];
+    // Outside a call, the time is main's own: the value 0 holds below the functions.
+    assert_eq!((outside.inclusive, outside.exclusive), (70, 0));
+    let main = scope(&a, "main");
+    assert_eq!((main.inclusive, main.exclusive), (100, 80));
+    assert_eq!(a.report.open_at_end, 1, "main only");
+    assert_eq!(a.report.too_deep + a.report.exits_without_entry, 0);
+    // The same workload in the legacy convention (0 is the null): the same numbers, no
+    // row for 0. And a window that starts inside a call reads it from its last event.
+    let legacy = trace_with_pcf(
+        1,
+        100,
+        body,
+        "DEFAULT_OPTIONS\n\nEVENT_TYPE\n0 60000019 User function\nVALUES\n1 main\n\n\
+EVENT_TYPE\n9 50000002 MPI Collective Comm\nVALUES\n10 MPI_Allreduce\n\n",
+    );
+    let l = run(&legacy, 0, 100);
+    assert_eq!(scope(&l, "MPI_Allreduce").inclusive, 20);
+    assert_eq!(scope(&l, "main").exclusive, 80);
+    assert!(l.find(outside.key).is_none());
+    let w = run(&t, 35, 100);
+    assert_eq!(scope(&w, "MPI_Allreduce").inclusive, 5);
+    assert_eq!(scope(&w, "main").exclusive, 60);
+}
+
+#[test]
+fn calls_of_two_mpi_types_hold_on_top_the_latest_innermost() {
+    // NULL mode, a point-to-point call [10,20) then a collective [30,40) under main: the
+    // latest call is the innermost, whatever the types' order in the query.
+    let pcf = "DEFAULT_OPTIONS\n\nNULL_VALUE N\n\n\
+EVENT_TYPE\n0 60000019 User function\nVALUES\n1 main\n\n\
+EVENT_TYPE\n9 50000001 MPI Point-to-point\nVALUES\n0 Outside MPI\n3 MPI_Send\n\n\
+EVENT_TYPE\n9 50000002 MPI Collective Comm\nVALUES\n0 Outside MPI\n10 MPI_Allreduce\n\n";
+    let t = trace_with_pcf(
+        1,
+        50,
+        "2:1:1:1:1:0:60000019:1:50000001:0:50000002:0\n2:1:1:1:1:10:50000001:3\n\
+2:1:1:1:1:20:50000001:0\n2:1:1:1:1:30:50000002:10\n2:1:1:1:1:40:50000002:0\n",
+        pcf,
+    );
+    let a = run(&t, 0, 50);
+    let send = scope(&a, "MPI_Send");
+    assert_eq!((send.inclusive, send.exclusive), (10, 10));
+    let coll = scope(&a, "MPI_Allreduce");
+    assert_eq!((coll.inclusive, coll.exclusive), (10, 10));
+    assert_eq!(scope(&a, "main").exclusive, 30);
+    for (ty, inclusive) in [(50_000_001, 40), (50_000_002, 40)] {
+        let i = a.find(ScopeKey { ty, value: 0 }).unwrap();
+        assert_eq!(a.scopes[i].inclusive, inclusive, "type {ty} holds 0");
+    }
+    assert_eq!(a.report.open_at_end, 1);
 }

@@ -3,11 +3,18 @@
 //!
 //! The stack holds the frames of the `Replace` types first (outermost), at most one per type,
 //! ordered by the type's position in the query, then the frames of the `Stack` types in the
-//! order they were entered. A `Replace` value replaces its own type's frame in place (or
-//! inserts it at its type's place) and a `Replace` null removes only that frame: the frames
-//! of other types stay open, and those above are re-linked under the new path. A `Stack` null
-//! closes the topmost frame of its type and the frames above it. At one time, a `Replace`
-//! type takes the last of its events there (the value its event view shows).
+//! order they were entered, then the frames of the `Leaf` types (innermost), at most one per
+//! type, the latest entered on top. A `Replace` value replaces its own type's frame in place
+//! (or inserts it at its type's place) and a `Replace` null removes only that frame: the
+//! frames of other types stay open, and those above are re-linked under the new path. A
+//! `Leaf` value replaces its type's frame and goes on top of the other `Leaf` frames, a
+//! `Leaf` null removes that frame; a `Leaf` value 0 (a call's end in the legacy convention,
+//! "Outside MPI", a real value only where the trace's null is another) is held as a `Replace`
+//! value, below the functions. A `Stack` value enters below the `Leaf` frames (which are
+//! re-linked under it); a `Stack` null closes the topmost `Stack` frame of its type and the
+//! `Stack` frames above it, never a `Leaf` frame: a type that holds its value keeps it until
+//! its next event. At one time, a `Replace` type takes the last of its events there (the value
+//! its event view shows); every event of a `Leaf` type is an entry.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -51,7 +58,7 @@ pub(super) struct Frame {
     /// The call-tree node of the stack up to this frame.
     node: u32,
     /// For a `Replace` type's frame, the type's place in the query (its place in the
-    /// stack); 0 for a `Stack` type's frame.
+    /// stack); 0 for a `Stack` or `Leaf` type's frame.
     rank: u8,
 }
 
@@ -209,10 +216,10 @@ pub(super) fn walk_thread(
         let Some(col) = thread.event_type(st.ty) else {
             continue;
         };
-        // A `Replace` type's frame when the window starts is its last value before t0: no
-        // need to replay further back (its events at t0 are the window's own).
+        // A `Replace` or `Leaf` type's frame when the window starts is its last value
+        // before t0: no need to replay further back (its events at t0 are the window's own).
         let from = match st.nesting {
-            Nesting::Replace => col.time.lower_bound(t0).saturating_sub(1),
+            Nesting::Replace | Nesting::Leaf => col.time.lower_bound(t0).saturating_sub(1),
             Nesting::Stack => 0,
         };
         let template = Ev {
@@ -250,6 +257,7 @@ pub(super) fn walk_thread(
         tree: Tree::new(),
         stack: Vec::new(),
         replaced: 0,
+        leaves: 0,
         report: ScopeReport::default(),
     };
     // The runs of one type's events among the events at one time.
@@ -333,7 +341,7 @@ pub(super) fn walk_thread(
                         _ => runs.push((k, k + 1)),
                     }
                 }
-                while let Some(r) = next_at_one_time(&runs, group, &st.stack, ctx) {
+                while let Some(r) = next_at_one_time(&runs, group, &st.stack, st.leaves, ctx) {
                     let Some(run) = runs.get_mut(r) else { break };
                     let Some(e) = group.get(run.0) else { break };
                     run.0 += 1;
@@ -368,10 +376,12 @@ pub(super) fn walk_thread(
     let Stacks {
         tree,
         stack,
+        replaced,
+        leaves,
         mut report,
-        ..
     } = st;
-    report.open_at_end = stack.len() as u64;
+    // A type that holds its value (`Replace`, `Leaf`) is not left open: only `Stack` frames.
+    report.open_at_end = stack.len().saturating_sub(replaced + leaves) as u64;
     let mut entries: BTreeMap<ScopeKey, u64> = BTreeMap::new();
     for (node, &n) in tree.nodes.iter().zip(&tree.entries).skip(1) {
         if n > 0 {
@@ -391,17 +401,20 @@ struct Stacks {
     stack: Vec<Frame>,
     /// The `Replace` frames at the bottom of `stack`.
     replaced: usize,
+    /// The `Leaf` frames at the top of `stack`.
+    leaves: usize,
     report: ScopeReport,
 }
 
 impl Stacks {
-    /// Applies one scope event; true when it was a `Stack` type's (whose caller lines it
-    /// ends).
+    /// Applies one scope event; true when it was a `Stack` or `Leaf` type's (whose caller
+    /// lines it ends).
     fn apply(&mut self, e: &Ev, ctx: &ScopeContext, in_window: bool) -> bool {
         let Stacks {
             tree,
             stack,
             replaced,
+            leaves,
             report,
         } = self;
         let key = ScopeKey {
@@ -409,100 +422,145 @@ impl Stacks {
             value: e.value,
         };
         let null = ctx.is_null(e.value);
-        if e.nesting == Nesting::Replace {
-            // The common case first: the type's frame is the top one, with nothing above
-            // it to re-link.
-            if *replaced == stack.len()
-                && let Some(top) = stack.last_mut()
-                && top.key.ty == e.ty
-            {
-                if null {
-                    stack.pop();
-                    *replaced -= 1;
-                } else {
-                    if top.key != key {
-                        let parent = stack
-                            .len()
-                            .checked_sub(2)
-                            .and_then(|i| stack.get(i))
-                            .map_or(0, |f| f.node);
-                        let node = tree.child(parent, key);
-                        if let Some(top) = stack.last_mut() {
-                            *top = Frame {
-                                key,
-                                node,
-                                rank: top.rank,
-                            };
+        let counted = |report: &mut ScopeReport, tree: &mut Tree, r: Replaced| match r {
+            Replaced::Entered(node) => tree.enter(node, in_window),
+            Replaced::NotOpen if in_window => report.exits_without_entry += 1,
+            Replaced::TooDeep if in_window => report.too_deep += 1,
+            Replaced::Left | Replaced::NotOpen | Replaced::TooDeep => {}
+        };
+        match e.nesting {
+            Nesting::Replace => {
+                // The common case first: the type's frame is the top one, with nothing
+                // above it to re-link.
+                if *replaced == stack.len()
+                    && let Some(top) = stack.last_mut()
+                    && top.key.ty == e.ty
+                {
+                    if null {
+                        stack.pop();
+                        *replaced -= 1;
+                    } else {
+                        if top.key != key {
+                            let parent = stack
+                                .len()
+                                .checked_sub(2)
+                                .and_then(|i| stack.get(i))
+                                .map_or(0, |f| f.node);
+                            let node = tree.child(parent, key);
+                            if let Some(top) = stack.last_mut() {
+                                *top = Frame {
+                                    key,
+                                    node,
+                                    rank: top.rank,
+                                };
+                            }
                         }
+                        let node = stack.last().map_or(0, |f| f.node);
+                        tree.enter(node, in_window);
                     }
-                    let node = stack.last().map_or(0, |f| f.node);
-                    tree.enter(node, in_window);
+                    return false;
                 }
-                return false;
+                let r = replace(tree, stack, replaced, key, e.rank, null);
+                counted(report, tree, r);
+                false
             }
-            match replace(tree, stack, replaced, key, e.rank, null) {
-                Replaced::Entered(node) => tree.enter(node, in_window),
-                Replaced::NotOpen if in_window => report.exits_without_entry += 1,
-                Replaced::TooDeep if in_window => report.too_deep += 1,
-                Replaced::Left | Replaced::NotOpen | Replaced::TooDeep => {}
+            Nesting::Leaf => {
+                // A value 0 (a call's end in the legacy convention, "Outside MPI": a real
+                // value only where the trace's null is another) holds below the functions,
+                // as a `Replace` value: time outside a call stays the functions' own.
+                let below = !null && e.value == 0;
+                let (moved, r) = if below {
+                    let moved = hold(tree, stack, leaves, key, true);
+                    (moved, replace(tree, stack, replaced, key, e.rank, false))
+                } else {
+                    let moved = replace(tree, stack, replaced, key, e.rank, true);
+                    (moved, hold(tree, stack, leaves, key, null))
+                };
+                match (moved, r) {
+                    (Replaced::Left, Replaced::NotOpen) => {}
+                    (_, r) => counted(report, tree, r),
+                }
+                true
             }
-            return false;
-        }
-        let open = stack
-            .iter()
-            .skip(*replaced)
-            .rposition(|f| f.key.ty == e.ty)
-            .map(|p| p + *replaced);
-        if null {
-            match open {
-                Some(p) => {
+            Nesting::Stack => {
+                let top = stack.len() - *leaves;
+                let open = stack
+                    .get(*replaced..top)
+                    .and_then(|s| s.iter().rposition(|f| f.key.ty == e.ty))
+                    .map(|p| p + *replaced);
+                if null {
+                    match open {
+                        Some(p) => {
+                            if in_window {
+                                report.unclosed_inner += (top - p - 1) as u64;
+                            }
+                            stack.drain(p..top);
+                            if *leaves > 0 {
+                                tree.relink(stack, p);
+                            }
+                        }
+                        None if in_window => report.exits_without_entry += 1,
+                        None => {}
+                    }
+                    return true;
+                }
+                if stack.len() >= MAX_DEPTH {
                     if in_window {
-                        report.unclosed_inner += (stack.len() - p - 1) as u64;
+                        report.too_deep += 1;
                     }
-                    stack.truncate(p);
+                    return true;
                 }
-                None if in_window => report.exits_without_entry += 1,
-                None => {}
+                let parent = top
+                    .checked_sub(1)
+                    .and_then(|i| stack.get(i))
+                    .map_or(0, |f| f.node);
+                let node = tree.child(parent, key);
+                stack.insert(top, Frame { key, node, rank: 0 });
+                if *leaves > 0 {
+                    tree.relink(stack, top + 1);
+                }
+                tree.enter(node, in_window);
+                true
             }
-            return true;
         }
-        if stack.len() >= MAX_DEPTH {
-            if in_window {
-                report.too_deep += 1;
-            }
-            return true;
-        }
-        let parent = stack.last().map_or(0, |f| f.node);
-        let node = tree.child(parent, key);
-        stack.push(Frame { key, node, rank: 0 });
-        tree.enter(node, in_window);
-        true
     }
 }
 
 /// The run (of one type's events at one time, `runs` ranges into `group`) whose next event
 /// goes next. Each type's events keep their file order; the store does not keep the order
 /// of different types at one time, so they are interleaved as a well-nested program writes
-/// them: a null that closes the top frame first, then a value (MPI calls, which nest
+/// them: a null that closes the top `Stack` frame first, then a value (MPI calls, which nest
 /// nothing, after the others), then the other nulls, the highest open frame first (a null
-/// with no frame open, which changes nothing, before them).
+/// with no frame open, which changes nothing, before them); the `Leaf` types last (so that a
+/// call is entered under the functions open after this time), the ones whose event here
+/// ends with 0 (a call's end in either convention) before the others (so that the call
+/// entered here is the innermost).
 fn next_at_one_time(
     runs: &[(usize, usize)],
     group: &[Ev],
     stack: &[Frame],
+    leaves: usize,
     ctx: &ScopeContext,
 ) -> Option<usize> {
-    let top = stack.last().map(|f| f.key.ty);
+    let below = stack.get(..stack.len() - leaves).unwrap_or_default();
+    let top = below.last().map(|f| f.key.ty);
     let (mut value, mut mpi_value, mut null) = (None, None, None::<(usize, usize)>);
+    let (mut leaf_end, mut leaf) = (None, None);
     for (r, &(from, to)) in runs.iter().enumerate() {
         let Some(e) = group.get(from).filter(|_| from < to) else {
             continue;
         };
-        if ctx.is_null(e.value) {
+        if e.nesting == Nesting::Leaf {
+            if group.get(to - 1).is_some_and(|l| l.value == 0) {
+                leaf_end.get_or_insert(r);
+            } else {
+                leaf.get_or_insert(r);
+            }
+        } else if ctx.is_null(e.value) {
             if Some(e.ty) == top {
                 return Some(r);
             }
-            let height = stack
+            let height = below
                 .iter()
                 .rposition(|f| f.key.ty == e.ty)
                 .unwrap_or(usize::MAX);
@@ -515,7 +573,11 @@ fn next_at_one_time(
             value.get_or_insert(r);
         }
     }
-    value.or(mpi_value).or(null.map(|n| n.0))
+    value
+        .or(mpi_value)
+        .or(null.map(|n| n.0))
+        .or(leaf_end)
+        .or(leaf)
 }
 
 /// The values of an event column as states: each non-null value from its event to the next
@@ -607,4 +669,53 @@ fn replace(
     };
     tree.relink(stack, at);
     Replaced::Entered(stack.get(at).map_or(0, |f| f.node))
+}
+
+/// A `Leaf` type's event (`null` when its value leaves), on the `leaves` frames at the top of
+/// `stack`: a value replaces the type's frame and goes on top (the latest call is the
+/// innermost), a null removes that frame. The frames above a removed one are re-linked.
+fn hold(
+    tree: &mut Tree,
+    stack: &mut Vec<Frame>,
+    leaves: &mut usize,
+    key: ScopeKey,
+    null: bool,
+) -> Replaced {
+    let lo = stack.len() - *leaves;
+    let open = stack
+        .get(lo..)
+        .and_then(|l| l.iter().position(|f| f.key.ty == key.ty))
+        .map(|p| p + lo);
+    match (open, null) {
+        (Some(p), true) => {
+            stack.remove(p);
+            *leaves -= 1;
+            tree.relink(stack, p);
+            Replaced::Left
+        }
+        (None, true) => Replaced::NotOpen,
+        (Some(p), false) if p + 1 == stack.len() => {
+            if let Some(f) = stack.last_mut()
+                && f.key != key
+            {
+                f.key = key;
+                tree.relink(stack, p);
+            }
+            Replaced::Entered(stack.last().map_or(0, |f| f.node))
+        }
+        (open, false) => {
+            if let Some(p) = open {
+                stack.remove(p);
+                *leaves -= 1;
+                tree.relink(stack, p);
+            } else if stack.len() >= MAX_DEPTH {
+                return Replaced::TooDeep;
+            }
+            let parent = stack.last().map_or(0, |f| f.node);
+            let node = tree.child(parent, key);
+            stack.push(Frame { key, node, rank: 0 });
+            *leaves += 1;
+            Replaced::Entered(node)
+        }
+    }
 }

@@ -566,7 +566,10 @@ impl App {
                         if l.scopes.types().is_empty() {
                             "none; name some in the scope panel".to_owned()
                         } else {
-                            prvscope_analysis::panel::types_text(l.scopes.types())
+                            prvscope_analysis::panel::types_text(
+                                l.scopes.types(),
+                                l.trace.pcf.as_ref(),
+                            )
                         }
                     );
                 }

@@ -119,6 +119,9 @@ pub struct ScopePanel {
     ships_sources: bool,
     /// The scope types as the user edits them (comma-separated numbers).
     pub(crate) types_text: String,
+    /// What the last edit of the types could not read, or the types it named that the trace
+    /// lacks.
+    pub(crate) types_note: Option<String>,
     auto_types: Vec<ScopeType>,
     /// The window whose analysis the user cancelled: not restarted until the window changes.
     cancelled: Option<(u64, u64)>,
@@ -130,7 +133,7 @@ impl ScopePanel {
         let store = Arc::clone(&trace.store);
         let ctx = Arc::new(ScopeContext::new(trace.pcf.as_ref(), &store));
         let types = scopes::auto_types(trace.pcf.as_ref(), &store.event_types());
-        let types_text = types_text(&types);
+        let types_text = types_text(&types, trace.pcf.as_ref());
         let auto_types = types.clone();
         let folders = folders.clone();
         let finder = super::loader::source_finder(trace, folders.paths());
@@ -167,6 +170,7 @@ impl ScopePanel {
             trace_path: trace.path.clone(),
             ships_sources: !trace.shipped_sources.is_empty(),
             types_text,
+            types_note: None,
             auto_types,
             cancelled: None,
         }
@@ -503,7 +507,19 @@ impl ScopePanel {
         } else {
             types
         };
-        self.types_text = types_text(&types);
+        let present = self.store.event_types();
+        let missing: Vec<String> = types
+            .iter()
+            .filter(|t| !present.contains(&t.ty))
+            .map(|t| t.ty.to_string())
+            .collect();
+        self.types_note = (!missing.is_empty()).then(|| {
+            format!(
+                "no event of type {} in the trace: the table holds the other types",
+                missing.join(", ")
+            )
+        });
+        self.types_text = types_text(&types, self.ctx.pcf());
         if types == self.types {
             return;
         }
@@ -606,13 +622,18 @@ impl ScopePanel {
                 )
                 .labelled_by(label.id)
                 .on_hover_text(
-                    "Event types read as scopes, comma-separated; empty: chosen from the trace",
+                    "Event types read as scopes, comma-separated; empty: chosen from the trace. \
+                     T:stack (enter and leave: functions), T:hold (the last value holds, \
+                     above the functions: MPI calls) or T:replace (below them) names how a \
+                     type nests",
                 );
             let apply = ui.button("Apply").clicked()
                 || (edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)));
             if apply {
-                let parsed = parse_types(&self.types_text);
-                self.set_types(parsed);
+                match parse_types(&self.types_text, self.ctx.pcf()) {
+                    Ok(parsed) => self.set_types(parsed),
+                    Err(e) => self.types_note = Some(format!("types not changed: {e}")),
+                }
             }
             if let Some(a) = &self.analysis
                 && !self.types.is_empty()
@@ -625,6 +646,9 @@ impl ScopePanel {
                 ));
             }
         });
+        if let Some(note) = &self.types_note {
+            ui.label(egui::RichText::new(note).color(crate::theme::WARNING));
+        }
         if self.types.is_empty() {
             ui.label("No scope event types in this trace (user functions, OpenMP, MPI, sampled functions): name some above.");
             return;
