@@ -63,6 +63,45 @@ fn stats_of(
     out
 }
 
+/// Per counted row and value, the entries of the scopes of type `ty`.
+fn entries_of(a: &ScopeAnalysis, ty: u32) -> BTreeMap<(usize, u64), u64> {
+    let mut out = BTreeMap::new();
+    for s in a.scopes.iter().filter(|s| s.key.ty == ty) {
+        for (row, &n) in s.entries_per_thread.iter().enumerate() {
+            if n > 0 && a.counted.get(row).copied().unwrap_or(false) {
+                out.insert((row, s.key.value), n);
+            }
+        }
+    }
+    out
+}
+
+/// Per counted row and value (not null), the events of type `ty` in `[t0, t1)`.
+fn events_of(
+    t: &Trace,
+    a: &ScopeAnalysis,
+    ty: u32,
+    t0: u64,
+    t1: u64,
+) -> BTreeMap<(usize, u64), u64> {
+    let policy = t.store.null_policy();
+    let mut out = BTreeMap::new();
+    for (row, thread) in t.store.threads().iter().enumerate() {
+        let Some(col) = thread.event_type(ty) else {
+            continue;
+        };
+        if !a.counted.get(row).copied().unwrap_or(false) {
+            continue;
+        }
+        for (time, value) in col.time.iter().zip(col.value.iter()) {
+            if (t0..t1).contains(&time) && !policy.is_null(value) {
+                *out.entry((row, value)).or_insert(0) += 1;
+            }
+        }
+    }
+    out
+}
+
 /// Per row and value, the inclusive time of a naive walk of type `ty`'s events alone over
 /// `[0, end)`: a value pushes, a null pops the top, each value on the stack counted once.
 fn naive_stack_walk(
@@ -128,6 +167,14 @@ fn check(t: &Trace, name: &str) -> usize {
                     "{name}: type {} over [{w0}, {w1})",
                     st.ty
                 );
+                if st.nesting == Nesting::Leaf {
+                    assert_eq!(
+                        entries_of(&w, st.ty),
+                        events_of(t, &w, st.ty, w0, w1),
+                        "{name}: entries of type {} over [{w0}, {w1})",
+                        st.ty
+                    );
+                }
                 compared += 1;
             }
             // Several nesting types close each other's frames: each is walked alone only

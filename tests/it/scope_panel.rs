@@ -372,3 +372,94 @@ fn the_lulesh_table_counts_the_threads_that_ran() {
     h.run_steps(2);
     h.snapshot("scope_table_lulesh");
 }
+
+/// The panel's table as (scope, per-thread inclusive, exclusive and entries), the same as
+/// `scopes` computes it over the panel's window with `ctx`.
+fn same_as_direct(h: &Harness<'_, App>, zero_is_null: bool) -> ScopeAnalysis {
+    let l = h.state().loaded().unwrap();
+    let shown = analysis(h);
+    let ctx =
+        ScopeContext::new(l.trace.pcf.as_ref(), &l.trace.store).with_zero_is_null(zero_is_null);
+    let query = scopes::ScopeQuery {
+        types: l.scopes.types().to_vec(),
+        t0: shown.t0,
+        t1: shown.t1,
+    };
+    let direct = scopes::analyze(&l.trace.store, &ctx, &query, None).unwrap();
+    let rows = |a: &ScopeAnalysis| -> Vec<_> {
+        let mut v: Vec<_> = a
+            .scopes
+            .iter()
+            .map(|s| {
+                (
+                    s.key,
+                    s.inclusive_per_thread.clone(),
+                    s.exclusive_per_thread.clone(),
+                    s.entries_per_thread.clone(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(rows(&shown), rows(&direct), "the panel and `scopes`");
+    direct
+}
+
+#[test]
+fn a_null_mode_mpi_trace_gives_the_calls_their_time_in_the_panel_in_either_reading_of_zero() {
+    let _shared = crate::common::shared();
+    let dir = crate::common::temp_dir("panel-null-mpi");
+    let written = prvscope_import::synth::generate(
+        &dir.join("g.prv"),
+        &prvscope_import::synth::GenOptions {
+            threads: 8,
+            target_bytes: 400_000,
+            mpi: true,
+            ..prvscope_import::synth::GenOptions::default()
+        },
+    )
+    .unwrap();
+    let mut h = harness_with(
+        LoadSource::File(written.prv.clone()),
+        None,
+        (1600.0, 900.0),
+        true,
+    );
+    settle(&mut h);
+    let a = same_as_direct(&h, false);
+    let share = |a: &ScopeAnalysis, name: &str| {
+        let s = a.scopes.iter().find(|s| s.name == name).unwrap();
+        s.inclusive as f64 / a.threads_ticks()
+    };
+    let allreduce = share(&a, "MPI_Allreduce");
+    assert!(allreduce > 0.02 && allreduce < 0.3, "{allreduce}");
+    assert!(a.scopes.iter().any(|s| s.name == "Outside MPI"));
+    assert_eq!(a.report.too_deep + a.report.unclosed_inner, 0);
+    // "Zero is null" reads the trace as a legacy one: the table is recomputed, "Outside
+    // MPI" is no row, the calls keep their time.
+    h.get_by_label("Zero is null").click();
+    h.run_steps(2);
+    settle(&mut h);
+    let z = same_as_direct(&h, true);
+    assert!(z.scopes.iter().all(|s| s.name != "Outside MPI"));
+    assert!((share(&z, "MPI_Allreduce") - allreduce).abs() < 1e-12);
+    // A zoom into the middle third: the entries are the calls made there.
+    let end = h.state().loaded().unwrap().timeline.end_time();
+    let window = prvscope_viewer::frame::TimeWindow {
+        start: end / 3,
+        span: end / 3,
+    };
+    h.state_mut().loaded_mut().unwrap().timeline.zoom_to(window);
+    h.run_steps(2);
+    settle(&mut h);
+    let w = same_as_direct(&h, true);
+    assert_eq!((w.t0, w.t1), (end / 3, end / 3 * 2));
+    let calls = w
+        .scopes
+        .iter()
+        .find(|s| s.name == "MPI_Allreduce")
+        .unwrap()
+        .entries;
+    assert!(calls > 0);
+}

@@ -58,6 +58,20 @@ impl ScopeContext {
         ctx
     }
 
+    /// The same context reading 0 as null or not (the viewer's "Zero is null"): the scopes of
+    /// the legacy convention, or of the NULL mode where 0 is a value.
+    #[must_use]
+    pub fn with_zero_is_null(&self, zero_is_null: bool) -> ScopeContext {
+        let mut ctx = self.clone();
+        ctx.policy.zero_is_null = zero_is_null;
+        ctx
+    }
+
+    /// Whether 0 is read as null.
+    pub fn zero_is_null(&self) -> bool {
+        self.policy.zero_is_null
+    }
+
     /// The `.pcf` the names come from.
     pub fn pcf(&self) -> Option<&Pcf> {
         self.pcf.as_ref()

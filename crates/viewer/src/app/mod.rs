@@ -684,6 +684,7 @@ impl eframe::App for App {
         self.navigation_keys(&ctx);
         let scopes_shown = self.scope_panel_shown();
         if let Some(l) = &mut self.loaded {
+            l.scopes.set_zero_is_null(l.timeline.config.zero_is_null);
             l.scopes.update(&ctx, l.timeline.window);
             // A histogram cell clicked is outlined; else the selected scope, only while the
             // panel that selected it is shown.

@@ -524,6 +524,21 @@ impl ScopePanel {
             return;
         }
         self.types = types;
+        self.restart();
+    }
+
+    /// Reads 0 as null or as a value from now on (the timeline's "Zero is null"): the table
+    /// is recomputed when that changes.
+    pub fn set_zero_is_null(&mut self, zero_is_null: bool) {
+        if self.ctx.zero_is_null() != zero_is_null {
+            self.ctx = Arc::new(self.ctx.with_zero_is_null(zero_is_null));
+            self.restart();
+        }
+    }
+
+    /// Drops the analysis and what was computed from it, so that the next update starts
+    /// again.
+    fn restart(&mut self) {
         if let Some(j) = self.job.take() {
             j.cancel();
         }
