@@ -94,3 +94,46 @@ fn a_wide_histogram_keeps_its_header_and_row_labels_while_its_cells_scroll() {
     let sorted = rect_of(&h, &far).expect("the sorted column's header");
     assert!(near(sorted.left(), head.left()) && near(sorted.width(), head.width()));
 }
+
+/// A 2D histogram with empty columns (epoch's useful durations: most bins hold no thread):
+/// paramedir's text writes `-nan` for their Avg/Max, the window leaves them blank.
+#[test]
+fn empty_columns_have_blank_totals_in_the_window_and_paramedirs_text() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let mut h = harness_with(
+        LoadSource::File(dir.join("pypop_epoch_scaling/epoch_1proc.prv.gz")),
+        None,
+        (1400.0, 800.0),
+        false,
+    );
+    let cfg = dir.join("../paraver_cfgs/paraver/General/analysis/2dh_useful_duration.cfg");
+    let ctx = h.ctx.clone();
+    h.state_mut().open_cfg(&ctx, cfg);
+    h.state_mut().wait_for_cfg(&ctx);
+    h.run_steps(3);
+    let w = &h.state().histograms()[0];
+    let text = w.analysis.histogram.text();
+    assert_eq!(
+        text,
+        paramedir_output(
+            &dir,
+            "epoch_1proc/paraver__General__analysis__2dh_useful_duration.txt.gz"
+        )
+    );
+    let avg_max = text.lines().find(|l| l.starts_with("Avg/Max")).unwrap();
+    let third = avg_max.split('\t').nth(3).unwrap();
+    assert_eq!(third, "-nan", "an empty column in paramedir's text");
+    assert!(h.query_by_label("Avg/Max").is_some());
+    assert!(
+        h.query_all_by_label("1.00").next().is_some(),
+        "a full column's Avg/Max"
+    );
+    assert!(
+        h.query_all_by_label("-nan").next().is_none(),
+        "no -nan in the window"
+    );
+    assert!(h.query_all_by_label("nan").next().is_none());
+}

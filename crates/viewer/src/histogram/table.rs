@@ -196,7 +196,11 @@ impl HistogramWindow {
                     let Some(&r) = order.get(i) else {
                         // The totals rows.
                         let total = i - order.len();
-                        if let Some(t) = plane.totals.get(c) {
+                        // A total with no value (the Avg/Max of a column whose cells are
+                        // all empty or 0, where paramedir's text writes `-nan`) is blank.
+                        if let Some(t) = plane.totals.get(c)
+                            && !t[total].is_nan()
+                        {
                             ui.put(rect, egui::Label::new(fixed(t[total], 2)));
                         }
                         continue;
