@@ -451,21 +451,21 @@ fn an_mpi_call_holds_until_its_next_value_and_zero_is_a_value_in_null_mode() {
     // [0,100) > MPI_Allreduce [10,20) and [30,40).
     let body = "2:1:1:1:1:0:60000019:1\n2:1:1:1:1:10:50000002:10\n2:1:1:1:1:20:50000002:0\n\
 2:1:1:1:1:30:50000002:10\n2:1:1:1:1:40:50000002:0\n";
-    let t = trace_of(1, 100, body);
-    let a = run(&t, 0, 100);
-    let call = scope(&a, "MPI_Allreduce");
+    let null_mode = trace_of(1, 100, body);
+    let all = run(&null_mode, 0, 100);
+    let call = scope(&all, "MPI_Allreduce");
     assert_eq!((call.inclusive, call.exclusive, call.entries), (20, 20, 2));
-    let i = a.find(ScopeKey {
+    let zero = all.find(ScopeKey {
         ty: 50_000_002,
         value: 0,
     });
-    let outside = &a.scopes[i.expect("a row for the value 0")];
+    let outside = &all.scopes[zero.expect("a row for the value 0")];
     // Outside a call, the time is main's own: the value 0 holds below the functions.
     assert_eq!((outside.inclusive, outside.exclusive), (70, 0));
-    let main = scope(&a, "main");
+    let main = scope(&all, "main");
     assert_eq!((main.inclusive, main.exclusive), (100, 80));
-    assert_eq!(a.report.open_at_end, 1, "main only");
-    assert_eq!(a.report.too_deep + a.report.exits_without_entry, 0);
+    assert_eq!(all.report.open_at_end, 1, "main only");
+    assert_eq!(all.report.too_deep + all.report.exits_without_entry, 0);
     // The same workload in the legacy convention (0 is the null): the same numbers, no
     // row for 0. And a window that starts inside a call reads it from its last event.
     let legacy = trace_with_pcf(
@@ -475,13 +475,13 @@ fn an_mpi_call_holds_until_its_next_value_and_zero_is_a_value_in_null_mode() {
         "DEFAULT_OPTIONS\n\nEVENT_TYPE\n0 60000019 User function\nVALUES\n1 main\n\n\
 EVENT_TYPE\n9 50000002 MPI Collective Comm\nVALUES\n10 MPI_Allreduce\n\n",
     );
-    let l = run(&legacy, 0, 100);
-    assert_eq!(scope(&l, "MPI_Allreduce").inclusive, 20);
-    assert_eq!(scope(&l, "main").exclusive, 80);
-    assert!(l.find(outside.key).is_none());
-    let w = run(&t, 35, 100);
-    assert_eq!(scope(&w, "MPI_Allreduce").inclusive, 5);
-    assert_eq!(scope(&w, "main").exclusive, 60);
+    let old = run(&legacy, 0, 100);
+    assert_eq!(scope(&old, "MPI_Allreduce").inclusive, 20);
+    assert_eq!(scope(&old, "main").exclusive, 80);
+    assert!(old.find(outside.key).is_none());
+    let late = run(&null_mode, 35, 100);
+    assert_eq!(scope(&late, "MPI_Allreduce").inclusive, 5);
+    assert_eq!(scope(&late, "main").exclusive, 60);
 }
 
 #[test]
@@ -510,4 +510,36 @@ EVENT_TYPE\n9 50000002 MPI Collective Comm\nVALUES\n0 Outside MPI\n10 MPI_Allred
         assert_eq!(a.scopes[i].inclusive, inclusive, "type {ty} holds 0");
     }
     assert_eq!(a.report.open_at_end, 1);
+}
+
+#[test]
+fn after_the_last_record_of_a_file_cut_short_no_scope_holds() {
+    // The header says 1000 ns, the records stop at 400 with main and a call still open: the
+    // time after 400 is in no scope (as if the file went on with neither).
+    let t = trace_of(
+        1,
+        1000,
+        "1:1:1:1:1:0:400:1\n2:1:1:1:1:0:60000019:1\n2:1:1:1:1:300:50000002:10\n",
+    );
+    let a = run(&t, 0, 1000);
+    assert_eq!(scope(&a, "main").inclusive, 400);
+    assert_eq!(scope(&a, "MPI_Allreduce").inclusive, 100);
+    let outside: u64 = a
+        .cells
+        .iter()
+        .filter(|c| c.block == 0)
+        .map(|c| c.ticks)
+        .sum();
+    assert_eq!(outside, 600, "the empty stack after the last record");
+    let ctx = ScopeContext::new(t.pcf.as_ref(), &t.store);
+    assert_eq!(ctx.records_end(), Some(400));
+    // A window after the last record holds nothing.
+    let w = run(&t, 500, 900);
+    assert!(w.scopes.iter().all(|s| s.inclusive == 0), "{:?}", w.scopes);
+    // A complete trace has no such end.
+    let full = trace_of(1, 400, "1:1:1:1:1:0:400:1\n2:1:1:1:1:0:60000019:1\n");
+    assert_eq!(
+        ScopeContext::new(full.pcf.as_ref(), &full.store).records_end(),
+        None
+    );
 }
