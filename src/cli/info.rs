@@ -206,6 +206,13 @@ pub fn info_text(t: &Trace) -> String {
             mb / secs
         );
     }
+    if let Some(last) = t.records_cut_short() {
+        let _ = writeln!(
+            s,
+            "records        stop at {last} ticks, before the header's duration: the file looks \
+             cut short"
+        );
+    }
     if t.report.is_empty() {
         let _ = writeln!(s, "warnings       none");
     } else {

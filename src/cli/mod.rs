@@ -308,4 +308,7 @@ fn print_warnings(t: &Trace) {
     for w in t.report.warnings() {
         eprintln!("warning: {w}");
     }
+    for note in t.incomplete() {
+        eprintln!("note: {note}");
+    }
 }

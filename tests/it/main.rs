@@ -21,6 +21,7 @@ mod generated;
 mod histogram_table;
 mod histogram_window;
 mod hostile;
+mod incomplete;
 mod legend;
 mod navigation;
 mod one_engine;

@@ -193,6 +193,13 @@ impl RecordCounts {
     }
 }
 
+/// How many of the last messages sent [`TraceStore::last_record_time`] reads.
+pub const LAST_COMMS: usize = 4096;
+
+/// The share of the header's duration after the last record beyond which a trace is
+/// taken as cut short ([`TraceStore::records_cut_short`]).
+pub const CUT_SHORT_GAP: f64 = 0.01;
+
 /// The immutable, columnar store of one trace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TraceStore {
@@ -360,6 +367,52 @@ impl TraceStore {
     /// The trace duration from the header, in ticks.
     pub fn end_time(&self) -> u64 {
         self.end_time
+    }
+
+    /// The time of the last record: the latest state end, event, or send or receive of
+    /// the last messages sent (the last [`LAST_COMMS`], so that a store read in place is not
+    /// scanned). A complete trace's is its header's duration; a trace whose records stop
+    /// before (a file cut short) holds no value after it.
+    pub fn last_record_time(&self) -> u64 {
+        let (threads, comms) = self.records();
+        let mut last = 0;
+        for t in threads {
+            let n = t.states.len();
+            if n > 0 {
+                let end = if t.states.ends_sorted {
+                    t.states.end.get(n - 1)
+                } else {
+                    t.states.end.iter().max().unwrap_or(0)
+                };
+                last = last.max(end);
+            }
+            for c in &t.events {
+                if let Some(i) = c.len().checked_sub(1) {
+                    last = last.max(c.time.get(i));
+                }
+            }
+        }
+        let from = comms.len().saturating_sub(LAST_COMMS);
+        for c in comms.get(from..).unwrap_or_default() {
+            last = last.max(c.lsend).max(c.psend).max(c.lrecv).max(c.precv);
+        }
+        last
+    }
+
+    /// The time of the last record when the records stop well before the header's duration
+    /// (a file cut short): a trace with state records, more than [`CUT_SHORT_GAP`] of its
+    /// duration after the last record. Writers of state records (Extrae, `gen`) cover each
+    /// thread's time to the duration, or to a tick short of it; a percent of the run with no
+    /// record on any thread is a file that ends early. A trace of events alone (ovni) is
+    /// never taken as cut short: its last values hold to the end, as Paraver reads them (a
+    /// file cut in a line is reported by the load as such).
+    pub fn records_cut_short(&self) -> Option<u64> {
+        if self.counts().states == 0 {
+            return None;
+        }
+        let last = self.last_record_time();
+        let gap = self.end_time.saturating_sub(last);
+        (gap as f64 > self.end_time as f64 * CUT_SHORT_GAP).then_some(last)
     }
 
     /// Pairs of event types `(a, b)`, `a > b`, of which an event of `a` came before one of

@@ -73,6 +73,48 @@ impl Trace {
             .then(|| (p.filter.from, p.filter.to.min(self.header.end_time)))
     }
 
+    /// What the trace lacks, one sentence each, for the load report and the status line:
+    /// its `.pcf` or `.row` not found beside it, records that stop before the header's
+    /// duration (a file cut short; the time after the last record holds no value: no state,
+    /// no scope). Empty for a complete trace.
+    pub fn incomplete(&self) -> Vec<String> {
+        let name = self
+            .path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let mut out = Vec::new();
+        if self.pcf.is_none() {
+            out.push(format!(
+                "no .pcf beside {name}: states, event types and values show their numbers, in \
+                 Paraver's default colours, and 0 is null (legacy values)"
+            ));
+        }
+        if self.row.is_none() {
+            out.push(format!(
+                "no .row beside {name}: threads, CPUs and nodes are named by their numbers"
+            ));
+        }
+        if let Some(last) = self.records_cut_short() {
+            let end = self.header.end_time;
+            out.push(format!(
+                "the records stop at {last} ticks, {:.1}% of the header's duration {end}: the \
+                 file looks cut short; the time after its last record holds no value (no state, \
+                 no scope)",
+                last as f64 / end as f64 * 100.0
+            ));
+        }
+        out
+    }
+
+    /// The time of the last record when the records stop well before the header's duration
+    /// ([`TraceStore::records_cut_short`]; a whole trace loaded: a part's records stop where
+    /// the part does).
+    pub fn records_cut_short(&self) -> Option<u64> {
+        self.store
+            .records_cut_short()
+            .filter(|_| self.part.is_none())
+    }
+
     /// The name of row `i`: from the `.row` THREAD level, else `THREAD a.t.h`.
     pub fn thread_name(&self, row: usize) -> String {
         thread_name(&self.header, self.row.as_ref(), row)

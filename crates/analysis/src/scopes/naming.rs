@@ -22,6 +22,9 @@ pub struct ScopeContext {
     /// The event type whose values are the categories of threads without state records
     /// ([`super::types::state_type`]).
     pub(super) state_type: Option<u32>,
+    /// The time of the trace's last record when it stops before the header's duration (a
+    /// file cut short): no scope holds after it. `None` for a complete trace.
+    pub(super) records_end: Option<u64>,
 }
 
 impl ScopeContext {
@@ -33,6 +36,7 @@ impl ScopeContext {
             lines: Vec::new(),
             policy: store.null_policy(),
             state_type: super::types::state_type(pcf, store),
+            records_end: records_end(store),
         };
         let mut ids: HashMap<SourceLoc, u32> = HashMap::new();
         if let Some(pcf) = pcf {
@@ -77,6 +81,12 @@ impl ScopeContext {
         self.pcf.as_ref()
     }
 
+    /// The time of the trace's last record when it stops before the header's duration:
+    /// after it no scope holds.
+    pub fn records_end(&self) -> Option<u64> {
+        self.records_end
+    }
+
     /// The event type whose values are the categories of threads without state records
     /// (ovni's `Thread: thread state`), if the trace has no state records.
     pub fn state_type(&self) -> Option<u32> {
@@ -116,4 +126,14 @@ impl ScopeContext {
     pub(super) fn is_null(&self, value: u64) -> bool {
         self.policy.is_null(value)
     }
+}
+
+/// The time of the last record of a store of every row whose records stop well before its
+/// header's duration ([`TraceStore::records_cut_short`]). Not of a part of the rows, whose records may stop
+/// where the others' go on.
+fn records_end(store: &TraceStore) -> Option<u64> {
+    if store.loaded_rows().len() < store.thread_count() {
+        return None;
+    }
+    store.records_cut_short()
 }

@@ -290,20 +290,36 @@ pub(super) fn walk_thread(
             lines.dedup();
             let node = st.stack.last().map_or(0, |f| f.node);
             while now < te {
+                // After the trace's last record (a file cut short) nothing holds: no scope,
+                // no state, no line.
+                let records_end = ctx.records_end.unwrap_or(u64::MAX);
+                if now >= records_end {
+                    on_span(&Span {
+                        from: now,
+                        to: te,
+                        node: 0,
+                        category: Category::NoState,
+                        lines: &[],
+                        stack: &[],
+                    });
+                    now = te;
+                    break;
+                }
+                let stop = te.min(records_end);
                 while si < sn && states.end.get(si) <= now {
                     si += 1;
                 }
                 let (category, until) = if si < sn && states.begin.get(si) <= now {
                     (
                         Category::State(states.value.get(si)),
-                        states.end.get(si).min(te),
+                        states.end.get(si).min(stop),
                     )
                 } else if si < sn {
-                    (Category::NoState, states.begin.get(si).min(te))
+                    (Category::NoState, states.begin.get(si).min(stop))
                 } else {
-                    (Category::NoState, te)
+                    (Category::NoState, stop)
                 };
-                let until = until.max(now + 1).min(te);
+                let until = until.max(now + 1).min(stop);
                 on_span(&Span {
                     from: now,
                     to: until,

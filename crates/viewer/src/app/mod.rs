@@ -48,6 +48,9 @@ pub struct Loaded {
     pub timeline: Timeline,
     /// The event types present, for the view list (found once, not every frame).
     pub types: Vec<u32>,
+    /// What the trace lacks ([`Trace::incomplete`], found once): side files not found,
+    /// records that stop before the header's end.
+    pub incomplete: Vec<String>,
     /// The scope panel beside the timeline.
     pub scopes: ScopePanel,
     /// The cfg windows computed over this trace, kept for the histograms that follow the
@@ -451,7 +454,15 @@ impl App {
                 if let Some(LoadSource::File(path)) = &source {
                     self.settings.recent.add(path);
                 }
-                self.dialogs.show_report = !trace.report.is_empty();
+                let incomplete = trace.incomplete();
+                // A file cut short opens the report and says so in the status line, as does
+                // a missing .pcf; a missing .row is listed in the report and the side panel.
+                let cut_short = trace.records_cut_short().is_some();
+                self.dialogs.show_report = !trace.report.is_empty() || cut_short;
+                let said = incomplete.first().filter(|_| trace.pcf.is_none());
+                if let Some(note) = incomplete.last().filter(|_| cut_short).or(said) {
+                    self.status.clone_from(note);
+                }
                 self.shell.scopes_forced = false;
                 self.write_cache_later(ctx, &trace);
                 let types = trace.store.event_types();
@@ -461,6 +472,7 @@ impl App {
                     trace,
                     timeline,
                     types,
+                    incomplete,
                     scopes,
                     cfg_run: None,
                     histograms: Vec::new(),

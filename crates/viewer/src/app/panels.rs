@@ -484,6 +484,9 @@ impl App {
         if let Some(part) = l.trace.part_description() {
             ui.label(RichText::new(format!("Part loaded: {part}")).color(theme::WARNING));
         }
+        for note in &l.incomplete {
+            ui.label(RichText::new(note).color(theme::WARNING));
+        }
         if self.frames.show_timings {
             let how = match l.trace.cache.state {
                 prvscope_store::cache::CacheState::Hit => " from the store cache",
@@ -528,8 +531,11 @@ impl App {
             .open(&mut open)
             .default_width(520.0)
             .show(ctx, |ui| {
+                for note in &l.incomplete {
+                    ui.label(RichText::new(note).color(theme::WARNING));
+                }
                 if l.trace.report.is_empty() {
-                    ui.label("Everything in the trace was read.");
+                    ui.label("Every record of the file was read.");
                 }
                 for w in l.trace.report.warnings() {
                     ui.label(RichText::new(w).color(theme::WARNING));
