@@ -5,6 +5,7 @@
 mod bad_input;
 mod breakdown;
 mod cache_check;
+mod cfg_refusals;
 mod cli_refusals;
 mod cluster_breakdown;
 mod cluster_cli;

@@ -212,6 +212,19 @@ pub enum Error {
     CannotLoad(String, String),
 }
 
+/// What Paraver reads of a cfg that paramedir computes ([`Context::check`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    /// Messages paramedir prints and goes on.
+    pub warnings: Vec<String>,
+    /// The analyzers before the first Paraver cannot read (it stops reading the cfg there).
+    pub readable: usize,
+    /// The index of the last window Paraver reads.
+    pub last: usize,
+    /// Why Paraver drops analyzer `readable` and stops reading the cfg there, if it does.
+    pub dropped: Option<String>,
+}
+
 /// What a cfg gives.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
@@ -340,21 +353,14 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// Runs `cfg` as paramedir does.
-    pub fn compute(&self, cfg: &Cfg, options: &Options) -> Result<Outcome, Error> {
+    /// Whether paramedir computes `cfg` over this trace, and what of it Paraver reads: its
+    /// refusal (a window's function Paraver does not know, no event of its filters in the
+    /// trace, records that go back in time), else its warnings, the analyzers Paraver reads
+    /// (it stops at one it cannot read) and the last window it reads. The viewer and the
+    /// command line refuse alike.
+    pub fn check(&self, cfg: &Cfg) -> Result<Checked, Error> {
         let engine = self.engine();
-        let unsupported = |e: WindowError| match e {
-            WindowError::Unsupported(window, what) => Error::Unsupported {
-                cfg: cfg.file.clone(),
-                window,
-                what,
-            },
-            WindowError::Missing(window, id) => Error::Invalid(format!(
-                "{}: window `{window}` uses window {id}, which the cfg does not have",
-                cfg.file
-            )),
-        };
-        let Some(last) = cfg.windows.last() else {
+        let Some(mut last) = cfg.windows.len().checked_sub(1) else {
             return Err(Error::Invalid(format!("{}: no window", cfg.file)));
         };
         check_loadable(cfg)?;
@@ -381,7 +387,7 @@ impl<'a> Context<'a> {
         if back > 0 {
             return Err(Error::Unsupported {
                 cfg: cfg.file.clone(),
-                window: last.name.clone(),
+                window: cfg.windows[last].name.clone(),
                 what: format!(
                     "a trace whose records go back in time on {back} thread{} (see the load \
                      report): Paraver reads them in file order, prvscope sorted, and their \
@@ -397,7 +403,6 @@ impl<'a> Context<'a> {
                     .to_string(),
             );
         }
-        let mut scratch = TypesFound::default();
         // Paraver drops an analyzer with a value it cannot read, or with windows it does not
         // accept together, and stops reading the cfg there: the analyzer before it, if any,
         // is the result, else the last window.
@@ -407,12 +412,43 @@ impl<'a> Context<'a> {
             .position(|a| !histogram::readable(a) || histogram::invalid_windows(cfg, a).is_some())
             .unwrap_or(cfg.analyzers.len());
         let cut_line = cfg.analyzers.get(readable).map_or(usize::MAX, |a| a.line);
-        let last = cfg
-            .windows
-            .iter()
-            .rev()
-            .find(|w| w.line < cut_line)
-            .unwrap_or(last);
+        if let Some(i) = cfg.windows.iter().rposition(|w| w.line < cut_line) {
+            last = i;
+        }
+        let dropped = cfg.analyzers.get(readable).map(|a| {
+            histogram::invalid_windows(cfg, a)
+                .unwrap_or_else(|| "a value Paraver cannot read".to_string())
+        });
+        Ok(Checked {
+            warnings,
+            readable,
+            last,
+            dropped,
+        })
+    }
+
+    /// Runs `cfg` as paramedir does.
+    pub fn compute(&self, cfg: &Cfg, options: &Options) -> Result<Outcome, Error> {
+        let engine = self.engine();
+        let unsupported = |e: WindowError| match e {
+            WindowError::Unsupported(window, what) => Error::Unsupported {
+                cfg: cfg.file.clone(),
+                window,
+                what,
+            },
+            WindowError::Missing(window, id) => Error::Invalid(format!(
+                "{}: window `{window}` uses window {id}, which the cfg does not have",
+                cfg.file
+            )),
+        };
+        let Checked {
+            warnings,
+            readable,
+            last,
+            ..
+        } = self.check(cfg)?;
+        let last = &cfg.windows[last];
+        let mut scratch = TypesFound::default();
         let read_before = crate::records::records_read();
         let mut profile = Profile::default();
         if let Some(a) = cfg.analyzers[..readable].last() {

@@ -110,7 +110,18 @@ impl App {
         l.cfg_run = None;
         let mut show = None;
         match result {
-            Err(e) => self.status = format!("could not compute {}: {e}", path.display()),
+            Err(e) => {
+                self.status = format!("could not compute {}: {e}", path.display());
+                self.dialogs.cfg_report = Some(super::state::CfgReport {
+                    name: path.file_name().map_or_else(
+                        || path.display().to_string(),
+                        |n| n.to_string_lossy().into_owned(),
+                    ),
+                    refused: Some(e),
+                    not_shown: Vec::new(),
+                    warnings: Vec::new(),
+                });
+            }
             Ok(r) => {
                 let mut failed = Vec::new();
                 let mut shown = 0;
@@ -172,10 +183,49 @@ impl App {
                     }
                     s
                 };
+                self.dialogs.cfg_report =
+                    (!failed.is_empty() || !r.warnings.is_empty()).then(|| {
+                        super::state::CfgReport {
+                            name: r.name.clone(),
+                            refused: None,
+                            not_shown: failed,
+                            warnings: r.warnings,
+                        }
+                    });
             }
         }
         if let Some(v) = show {
             self.set_view(prvscope_store::signal::SignalSpec::Custom(v));
+        }
+    }
+
+    /// The window of what a cfg did not show, and why.
+    pub(super) fn cfg_report_window(&mut self, ctx: &egui::Context) {
+        let Some(r) = &self.dialogs.cfg_report else {
+            return;
+        };
+        let mut open = true;
+        egui::Window::new(format!("Configuration {}", r.name))
+            .id(egui::Id::NULL.with("cfg report"))
+            .open(&mut open)
+            .default_width(520.0)
+            .show(ctx, |ui| {
+                if let Some(why) = &r.refused {
+                    ui.label("Not computed, as paramedir refuses it:");
+                    ui.label(egui::RichText::new(why).color(crate::theme::WARNING));
+                }
+                if !r.not_shown.is_empty() {
+                    ui.label("Not shown:");
+                }
+                for why in &r.not_shown {
+                    ui.label(egui::RichText::new(why).color(crate::theme::WARNING));
+                }
+                for w in &r.warnings {
+                    ui.label(format!("paramedir: {w}"));
+                }
+            });
+        if !open {
+            self.dialogs.cfg_report = None;
         }
     }
 

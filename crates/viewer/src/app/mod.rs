@@ -775,6 +775,7 @@ impl eframe::App for App {
             }
         });
         self.report_window(&ctx);
+        self.cfg_report_window(&ctx);
         self.help_window(&ctx);
         self.find_window(&ctx);
         for command in crate::commands::take(&ctx) {

@@ -43,6 +43,8 @@ pub struct CfgResult {
     pub windows: Vec<String>,
     /// Each timeline window as a view, or why it is not drawn.
     pub views: Vec<Result<CustomRef, String>>,
+    /// What paramedir prints about the cfg and goes on (filter events not in the trace).
+    pub warnings: Vec<String>,
 }
 
 /// Ids of the cfg views, unique in the process.
@@ -56,12 +58,26 @@ pub fn run_cfg(trace: &Trace, cache: Arc<WindowCache>, path: &Path) -> Result<Cf
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let cfg = Cfg::parse(&path.display().to_string(), &text).map_err(|e| e.to_string())?;
     let ctx = Context::with_cache(trace, cache);
+    // What paramedir refuses the viewer refuses, with its reason; what Paraver does not read
+    // of the cfg (after an analyzer it cannot read) is not shown, and says why.
+    let checked = ctx.check(&cfg).map_err(|e| e.to_string())?;
+    let cut_line = cfg.analyzers.get(checked.readable).map(|a| a.line);
+    let not_read = |what: &str| {
+        format!(
+            "{what}: not read by Paraver, which stops reading the cfg at analyzer {} ({})",
+            checked.readable + 1,
+            checked.dropped.as_deref().unwrap_or_default()
+        )
+    };
     let engine = ctx.engine();
     let sentinel = trace.store.null_policy().sentinel;
     let views = cfg
         .windows
         .iter()
         .map(|w| {
+            if cut_line.is_some_and(|line| w.line > line) {
+                return Err(not_read(&format!("window `{}`", w.name)));
+            }
             let mut found = TypesFound::default();
             let window = engine
                 .window_kept(&cfg, w, &mut found)
@@ -90,18 +106,25 @@ pub fn run_cfg(trace: &Trace, cache: Arc<WindowCache>, path: &Path) -> Result<Cf
             )
         })
         .collect();
-    let (analyses, windows) = ctx.analyses(&cfg);
+    let analyses = (0..cfg.analyzers.len())
+        .map(|i| {
+            if i < checked.readable {
+                ctx.analysis(&cfg, i, None).map_err(|e| e.to_string())
+            } else {
+                Err(not_read(&format!("analyzer {}", i + 1)))
+            }
+        })
+        .collect();
+    let windows = cfg.windows.iter().map(|w| w.name.clone()).collect();
     Ok(CfgResult {
+        warnings: checked.warnings,
         views,
         cfg: Arc::new(cfg),
         name: path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         ),
-        analyses: analyses
-            .into_iter()
-            .map(|r| r.map_err(|e| e.to_string()))
-            .collect(),
+        analyses,
         windows,
     })
 }
