@@ -22,8 +22,8 @@ use std::sync::atomic::AtomicBool;
 
 use prvscope_paraver::cut::options::{EventFilter, TypeFilter};
 use prvscope_paraver::cut::{
-    Control, CutterOptions, FilterOptions, Head, StateFilter, TaskRange, Written, write_cut,
-    write_filter,
+    Control, CutterOptions, FilterOptions, Head, StateFilter, TaskRange, Written, filter_text,
+    write_cut, write_filter,
 };
 use prvscope_store::Trace;
 
@@ -409,13 +409,43 @@ fn filters_are_paravers_record_for_record() {
         for (name, f) in filters() {
             let mut out = Vec::new();
             write_filter(&trace, &head(&trace), &f, &mut out, &control).unwrap();
-            let mine = String::from_utf8(out).unwrap();
+            let from_store = String::from_utf8(out).unwrap();
             let theirs = naive_tools::filter(&text, trace.pcf.as_ref(), &f);
             let case = format!("{} {name}", path.display());
             assert_eq!(
-                naive_tools::records(&mine)[1..],
+                naive_tools::records(&from_store)[1..],
                 naive_tools::records(&theirs)[1..],
                 "{case}"
+            );
+            // The filter of the file's text: the port's lines, one for one, in its order;
+            // the header as Paraver's tools write it.
+            let mut out = Vec::new();
+            let mut input = prvscope_import::output::open_text(&path).unwrap();
+            filter_text(
+                &mut *input,
+                &trace.header,
+                trace.pcf.as_ref(),
+                &f,
+                &mut out,
+                &control,
+                None,
+            )
+            .unwrap();
+            let mine = String::from_utf8(out).unwrap();
+            let (m, t): (Vec<&str>, Vec<&str>) = (mine.lines().collect(), theirs.lines().collect());
+            assert_eq!(m.len(), t.len(), "{case}: lines");
+            if let Some(i) = (1..m.len()).find(|&i| m[i] != t[i]) {
+                panic!(
+                    "{case}: line {}: {} against the port's {}",
+                    i + 1,
+                    m[i],
+                    t[i]
+                );
+            }
+            assert_eq!(
+                m[0],
+                from_store.lines().next().unwrap(),
+                "{case}: the header"
             );
             if let Some(pm) = bsc
                 .as_ref()
@@ -423,11 +453,11 @@ fn filters_are_paravers_record_for_record() {
             {
                 let xml = filter_xml(&f);
                 let bsc_out = run_bsc(pm, &path, &text, &xml, &["--filter"], &dir);
-                assert_eq!(
-                    naive_tools::records(&bsc_out),
-                    naive_tools::records(&mine),
-                    "{case}: against BSC's filter, header included"
-                );
+                let b: Vec<&str> = bsc_out.lines().collect();
+                assert_eq!(m.len(), b.len(), "{case}: lines against BSC's filter");
+                if let Some(i) = (0..m.len()).find(|&i| m[i] != b[i]) {
+                    panic!("{case}: line {}: {} against BSC's {}", i + 1, m[i], b[i]);
+                }
             }
         }
     }
@@ -492,4 +522,53 @@ fn filter_xml(f: &FilterOptions) -> String {
         f.comms.unwrap_or(0)
     );
     s
+}
+
+/// A trace of two nodes whose CPUs are numbered across the nodes (as COMPSs writes them),
+/// with a record on a CPU of the other node than its task's: the filter keeps every record
+/// as it was read, CPU field included (the store reads CPU 7 as the second node's fourth,
+/// and leaves the record on the other node out of the timelines, as Paraver's windows do).
+#[test]
+fn the_filter_keeps_each_records_cpu_as_read() {
+    let dir = std::env::temp_dir().join(format!("prvscope-filter-cpus-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = "1:3:1:1:1:0:500:1\n1:7:1:2:1:0:400:1\n1:2:1:2:1:400:1000:2\n\
+2:7:1:2:1:400:50000001:3:50000002:0\n3:3:1:1:1:100:100:7:1:2:1:150:150:64:1\n\
+1:8:1:2:1:1000:1000:1\n";
+    let header = "#Paraver (01/01/2026 at 00:00):1000_ns:2(4,4):1:2(1:1,1:2)\n";
+    let path = dir.join("two_nodes.prv");
+    std::fs::write(&path, format!("{header}{body}")).unwrap();
+    let trace = load(&path);
+    let all = FilterOptions {
+        states: Some(StateFilter {
+            all: true,
+            ..StateFilter::default()
+        }),
+        ..FilterOptions::default()
+    };
+    let cancel = AtomicBool::new(false);
+    let control = Control {
+        progress: &|_| {},
+        cancel: &cancel,
+    };
+    let out = dir.join("filtered.prv");
+    let job = prvscope_paraver::cut::Job {
+        cutter: None,
+        filter: Some(all),
+    };
+    prvscope_paraver::cut::save(&trace, &job, &out, &control).unwrap();
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(written, format!("{header}{body}"));
+    if let Some(pm) = std::env::var_os("PARAMEDIR").map(PathBuf::from) {
+        let xml = filter_xml(job.filter.as_ref().unwrap());
+        let bsc = run_bsc(
+            &pm,
+            &path,
+            &format!("{header}{body}"),
+            &xml,
+            &["--filter"],
+            &dir,
+        );
+        assert_eq!(written, bsc, "against BSC's filter");
+    }
 }

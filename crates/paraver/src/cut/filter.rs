@@ -19,9 +19,13 @@ pub(super) struct Rules<'a> {
 
 impl<'a> Rules<'a> {
     pub(super) fn new(trace: &Trace, opts: &'a FilterOptions) -> Self {
+        Self::with_pcf(trace.pcf.as_ref(), opts)
+    }
+
+    pub(super) fn with_pcf(pcf: Option<&prvscope_format::Pcf>, opts: &'a FilterOptions) -> Self {
         Self {
             opts,
-            states: kept_states(trace, opts),
+            states: kept_states(pcf, opts),
         }
     }
 
@@ -33,10 +37,14 @@ impl<'a> Rules<'a> {
     }
 
     pub(super) fn pair(&self, ty: u32, value: u64) -> bool {
+        self.pair_u64(u64::from(ty), value)
+    }
+
+    pub(super) fn pair_u64(&self, ty: u64, value: u64) -> bool {
         self.opts
             .events
             .as_ref()
-            .is_some_and(|f| f.keeps(u64::from(ty), value))
+            .is_some_and(|f| f.keeps(ty, value))
     }
 
     pub(super) fn comm(&self, size: u64) -> bool {
@@ -54,12 +62,12 @@ struct Cursor {
 /// The state values the filter keeps: `None` for all of them. A `.pcf` state is kept when
 /// its name is part of one of the names given (as Paraver compares them); without a
 /// `.pcf`, every state.
-fn kept_states(trace: &Trace, opts: &FilterOptions) -> Option<Vec<u64>> {
+fn kept_states(pcf: Option<&prvscope_format::Pcf>, opts: &FilterOptions) -> Option<Vec<u64>> {
     let s = opts.states.as_ref()?;
     if s.all {
         return None;
     }
-    let pcf = trace.pcf.as_ref()?;
+    let pcf = pcf?;
     Some(
         pcf.states
             .iter()

@@ -11,6 +11,7 @@ pub mod cutter;
 mod filter;
 pub mod options;
 mod save;
+mod stream;
 mod text;
 
 use std::io::{self, Write};
@@ -22,6 +23,7 @@ use rayon::prelude::*;
 pub use filter::write_filter;
 pub use options::{CutterOptions, FilterOptions, StateFilter, TaskRange, ToolOptions};
 pub use save::{Job, Saved, check, save};
+pub use stream::filter_text;
 pub use text::{header_text, row_ids};
 
 use cutter::{Context, Discard, Sink, Stop, ThreadCut};

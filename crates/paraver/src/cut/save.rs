@@ -4,11 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use prvscope_import::output::{OutputFile, copy_side_files, head_lines};
+use prvscope_import::output::{OutputFile, compression_of, copy_side_files, head_lines, open_text};
 use prvscope_store::Trace;
 
 use super::{
-    Control, CutterOptions, FilterOptions, Head, WriteError, Written, write_cut, write_filter,
+    Control, CutterOptions, FilterOptions, Head, WriteError, Written, filter_text, write_cut,
+    write_filter,
 };
 
 /// What to write.
@@ -129,26 +130,37 @@ pub fn save(
         comments,
     };
     let mut file = OutputFile::create(output)?;
-    let written = match &job.cutter {
-        Some(c) => {
-            let name = std::path::absolute(&trace.path).unwrap_or_else(|_| trace.path.clone());
-            write_cut(
-                trace,
-                &head,
-                c,
-                job.filter.as_ref(),
-                (&name.to_string_lossy(), &now_stamp()),
-                &mut file,
-                control,
-            )?
-        }
-        None => write_filter(
+    let opts = job.filter.clone().unwrap_or_default();
+    let written = if let Some(c) = &job.cutter {
+        let name = std::path::absolute(&trace.path).unwrap_or_else(|_| trace.path.clone());
+        write_cut(
             trace,
             &head,
-            job.filter.as_ref().unwrap_or(&FilterOptions::default()),
+            c,
+            job.filter.as_ref(),
+            (&name.to_string_lossy(), &now_stamp()),
             &mut file,
             control,
-        )?,
+        )?
+    } else if trace.part.is_none() && trace.path.is_file() {
+        // The filter reads the file again and copies its lines (the store keeps neither
+        // lines nor each record's CPU field); a part of a trace, or a trace without a file
+        // (the embedded demo), is written from the store.
+        let mut input = open_text(&trace.path)?;
+        let total = (compression_of(&trace.path) == prvscope_import::Compression::None)
+            .then(|| std::fs::metadata(&trace.path).map(|m| m.len()).ok())
+            .flatten();
+        filter_text(
+            &mut *input,
+            &trace.header,
+            trace.pcf.as_ref(),
+            &opts,
+            &mut file,
+            control,
+            total,
+        )?
+    } else {
+        write_filter(trace, &head, &opts, &mut file, control)?
     };
     file.finish()?;
     let mut files = vec![output.to_path_buf()];

@@ -292,7 +292,7 @@ pub fn cutter(text: &str, pcf: Option<&Pcf>, o: &CutterOptions) -> String {
     out
 }
 
-/// `text` filtered as BSC's filter filters it (its comment lines left out).
+/// `text` filtered as BSC's filter filters it (comment lines copied, as it copies them).
 pub fn filter(text: &str, pcf: Option<&Pcf>, o: &FilterOptions) -> String {
     let mut lines = text.lines();
     let mut out = String::new();
@@ -328,7 +328,16 @@ pub fn filter(text: &str, pcf: Option<&Pcf>, o: &FilterOptions) -> String {
                 // The values as written (`N` kept: the filter does not read it).
                 let words: Vec<&str> = line.split(':').collect();
                 for (pair, w) in f[6..].chunks(2).zip(words[6..].chunks(2)) {
-                    let (ty, v) = (pair[0], *pair.get(1).unwrap_or(&0));
+                    // `N` (prvscope's null, which BSC's tools do not read) matches no value.
+                    let null = w.get(1).is_some_and(|v| v.trim() == "N");
+                    let (ty, v) = (
+                        pair[0],
+                        if null {
+                            u64::MAX
+                        } else {
+                            *pair.get(1).unwrap_or(&0)
+                        },
+                    );
                     if ev.keeps(ty, v) {
                         any = true;
                         let _ = write!(rec, ":{ty}:{}", w.get(1).unwrap_or(&"0"));
@@ -345,7 +354,7 @@ pub fn filter(text: &str, pcf: Option<&Pcf>, o: &FilterOptions) -> String {
                 }
                 let _ = writeln!(out, "{line}");
             }
-            Some(b'c' | b'C' | b'i' | b'I') => {
+            Some(b'c' | b'C' | b'i' | b'I' | b'#') => {
                 let _ = writeln!(out, "{line}");
             }
             _ => {}
