@@ -64,6 +64,13 @@ enum Command {
     /// POP efficiency metrics of a trace or a scaling series (BSC modelfactors' layout).
     Pop(cli::pop::Args),
     /// Write part of a trace as a trace (Paraver's cutter and filter): .prv, .prv.xz, .prv.gz.
+    ///
+    /// Each line kept is written as it was read (its pairs in order, its CPU), only its times
+    /// shifted and a state's cut at the edges. The whole file is read and every record inside
+    /// the cut kept: where Paraver's cutter stops reading (the first state or message after
+    /// the cut in the file's order, every thread finished), the records inside the cut that
+    /// come later in the file (an unsorted file's) are left out by it, not here.
+    /// `prvscope paramedir --cutter` stops where it does and writes its output line for line.
     Cut(cli::cut::Args),
     /// Cluster the CPU bursts with DBSCAN (BSC's Clustering Suite): the bursts, the clusters'
     /// table, the trace with a cluster event per burst.

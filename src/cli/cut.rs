@@ -155,6 +155,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         &Job {
             cutter: Some(cutter),
             filter,
+            stop_as_paraver: false,
         },
         &args.output,
     )

@@ -215,7 +215,11 @@ fn load(path: &Path) -> anyhow::Result<prvscope_store::Trace> {
 fn run_tools(req: &Request) -> anyhow::Result<PathBuf> {
     let xml = req.xml.as_deref().unwrap_or(Path::new(""));
     let opts = super::cut::read_options(xml)?;
-    let mut job = prvscope_paraver::cut::Job::default();
+    // paramedir is the drop-in for BSC's: its cut stops where BSC's cutter stops.
+    let mut job = prvscope_paraver::cut::Job {
+        stop_as_paraver: true,
+        ..Default::default()
+    };
     let mut names = Vec::new();
     for (i, tool) in req.tools.iter().enumerate() {
         anyhow::ensure!(

@@ -22,8 +22,8 @@ use std::sync::atomic::AtomicBool;
 
 use prvscope_paraver::cut::options::{EventFilter, TypeFilter};
 use prvscope_paraver::cut::{
-    Control, CutterOptions, FilterOptions, Head, StateFilter, TaskRange, Written, filter_text,
-    write_cut, write_filter,
+    Control, CutterOptions, FilterOptions, Head, StateFilter, TaskRange, Written, cut_text,
+    filter_text, write_cut, write_filter,
 };
 use prvscope_store::Trace;
 
@@ -74,6 +74,34 @@ fn ours(trace: &Trace, o: &CutterOptions, f: Option<&FilterOptions>) -> (String,
     )
     .unwrap();
     (String::from_utf8(out).unwrap(), w)
+}
+
+/// The cut of `path`'s text (`cut::cut_text`), stopping where Paraver's cutter stops.
+fn text_cut(path: &Path, trace: &Trace, o: &CutterOptions) -> String {
+    text_cut_as(path, trace, o, true)
+}
+
+fn text_cut_as(path: &Path, trace: &Trace, o: &CutterOptions, stop_as_paraver: bool) -> String {
+    let cancel = AtomicBool::new(false);
+    let control = Control {
+        progress: &|_| {},
+        cancel: &cancel,
+    };
+    let mut out = Vec::new();
+    cut_text(
+        &|| prvscope_import::output::open_text(path),
+        &trace.header,
+        trace.pcf.as_ref(),
+        o,
+        None,
+        ("in.prv", "20260101000000"),
+        stop_as_paraver,
+        &mut out,
+        &control,
+        None,
+    )
+    .unwrap();
+    String::from_utf8(out).unwrap()
 }
 
 /// Where the file has an event line of a thread before its state line at the same time:
@@ -256,6 +284,51 @@ fn cuts_are_paravers_record_for_record() {
                     }
                     tie_cases += 1;
                 }
+                // Reading the whole file (`prvscope cut`) keeps every line the cutter keeps,
+                // in its order, and adds those the cutter does not read: after the point
+                // where it stops, lines inside the cut (an unsorted file's; the events at
+                // the end of a thread's last state once every thread is finished).
+                let read_on = text_cut_as(&path, &trace, &o, false);
+                let stopped = text_cut(&path, &trace, &o);
+                let body = |t: &str| -> Vec<String> {
+                    t.lines()
+                        .take_while(|l| !l.starts_with("# Appending"))
+                        .map(str::to_owned)
+                        .collect()
+                };
+                let (on, st) = (body(&read_on), body(&stopped));
+                // (Compared where both shift the times alike, as the comment line says.)
+                if on.iter().find(|l| l.contains(":CUTTER:"))
+                    == st.iter().find(|l| l.contains(":CUTTER:"))
+                {
+                    let mut it = on.iter().skip(1);
+                    for l in &st[1..] {
+                        assert!(it.any(|x| x == l), "{case}: read on, {l} left out");
+                    }
+                }
+                // The cut of the file's text: the port's lines, one for one, in its order
+                // (the port leaves out comment lines), and the same header.
+                let text_cut = text_cut(&path, &trace, &o);
+                let body = |t: &str| -> Vec<String> {
+                    t.lines()
+                        .skip(1)
+                        .filter(|l| !l.starts_with('#'))
+                        .map(str::to_owned)
+                        .collect()
+                };
+                let (tc, port) = (body(&text_cut), body(&theirs));
+                if let Some(i) = (0..tc.len().max(port.len())).find(|&i| tc.get(i) != port.get(i)) {
+                    panic!(
+                        "{case}: line {i} of the text cut: {:?} against the port's {:?}",
+                        tc.get(i),
+                        port.get(i)
+                    );
+                }
+                assert_eq!(
+                    text_cut.lines().next(),
+                    mine.lines().next(),
+                    "{case}: the text cut's header"
+                );
                 // The port against BSC's own cutter (a trace with `N`, prvscope's
                 // extension, is read otherwise by BSC's tools).
                 if let Some(pm) = bsc
@@ -263,6 +336,23 @@ fn cuts_are_paravers_record_for_record() {
                     .filter(|_| !path.to_string_lossy().contains("null_mode"))
                 {
                     let bsc_out = run_bsc(pm, &path, &text, &o.to_xml(), &["--cutter"], &dir);
+                    // The text cut is BSC's, line for line, but for the header's duration
+                    // and its comment line (the date and the input's path).
+                    let strip = |t: &str| -> Vec<String> {
+                        t.lines()
+                            .skip(1)
+                            .filter(|l| !l.contains(":CUTTER:"))
+                            .map(str::to_owned)
+                            .collect()
+                    };
+                    let (tc, bc) = (strip(&text_cut), strip(&bsc_out));
+                    if let Some(i) = (0..tc.len().max(bc.len())).find(|&i| tc.get(i) != bc.get(i)) {
+                        panic!(
+                            "{case}: line {i} of the text cut: {:?} against BSC's {:?}",
+                            tc.get(i),
+                            bc.get(i)
+                        );
+                    }
                     let c = naive_tools::records(&bsc_out);
                     // BSC writes an undefined duration for a cut where nothing is written.
                     // (BSC writes an undefined duration, its first record's time never
@@ -555,6 +645,7 @@ fn the_filter_keeps_each_records_cpu_as_read() {
     let job = prvscope_paraver::cut::Job {
         cutter: None,
         filter: Some(all),
+        stop_as_paraver: false,
     };
     prvscope_paraver::cut::save(&trace, &job, &out, &control).unwrap();
     let written = std::fs::read_to_string(&out).unwrap();

@@ -13,6 +13,7 @@ pub mod options;
 mod save;
 mod stream;
 mod text;
+mod text_cut;
 
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,6 +26,7 @@ pub use options::{CutterOptions, FilterOptions, StateFilter, TaskRange, ToolOpti
 pub use save::{Job, Saved, check, save};
 pub use stream::filter_text;
 pub use text::{header_text, row_ids};
+pub use text_cut::cut_text;
 
 use cutter::{Context, Discard, Sink, Stop, ThreadCut};
 use text::{Line, Lines, comm_line};

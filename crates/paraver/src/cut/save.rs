@@ -8,8 +8,8 @@ use prvscope_import::output::{OutputFile, compression_of, copy_side_files, head_
 use prvscope_store::Trace;
 
 use super::{
-    Control, CutterOptions, FilterOptions, Head, WriteError, Written, filter_text, write_cut,
-    write_filter,
+    Control, CutterOptions, FilterOptions, Head, WriteError, Written, cut_text, filter_text,
+    write_cut, write_filter,
 };
 
 /// What to write.
@@ -17,6 +17,11 @@ use super::{
 pub struct Job {
     pub cutter: Option<CutterOptions>,
     pub filter: Option<FilterOptions>,
+    /// The cut stops reading where Paraver's cutter stops (`paramedir --cutter`, the
+    /// drop-in): its output exactly, which leaves out what an unsorted file holds inside the
+    /// cut after the first record past it. Otherwise (`prvscope cut`, the viewer) the whole
+    /// file is read and every record inside the cut kept.
+    pub stop_as_paraver: bool,
 }
 
 /// What was written.
@@ -131,8 +136,27 @@ pub fn save(
     };
     let mut file = OutputFile::create(output)?;
     let opts = job.filter.clone().unwrap_or_default();
-    let written = if let Some(c) = &job.cutter {
-        let name = std::path::absolute(&trace.path).unwrap_or_else(|_| trace.path.clone());
+    let from_file = trace.part.is_none() && trace.path.is_file();
+    let total = (compression_of(&trace.path) == prvscope_import::Compression::None)
+        .then(|| std::fs::metadata(&trace.path).map(|m| m.len()).ok())
+        .flatten();
+    let name = std::path::absolute(&trace.path).unwrap_or_else(|_| trace.path.clone());
+    let written = if let Some(c) = job.cutter.as_ref().filter(|_| from_file) {
+        // The cut reads the file's text and writes its lines as the cutter does (the
+        // store keeps no lines, nor each record's CPU field).
+        cut_text(
+            &|| open_text(&trace.path),
+            &trace.header,
+            trace.pcf.as_ref(),
+            c,
+            job.filter.as_ref(),
+            (&name.to_string_lossy(), &now_stamp()),
+            job.stop_as_paraver,
+            &mut file,
+            control,
+            total,
+        )?
+    } else if let Some(c) = &job.cutter {
         write_cut(
             trace,
             &head,
@@ -142,14 +166,10 @@ pub fn save(
             &mut file,
             control,
         )?
-    } else if trace.part.is_none() && trace.path.is_file() {
-        // The filter reads the file again and copies its lines (the store keeps neither
-        // lines nor each record's CPU field); a part of a trace, or a trace without a file
-        // (the embedded demo), is written from the store.
+    } else if from_file {
+        // The filter reads the file again and copies its lines, as the cut does; a part of
+        // a trace, or a trace without a file (the embedded demo), is written from the store.
         let mut input = open_text(&trace.path)?;
-        let total = (compression_of(&trace.path) == prvscope_import::Compression::None)
-            .then(|| std::fs::metadata(&trace.path).map(|m| m.len()).ok())
-            .flatten();
         filter_text(
             &mut *input,
             &trace.header,

@@ -110,7 +110,6 @@ pub fn filter_text(
     // The header line, then the communicator lines it announces.
     let mut head: Vec<Vec<u8>> = Vec::new();
     let want = 1 + header.communicator_lines as usize;
-    let every_pair = opts.events.as_ref().is_some_and(|e| e.types.is_empty());
     let mut more = true;
     while more {
         control.check()?;
@@ -126,54 +125,7 @@ pub fn filter_text(
                 }
                 return Ok(());
             }
-            let keep_line = match line.first() {
-                Some(b'1') => {
-                    opts.states.is_some()
-                        && rules.state(field(line, 5), field(line, 6), {
-                            fields(line).nth(7).and_then(number).unwrap_or(u64::MAX)
-                        })
-                }
-                Some(b'2') if opts.events.is_none() => false,
-                Some(b'2') if every_pair => true,
-                Some(b'2') => {
-                    // Only the kept pairs, the line's first six fields as written.
-                    let at = buf.len();
-                    let mut f = fields(line);
-                    for k in 0..6 {
-                        if k > 0 {
-                            buf.push(b':');
-                        }
-                        buf.extend_from_slice(f.next().unwrap_or_default());
-                    }
-                    let mut any = false;
-                    while let Some(ty) = f.next() {
-                        let value = f.next().unwrap_or(b"0");
-                        let (t, v) = (number(ty).unwrap_or(0), number(value));
-                        if rules.pair_u64(t, v.unwrap_or(u64::MAX)) {
-                            any = true;
-                            buf.push(b':');
-                            buf.extend_from_slice(ty);
-                            buf.push(b':');
-                            buf.extend_from_slice(value);
-                        }
-                    }
-                    if any {
-                        buf.push(b'\n');
-                    } else {
-                        buf.truncate(at);
-                    }
-                    false
-                }
-                Some(b'3') => opts
-                    .comms
-                    .is_some_and(|min| min == 0 || field(line, 13) >= min),
-                Some(b'#') => true,
-                _ => false,
-            };
-            if keep_line {
-                buf.extend_from_slice(line);
-                buf.push(b'\n');
-            }
+            filter_line(line, &rules, opts, &mut buf);
             if buf.len() >= 1 << 20 {
                 out.write_all(&buf)?;
                 bytes += buf.len() as u64;
@@ -200,4 +152,58 @@ pub fn filter_text(
         shift: 0,
         duration: header.end_time,
     })
+}
+
+/// Appends `line` to `buf` as Paraver's filter writes it: as read when kept, an event line
+/// with only its kept pairs (none: dropped), nothing when dropped.
+pub(super) fn filter_line(line: &[u8], rules: &Rules<'_>, opts: &FilterOptions, buf: &mut Vec<u8>) {
+    let every_pair = opts.events.as_ref().is_some_and(|e| e.types.is_empty());
+    let keep_line = match line.first() {
+        Some(b'1') => {
+            opts.states.is_some()
+                && rules.state(field(line, 5), field(line, 6), {
+                    fields(line).nth(7).and_then(number).unwrap_or(u64::MAX)
+                })
+        }
+        Some(b'2') if opts.events.is_none() => false,
+        Some(b'2') if every_pair => true,
+        Some(b'2') => {
+            // Only the kept pairs, the line's first six fields as written.
+            let at = buf.len();
+            let mut f = fields(line);
+            for k in 0..6 {
+                if k > 0 {
+                    buf.push(b':');
+                }
+                buf.extend_from_slice(f.next().unwrap_or_default());
+            }
+            let mut any = false;
+            while let Some(ty) = f.next() {
+                let value = f.next().unwrap_or(b"0");
+                let (t, v) = (number(ty).unwrap_or(0), number(value));
+                if rules.pair_u64(t, v.unwrap_or(u64::MAX)) {
+                    any = true;
+                    buf.push(b':');
+                    buf.extend_from_slice(ty);
+                    buf.push(b':');
+                    buf.extend_from_slice(value);
+                }
+            }
+            if any {
+                buf.push(b'\n');
+            } else {
+                buf.truncate(at);
+            }
+            false
+        }
+        Some(b'3') => opts
+            .comms
+            .is_some_and(|min| min == 0 || field(line, 13) >= min),
+        Some(b'#') => true,
+        _ => false,
+    };
+    if keep_line {
+        buf.extend_from_slice(line);
+        buf.push(b'\n');
+    }
 }

@@ -75,6 +75,7 @@ impl App {
             &CutJob {
                 cutter: Some(cut.clone()),
                 filter: None,
+                stop_as_paraver: false,
             },
         ) {
             self.say_saved(&path, Err(e.to_string()));
@@ -100,6 +101,7 @@ impl App {
             let job = CutJob {
                 cutter: Some(cut.clone()),
                 filter: None,
+                stop_as_paraver: false,
             };
             let saved = cut::save(&trace, &job, &out, &control).map_err(|e| e.to_string())?;
             let xml = xml_beside(&out);

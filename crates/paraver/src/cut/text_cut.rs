@@ -1,0 +1,578 @@
+//! Paraver's cutter (`KTraceCutter::execute`, then `shiftLeft_TraceTimes_ToStartFromZero`)
+//! as a pass over the trace's own text: the file read in order, a line at a time, each line
+//! kept, cut or dropped as the cutter decides when it reads it, and written as the cutter
+//! writes it (the same line, its pairs in their order, its CPU; only its times shifted, a
+//! state's cut at the edges, a counter's first value zeroed), then the 0s that close what is
+//! left open. The text is read twice: once for the first and last times written (the shift
+//! and the header's duration), once to write; the decisions are the same both times.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::{BufRead, Write};
+
+use prvscope_format::{Header, Pcf};
+
+use super::filter::Rules;
+use super::options::{CutterOptions, FilterOptions};
+use super::stream::{LineReader, filter_line};
+use super::text::{header_text, row_ids};
+use super::{Control, WriteError, Written};
+
+/// The cutter's record of a thread (`ThreadInfo`).
+#[derive(Default, Clone)]
+struct Info {
+    last_time: u64,
+    last_state_end: u64,
+    last_cpu: u64,
+    finished: bool,
+    without_states: bool,
+    /// Event types opened (a value > 0) and not closed, in the order opened.
+    opened: Vec<u64>,
+    /// Counter types seen with a value > 0.
+    counters_seen: BTreeSet<u64>,
+    /// Counter types whose first value was written (as 0).
+    zeroed: BTreeSet<u64>,
+}
+
+/// The cut's decisions over the lines, in the cutter's order.
+struct Cut<'a> {
+    opts: &'a CutterOptions,
+    t0: u64,
+    t1: u64,
+    original: bool,
+    brk: bool,
+    keep: bool,
+    counters: &'a BTreeSet<u64>,
+    untracked: &'a BTreeSet<u64>,
+    /// The rows kept (`CutterOptions::rows`), by (application, task, thread).
+    rows: Option<HashMap<[u64; 3], bool>>,
+    threads: BTreeMap<[u64; 3], Info>,
+    useful: i64,
+    init_useful: bool,
+    first: Option<u64>,
+    last: u64,
+    /// The bytes of the cutter's first pass so far (`max_trace_size` is compared with it).
+    phase1: u64,
+    max_size: u64,
+    /// Stop reading where Paraver's cutter stops (the first state or message after the
+    /// cut, in the file's order; every thread met finished): Paraver's output, which leaves
+    /// out what comes later in an unsorted file. Otherwise such lines are skipped and the
+    /// whole file read.
+    stop_as_paraver: bool,
+    done: bool,
+}
+
+/// A line's fields as numbers (0 where not a number, as Paraver reads them).
+fn numbers(line: &[u8], out: &mut Vec<u64>) {
+    out.clear();
+    for f in line.split(|&b| b == b':') {
+        let f = f.trim_ascii();
+        let mut v = 0u64;
+        for &b in f {
+            if !b.is_ascii_digit() {
+                v = 0;
+                break;
+            }
+            v = v.wrapping_mul(10).wrapping_add(u64::from(b - b'0'));
+        }
+        out.push(v);
+    }
+}
+
+fn push_num(buf: &mut Vec<u8>, v: u64) {
+    buf.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+}
+
+impl Cut<'_> {
+    fn selected(&self, key: [u64; 3]) -> bool {
+        self.opts.keeps_task(key[1])
+            && self
+                .rows
+                .as_ref()
+                .is_none_or(|r| r.get(&key).copied().unwrap_or(false))
+    }
+
+    fn new_thread(&mut self, key: [u64; 3], info: Info) -> &mut Info {
+        let (useful, init) = (&mut self.useful, &mut self.init_useful);
+        self.threads.entry(key).or_insert_with(|| {
+            *useful += 1;
+            *init = true;
+            info
+        })
+    }
+
+    fn seen(&mut self, lo: u64, hi: u64) {
+        self.first = Some(self.first.map_or(lo, |f| f.min(lo)));
+        self.last = self.last.max(hi);
+    }
+
+    /// Decides on `line` (fields `f`); a kept line is written to `out` with its times less
+    /// `shift`, as the cutter writes it.
+    #[allow(clippy::too_many_lines)]
+    fn line(&mut self, line: &[u8], f: &mut Vec<u64>, shift: u64, out: &mut Vec<u8>) {
+        let start = out.len();
+        match line.first() {
+            Some(b'1') => {
+                numbers(line, f);
+                if f.len() < 8 {
+                    return;
+                }
+                let (cpu, key, mut b, mut e) = (f[1], [f[2], f[3], f[4]], f[5], f[6]);
+                let o = self.opts;
+                if !self.selected(key) || e <= self.t0 {
+                } else if b < self.t0
+                    && e > self.t1
+                    && (o.remove_first_states || o.remove_last_states)
+                {
+                    self.new_thread(
+                        key,
+                        Info {
+                            last_cpu: cpu,
+                            ..Info::default()
+                        },
+                    )
+                    .without_states = true;
+                } else if b < self.t0 && e >= self.t0 && o.remove_first_states {
+                } else if (b < self.t1 && e > self.t1 && o.remove_last_states)
+                    || (self.original && b > self.t1)
+                {
+                    if let Some(th) = self.threads.get_mut(&key)
+                        && !th.finished
+                    {
+                        self.useful -= 1;
+                        th.finished = true;
+                    }
+                } else if !self.original && b > self.t1 {
+                    self.done = self.stop_as_paraver;
+                } else {
+                    let (brk, keep, t0, t1) = (self.brk, self.keep, self.t0, self.t1);
+                    let th = self.new_thread(
+                        key,
+                        Info {
+                            last_cpu: cpu,
+                            ..Info::default()
+                        },
+                    );
+                    th.without_states = false;
+                    th.last_state_end = e;
+                    if b < t1 && e > t1 && !o.remove_last_states && !brk && keep {
+                        th.finished = true;
+                    }
+                    if brk {
+                        b = b.max(t0);
+                        e = e.min(t1);
+                    }
+                    th.last_time = e;
+                    self.seen(b, e);
+                    // The line's fields as read, its times cut and shifted.
+                    let mut fields = line.split(|&c| c == b':');
+                    for k in 0..8 {
+                        let field = fields.next().unwrap_or_default();
+                        if k > 0 {
+                            out.push(b':');
+                        }
+                        match k {
+                            5 => push_num(out, b - shift),
+                            6 => push_num(out, e - shift),
+                            _ => out.extend_from_slice(field),
+                        }
+                    }
+                    out.push(b'\n');
+                }
+            }
+            Some(b'2') => {
+                numbers(line, f);
+                if f.len() < 6 {
+                    return;
+                }
+                let (cpu, key, t) = (f[1], [f[2], f[3], f[4]], f[5]);
+                if !self.selected(key) {
+                    return;
+                }
+                let o = self.opts;
+                let (t0, t1, brk, keep) = (self.t0, self.t1, self.brk, self.keep);
+                let th = self.threads.get(&key);
+                if let Some(th) = th.filter(|th| th.finished && t != th.last_state_end) {
+                    if o.remove_last_states || brk || !keep || t > th.last_state_end {
+                        return;
+                    }
+                } else if t > t1 {
+                    return;
+                }
+                if th.is_some_and(|th| t > th.last_time && t > t1 && !keep) {
+                    return;
+                }
+                if th.is_none() && (t > t1 || o.remove_first_states) {
+                    return;
+                }
+                let write = t >= t0
+                    || th.is_some_and(|th| th.last_time >= t0 && keep)
+                    || (self.first.is_some_and(|f| t >= f)
+                        && th.is_some_and(|th| th.without_states));
+                if !write {
+                    return;
+                }
+                self.seen(t, t);
+                let (counters, untracked) = (self.counters, self.untracked);
+                let th = self.new_thread(
+                    key,
+                    Info {
+                        without_states: true,
+                        ..Info::default()
+                    },
+                );
+                let mut fields = line.split(|&c| c == b':');
+                for k in 0..6 {
+                    let field = fields.next().unwrap_or_default();
+                    if k > 0 {
+                        out.push(b':');
+                    }
+                    if k == 5 {
+                        push_num(out, t - shift);
+                    } else {
+                        out.extend_from_slice(field);
+                    }
+                }
+                for pair in f[6..].chunks(2) {
+                    let (ty, v) = (pair[0], pair.get(1).copied().unwrap_or(0));
+                    let ty_text = fields.next().unwrap_or_default();
+                    let v_text = fields.next().unwrap_or(b"0");
+                    if !untracked.contains(&ty) {
+                        let is_counter = counters.contains(&ty);
+                        if v > 0 {
+                            if is_counter {
+                                th.counters_seen.insert(ty);
+                            } else {
+                                th.opened.push(ty);
+                            }
+                        } else if !is_counter
+                            && let Some(p) = th.opened.iter().rposition(|&x| x == ty)
+                        {
+                            th.opened.remove(p);
+                        }
+                    }
+                    out.push(b':');
+                    out.extend_from_slice(ty_text);
+                    out.push(b':');
+                    if counters.contains(&ty) && th.zeroed.insert(ty) {
+                        out.push(b'0');
+                    } else {
+                        out.extend_from_slice(v_text);
+                    }
+                }
+                out.push(b'\n');
+                th.last_time = t;
+                th.last_cpu = cpu;
+            }
+            Some(b'3') => {
+                numbers(line, f);
+                if f.len() < 15 {
+                    return;
+                }
+                let (ts, tr) = ([f[5], f[6]], [f[11], f[12]]);
+                let (from, to) = ([f[2], f[3], f[4]], [f[8], f[9], f[10]]);
+                if !self.selected(from) && !self.selected(to) {
+                    return;
+                }
+                if ts[0] >= self.t0 && tr[0] >= self.t0 {
+                    if ts[0] > self.t1 && !self.original {
+                        self.done = self.stop_as_paraver;
+                    } else if ts[1] <= self.t1 && tr[1] <= self.t1 {
+                        let all = [ts[0], ts[1], tr[0], tr[1]];
+                        let (lo, hi) = (
+                            all.iter().copied().min().unwrap_or(0),
+                            all.iter().copied().max().unwrap_or(0),
+                        );
+                        self.seen(lo, hi);
+                        let mut fields = line.split(|&c| c == b':');
+                        for k in 0..15 {
+                            let field = fields.next().unwrap_or_default();
+                            if k > 0 {
+                                out.push(b':');
+                            }
+                            if matches!(k, 5 | 6 | 11 | 12) {
+                                push_num(out, f[k] - shift);
+                            } else {
+                                out.extend_from_slice(field);
+                            }
+                        }
+                        out.push(b'\n');
+                    }
+                }
+            }
+            Some(b'#') => {
+                out.extend_from_slice(line);
+                out.push(b'\n');
+            }
+            _ => {}
+        }
+        // The first pass writes the times as read: its size counts them so.
+        if self.max_size > 0 && out.len() > start {
+            self.phase1 += phase1_len(&out[start..], shift);
+            if self.phase1 >= self.max_size {
+                self.done = true;
+            }
+        }
+        if self.init_useful && self.useful == 0 && self.stop_as_paraver {
+            self.done = true;
+        }
+    }
+
+    /// The 0s that close each thread's open event types and counters (with the cutter's
+    /// comment line before them), at `final_time` less `shift`.
+    fn closing(&self, final_time: u64, shift: u64, out: &mut Vec<u8>) {
+        let mut comment = false;
+        for (key, th) in &self.threads {
+            let mut unique: Vec<u64> = Vec::new();
+            for &ty in &th.opened {
+                if !unique.contains(&ty) {
+                    unique.push(ty);
+                }
+            }
+            unique.reverse();
+            for set in [unique, th.counters_seen.iter().copied().collect()] {
+                if set.is_empty() {
+                    continue;
+                }
+                if !comment {
+                    out.extend_from_slice(b"# Appending events with value 0\n");
+                    comment = true;
+                }
+                out.extend_from_slice(b"2:");
+                for v in [th.last_cpu, key[0], key[1], key[2], final_time - shift] {
+                    push_num(out, v);
+                    out.push(b':');
+                }
+                out.pop();
+                for ty in set {
+                    out.push(b':');
+                    push_num(out, ty);
+                    out.extend_from_slice(b":0");
+                }
+                out.push(b'\n');
+            }
+        }
+    }
+}
+
+/// The length of `written` (lines written with their times less `shift`) as the cutter's
+/// first pass writes them, its times as read.
+fn phase1_len(written: &[u8], shift: u64) -> u64 {
+    if shift == 0 {
+        return written.len() as u64;
+    }
+    let digits = |v: u64| itoa::Buffer::new().format(v).len() as u64;
+    let mut n = written.len() as u64;
+    for line in written.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let times: &[usize] = match line.first() {
+            Some(b'1') => &[5, 6],
+            Some(b'2') => &[5],
+            Some(b'3') => &[5, 6, 11, 12],
+            _ => &[],
+        };
+        for (k, f) in line.split(|&b| b == b':').enumerate() {
+            if times.contains(&k) {
+                let v: u64 = std::str::from_utf8(f)
+                    .ok()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(0);
+                n = n + digits(v + shift) - digits(v);
+            }
+        }
+    }
+    n
+}
+
+/// The `.pcf`'s counter types (`42000000..50000000`) and its types without values.
+fn pcf_types(pcf: Option<&Pcf>) -> (BTreeSet<u64>, BTreeSet<u64>) {
+    let (mut counters, mut untracked) = (BTreeSet::new(), BTreeSet::new());
+    if let Some(p) = pcf {
+        for (&ty, info) in &p.event_types {
+            if (42_000_000..50_000_000).contains(&ty) {
+                counters.insert(u64::from(ty));
+            } else if info.values.is_empty() {
+                untracked.insert(u64::from(ty));
+            }
+        }
+    }
+    (counters, untracked)
+}
+
+/// Writes the text that `open` gives (a trace's file, decompressed; opened twice) cut as
+/// Paraver's cutter cuts it to `out`, the filter `filter` applied to what it writes
+/// (`paramedir --cutter --filter`): the header with the cut's duration, the cutter's
+/// comment line, the lines kept in the file's order, each as read but for its times, then
+/// the 0s that close what is left open. `stop_as_paraver`: stop reading where Paraver's
+/// cutter stops (its output exactly; what an unsorted file holds inside the cut after that
+/// point is left out), else read the whole text and keep every line inside the cut.
+/// `total` is the text's size for the progress.
+#[allow(clippy::too_many_arguments)]
+pub fn cut_text(
+    open: &dyn Fn() -> std::io::Result<Box<dyn BufRead + Send>>,
+    header: &Header,
+    pcf: Option<&Pcf>,
+    opts: &CutterOptions,
+    filter: Option<&FilterOptions>,
+    (input_name, date): (&str, &str),
+    stop_as_paraver: bool,
+    out: &mut dyn Write,
+    control: &Control<'_>,
+    total: Option<u64>,
+) -> Result<Written, WriteError> {
+    let (counters, untracked) = pcf_types(pcf);
+    let (t0, t1) = opts.range(header.end_time);
+    let rows = opts.rows.as_ref().map(|r| {
+        row_ids(header)
+            .iter()
+            .zip(r)
+            .map(|(id, &k)| (id.map(u64::from), k))
+            .collect::<HashMap<_, _>>()
+    });
+    let brk = opts.break_states && !opts.original_time;
+    let new_cut = || Cut {
+        opts,
+        t0,
+        t1,
+        original: opts.original_time,
+        brk,
+        keep: opts.keep_events && !brk,
+        counters: &counters,
+        untracked: &untracked,
+        rows: rows.clone(),
+        threads: BTreeMap::new(),
+        useful: 0,
+        init_useful: false,
+        first: None,
+        last: 0,
+        phase1: 0,
+        max_size: opts.max_trace_size.saturating_mul(1_000_000),
+        stop_as_paraver,
+        done: false,
+    };
+    let skip = 1 + header.communicator_lines as usize;
+    let mut communicators: Vec<String> = Vec::new();
+    // The first pass: the times written, and the cutter's first pass's header size.
+    let mut first_pass = new_cut();
+    // The first pass of Paraver's cutter writes the header with the trace's duration, and
+    // when it writes the file in one pass (original times) its comment line.
+    let comment_len = |shift: u64| {
+        format!("#{date}:CUTTER:ORIGINAL:\"{input_name}\":{shift}:{t0}:{t1}\n").len() as u64
+    };
+    // (Its header's duration is the cut's length unless the times are kept.)
+    let phase1_duration = if opts.original_time {
+        header.end_time
+    } else {
+        t1 - t0
+    };
+    let head_len = |communicators: &[String]| {
+        header_text(header, phase1_duration, communicators).len() as u64
+            + if opts.original_time {
+                comment_len(0)
+            } else {
+                0
+            }
+    };
+    let (mut f, mut scratch) = (Vec::new(), Vec::new());
+    {
+        let mut input = open()?;
+        let mut reader = LineReader::new(&mut *input);
+        let mut k = 0usize;
+        let mut more = true;
+        while more && !first_pass.done {
+            control.check()?;
+            more = reader.block(&mut |line| {
+                if k < skip {
+                    if k > 0 {
+                        let l = line.strip_suffix(b"\r").unwrap_or(line);
+                        communicators.push(String::from_utf8_lossy(l).into_owned());
+                    }
+                    k += 1;
+                    if k == skip {
+                        first_pass.phase1 = head_len(&communicators);
+                    }
+                } else if !first_pass.done {
+                    scratch.clear();
+                    first_pass.line(line, &mut f, 0, &mut scratch);
+                }
+                Ok(())
+            })?;
+            if let Some(total) = total.filter(|&t| t > 0) {
+                (control.progress)((reader.read as f64 / total as f64 / 2.0).min(0.5) as f32);
+            }
+        }
+    }
+    let final_time = if first_pass.last > t1 || opts.remove_last_states {
+        first_pass.last
+    } else {
+        t1
+    };
+    let shift = if opts.original_time {
+        0
+    } else {
+        first_pass.first.unwrap_or(t0)
+    };
+    let duration = if opts.original_time {
+        header.end_time
+    } else {
+        first_pass.last.saturating_sub(shift)
+    };
+    let rules = filter.map(|fo| (Rules::with_pcf(pcf, fo), fo));
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
+    buf.extend_from_slice(header_text(header, duration, &communicators).as_bytes());
+    {
+        use std::io::Write as _;
+        let _ = writeln!(
+            buf,
+            "#{date}:CUTTER:ORIGINAL:\"{input_name}\":{shift}:{t0}:{t1}"
+        );
+    }
+    let mut bytes = 0u64;
+    let mut cut = new_cut();
+    cut.phase1 = head_len(&communicators);
+    let mut lines = Vec::new();
+    let emit = |lines: &[u8], buf: &mut Vec<u8>| {
+        if let Some((rules, fo)) = &rules {
+            for l in lines.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                filter_line(l, rules, fo, buf);
+            }
+        } else {
+            buf.extend_from_slice(lines);
+        }
+    };
+    let mut input = open()?;
+    let mut reader = LineReader::new(&mut *input);
+    let mut k = 0usize;
+    let mut more = true;
+    while more && !cut.done {
+        control.check()?;
+        more = reader.block(&mut |line| {
+            if k < skip {
+                k += 1;
+            } else if !cut.done {
+                lines.clear();
+                cut.line(line, &mut f, shift, &mut lines);
+                emit(&lines, &mut buf);
+                if buf.len() >= 1 << 20 {
+                    out.write_all(&buf)?;
+                    bytes += buf.len() as u64;
+                    buf.clear();
+                }
+            }
+            Ok(())
+        })?;
+        if let Some(total) = total.filter(|&t| t > 0) {
+            (control.progress)((0.5 + reader.read as f64 / total as f64 / 2.0).min(1.0) as f32);
+        }
+    }
+    lines.clear();
+    cut.closing(final_time, shift, &mut lines);
+    emit(&lines, &mut buf);
+    out.write_all(&buf)?;
+    bytes += buf.len() as u64;
+    out.flush()?;
+    Ok(Written {
+        bytes,
+        range: (t0, t1),
+        shift,
+        duration,
+    })
+}
