@@ -76,6 +76,25 @@ fn ours(trace: &Trace, o: &CutterOptions, f: Option<&FilterOptions>) -> (String,
     (String::from_utf8(out).unwrap(), w)
 }
 
+/// The first and last times a cut wrote (from its comment line's shift and its header's
+/// duration).
+fn naive_span(cut: &str, _o: &CutterOptions) -> (u64, u64) {
+    let mut lines = cut.lines();
+    let header = lines.next().unwrap();
+    let duration: u64 = header
+        .split_once("):")
+        .unwrap()
+        .1
+        .split(['_', ':'])
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let comment = cut.lines().find(|l| l.contains(":CUTTER:")).unwrap();
+    let shift: u64 = comment.rsplit(':').nth(2).unwrap().parse().unwrap();
+    (shift, shift + duration)
+}
+
 /// The cut of `path`'s text (`cut::cut_text`), stopping where Paraver's cutter stops.
 fn text_cut(path: &Path, trace: &Trace, o: &CutterOptions) -> String {
     text_cut_as(path, trace, o, true)
@@ -96,6 +115,7 @@ fn text_cut_as(path: &Path, trace: &Trace, o: &CutterOptions, stop_as_paraver: b
         None,
         ("in.prv", "20260101000000"),
         stop_as_paraver,
+        None,
         &mut out,
         &control,
         None,
@@ -289,6 +309,12 @@ fn cuts_are_paravers_record_for_record() {
                 // where it stops, lines inside the cut (an unsorted file's; the events at
                 // the end of a thread's last state once every thread is finished).
                 let read_on = text_cut_as(&path, &trace, &o, false);
+                // What the store tells of the first and last times is what the first pass
+                // finds.
+                if let Some(span) = prvscope_paraver::cut::known_span(&trace, &o) {
+                    let (first, last) = naive_span(&read_on, &o);
+                    assert_eq!(span, (first, last), "{case}: the span known before");
+                }
                 let stopped = text_cut(&path, &trace, &o);
                 let body = |t: &str| -> Vec<String> {
                     t.lines()

@@ -26,7 +26,7 @@ pub use options::{CutterOptions, FilterOptions, StateFilter, TaskRange, ToolOpti
 pub use save::{Job, Saved, check, save};
 pub use stream::filter_text;
 pub use text::{header_text, row_ids};
-pub use text_cut::cut_text;
+pub use text_cut::{cut_text, known_span};
 
 use cutter::{Context, Discard, Sink, Stop, ThreadCut};
 use text::{Line, Lines, comm_line};

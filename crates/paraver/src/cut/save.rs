@@ -152,6 +152,9 @@ pub fn save(
             job.filter.as_ref(),
             (&name.to_string_lossy(), &now_stamp()),
             job.stop_as_paraver,
+            (!job.stop_as_paraver)
+                .then(|| super::text_cut::known_span(trace, c))
+                .flatten(),
             &mut file,
             control,
             total,

@@ -6,7 +6,7 @@
 //! left open. The text is read twice: once for the first and last times written (the shift
 //! and the header's duration), once to write; the decisions are the same both times.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::io::{BufRead, Write};
 
 use prvscope_format::{Header, Pcf};
@@ -17,6 +17,42 @@ use super::stream::{LineReader, filter_line};
 use super::text::{header_text, row_ids};
 use super::{Control, WriteError, Written};
 
+/// A hasher for small integer keys (event types, thread ids): one multiply per word.
+#[derive(Default, Clone, Copy)]
+struct Mul(u64);
+
+impl std::hash::Hasher for Mul {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+}
+
+type Fast = std::hash::BuildHasherDefault<Mul>;
+
+/// What the cutter does with an event type's values.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// A `.pcf` type without values: not tracked.
+    Untracked,
+    /// A hardware counter (`42000000..50000000` of the `.pcf`).
+    Counter,
+    /// Any other: a value > 0 opens it, a 0 closes it.
+    Other,
+}
+
 /// The cutter's record of a thread (`ThreadInfo`).
 #[derive(Default, Clone)]
 struct Info {
@@ -25,12 +61,18 @@ struct Info {
     last_cpu: u64,
     finished: bool,
     without_states: bool,
-    /// Event types opened (a value > 0) and not closed, in the order opened.
-    opened: Vec<u64>,
-    /// Counter types seen with a value > 0.
-    counters_seen: BTreeSet<u64>,
+    /// Event types opened (a value > 0) and not closed: per type, how many opens are left
+    /// and when the earliest of them was opened. The cutter keeps a list of every open and
+    /// takes a close off its type's latest, so that the earliest open left of a type is the
+    /// first since its count was last 0; the list's order of first occurrences is that of
+    /// these times (kept so, the list would grow with every open never closed).
+    opened: HashMap<u64, (u64, u64), Fast>,
+    /// Opens so far.
+    opens: u64,
+    /// Counter types seen with a value > 0 (in the order seen; sorted when written).
+    counters_seen: Vec<u64>,
     /// Counter types whose first value was written (as 0).
-    zeroed: BTreeSet<u64>,
+    zeroed: Vec<u64>,
 }
 
 /// The cut's decisions over the lines, in the cutter's order.
@@ -43,9 +85,11 @@ struct Cut<'a> {
     keep: bool,
     counters: &'a BTreeSet<u64>,
     untracked: &'a BTreeSet<u64>,
+    /// Each event type's class, found once.
+    classes: HashMap<u64, Class, Fast>,
     /// The rows kept (`CutterOptions::rows`), by (application, task, thread).
     rows: Option<HashMap<[u64; 3], bool>>,
-    threads: BTreeMap<[u64; 3], Info>,
+    threads: HashMap<[u64; 3], Info, Fast>,
     useful: i64,
     init_useful: bool,
     first: Option<u64>,
@@ -61,21 +105,36 @@ struct Cut<'a> {
     done: bool,
 }
 
-/// A line's fields as numbers (0 where not a number, as Paraver reads them).
+/// A line's fields as numbers (0 where not a number, as Paraver reads them; spaces around
+/// a number allowed).
 fn numbers(line: &[u8], out: &mut Vec<u64>) {
     out.clear();
-    for f in line.split(|&b| b == b':') {
-        let f = f.trim_ascii();
-        let mut v = 0u64;
-        for &b in f {
-            if !b.is_ascii_digit() {
-                v = 0;
-                break;
-            }
-            v = v.wrapping_mul(10).wrapping_add(u64::from(b - b'0'));
-        }
-        out.push(v);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b':', line).chain(std::iter::once(line.len())) {
+        out.push(number(&line[start..end]));
+        start = end + 1;
     }
+}
+
+/// A field as a number: its digits (the common case, one pass), or a number with spaces
+/// around it; 0 for anything else.
+fn number(field: &[u8]) -> u64 {
+    let mut v = 0u64;
+    for &b in field {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            let f = field.trim_ascii();
+            return if !f.is_empty() && f.iter().all(u8::is_ascii_digit) {
+                f.iter().fold(0u64, |v, &b| {
+                    v.wrapping_mul(10).wrapping_add(u64::from(b - b'0'))
+                })
+            } else {
+                0
+            };
+        }
+        v = v.wrapping_mul(10).wrapping_add(u64::from(d));
+    }
+    v
 }
 
 fn push_num(buf: &mut Vec<u8>, v: u64) {
@@ -212,7 +271,19 @@ impl Cut<'_> {
                     return;
                 }
                 self.seen(t, t);
-                let (counters, untracked) = (self.counters, self.untracked);
+                for pair in f[6..].chunks(2) {
+                    if !self.classes.contains_key(&pair[0]) {
+                        let class = if self.untracked.contains(&pair[0]) {
+                            Class::Untracked
+                        } else if self.counters.contains(&pair[0]) {
+                            Class::Counter
+                        } else {
+                            Class::Other
+                        };
+                        self.classes.insert(pair[0], class);
+                    }
+                }
+                let classes = std::mem::take(&mut self.classes);
                 let th = self.new_thread(
                     key,
                     Info {
@@ -236,24 +307,31 @@ impl Cut<'_> {
                     let (ty, v) = (pair[0], pair.get(1).copied().unwrap_or(0));
                     let ty_text = fields.next().unwrap_or_default();
                     let v_text = fields.next().unwrap_or(b"0");
-                    if !untracked.contains(&ty) {
-                        let is_counter = counters.contains(&ty);
+                    let class = classes.get(&ty).copied().unwrap_or(Class::Other);
+                    if class != Class::Untracked {
+                        let is_counter = class == Class::Counter;
                         if v > 0 {
                             if is_counter {
-                                th.counters_seen.insert(ty);
+                                if !th.counters_seen.contains(&ty) {
+                                    th.counters_seen.push(ty);
+                                }
                             } else {
-                                th.opened.push(ty);
+                                th.opens += 1;
+                                let open = th.opened.entry(ty).or_insert((0, th.opens));
+                                if open.0 == 0 {
+                                    open.1 = th.opens;
+                                }
+                                open.0 += 1;
                             }
-                        } else if !is_counter
-                            && let Some(p) = th.opened.iter().rposition(|&x| x == ty)
-                        {
-                            th.opened.remove(p);
+                        } else if !is_counter && let Some(open) = th.opened.get_mut(&ty) {
+                            open.0 = open.0.saturating_sub(1);
                         }
                     }
                     out.push(b':');
                     out.extend_from_slice(ty_text);
                     out.push(b':');
-                    if counters.contains(&ty) && th.zeroed.insert(ty) {
+                    if class == Class::Counter && !th.zeroed.contains(&ty) {
+                        th.zeroed.push(ty);
                         out.push(b'0');
                     } else {
                         out.extend_from_slice(v_text);
@@ -262,6 +340,7 @@ impl Cut<'_> {
                 out.push(b'\n');
                 th.last_time = t;
                 th.last_cpu = cpu;
+                self.classes = classes;
             }
             Some(b'3') => {
                 numbers(line, f);
@@ -321,15 +400,21 @@ impl Cut<'_> {
     /// comment line before them), at `final_time` less `shift`.
     fn closing(&self, final_time: u64, shift: u64, out: &mut Vec<u8>) {
         let mut comment = false;
-        for (key, th) in &self.threads {
-            let mut unique: Vec<u64> = Vec::new();
-            for &ty in &th.opened {
-                if !unique.contains(&ty) {
-                    unique.push(ty);
-                }
-            }
-            unique.reverse();
-            for set in [unique, th.counters_seen.iter().copied().collect()] {
+        let mut threads: Vec<(&[u64; 3], &Info)> = self.threads.iter().collect();
+        threads.sort_unstable_by_key(|t| *t.0);
+        for (key, th) in threads {
+            // The types still open, in the order of their earliest open left, reversed.
+            let mut open: Vec<(u64, u64)> = th
+                .opened
+                .iter()
+                .filter(|(_, o)| o.0 > 0)
+                .map(|(&ty, o)| (o.1, ty))
+                .collect();
+            open.sort_unstable();
+            let unique: Vec<u64> = open.iter().rev().map(|&(_, ty)| ty).collect();
+            let mut counters = th.counters_seen.clone();
+            counters.sort_unstable();
+            for set in [unique, counters] {
                 if set.is_empty() {
                     continue;
                 }
@@ -404,7 +489,8 @@ fn pcf_types(pcf: Option<&Pcf>) -> (BTreeSet<u64>, BTreeSet<u64>) {
 /// the 0s that close what is left open. `stop_as_paraver`: stop reading where Paraver's
 /// cutter stops (its output exactly; what an unsorted file holds inside the cut after that
 /// point is left out), else read the whole text and keep every line inside the cut.
-/// `total` is the text's size for the progress.
+/// `known`: the first and last times the cut writes, when the caller knows them (see
+/// [`known_span`]): the text is then read once. `total` is the text's size for the progress.
 #[allow(clippy::too_many_arguments)]
 pub fn cut_text(
     open: &dyn Fn() -> std::io::Result<Box<dyn BufRead + Send>>,
@@ -414,6 +500,7 @@ pub fn cut_text(
     filter: Option<&FilterOptions>,
     (input_name, date): (&str, &str),
     stop_as_paraver: bool,
+    known: Option<(u64, u64)>,
     out: &mut dyn Write,
     control: &Control<'_>,
     total: Option<u64>,
@@ -437,8 +524,9 @@ pub fn cut_text(
         keep: opts.keep_events && !brk,
         counters: &counters,
         untracked: &untracked,
+        classes: HashMap::default(),
         rows: rows.clone(),
-        threads: BTreeMap::new(),
+        threads: HashMap::default(),
         useful: 0,
         init_useful: false,
         first: None,
@@ -472,12 +560,18 @@ pub fn cut_text(
             }
     };
     let (mut f, mut scratch) = (Vec::new(), Vec::new());
+    // The first and last times written, when known before (`known`), need no first pass:
+    // only the head is read.
+    if let Some((first, last)) = known {
+        first_pass.first = Some(first);
+        first_pass.last = last;
+    }
     {
         let mut input = open()?;
         let mut reader = LineReader::new(&mut *input);
         let mut k = 0usize;
         let mut more = true;
-        while more && !first_pass.done {
+        while more && !first_pass.done && (known.is_none() || k < skip) {
             control.check()?;
             more = reader.block(&mut |line| {
                 if k < skip {
@@ -575,4 +669,48 @@ pub fn cut_text(
         shift,
         duration,
     })
+}
+
+/// The first and last times a cut that reads the whole file (`stop_as_paraver` off) writes,
+/// when the store tells them without a first pass: with states cut at the edges, times
+/// shifted and no state removed, a state of a kept thread over the cut's start is written
+/// from the start itself (nothing is written before it), and one over its end up to the
+/// end (nothing after it). The store holds fewer states than the file (not those on a CPU
+/// outside their task's node), never more: a state it holds is one the file has.
+pub fn known_span(trace: &prvscope_store::Trace, opts: &CutterOptions) -> Option<(u64, u64)> {
+    if opts.original_time
+        || !opts.break_states
+        || opts.remove_first_states
+        || opts.remove_last_states
+        || trace.part.is_some()
+    {
+        return None;
+    }
+    let (t0, t1) = opts.range(trace.header.end_time);
+    let ids = row_ids(&trace.header);
+    let (mut over_start, mut over_end) = (false, false);
+    for (row, t) in trace.store.threads().iter().enumerate() {
+        let kept = ids
+            .get(row)
+            .is_some_and(|id| opts.keeps_task(u64::from(id[1])))
+            && opts
+                .rows
+                .as_ref()
+                .is_none_or(|r| r.get(row).copied().unwrap_or(false));
+        if !kept || !t.states.ends_sorted {
+            continue;
+        }
+        let over = |at: u64| -> bool {
+            let i = t.states.begin.upper_bound(at);
+            i > 0 && t.states.end.get(i - 1) > at
+        };
+        // (A state begun at or before a time and ended after it: with their ends sorted,
+        // the last begun then.)
+        over_start |= over(t0);
+        over_end |= over(t1);
+        if over_start && over_end {
+            return Some((t0, t1));
+        }
+    }
+    None
 }
