@@ -289,8 +289,9 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<GenSummary> {
                 if let Some(v) = value {
                     line.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
                 } else {
-                    line.push(b'N');
-                    summary.null_values += 1;
+                    // The legacy form writes 0, its null, as it does for the other types.
+                    line.extend_from_slice(null_text);
+                    summary.null_values += u64::from(!opts.legacy);
                 }
                 summary.event_records += 1;
             }
