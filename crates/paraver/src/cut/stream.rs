@@ -66,6 +66,20 @@ impl<'a> LineReader<'a> {
     }
 }
 
+/// Writes `buf` out once it holds a MiB, counting its bytes.
+pub(super) fn flush_full(
+    buf: &mut Vec<u8>,
+    out: &mut dyn Write,
+    bytes: &mut u64,
+) -> Result<(), WriteError> {
+    if buf.len() >= 1 << 20 {
+        out.write_all(buf)?;
+        *bytes += buf.len() as u64;
+        buf.clear();
+    }
+    Ok(())
+}
+
 /// The `:`-separated fields of a line.
 fn fields(line: &[u8]) -> impl Iterator<Item = &[u8]> {
     line.split(|&b| b == b':')
@@ -126,12 +140,7 @@ pub fn filter_text(
                 return Ok(());
             }
             filter_line(line, &rules, opts, &mut buf);
-            if buf.len() >= 1 << 20 {
-                out.write_all(&buf)?;
-                bytes += buf.len() as u64;
-                buf.clear();
-            }
-            Ok(())
+            flush_full(&mut buf, out, &mut bytes)
         })?;
         if let Some(total) = total.filter(|&t| t > 0) {
             (control.progress)((reader.read as f64 / total as f64).min(1.0) as f32);

@@ -13,7 +13,7 @@ use prvscope_format::{Header, Pcf};
 
 use super::filter::Rules;
 use super::options::{CutterOptions, FilterOptions};
-use super::stream::{LineReader, filter_line};
+use super::stream::{LineReader, filter_line, flush_full};
 use super::text::{header_text, row_ids};
 use super::{Control, WriteError, Written};
 
@@ -642,14 +642,15 @@ pub fn cut_text(
             if k < skip {
                 k += 1;
             } else if !cut.done {
-                lines.clear();
-                cut.line(line, &mut f, shift, &mut lines);
-                emit(&lines, &mut buf);
-                if buf.len() >= 1 << 20 {
-                    out.write_all(&buf)?;
-                    bytes += buf.len() as u64;
-                    buf.clear();
+                if rules.is_some() {
+                    lines.clear();
+                    cut.line(line, &mut f, shift, &mut lines);
+                    emit(&lines, &mut buf);
+                } else {
+                    // Without a filter the lines go straight to the output.
+                    cut.line(line, &mut f, shift, &mut buf);
                 }
+                flush_full(&mut buf, out, &mut bytes)?;
             }
             Ok(())
         })?;
