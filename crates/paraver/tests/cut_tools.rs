@@ -22,8 +22,8 @@ use std::sync::atomic::AtomicBool;
 
 use prvscope_paraver::cut::options::{EventFilter, TypeFilter};
 use prvscope_paraver::cut::{
-    Control, CutterOptions, FilterOptions, Head, StateFilter, TaskRange, Written, cut_text,
-    filter_text, write_cut, write_filter,
+    Control, CutterOptions, FilterOptions, Head, Reading, StateFilter, TaskRange, Written,
+    cut_text, filter_text, write_cut, write_filter,
 };
 use prvscope_store::Trace;
 
@@ -101,6 +101,25 @@ fn text_cut(path: &Path, trace: &Trace, o: &CutterOptions) -> String {
 }
 
 fn text_cut_as(path: &Path, trace: &Trace, o: &CutterOptions, stop_as_paraver: bool) -> String {
+    text_cut_reading(
+        path,
+        trace,
+        o,
+        None,
+        Reading {
+            stop_as_paraver,
+            ..Reading::default()
+        },
+    )
+}
+
+fn text_cut_reading(
+    path: &Path,
+    trace: &Trace,
+    o: &CutterOptions,
+    filter: Option<&FilterOptions>,
+    reading: Reading,
+) -> String {
     let cancel = AtomicBool::new(false);
     let control = Control {
         progress: &|_| {},
@@ -112,16 +131,91 @@ fn text_cut_as(path: &Path, trace: &Trace, o: &CutterOptions, stop_as_paraver: b
         &trace.header,
         trace.pcf.as_ref(),
         o,
-        None,
+        filter,
         ("in.prv", "20260101000000"),
-        stop_as_paraver,
-        None,
+        reading,
         &mut out,
         &control,
         None,
     )
     .unwrap();
     String::from_utf8(out).unwrap()
+}
+
+/// The cut read in blocks, the lines set aside on their first fields, the threads decided
+/// on in parallel, the span found line by line or known from the store: the same text,
+/// byte for byte, as every line decided on in order (`Reading::plain`), on every trace
+/// (unsorted and NULL-mode ones included), range and setting, read to the end or stopped
+/// where Paraver's cutter stops, with and without a filter, in blocks small enough that
+/// lines cross them.
+#[test]
+fn every_way_of_reading_cuts_as_the_plain_pass() {
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    let filters = filters();
+    let mut cases = 0;
+    for path in traces(&shared) {
+        let trace = load(&path);
+        let d = trace.header.end_time;
+        let ranges = [
+            (d / 4, d / 2),
+            (d / 3, d / 3 + d / 50 + 1),
+            (0, d),
+            (d / 10 * 9, d),
+        ];
+        let size = std::fs::metadata(&path).map_or(0, |m| m.len()) as usize;
+        for (i, (t0, t1)) in ranges.into_iter().enumerate() {
+            for (name, mut o) in settings() {
+                (o.min_time, o.max_time) = (t0, t1);
+                for stop_as_paraver in [false, true] {
+                    let filter = (i == 1).then(|| &filters[cases % filters.len()].1);
+                    let plain = text_cut_reading(
+                        &path,
+                        &trace,
+                        &o,
+                        filter,
+                        Reading {
+                            stop_as_paraver,
+                            plain: true,
+                            ..Reading::default()
+                        },
+                    );
+                    let known = (!stop_as_paraver)
+                        .then(|| prvscope_paraver::cut::known_span(&trace, &o))
+                        .flatten();
+                    for (known, block) in [(None, 0), (known, 0), (None, (size / 7).max(1))] {
+                        let fast = text_cut_reading(
+                            &path,
+                            &trace,
+                            &o,
+                            filter,
+                            Reading {
+                                stop_as_paraver,
+                                known,
+                                block,
+                                plain: false,
+                            },
+                        );
+                        if fast != plain {
+                            let (a, b): (Vec<_>, Vec<_>) =
+                                (fast.lines().collect(), plain.lines().collect());
+                            let at = (0..a.len().max(b.len())).find(|&k| a.get(k) != b.get(k));
+                            panic!(
+                                "{} [{t0}, {t1}] {name} stop {stop_as_paraver} known {known:?} \
+                                 block {block}: line {at:?}: {:?} against the plain pass's {:?}",
+                                path.display(),
+                                at.and_then(|k| a.get(k)),
+                                at.and_then(|k| b.get(k)),
+                            );
+                        }
+                        cases += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(cases > 1000, "{cases} cases");
 }
 
 /// Where the file has an event line of a thread before its state line at the same time:

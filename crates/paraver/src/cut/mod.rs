@@ -8,12 +8,14 @@
 //! Where the result differs from BSC's tools, and why, is said at each function.
 
 pub mod cutter;
+mod fields;
 mod filter;
 pub mod options;
 mod save;
 mod stream;
 mod text;
 mod text_cut;
+mod text_pass;
 
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,7 +28,7 @@ pub use options::{CutterOptions, FilterOptions, StateFilter, TaskRange, ToolOpti
 pub use save::{Job, Saved, check, save};
 pub use stream::filter_text;
 pub use text::{header_text, row_ids};
-pub use text_cut::{cut_text, known_span};
+pub use text_cut::{Reading, cut_text, known_span};
 
 use cutter::{Context, Discard, Sink, Stop, ThreadCut};
 use text::{Line, Lines, comm_line};

@@ -8,8 +8,8 @@ use prvscope_import::output::{OutputFile, compression_of, copy_side_files, head_
 use prvscope_store::Trace;
 
 use super::{
-    Control, CutterOptions, FilterOptions, Head, WriteError, Written, cut_text, filter_text,
-    write_cut, write_filter,
+    Control, CutterOptions, FilterOptions, Head, Reading, WriteError, Written, cut_text,
+    filter_text, write_cut, write_filter,
 };
 
 /// What to write.
@@ -151,10 +151,13 @@ pub fn save(
             c,
             job.filter.as_ref(),
             (&name.to_string_lossy(), &now_stamp()),
-            job.stop_as_paraver,
-            (!job.stop_as_paraver)
-                .then(|| super::text_cut::known_span(trace, c))
-                .flatten(),
+            Reading {
+                stop_as_paraver: job.stop_as_paraver,
+                known: (!job.stop_as_paraver)
+                    .then(|| super::text_cut::known_span(trace, c))
+                    .flatten(),
+                ..Reading::default()
+            },
             &mut file,
             control,
             total,

@@ -11,10 +11,12 @@ use std::io::{BufRead, Write};
 
 use prvscope_format::{Header, Pcf};
 
+use super::fields::{head, numbers};
 use super::filter::Rules;
 use super::options::{CutterOptions, FilterOptions};
-use super::stream::{LineReader, filter_line, flush_full};
+use super::stream::{filter_line, flush_full};
 use super::text::{header_text, row_ids};
+use super::text_pass::{Pre, pass, pass_by_thread, read_head, span_pass};
 use super::{Control, WriteError, Written};
 
 /// A hasher for small integer keys (event types, thread ids): one multiply per word.
@@ -105,38 +107,6 @@ struct Cut<'a> {
     done: bool,
 }
 
-/// A line's fields as numbers (0 where not a number, as Paraver reads them; spaces around
-/// a number allowed).
-fn numbers(line: &[u8], out: &mut Vec<u64>) {
-    out.clear();
-    let mut start = 0;
-    for end in memchr::memchr_iter(b':', line).chain(std::iter::once(line.len())) {
-        out.push(number(&line[start..end]));
-        start = end + 1;
-    }
-}
-
-/// A field as a number: its digits (the common case, one pass), or a number with spaces
-/// around it; 0 for anything else.
-fn number(field: &[u8]) -> u64 {
-    let mut v = 0u64;
-    for &b in field {
-        let d = b.wrapping_sub(b'0');
-        if d > 9 {
-            let f = field.trim_ascii();
-            return if !f.is_empty() && f.iter().all(u8::is_ascii_digit) {
-                f.iter().fold(0u64, |v, &b| {
-                    v.wrapping_mul(10).wrapping_add(u64::from(b - b'0'))
-                })
-            } else {
-                0
-            };
-        }
-        v = v.wrapping_mul(10).wrapping_add(u64::from(d));
-    }
-    v
-}
-
 fn push_num(buf: &mut Vec<u8>, v: u64) {
     buf.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
 }
@@ -171,10 +141,11 @@ impl Cut<'_> {
         let start = out.len();
         match line.first() {
             Some(b'1') => {
-                numbers(line, f);
-                if f.len() < 8 {
+                let h = head(line, 8);
+                if h.n < 8 {
                     return;
                 }
+                let f = &h.v;
                 let (cpu, key, mut b, mut e) = (f[1], [f[2], f[3], f[4]], f[5], f[6]);
                 let o = self.opts;
                 if !self.selected(key) || e <= self.t0 {
@@ -223,27 +194,21 @@ impl Cut<'_> {
                     th.last_time = e;
                     self.seen(b, e);
                     // The line's fields as read, its times cut and shifted.
-                    let mut fields = line.split(|&c| c == b':');
-                    for k in 0..8 {
-                        let field = fields.next().unwrap_or_default();
-                        if k > 0 {
-                            out.push(b':');
-                        }
-                        match k {
-                            5 => push_num(out, b - shift),
-                            6 => push_num(out, e - shift),
-                            _ => out.extend_from_slice(field),
-                        }
-                    }
+                    out.extend_from_slice(&line[..h.at[5]]);
+                    push_num(out, b - shift);
+                    out.push(b':');
+                    push_num(out, e - shift);
+                    out.push(b':');
+                    out.extend_from_slice(h.text(line, 7));
                     out.push(b'\n');
                 }
             }
             Some(b'2') => {
-                numbers(line, f);
-                if f.len() < 6 {
+                let h = head(line, 6);
+                if h.n < 6 {
                     return;
                 }
-                let (cpu, key, t) = (f[1], [f[2], f[3], f[4]], f[5]);
+                let (cpu, key, t) = (h.v[1], [h.v[2], h.v[3], h.v[4]], h.v[5]);
                 if !self.selected(key) {
                     return;
                 }
@@ -271,19 +236,15 @@ impl Cut<'_> {
                     return;
                 }
                 self.seen(t, t);
-                for pair in f[6..].chunks(2) {
-                    if !self.classes.contains_key(&pair[0]) {
-                        let class = if self.untracked.contains(&pair[0]) {
-                            Class::Untracked
-                        } else if self.counters.contains(&pair[0]) {
-                            Class::Counter
-                        } else {
-                            Class::Other
-                        };
-                        self.classes.insert(pair[0], class);
-                    }
+                // The pairs, read only now.
+                let rest = line.get(h.at[6]..).unwrap_or_default();
+                if h.at[6] <= line.len() {
+                    numbers(rest, f);
+                } else {
+                    f.clear();
                 }
-                let classes = std::mem::take(&mut self.classes);
+                let mut classes = std::mem::take(&mut self.classes);
+                let (counters, untracked) = (self.counters, self.untracked);
                 let th = self.new_thread(
                     key,
                     Info {
@@ -291,23 +252,20 @@ impl Cut<'_> {
                         ..Info::default()
                     },
                 );
-                let mut fields = line.split(|&c| c == b':');
-                for k in 0..6 {
-                    let field = fields.next().unwrap_or_default();
-                    if k > 0 {
-                        out.push(b':');
-                    }
-                    if k == 5 {
-                        push_num(out, t - shift);
-                    } else {
-                        out.extend_from_slice(field);
-                    }
-                }
-                for pair in f[6..].chunks(2) {
+                // What the pairs open and close; whether a counter's first value is here.
+                let mut zero = false;
+                for pair in f.chunks(2) {
                     let (ty, v) = (pair[0], pair.get(1).copied().unwrap_or(0));
-                    let ty_text = fields.next().unwrap_or_default();
-                    let v_text = fields.next().unwrap_or(b"0");
-                    let class = classes.get(&ty).copied().unwrap_or(Class::Other);
+                    let class = *classes.entry(ty).or_insert_with(|| {
+                        if untracked.contains(&ty) {
+                            Class::Untracked
+                        } else if counters.contains(&ty) {
+                            Class::Counter
+                        } else {
+                            Class::Other
+                        }
+                    });
+                    zero |= class == Class::Counter && !th.zeroed.contains(&ty);
                     if class != Class::Untracked {
                         let is_counter = class == Class::Counter;
                         if v > 0 {
@@ -327,14 +285,31 @@ impl Cut<'_> {
                             open.0 = open.0.saturating_sub(1);
                         }
                     }
-                    out.push(b':');
-                    out.extend_from_slice(ty_text);
-                    out.push(b':');
-                    if class == Class::Counter && !th.zeroed.contains(&ty) {
-                        th.zeroed.push(ty);
-                        out.push(b'0');
-                    } else {
-                        out.extend_from_slice(v_text);
+                }
+                out.extend_from_slice(&line[..h.at[5]]);
+                push_num(out, t - shift);
+                if !zero && f.len().is_multiple_of(2) {
+                    // Every pair as read.
+                    if !f.is_empty() {
+                        out.push(b':');
+                        out.extend_from_slice(rest);
+                    }
+                } else {
+                    let mut fields = rest.split(|&c| c == b':');
+                    for pair in f.chunks(2) {
+                        let ty = pair[0];
+                        let ty_text = fields.next().unwrap_or_default();
+                        let v_text = fields.next().unwrap_or(b"0");
+                        let class = classes.get(&ty).copied().unwrap_or(Class::Other);
+                        out.push(b':');
+                        out.extend_from_slice(ty_text);
+                        out.push(b':');
+                        if class == Class::Counter && !th.zeroed.contains(&ty) {
+                            th.zeroed.push(ty);
+                            out.push(b'0');
+                        } else {
+                            out.extend_from_slice(v_text);
+                        }
                     }
                 }
                 out.push(b'\n');
@@ -343,10 +318,11 @@ impl Cut<'_> {
                 self.classes = classes;
             }
             Some(b'3') => {
-                numbers(line, f);
-                if f.len() < 15 {
+                let h = head(line, 15);
+                if h.n < 15 {
                     return;
                 }
+                let f = &h.v;
                 let (ts, tr) = ([f[5], f[6]], [f[11], f[12]]);
                 let (from, to) = ([f[2], f[3], f[4]], [f[8], f[9], f[10]]);
                 if !self.selected(from) && !self.selected(to) {
@@ -362,16 +338,14 @@ impl Cut<'_> {
                             all.iter().copied().max().unwrap_or(0),
                         );
                         self.seen(lo, hi);
-                        let mut fields = line.split(|&c| c == b':');
                         for k in 0..15 {
-                            let field = fields.next().unwrap_or_default();
                             if k > 0 {
                                 out.push(b':');
                             }
                             if matches!(k, 5 | 6 | 11 | 12) {
                                 push_num(out, f[k] - shift);
                             } else {
-                                out.extend_from_slice(field);
+                                out.extend_from_slice(h.text(line, k));
                             }
                         }
                         out.push(b'\n');
@@ -482,6 +456,20 @@ fn pcf_types(pcf: Option<&Pcf>) -> (BTreeSet<u64>, BTreeSet<u64>) {
     (counters, untracked)
 }
 
+/// How a cut reads the text.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Reading {
+    /// Stop where Paraver's cutter stops (see [`cut_text`]).
+    pub stop_as_paraver: bool,
+    /// The first and last times written, known before (see [`known_span`]).
+    pub known: Option<(u64, u64)>,
+    /// Every line decided on in order on one thread, none set aside on its first fields:
+    /// slower, the reference the tests hold the pass to.
+    pub plain: bool,
+    /// The size of the blocks the text is read in (0: 8 MiB).
+    pub block: usize,
+}
+
 /// Writes the text that `open` gives (a trace's file, decompressed; opened twice) cut as
 /// Paraver's cutter cuts it to `out`, the filter `filter` applied to what it writes
 /// (`paramedir --cutter --filter`): the header with the cut's duration, the cutter's
@@ -499,12 +487,17 @@ pub fn cut_text(
     opts: &CutterOptions,
     filter: Option<&FilterOptions>,
     (input_name, date): (&str, &str),
-    stop_as_paraver: bool,
-    known: Option<(u64, u64)>,
+    reading: Reading,
     out: &mut dyn Write,
     control: &Control<'_>,
     total: Option<u64>,
 ) -> Result<Written, WriteError> {
+    let Reading {
+        stop_as_paraver,
+        known,
+        plain,
+        block,
+    } = reading;
     let (counters, untracked) = pcf_types(pcf);
     let (t0, t1) = opts.range(header.end_time);
     let rows = opts.rows.as_ref().map(|r| {
@@ -537,7 +530,6 @@ pub fn cut_text(
         done: false,
     };
     let skip = 1 + header.communicator_lines as usize;
-    let mut communicators: Vec<String> = Vec::new();
     // The first pass: the times written, and the cutter's first pass's header size.
     let mut first_pass = new_cut();
     // The first pass of Paraver's cutter writes the header with the trace's duration, and
@@ -560,38 +552,81 @@ pub fn cut_text(
             }
     };
     let (mut f, mut scratch) = (Vec::new(), Vec::new());
+    let pre = |floor: u64| Pre {
+        opts,
+        rows: rows.as_ref(),
+        t0,
+        t1,
+        original: opts.original_time,
+        keep: opts.keep_events && !brk,
+        stop: stop_as_paraver,
+        floor,
+        all: plain,
+        block: if block == 0 { 8 << 20 } else { block },
+    };
+    let progress = |base: f32| {
+        move |read: u64| {
+            if let Some(total) = total.filter(|&t| t > 0) {
+                (control.progress)((base + read as f64 as f32 / total as f32 / 2.0).min(1.0));
+            }
+        }
+    };
     // The first and last times written, when known before (`known`), need no first pass:
     // only the head is read.
     if let Some((first, last)) = known {
         first_pass.first = Some(first);
         first_pass.last = last;
     }
-    {
-        let mut input = open()?;
-        let mut reader = LineReader::new(&mut *input);
-        let mut k = 0usize;
-        let mut more = true;
-        while more && !first_pass.done && (known.is_none() || k < skip) {
-            control.check()?;
-            more = reader.block(&mut |line| {
-                if k < skip {
-                    if k > 0 {
-                        let l = line.strip_suffix(b"\r").unwrap_or(line);
-                        communicators.push(String::from_utf8_lossy(l).into_owned());
-                    }
-                    k += 1;
-                    if k == skip {
-                        first_pass.phase1 = head_len(&communicators);
-                    }
-                } else if !first_pass.done {
+    let mut input = open()?;
+    let head_lines = read_head(&mut *input, skip)?;
+    let communicators: Vec<String> = head_lines
+        .iter()
+        .skip(1)
+        .map(|l| String::from_utf8_lossy(l.strip_suffix(b"\r").unwrap_or(l)).into_owned())
+        .collect();
+    if head_lines.len() == skip {
+        first_pass.phase1 = head_len(&communicators);
+    }
+    // A cut read to the end with nothing of its size limited decides on each thread's
+    // lines apart from the other threads', and, its states cut at the edges and none
+    // removed, writes lines whose first and last times each line tells alone.
+    let by_line = !stop_as_paraver && opts.max_trace_size == 0 && !plain;
+    let mut spanned = false;
+    if known.is_none() && by_line && brk && !opts.remove_first_states && !opts.remove_last_states {
+        let span = span_pass(&mut *input, &pre(t0), control, &progress(0.0))?;
+        if span.is_none_or(|(first, _)| first >= t0) {
+            first_pass.first = span.map(|s| s.0);
+            first_pass.last = span.map_or(0, |s| s.1);
+            spanned = true;
+        } else {
+            input = open()?;
+            read_head(&mut *input, skip)?;
+        }
+    }
+    if known.is_none() && !spanned {
+        // With states cut at the edges, nothing before the cut's start is written but by a
+        // message whose times are out of order: the pass is then made again, without
+        // setting aside the events before the start.
+        for floor in [if brk && !plain { t0 } else { 0 }, 0] {
+            let mut cut = new_cut();
+            cut.phase1 = first_pass.phase1;
+            pass(
+                &mut *input,
+                &pre(floor),
+                control,
+                &progress(0.0),
+                &mut |line| {
                     scratch.clear();
-                    first_pass.line(line, &mut f, 0, &mut scratch);
-                }
-                Ok(())
-            })?;
-            if let Some(total) = total.filter(|&t| t > 0) {
-                (control.progress)((reader.read as f64 / total as f64 / 2.0).min(0.5) as f32);
+                    cut.line(line, &mut f, 0, &mut scratch);
+                    Ok(cut.done)
+                },
+            )?;
+            first_pass = cut;
+            if first_pass.first.is_none_or(|first| first >= floor) {
+                break;
             }
+            input = open()?;
+            read_head(&mut *input, skip)?;
         }
     }
     let final_time = if first_pass.last > t1 || opts.remove_last_states {
@@ -633,15 +668,45 @@ pub fn cut_text(
         }
     };
     let mut input = open()?;
-    let mut reader = LineReader::new(&mut *input);
-    let mut k = 0usize;
-    let mut more = true;
-    while more && !cut.done {
-        control.check()?;
-        more = reader.block(&mut |line| {
-            if k < skip {
-                k += 1;
-            } else if !cut.done {
+    read_head(&mut *input, skip)?;
+    // No event before the first time written is written.
+    let floor = first_pass.first.unwrap_or(u64::MAX);
+    if by_line && floor >= t0 {
+        // Each thread's lines decided by one worker, the workers in parallel.
+        let mut workers: Vec<(Cut<'_>, Vec<u64>, Vec<u8>)> = (0..rayon::current_num_threads()
+            .clamp(1, 64))
+            .map(|_| (new_cut(), Vec::new(), Vec::new()))
+            .collect();
+        pass_by_thread(
+            &mut *input,
+            &pre(floor),
+            control,
+            &progress(0.5),
+            &mut workers,
+            &|(cut, f, lines), line, text| {
+                if rules.is_some() {
+                    lines.clear();
+                    cut.line(line, f, shift, lines);
+                    emit(lines, text);
+                } else {
+                    cut.line(line, f, shift, text);
+                }
+            },
+            &mut |text| {
+                buf.extend_from_slice(text);
+                flush_full(&mut buf, out, &mut bytes)
+            },
+        )?;
+        for (w, _, _) in workers {
+            cut.threads.extend(w.threads);
+        }
+    } else {
+        pass(
+            &mut *input,
+            &pre(floor),
+            control,
+            &progress(0.5),
+            &mut |line| {
                 if rules.is_some() {
                     lines.clear();
                     cut.line(line, &mut f, shift, &mut lines);
@@ -651,12 +716,9 @@ pub fn cut_text(
                     cut.line(line, &mut f, shift, &mut buf);
                 }
                 flush_full(&mut buf, out, &mut bytes)?;
-            }
-            Ok(())
-        })?;
-        if let Some(total) = total.filter(|&t| t > 0) {
-            (control.progress)((0.5 + reader.read as f64 / total as f64 / 2.0).min(1.0) as f32);
-        }
+                Ok(cut.done)
+            },
+        )?;
     }
     lines.clear();
     cut.closing(final_time, shift, &mut lines);

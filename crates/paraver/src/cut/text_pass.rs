@@ -1,0 +1,456 @@
+//! The cut's pass over a trace's text, read in blocks of whole lines: while the cut
+//! decides on the lines of one block (in order, on this thread), the next block is read and
+//! its lines that no decision can keep are set aside on the other cores. A line is set
+//! aside on its first fields alone (a state ended before the cut, an event after it, a
+//! thread not kept), only where the cut would leave it without a trace of having read it:
+//! the lines the cut sees, and what it does with each, are the same as in a pass over every
+//! line.
+
+use std::collections::HashMap;
+use std::io::{self, BufRead};
+
+use rayon::prelude::*;
+
+use super::fields::{Split, head, split};
+use super::options::CutterOptions;
+use super::{Control, WriteError};
+
+/// The most bytes of a block looked at by one core.
+const PIECE: usize = 1 << 20;
+
+/// What tells, from a line alone, that the cut does nothing with it.
+pub(super) struct Pre<'a> {
+    pub opts: &'a CutterOptions,
+    pub rows: Option<&'a HashMap<[u64; 3], bool>>,
+    pub t0: u64,
+    pub t1: u64,
+    /// The cut's times are the trace's (no shift, states whole).
+    pub original: bool,
+    /// Events outside the cut are kept for a thread (`keep_events` with states whole).
+    pub keep: bool,
+    /// The cut stops at the first state or message after its end: those are seen.
+    pub stop: bool,
+    /// No event before this time is written (a bound of the first time written, at every
+    /// point of the pass).
+    pub floor: u64,
+    /// No line is set aside.
+    pub all: bool,
+    /// The size of a block read (it is cut after its last whole line).
+    pub block: usize,
+}
+
+impl Pre<'_> {
+    fn selected(&self, key: [u64; 3]) -> bool {
+        self.opts.keeps_task(key[1])
+            && self
+                .rows
+                .is_none_or(|r| r.get(&key).copied().unwrap_or(false))
+    }
+
+    /// Whether the cut does something with `line` (see `Cut::line`; it does nothing with a
+    /// line it returns on, or one it reads into an empty branch): `None` when not, else the
+    /// line's thread for a state or an event (0 for the rest).
+    fn sees(&self, line: &[u8]) -> Option<u64> {
+        if self.all {
+            return Some(match line.first() {
+                Some(b'1' | b'2') => {
+                    let v = head(line, 5).v;
+                    (v[2] << 42) ^ (v[3] << 21) ^ v[4]
+                }
+                _ => 0,
+            });
+        }
+        // The times first: most lines are dropped on them alone.
+        let key =
+            |sp: &Split, at: usize| [sp.num(line, at), sp.num(line, at + 1), sp.num(line, at + 2)];
+        let thread = |k: [u64; 3]| (k[0] << 42) ^ (k[1] << 21) ^ k[2];
+        match line.first() {
+            Some(b'1') => {
+                let sp = split(line, 8);
+                if sp.n < 8 {
+                    return None;
+                }
+                let (b, e) = (sp.num(line, 5), sp.num(line, 6));
+                if e <= self.t0 || (!self.original && !self.stop && b > self.t1) {
+                    return None;
+                }
+                let k = key(&sp, 2);
+                self.selected(k).then(|| thread(k))
+            }
+            Some(b'2') => {
+                let sp = split(line, 6);
+                if sp.n < 6 {
+                    return None;
+                }
+                let t = sp.num(line, 5);
+                if (t > self.t1 && (!self.keep || self.opts.remove_last_states))
+                    || (t < self.t0 && !self.keep && t < self.floor)
+                {
+                    return None;
+                }
+                let k = key(&sp, 2);
+                self.selected(k).then(|| thread(k))
+            }
+            Some(b'3') => {
+                let sp = split(line, 15);
+                if sp.n < 15 {
+                    return None;
+                }
+                let (ts, tr) = (sp.num(line, 5), sp.num(line, 11));
+                if ts < self.t0 || tr < self.t0 || (!self.original && !self.stop && ts > self.t1) {
+                    return None;
+                }
+                (self.selected(key(&sp, 2)) || self.selected(key(&sp, 8))).then_some(0)
+            }
+            Some(b'#') => Some(0),
+            _ => None,
+        }
+    }
+
+    /// The first and last times the line writes in a cut with states cut at the edges,
+    /// times shifted, none removed, read to the end, provided no message written holds a
+    /// time before the cut (then an event before it may be written too): a state over the
+    /// cut, from its start or to its end; an event inside it; a message inside it.
+    fn span(&self, line: &[u8]) -> Option<(u64, u64)> {
+        let key =
+            |sp: &Split, at: usize| [sp.num(line, at), sp.num(line, at + 1), sp.num(line, at + 2)];
+        match line.first() {
+            Some(b'1') => {
+                let sp = split(line, 8);
+                if sp.n < 8 {
+                    return None;
+                }
+                let (b, e) = (sp.num(line, 5), sp.num(line, 6));
+                (e > self.t0 && b <= self.t1 && self.selected(key(&sp, 2)))
+                    .then(|| (b.max(self.t0), e.min(self.t1)))
+            }
+            Some(b'2') => {
+                let sp = split(line, 6);
+                if sp.n < 6 {
+                    return None;
+                }
+                let t = sp.num(line, 5);
+                ((self.t0..=self.t1).contains(&t) && self.selected(key(&sp, 2))).then_some((t, t))
+            }
+            Some(b'3') => {
+                let h = head(line, 15);
+                let (from, to) = ([h.v[2], h.v[3], h.v[4]], [h.v[8], h.v[9], h.v[10]]);
+                let all = [h.v[5], h.v[6], h.v[11], h.v[12]];
+                (h.n == 15
+                    && (self.selected(from) || self.selected(to))
+                    && all[0] >= self.t0
+                    && all[2] >= self.t0
+                    && all[0] <= self.t1
+                    && all[1] <= self.t1
+                    && all[3] <= self.t1)
+                    .then(|| {
+                        let lo = all.iter().copied().min().unwrap_or(0);
+                        (lo, all.iter().copied().max().unwrap_or(0))
+                    })
+            }
+            _ => None,
+        }
+    }
+
+    /// The lines of `block` the cut must see, as ranges of it with the worker deciding on
+    /// each, in order.
+    fn candidates(&self, block: &[u8], workers: usize) -> Vec<(usize, usize, usize)> {
+        pieces(block, (self.block / 8).clamp(1, PIECE))
+            .par_iter()
+            .map(|&(a, z)| {
+                let mut kept = Vec::new();
+                each_line(block, a, z, |s, e| {
+                    // Each thread's lines go to one worker (the first has the rest).
+                    if let Some(thread) = self.sees(&block[s..e]) {
+                        let w = (thread.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) % workers as u64;
+                        kept.push((s, e, w as usize));
+                    }
+                });
+                kept
+            })
+            .collect::<Vec<_>>()
+            .concat()
+    }
+
+    /// The first and last times written by the lines of `block` (see [`Pre::span`]).
+    fn block_span(&self, block: &[u8]) -> Option<(u64, u64)> {
+        pieces(block, (self.block / 8).clamp(1, PIECE))
+            .par_iter()
+            .map(|&(a, z)| {
+                let mut span: Option<(u64, u64)> = None;
+                each_line(block, a, z, |s, e| {
+                    if let Some((lo, hi)) = self.span(&block[s..e]) {
+                        span = Some(span.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
+                    }
+                });
+                span
+            })
+            .reduce(
+                || None,
+                |a, b| match (a, b) {
+                    (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
+                    (a, b) => a.or(b),
+                },
+            )
+    }
+}
+
+/// `block` in pieces of whole lines of about `size` bytes, as ranges of it.
+fn pieces(block: &[u8], size: usize) -> Vec<(usize, usize)> {
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    while start < block.len() {
+        let end = (start + size).min(block.len());
+        let end = memchr::memchr(b'\n', &block[end..]).map_or(block.len(), |i| end + i + 1);
+        pieces.push((start, end));
+        start = end;
+    }
+    pieces
+}
+
+/// Calls `f` with the range of each line of `block[a..z]` (without its `\n`; a last line
+/// of the block without one included).
+fn each_line(block: &[u8], a: usize, z: usize, mut f: impl FnMut(usize, usize)) {
+    let mut s = a;
+    for nl in memchr::memchr_iter(b'\n', &block[a..z]).map(|i| a + i) {
+        f(s, nl);
+        s = nl + 1;
+    }
+    if s < z {
+        f(s, z);
+    }
+}
+
+/// Whole lines of a text: the first `len` bytes of `buf` (kept at its full length, so that
+/// a buffer read into again is not cleared first).
+struct Block {
+    buf: Vec<u8>,
+    len: usize,
+}
+
+impl std::ops::Deref for Block {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+/// The next block of whole lines of `input`, read into `buf` (`carry`: the start of a line
+/// read with the block before); at the end of the text, what is left, a last line without
+/// `\n` included.
+fn next_block(
+    input: &mut dyn BufRead,
+    carry: &mut Vec<u8>,
+    mut buf: Vec<u8>,
+    block: usize,
+) -> io::Result<Option<Block>> {
+    let size = (block + (1 << 16)).max(carry.len() + (1 << 16));
+    if buf.len() < size {
+        buf.resize(size, 0);
+    }
+    let mut len = carry.len();
+    buf[..len].copy_from_slice(carry);
+    carry.clear();
+    loop {
+        if len >= block
+            && let Some(nl) = memchr::memrchr(b'\n', &buf[..len])
+        {
+            carry.extend_from_slice(&buf[nl + 1..len]);
+            return Ok(Some(Block { buf, len: nl + 1 }));
+        }
+        if len == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = loop {
+            match input.read(&mut buf[len..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        };
+        if n == 0 {
+            return Ok((len > 0).then_some(Block { buf, len }));
+        }
+        len += n;
+    }
+}
+
+/// The first `lines` lines of `input` (the header and its communicator lines), without
+/// their line ends.
+pub(super) fn read_head(input: &mut dyn BufRead, lines: usize) -> io::Result<Vec<Vec<u8>>> {
+    let mut out = Vec::new();
+    for _ in 0..lines {
+        let mut line = Vec::new();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        }
+        out.push(line);
+    }
+    Ok(out)
+}
+
+/// Calls `each` on every line of the rest of `input` that `pre` does not set aside, in the
+/// file's order, until it answers `true` (stop); `read` is told the bytes read so far.
+pub(super) fn pass(
+    input: &mut (dyn BufRead + Send),
+    pre: &Pre<'_>,
+    control: &Control<'_>,
+    read: &dyn Fn(u64),
+    each: &mut dyn FnMut(&[u8]) -> Result<bool, WriteError>,
+) -> Result<(), WriteError> {
+    let mut carry = Vec::new();
+    let mut bytes = 0u64;
+    let mut spare = Vec::new();
+    let mut current = next_block(input, &mut carry, Vec::new(), pre.block)?.map(|b| {
+        let c = pre.candidates(&b, 1);
+        (b, c)
+    });
+    while let Some((block, lines)) = current.take() {
+        control.check()?;
+        bytes += block.len() as u64;
+        let reuse = std::mem::take(&mut spare);
+        let (next, stop) = std::thread::scope(|s| {
+            let reader = s.spawn(|| -> io::Result<_> {
+                Ok(next_block(input, &mut carry, reuse, pre.block)?.map(|b| {
+                    let c = pre.candidates(&b, 1);
+                    (b, c)
+                }))
+            });
+            let mut stop = Ok(false);
+            for &(a, z, _) in &lines {
+                match each(&block[a..z]) {
+                    Ok(false) => {}
+                    other => {
+                        stop = other;
+                        break;
+                    }
+                }
+            }
+            let next = reader
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            (next, stop)
+        });
+        if stop? {
+            return Ok(());
+        }
+        read(bytes);
+        spare = block.buf;
+        current = next?;
+    }
+    Ok(())
+}
+
+/// The first and last times written by the rest of `input` (see [`Pre::span`]); `read` is
+/// told the bytes read so far.
+pub(super) fn span_pass(
+    input: &mut (dyn BufRead + Send),
+    pre: &Pre<'_>,
+    control: &Control<'_>,
+    read: &dyn Fn(u64),
+) -> Result<Option<(u64, u64)>, WriteError> {
+    let mut carry = Vec::new();
+    let (mut bytes, mut span) = (0u64, None::<(u64, u64)>);
+    let mut spare = Vec::new();
+    let mut current = next_block(input, &mut carry, Vec::new(), pre.block)?;
+    while let Some(block) = current.take() {
+        control.check()?;
+        bytes += block.len() as u64;
+        let reuse = std::mem::take(&mut spare);
+        let (next, here) = std::thread::scope(|s| {
+            let reader = s.spawn(|| next_block(input, &mut carry, reuse, pre.block));
+            let here = pre.block_span(&block);
+            let next = reader
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            (next, here)
+        });
+        if let Some((lo, hi)) = here {
+            span = Some(span.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
+        }
+        read(bytes);
+        spare = block.buf;
+        current = next?;
+    }
+    Ok(span)
+}
+
+/// What a worker writes for a line (see [`pass_by_thread`]).
+pub(super) type Decide<'a, W> = dyn Fn(&mut W, &[u8], &mut Vec<u8>) + Sync + 'a;
+
+/// Like [`pass`], each thread's lines decided by one of `workers` (its state: a thread's
+/// lines are decided in order, apart from the other threads'), `decide` writing what a
+/// worker writes for a line, in parallel; `write` is given what is written, in the file's
+/// order. For a cut whose decisions on a thread's lines depend on that thread alone.
+pub(super) fn pass_by_thread<W: Send>(
+    input: &mut (dyn BufRead + Send),
+    pre: &Pre<'_>,
+    control: &Control<'_>,
+    read: &dyn Fn(u64),
+    workers: &mut [W],
+    decide: &Decide<'_, W>,
+    write: &mut dyn FnMut(&[u8]) -> Result<(), WriteError>,
+) -> Result<(), WriteError> {
+    let n = workers.len();
+    let mut carry = Vec::new();
+    let mut bytes = 0u64;
+    let mut spare = Vec::new();
+    let mut current = next_block(input, &mut carry, Vec::new(), pre.block)?.map(|b| {
+        let c = pre.candidates(&b, n);
+        (b, c)
+    });
+    while let Some((block, lines)) = current.take() {
+        control.check()?;
+        bytes += block.len() as u64;
+        let reuse = std::mem::take(&mut spare);
+        let (next, written) = std::thread::scope(|s| {
+            let reader = s.spawn(|| -> io::Result<_> {
+                Ok(next_block(input, &mut carry, reuse, pre.block)?.map(|b| {
+                    let c = pre.candidates(&b, n);
+                    (b, c)
+                }))
+            });
+            // Each worker's text and where each of its lines' ends there.
+            let outs: Vec<(Vec<u8>, Vec<usize>)> = workers
+                .par_iter_mut()
+                .enumerate()
+                .map(|(w, worker)| {
+                    let (mut text, mut ends) = (Vec::new(), Vec::new());
+                    for &(a, z, o) in &lines {
+                        if o == w {
+                            decide(worker, &block[a..z], &mut text);
+                            ends.push(text.len());
+                        }
+                    }
+                    (text, ends)
+                })
+                .collect();
+            let mut at = vec![(0usize, 0usize); n];
+            let mut written = Ok(());
+            for &(_, _, o) in &lines {
+                let (text, ends) = &outs[o];
+                let (line, start) = at[o];
+                let end = ends[line];
+                if end > start
+                    && let Err(e) = write(&text[start..end])
+                {
+                    written = Err(e);
+                    break;
+                }
+                at[o] = (line + 1, end);
+            }
+            let next = reader
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            (next, written)
+        });
+        written?;
+        read(bytes);
+        spare = block.buf;
+        current = next?;
+    }
+    Ok(())
+}
