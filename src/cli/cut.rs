@@ -93,6 +93,15 @@ pub fn write(trace: &Trace, job: &Job, output: &Path) -> anyhow::Result<()> {
             String::new()
         }
     );
+    if saved.written.left_out > 0 {
+        eprintln!(
+            "warning: {} records inside the cut come after the point where Paraver's cutter \
+             stops reading (the first record past the cut's end, in the file's order: the file \
+             is not sorted by time) and were left out, as Paraver's cutter leaves them out; \
+             `prvscope cut` keeps them",
+            saved.written.left_out
+        );
+    }
     Ok(())
 }
 

@@ -42,5 +42,6 @@ mod scopes;
 mod soak;
 mod store_cache;
 mod subset;
+mod unsorted_cut;
 mod viewer;
 mod widgets;

@@ -174,7 +174,7 @@ fn chop_to_roi_runs_through_prvscope_paramedir() {
     )
     .unwrap();
     let chopped = dir.join("epoch_roi.chop.prv");
-    let out = paramedir(&[
+    let chop = paramedir(&[
         "--cutter",
         &t,
         &cutter.to_string_lossy(),
@@ -182,9 +182,9 @@ fn chop_to_roi_runs_through_prvscope_paramedir() {
         &chopped.to_string_lossy(),
     ]);
     assert!(
-        out.status.success(),
+        chop.status.success(),
         "{}",
-        String::from_utf8_lossy(&out.stderr)
+        String::from_utf8_lossy(&chop.stderr)
     );
     let cut = crate::common::load(&chopped);
     assert!(
@@ -250,6 +250,16 @@ fn chop_to_roi_runs_through_prvscope_paramedir() {
     }
     let extra = ours.len() - theirs.len();
     assert!(extra <= 16, "{extra} lines more");
+    // paramedir says how many it left out.
+    let said = String::from_utf8_lossy(&chop.stderr);
+    assert_eq!(
+        said.contains(&format!(
+            "warning: {extra} records inside the cut come after"
+        )),
+        extra > 0,
+        "{extra} left out: {said}"
+    );
+    assert_eq!(said.contains("records inside the cut"), extra > 0, "{said}");
     // A trace without the tracing events: the filter writes none, as BSC's does (pypop then
     // says "No valid Extrae ON-OFF bracket").
     let plain = shared.join("extrae_mpi_prime16/prime_v0.prv");

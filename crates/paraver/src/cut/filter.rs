@@ -147,6 +147,7 @@ pub fn write_filter(
         range: (0, trace.header.end_time),
         shift: 0,
         duration: trace.header.end_time,
+        left_out: 0,
     })
 }
 

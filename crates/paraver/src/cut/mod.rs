@@ -62,6 +62,10 @@ pub struct Written {
     pub shift: u64,
     /// The header's duration.
     pub duration: u64,
+    /// Records inside the cut left out because they come after the point where the cut
+    /// stopped reading, as Paraver's cutter stops (in a file not sorted by time); 0 for a
+    /// cut read to the end.
+    pub left_out: u64,
 }
 
 /// Progress (0..=1) and Cancel of a long write.
@@ -581,6 +585,7 @@ pub fn write_cut(
         range,
         shift,
         duration,
+        left_out: 0,
     })
 }
 

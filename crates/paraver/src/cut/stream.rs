@@ -160,6 +160,7 @@ pub fn filter_text(
         range: (0, header.end_time),
         shift: 0,
         duration: header.end_time,
+        left_out: 0,
     })
 }
 

@@ -78,6 +78,7 @@ struct Info {
 }
 
 /// The cut's decisions over the lines, in the cutter's order.
+#[derive(Clone)]
 struct Cut<'a> {
     opts: &'a CutterOptions,
     t0: u64,
@@ -105,6 +106,8 @@ struct Cut<'a> {
     /// whole file read.
     stop_as_paraver: bool,
     done: bool,
+    /// The cut stopped on its `max_trace_size`.
+    size_reached: bool,
 }
 
 fn push_num(buf: &mut Vec<u8>, v: u64) {
@@ -363,6 +366,7 @@ impl Cut<'_> {
             self.phase1 += phase1_len(&out[start..], shift);
             if self.phase1 >= self.max_size {
                 self.done = true;
+                self.size_reached = true;
             }
         }
         if self.init_useful && self.useful == 0 && self.stop_as_paraver {
@@ -528,6 +532,7 @@ pub fn cut_text(
         max_size: opts.max_trace_size.saturating_mul(1_000_000),
         stop_as_paraver,
         done: false,
+        size_reached: false,
     };
     let skip = 1 + header.communicator_lines as usize;
     // The first pass: the times written, and the cutter's first pass's header size.
@@ -669,6 +674,7 @@ pub fn cut_text(
     };
     let mut input = open()?;
     read_head(&mut *input, skip)?;
+    let mut left_out = 0u64;
     // No event before the first time written is written.
     let floor = first_pass.first.unwrap_or(u64::MAX);
     if by_line && floor >= t0 {
@@ -701,12 +707,27 @@ pub fn cut_text(
             cut.threads.extend(w.threads);
         }
     } else {
+        // Once the cut stops where Paraver's cutter stops, the rest is read by a cut that
+        // does not stop, only to count the records inside the cut that it leaves out.
+        let mut rest: Option<Cut<'_>> = None;
+        let mut scratch = Vec::new();
         pass(
             &mut *input,
             &pre(floor),
             control,
             &progress(0.5),
             &mut |line| {
+                if let Some(rest) = &mut rest {
+                    lines.clear();
+                    rest.line(line, &mut f, shift, &mut lines);
+                    scratch.clear();
+                    emit(&lines, &mut scratch);
+                    left_out += scratch
+                        .split(|&b| b == b'\n')
+                        .filter(|l| !l.is_empty() && l[0] != b'#')
+                        .count() as u64;
+                    return Ok(false);
+                }
                 if rules.is_some() {
                     lines.clear();
                     cut.line(line, &mut f, shift, &mut lines);
@@ -716,6 +737,12 @@ pub fn cut_text(
                     cut.line(line, &mut f, shift, &mut buf);
                 }
                 flush_full(&mut buf, out, &mut bytes)?;
+                if cut.done && !cut.size_reached {
+                    let mut on = cut.clone();
+                    (on.stop_as_paraver, on.done) = (false, false);
+                    rest = Some(on);
+                    return Ok(false);
+                }
                 Ok(cut.done)
             },
         )?;
@@ -731,6 +758,7 @@ pub fn cut_text(
         range: (t0, t1),
         shift,
         duration,
+        left_out,
     })
 }
 
