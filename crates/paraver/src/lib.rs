@@ -20,7 +20,6 @@ pub mod cfg;
 pub mod cluster;
 pub mod compose;
 pub mod cut;
-pub mod cutter;
 pub mod derived;
 pub mod filter;
 pub mod histogram;

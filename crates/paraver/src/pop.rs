@@ -229,7 +229,7 @@ pub fn figures(trace: &Trace) -> Result<Figures, String> {
 
 /// The figures of `trace`, or of the part of the run in `window` (ticks, a region of
 /// interest): as pypop computes them on the trace cut to the region by Paraver's cutter
-/// ([`crate::cutter`]: states cut at the edges, the first value of each counter zeroed, what
+/// ([`crate::cut::in_memory`]: states cut at the edges, the first value of each counter zeroed, what
 /// is open closed at the end, the runtime the cut's), the ideal run included. A region is a
 /// run of its own: its metrics are computed with it as its own reference.
 pub fn figures_in(trace: &Trace, window: Option<(u64, u64)>) -> Result<Figures, String> {
@@ -238,7 +238,7 @@ pub fn figures_in(trace: &Trace, window: Option<(u64, u64)>) -> Result<Figures, 
             if t1 <= t0 {
                 return Err(format!("an empty region [{t0}, {t1})"));
             }
-            whole(&crate::cutter::cut(trace, t0, t1))
+            whole(&crate::cut::in_memory(trace, t0, t1))
         }
         None => whole(trace),
     }

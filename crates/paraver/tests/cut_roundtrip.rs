@@ -270,7 +270,7 @@ fn compressed_cuts_read_back_as_the_plain_one_and_failures_leave_nothing() {
     let _ = Head::default();
 }
 
-/// The region POP measures (`cutter::cut`, in memory) is the trace `prvscope cut` writes,
+/// The region POP measures (`cut::in_memory`) is the trace `prvscope cut` writes,
 /// read back: one cut, two ways to it.
 #[test]
 fn the_pop_region_is_the_written_cut() {
@@ -299,7 +299,7 @@ fn the_pop_region_is_the_written_cut() {
             let out = dir.join("region.prv");
             cut::save(&trace, &job, &out, &control).unwrap();
             let written = load(&out);
-            let in_memory = prvscope_paraver::cutter::cut(&trace, t0, t1);
+            let in_memory = prvscope_paraver::cut::in_memory(&trace, t0, t1);
             // (The region measured reads `N` as 0, as Paraver reads it; the file keeps it.)
             let null = format!(" {}", u64::MAX);
             let a = records(&written).replace(&null, " 0");

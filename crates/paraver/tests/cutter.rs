@@ -1,4 +1,4 @@
-//! The cut of a loaded trace (`cutter::cut`) against a cut of its text made line by line as
+//! The cut of a loaded trace in memory (`cut::in_memory`) against a cut of its text made line by line as
 //! Paraver's cutter makes it (`naive_tools::cutter`, the port of `KTraceCutter::execute`, with
 //! its default settings), on every shared trace and several regions; and the POP metrics of a
 //! region (`pop::figures_in`) against those of the trace cut to it, every efficiency within
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 mod common;
 mod naive_tools;
 
-use prvscope_paraver::{cutter, pop};
+use prvscope_paraver::{cut, pop};
 use prvscope_store::Trace;
 
 use common::{load, store_records as records, text_of};
@@ -77,7 +77,7 @@ fn a_cut_store_is_the_store_of_the_cut_text() {
     for path in traces(&shared) {
         let trace = load(&path);
         for (t0, t1) in regions(trace.header.end_time) {
-            let ours = cutter::cut(&trace, t0, t1);
+            let ours = cut::in_memory(&trace, t0, t1);
             let theirs = load_text_cut(&path, &trace, t0, t1, &dir);
             assert_eq!(
                 records(&ours),

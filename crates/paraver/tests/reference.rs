@@ -29,8 +29,11 @@ struct Case {
     message: String,
 }
 
+/// The reference outputs: the shared ones, or (`PARAMEDIR_REFERENCE=dir`) a folder laid out
+/// alike for other traces, its `trace` column a trace's path, made with BSC's paramedir.
 fn reference_dir(shared: &Path) -> PathBuf {
-    shared.join("../reference/paramedir")
+    std::env::var_os("PARAMEDIR_REFERENCE")
+        .map_or_else(|| shared.join("../reference/paramedir"), PathBuf::from)
 }
 
 fn read_index(dir: &Path) -> Vec<Case> {
@@ -50,7 +53,7 @@ fn read_index(dir: &Path) -> Vec<Case> {
         .collect()
 }
 
-fn trace_file(name: &str) -> &'static str {
+fn trace_file(name: &str) -> &str {
     match name {
         "extrae_mpi_prime16" => "extrae_mpi_prime16/prime_v0.prv",
         "extrae_omp_jacobi24" => "extrae_omp_jacobi24/jacobi-2d-imper_v0.prv",
@@ -60,6 +63,7 @@ fn trace_file(name: &str) -> &'static str {
         "pypop_imagemagick_omp4" => "pypop_imagemagick_omp4/omp4.prv.gz",
         "epoch_1proc" => "pypop_epoch_scaling/epoch_1proc.prv.gz",
         "epoch_2proc" => "pypop_epoch_scaling/epoch_2proc.prv.gz",
+        path if Path::new(path).is_absolute() => path,
         other => panic!("unknown trace {other} in INDEX.tsv"),
     }
 }

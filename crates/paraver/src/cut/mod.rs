@@ -3,13 +3,17 @@
 //! - [`options`]: the cutter's and filter's options and the XML files that carry them;
 //! - [`cutter`]: the cutter's decisions on one thread;
 //! - [`write_cut`], [`write_filter`]: a whole trace written, threads in parallel a block of
-//!   time at a time, merged in time order (`text`).
+//!   time at a time, merged in time order (`text`);
+//! - [`in_memory`]: the same cut put into a store (the region POP measures);
+//! - [`cut_text`], [`filter_text`]: a pass over the trace's own text, each kept line written
+//!   as read.
 //!
 //! Where the result differs from BSC's tools, and why, is said at each function.
 
 pub mod cutter;
 mod fields;
 mod filter;
+mod memory;
 pub mod options;
 mod save;
 mod stream;
@@ -24,11 +28,13 @@ use prvscope_store::{Comm, Trace};
 use rayon::prelude::*;
 
 pub use filter::write_filter;
+pub use memory::cut as in_memory;
 pub use options::{CutterOptions, FilterOptions, StateFilter, TaskRange, ToolOptions};
 pub use save::{Job, Saved, check, save};
 pub use stream::filter_text;
 pub use text::{header_text, row_ids};
-pub use text_cut::{Reading, cut_text, known_span};
+pub use text_cut::{Reading, cut_text};
+pub use text_pass::known_span;
 
 use cutter::{Context, Discard, Sink, Stop, ThreadCut};
 use text::{Line, Lines, comm_line};
@@ -175,41 +181,67 @@ fn block_count(records: u64) -> u64 {
     (records / 262_144).clamp(1, 4096)
 }
 
-/// Writes `trace` cut as Paraver's cutter cuts it (`KTraceCutter::execute`) to `out`.
-///
-/// The records are those the cutter writes, each at the time it writes it; they are
-/// written in time order (equal times in row order) where the cutter keeps the file's
-/// order, and a thread's events at one time are one line (the store keeps no line). Where
-/// the cutter stops reading the file (a state after the cut; every thread finished), what
-/// it read before the stopping record at that time is taken as the records of that time of
-/// the stopping thread before it, and of no other thread. The header's duration is always
-/// the cut's (BSC's cutter writes, for a cut by percentages, the percentages of the cut
-/// again); a `_ms` trace stays `_ms` (BSC's tools write `_ns`).
-pub fn write_cut(
+/// What a cut of the store decides before it writes anything: the threads kept, where
+/// Paraver's cutter stops reading, the first record written (the shift) and the last (the
+/// header's duration).
+struct Prepared {
+    kept: Vec<bool>,
+    stop: Option<Stop>,
+    first_written: Option<u64>,
+    shift: u64,
+    predicted_last: Option<u64>,
+    /// The first message sent at or after the cut's start.
+    comm_from: usize,
+}
+
+impl Prepared {
+    /// Is `time` before the point where the cutter stops reading?
+    fn before_stop(&self, time: u64) -> bool {
+        self.stop.is_none_or(|s| time < s.time)
+    }
+
+    /// Does the cutter write message `c`?
+    fn comm_kept(&self, opts: &CutterOptions, (t0, t1): (u64, u64), c: &Comm) -> bool {
+        (self.kept[c.send_row as usize] || self.kept[c.recv_row as usize])
+            && c.lsend >= t0
+            && c.lrecv >= t0
+            && self.before_stop(c.lsend)
+            && (opts.original_time || c.lsend <= t1)
+            && c.psend <= t1
+            && c.precv <= t1
+    }
+}
+
+/// The first and last of a message's four times.
+fn comm_span(c: &Comm) -> (u64, u64) {
+    let ts = [c.lsend, c.psend, c.lrecv, c.precv];
+    (
+        ts.iter().copied().min().unwrap_or(0),
+        ts.iter().copied().max().unwrap_or(0),
+    )
+}
+
+/// Decides, on the store, what a cut writes before it writes it (see [`Prepared`]).
+fn prepare(
     trace: &Trace,
-    head: &Head,
     opts: &CutterOptions,
-    filter: Option<&FilterOptions>,
-    (input_name, date): (&str, &str),
-    out: &mut (dyn Write + Send),
+    ctx: &Context<'_>,
     control: &Control<'_>,
-) -> Result<Written, WriteError> {
-    let rules = filter.map(|f| filter::Rules::new(trace, f));
-    let store = &trace.store;
+) -> Result<Prepared, WriteError> {
     let ids = row_ids(&trace.header);
-    let range = opts.range(trace.header.end_time);
-    let (counters, untracked) = pcf_types(trace);
-    let sentinel = store.null_policy().sentinel;
-    let ctx = Context::new(opts, range, &counters, &untracked, sentinel);
-    let (t0, t1) = range;
-    let kept = |row: usize| {
-        ids.get(row)
-            .is_some_and(|id| opts.keeps_task(u64::from(id[1])))
-            && opts
-                .rows
-                .as_ref()
-                .is_none_or(|m| m.get(row).copied().unwrap_or(false))
-    };
+    let (t0, t1) = opts.range(trace.header.end_time);
+    let store = &trace.store;
+    let kept: Vec<bool> = (0..store.thread_count())
+        .map(|row| {
+            ids.get(row)
+                .is_some_and(|id| opts.keeps_task(u64::from(id[1])))
+                && opts
+                    .rows
+                    .as_ref()
+                    .is_none_or(|m| m.get(row).copied().unwrap_or(false))
+        })
+        .collect();
+    let kept = |row: usize| kept[row];
     let threads = store.threads();
 
     // Where the cutter stops reading: the first state after the cut, or communication sent
@@ -251,15 +283,15 @@ pub fn write_cut(
             if !kept(row) {
                 return None;
             }
-            let mut c = ThreadCut::new(&ctx, row, t, u64::MAX);
+            let mut c = ThreadCut::new(ctx, row, t, u64::MAX);
             if needs_finish {
-                c.advance(&ctx, t, None, None, None, &mut Discard);
+                c.advance(ctx, t, None, None, None, &mut Discard);
             } else {
                 // Only the first record written is needed: read a growing window.
                 let mut width = t1.saturating_sub(t0) / 64 + 1;
                 let mut until = t0.saturating_add(width);
                 while c.first.is_none() && !c.done {
-                    c.advance(&ctx, t, Some(until), None, None, &mut Discard);
+                    c.advance(ctx, t, Some(until), None, None, &mut Discard);
                     width = width.saturating_mul(2);
                     until = until.saturating_add(width);
                 }
@@ -294,24 +326,17 @@ pub fn write_cut(
             }
         }
     }
-    let before_stop = |time: u64| stop.is_none_or(|s| time < s.time);
-    // The comms the cutter writes.
-    let comm_kept = |c: &Comm| {
-        (kept(c.send_row as usize) || kept(c.recv_row as usize))
-            && c.lsend >= t0
-            && c.lrecv >= t0
-            && before_stop(c.lsend)
-            && (opts.original_time || c.lsend <= t1)
-            && c.psend <= t1
-            && c.precv <= t1
+    let kept_rows: Vec<bool> = (0..store.thread_count()).map(kept).collect();
+    let mut p = Prepared {
+        kept: kept_rows,
+        stop,
+        first_written: None,
+        shift: 0,
+        predicted_last: None,
+        comm_from: 0,
     };
-    let comm_span = |c: &Comm| {
-        let ts = [c.lsend, c.psend, c.lrecv, c.precv];
-        (
-            ts.iter().copied().min().unwrap_or(0),
-            ts.iter().copied().max().unwrap_or(0),
-        )
-    };
+    let before_stop = |time: u64| p.before_stop(time);
+    let comm_kept = |c: &Comm| p.comm_kept(opts, (t0, t1), c);
     let comms = store.comms();
     let comm_from = comms.partition_point(|c| c.lsend < t0);
     let first_comm = comms[comm_from..]
@@ -354,8 +379,8 @@ pub fn write_cut(
             .filter(|_| !fast_last)
             .filter(|(row, _)| kept(*row))
             .filter_map(|(row, t)| {
-                let mut c = ThreadCut::new(&ctx, row, t, first_written.unwrap_or(u64::MAX));
-                c.advance(&ctx, t, None, first_written, stop, &mut Discard);
+                let mut c = ThreadCut::new(ctx, row, t, first_written.unwrap_or(u64::MAX));
+                c.advance(ctx, t, None, first_written, stop, &mut Discard);
                 c.last
             })
             .max();
@@ -371,6 +396,55 @@ pub fn write_cut(
             last_of_threads.max(last_comm)
         }
     };
+    let (first_written, predicted_last) = (first_written, predicted_last);
+    p.first_written = first_written;
+    p.shift = shift;
+    p.predicted_last = predicted_last;
+    p.comm_from = comm_from;
+    Ok(p)
+}
+
+/// Writes `trace` cut as Paraver's cutter cuts it (`KTraceCutter::execute`) to `out`.
+///
+/// The records are those the cutter writes, each at the time it writes it; they are
+/// written in time order (equal times in row order) where the cutter keeps the file's
+/// order, and a thread's events at one time are one line (the store keeps no line). Where
+/// the cutter stops reading the file (a state after the cut; every thread finished), what
+/// it read before the stopping record at that time is taken as the records of that time of
+/// the stopping thread before it, and of no other thread. The header's duration is always
+/// the cut's (BSC's cutter writes, for a cut by percentages, the percentages of the cut
+/// again); a `_ms` trace stays `_ms` (BSC's tools write `_ns`).
+pub fn write_cut(
+    trace: &Trace,
+    head: &Head,
+    opts: &CutterOptions,
+    filter: Option<&FilterOptions>,
+    (input_name, date): (&str, &str),
+    out: &mut (dyn Write + Send),
+    control: &Control<'_>,
+) -> Result<Written, WriteError> {
+    let rules = filter.map(|f| filter::Rules::new(trace, f));
+    let store = &trace.store;
+    let ids = row_ids(&trace.header);
+    let range = opts.range(trace.header.end_time);
+    let (counters, untracked) = pcf_types(trace);
+    let sentinel = store.null_policy().sentinel;
+    let ctx = Context::new(opts, range, &counters, &untracked, sentinel);
+    let (t0, t1) = range;
+    let p = prepare(trace, opts, &ctx, control)?;
+    let threads = store.threads();
+    let comms = store.comms();
+    let Prepared {
+        ref kept,
+        stop,
+        first_written,
+        shift,
+        predicted_last,
+        comm_from,
+    } = p;
+    let kept = |row: usize| kept[row];
+    let before_stop = |time: u64| p.before_stop(time);
+    let comm_kept = |c: &Comm| p.comm_kept(opts, range, c);
     control.check()?;
     let duration = if opts.original_time {
         trace.header.end_time

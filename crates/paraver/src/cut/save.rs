@@ -154,7 +154,7 @@ pub fn save(
             Reading {
                 stop_as_paraver: job.stop_as_paraver,
                 known: (!job.stop_as_paraver)
-                    .then(|| super::text_cut::known_span(trace, c))
+                    .then(|| super::known_span(trace, c))
                     .flatten(),
                 ..Reading::default()
             },

@@ -465,7 +465,7 @@ fn pcf_types(pcf: Option<&Pcf>) -> (BTreeSet<u64>, BTreeSet<u64>) {
 pub struct Reading {
     /// Stop where Paraver's cutter stops (see [`cut_text`]).
     pub stop_as_paraver: bool,
-    /// The first and last times written, known before (see [`known_span`]).
+    /// The first and last times written, known before (see [`known_span`](super::known_span)).
     pub known: Option<(u64, u64)>,
     /// Every line decided on in order on one thread, none set aside on its first fields:
     /// slower, the reference the tests hold the pass to.
@@ -482,7 +482,7 @@ pub struct Reading {
 /// cutter stops (its output exactly; what an unsorted file holds inside the cut after that
 /// point is left out), else read the whole text and keep every line inside the cut.
 /// `known`: the first and last times the cut writes, when the caller knows them (see
-/// [`known_span`]): the text is then read once. `total` is the text's size for the progress.
+/// [`known_span`](super::known_span)): the text is then read once. `total` is the text's size for the progress.
 #[allow(clippy::too_many_arguments)]
 pub fn cut_text(
     open: &dyn Fn() -> std::io::Result<Box<dyn BufRead + Send>>,
@@ -760,48 +760,4 @@ pub fn cut_text(
         duration,
         left_out,
     })
-}
-
-/// The first and last times a cut that reads the whole file (`stop_as_paraver` off) writes,
-/// when the store tells them without a first pass: with states cut at the edges, times
-/// shifted and no state removed, a state of a kept thread over the cut's start is written
-/// from the start itself (nothing is written before it), and one over its end up to the
-/// end (nothing after it). The store holds fewer states than the file (not those on a CPU
-/// outside their task's node), never more: a state it holds is one the file has.
-pub fn known_span(trace: &prvscope_store::Trace, opts: &CutterOptions) -> Option<(u64, u64)> {
-    if opts.original_time
-        || !opts.break_states
-        || opts.remove_first_states
-        || opts.remove_last_states
-        || trace.part.is_some()
-    {
-        return None;
-    }
-    let (t0, t1) = opts.range(trace.header.end_time);
-    let ids = row_ids(&trace.header);
-    let (mut over_start, mut over_end) = (false, false);
-    for (row, t) in trace.store.threads().iter().enumerate() {
-        let kept = ids
-            .get(row)
-            .is_some_and(|id| opts.keeps_task(u64::from(id[1])))
-            && opts
-                .rows
-                .as_ref()
-                .is_none_or(|r| r.get(row).copied().unwrap_or(false));
-        if !kept || !t.states.ends_sorted {
-            continue;
-        }
-        let over = |at: u64| -> bool {
-            let i = t.states.begin.upper_bound(at);
-            i > 0 && t.states.end.get(i - 1) > at
-        };
-        // (A state begun at or before a time and ended after it: with their ends sorted,
-        // the last begun then.)
-        over_start |= over(t0);
-        over_end |= over(t1);
-        if over_start && over_end {
-            return Some((t0, t1));
-        }
-    }
-    None
 }
