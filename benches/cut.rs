@@ -1,6 +1,6 @@
-//! Writing traces: `prvscope cut` of the middle third of the generated 1 GB trace (its
-//! legacy form, zeros instead of `N`, which BSC's tools read), beside, in the same run, `cp`
-//! of a file of the output's size and BSC's cutter (`paramedir --cutter`, when
+//! Writing traces: `prvscope cut` of the middle third and of the whole of the generated 1 GB
+//! trace (its legacy form, zeros instead of `N`, which BSC's tools read), beside, in the same
+//! run, `cp` of the output, `cp` of the trace, and BSC's cutter (`paramedir --cutter`, when
 //! `build-paramedir.sh` built it: one run, with its output compared record for record);
 //! and a `.xz` cut of a thirtieth of the trace beside `xz -T0 -6` of the same text.
 //!
@@ -105,16 +105,32 @@ fn main() {
     g.bench_function("cp_of_the_output", |bench| {
         bench.iter(|| run("cp", &[&out, &copy]));
     });
+    g.bench_function("cp_of_the_trace", |bench| {
+        bench.iter(|| run("cp", &[&t, &copy]));
+    });
+    g.bench_function("prvscope_cut_whole", |bench| {
+        bench.iter(|| run(PRVSCOPE, &["cut", &t, "-o", &out]));
+    });
     g.finish();
+    let whole = run(PRVSCOPE, &["cut", &t, "-o", &out]);
+    let cp_trace = run("cp", &[&t, &copy]);
+    println!(
+        "cut of the whole trace: {:.2} s; cp of the trace: {:.2} s ({:.1}x)",
+        whole.as_secs_f64(),
+        cp_trace.as_secs_f64(),
+        whole.as_secs_f64() / cp_trace.as_secs_f64().max(1e-9)
+    );
     let ours = run(PRVSCOPE, &["cut", &t, "--from", &a, "--to", &b, "-o", &out]);
     let cp = run("cp", &[&out, &copy]);
     let size = std::fs::metadata(&out).map_or(0, |m| m.len());
     println!(
-        "cut of the middle third: {:.2} s for {:.0} MB of text; cp of it: {:.2} s ({:.1}x)",
+        "cut of the middle third: {:.2} s for {:.0} MB of text; cp of it: {:.2} s ({:.1}x); \
+         of the trace: {:.1}x",
         ours.as_secs_f64(),
         size as f64 / 1e6,
         cp.as_secs_f64(),
-        ours.as_secs_f64() / cp.as_secs_f64().max(1e-9)
+        ours.as_secs_f64() / cp.as_secs_f64().max(1e-9),
+        ours.as_secs_f64() / cp_trace.as_secs_f64().max(1e-9)
     );
     let paramedir = std::env::var_os("PARAMEDIR").map_or_else(
         || {
