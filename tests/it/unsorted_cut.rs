@@ -69,33 +69,35 @@ fn the_drop_in_cutter_says_what_it_leaves_out_of_an_unsorted_file() {
     .unwrap();
     let bin = env!("CARGO_BIN_EXE_prvscope");
     let (stopped, whole) = (dir.join("stopped.prv"), dir.join("whole.prv"));
-    let out = Command::new(bin)
-        .args(["paramedir", "--cutter"])
-        .arg(&t)
-        .arg(&xml)
-        .arg("--output-name")
-        .arg(&stopped)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let said = String::from_utf8_lossy(&out.stderr).into_owned();
-    let out = Command::new(bin)
-        .arg("cut")
-        .arg(&t)
-        .args(["--from", &from.to_string(), "--to", &to.to_string(), "-o"])
-        .arg(&whole)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let all = String::from_utf8_lossy(&out.stderr).into_owned();
+    // Runs prvscope; its stderr.
+    let run = |args: &[&std::ffi::OsStr]| -> String {
+        let out = Command::new(bin).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let said = run(&[
+        "paramedir".as_ref(),
+        "--cutter".as_ref(),
+        t.as_os_str(),
+        xml.as_os_str(),
+        "--output-name".as_ref(),
+        stopped.as_os_str(),
+    ]);
+    let (from, to) = (from.to_string(), to.to_string());
+    let all = run(&[
+        "cut".as_ref(),
+        t.as_os_str(),
+        "--from".as_ref(),
+        from.as_ref(),
+        "--to".as_ref(),
+        to.as_ref(),
+        "-o".as_ref(),
+        whole.as_os_str(),
+    ]);
     assert!(!all.contains("left out"), "{all}");
     let (st, wh) = (records(&stopped), records(&whole));
     // The cutter stops at task 1's first record past the cut: the other tasks' records

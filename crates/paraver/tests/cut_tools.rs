@@ -237,6 +237,16 @@ fn every_way_of_reading_cuts_as_the_plain_pass() {
     assert!(cases > 1000, "{cases} cases");
 }
 
+/// The first line where `a` and `b` differ, with each one's line there.
+fn first_difference<'a>(
+    a: &'a [String],
+    b: &'a [String],
+) -> Option<(usize, Option<&'a String>, Option<&'a String>)> {
+    (0..a.len().max(b.len()))
+        .find(|&i| a.get(i) != b.get(i))
+        .map(|i| (i, a.get(i), b.get(i)))
+}
+
 /// Where the file has an event line of a thread before its state line at the same time:
 /// (appl, task, thread, time), and per thread the event types of those lines.
 type Ties = (
@@ -459,7 +469,7 @@ fn cuts_are_paravers_record_for_record() {
                 }
                 // The cut of the file's text: the port's lines, one for one, in its order
                 // (the port leaves out comment lines), and the same header.
-                let text_cut = text_cut(&path, &trace, &o);
+                let text_cut = stopped;
                 let body = |t: &str| -> Vec<String> {
                     t.lines()
                         .skip(1)
@@ -468,12 +478,8 @@ fn cuts_are_paravers_record_for_record() {
                         .collect()
                 };
                 let (tc, port) = (body(&text_cut), body(&theirs));
-                if let Some(i) = (0..tc.len().max(port.len())).find(|&i| tc.get(i) != port.get(i)) {
-                    panic!(
-                        "{case}: line {i} of the text cut: {:?} against the port's {:?}",
-                        tc.get(i),
-                        port.get(i)
-                    );
+                if let Some((i, a, b)) = first_difference(&tc, &port) {
+                    panic!("{case}: line {i} of the text cut: {a:?} against the port's {b:?}");
                 }
                 assert_eq!(
                     text_cut.lines().next(),
@@ -497,12 +503,8 @@ fn cuts_are_paravers_record_for_record() {
                             .collect()
                     };
                     let (tc, bc) = (strip(&text_cut), strip(&bsc_out));
-                    if let Some(i) = (0..tc.len().max(bc.len())).find(|&i| tc.get(i) != bc.get(i)) {
-                        panic!(
-                            "{case}: line {i} of the text cut: {:?} against BSC's {:?}",
-                            tc.get(i),
-                            bc.get(i)
-                        );
+                    if let Some((i, a, b)) = first_difference(&tc, &bc) {
+                        panic!("{case}: line {i} of the text cut: {a:?} against BSC's {b:?}");
                     }
                     let c = naive_tools::records(&bsc_out);
                     // BSC writes an undefined duration for a cut where nothing is written.

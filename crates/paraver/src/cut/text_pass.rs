@@ -64,7 +64,11 @@ impl Pre<'_> {
         // The times first: most lines are dropped on them alone.
         let key =
             |sp: &Split, at: usize| [sp.num(line, at), sp.num(line, at + 1), sp.num(line, at + 2)];
-        let thread = |k: [u64; 3]| (k[0] << 42) ^ (k[1] << 21) ^ k[2];
+        // The line's thread, when kept.
+        let thread = |sp: &Split| {
+            let k = key(sp, 2);
+            self.selected(k).then(|| (k[0] << 42) ^ (k[1] << 21) ^ k[2])
+        };
         match line.first() {
             Some(b'1') => {
                 let sp = split(line, 8);
@@ -75,8 +79,7 @@ impl Pre<'_> {
                 if e <= self.t0 || (!self.original && !self.stop && b > self.t1) {
                     return None;
                 }
-                let k = key(&sp, 2);
-                self.selected(k).then(|| thread(k))
+                thread(&sp)
             }
             Some(b'2') => {
                 let sp = split(line, 6);
@@ -89,8 +92,7 @@ impl Pre<'_> {
                 {
                     return None;
                 }
-                let k = key(&sp, 2);
-                self.selected(k).then(|| thread(k))
+                thread(&sp)
             }
             Some(b'3') => {
                 let sp = split(line, 15);
