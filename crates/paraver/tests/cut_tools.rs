@@ -95,11 +95,8 @@ fn naive_span(cut: &str, _o: &CutterOptions) -> (u64, u64) {
     (shift, shift + duration)
 }
 
-/// The cut of `path`'s text (`cut::cut_text`), stopping where Paraver's cutter stops.
-fn text_cut(path: &Path, trace: &Trace, o: &CutterOptions) -> String {
-    text_cut_as(path, trace, o, true)
-}
-
+/// The cut of `path`'s text (`cut::cut_text`), stopping where Paraver's cutter stops
+/// when `stop_as_paraver`.
 fn text_cut_as(path: &Path, trace: &Trace, o: &CutterOptions, stop_as_paraver: bool) -> String {
     text_cut_written(path, trace, o, stop_as_paraver).0
 }
