@@ -295,6 +295,9 @@ fn run_one(
     for w in &outcome.warnings {
         println!("{}: {w}", cfg_path.display());
     }
+    for n in &outcome.notes {
+        eprintln!("note: {}: {n}", cfg_path.display());
+    }
     if profile {
         eprintln!("profile: {}: {}", cfg_path.display(), outcome.profile);
     }

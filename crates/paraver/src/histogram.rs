@@ -329,9 +329,10 @@ fn run_keeping<'e>(
 
     // `Analyzer2D.Objects`: when the analyzer computes its scale (`ComputeYScale: True`)
     // paramedir computes and prints only the listed rows (0-based, in the order given, up to
-    // the first one the trace does not have); otherwise it computes every row (and labels
-    // those beyond the list unreliably). Found by running paramedir on edited cfgs.
-    let row_objects: Vec<usize> = match a.get("Analyzer2D.Objects").map(str::trim) {
+    // the first one the trace does not have); otherwise it computes every row, and labels
+    // them as `labels_past_the_list` says. Found by running paramedir on edited cfgs.
+    let objects_list = a.get("Analyzer2D.Objects").map(str::trim);
+    let row_objects: Vec<usize> = match objects_list {
         Some(list) if compute_scale && list != "All" => {
             let listed: Option<Vec<usize>> =
                 list.split(',').map(|x| x.trim().parse().ok()).collect();
@@ -479,6 +480,9 @@ fn run_keeping<'e>(
     };
     let vertical = a.get("Analyzer2D.HorizVert").map(str::trim) == Some("Vertical");
     let mut result = Histogram {
+        notes: labels_past_the_list(objects_list, compute_scale, rows)
+            .into_iter()
+            .collect(),
         statistic: stat_name.to_string(),
         row_labels: row_objects.iter().map(|&r| row_label(r)).collect(),
         row_objects: row_objects.clone(),
@@ -623,4 +627,64 @@ fn run_keeping<'e>(
             .map_or_else(|| Arc::new(control.compute()), Arc::clone)
     });
     Ok((result, control))
+}
+
+/// Where paramedir's row labels are not the rows' own: with every row computed
+/// (`ComputeYScale: False`), paramedir labels row `i` with the name of the `i`-th object of
+/// `Analyzer2D.Objects` (`TextOutput::dumpMatrixHorizontal`: `objSelection[iRow]`), read
+/// past the end of a list shorter than the rows (undefined: its labels there change from run
+/// to run). prvscope writes each row's own name and says which rows paramedir names
+/// otherwise.
+fn labels_past_the_list(list: Option<&str>, compute_scale: bool, rows: usize) -> Option<String> {
+    let text = list.filter(|l| !compute_scale && *l != "All")?;
+    let listed: Vec<usize> = text
+        .split(',')
+        .map(|x| x.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    let differ: Vec<usize> = (0..rows).filter(|&i| listed.get(i) != Some(&i)).collect();
+    let (&lo, &hi) = (differ.first()?, differ.last()?);
+    let which = if lo == hi {
+        format!("row {}", lo + 1)
+    } else if differ.len() == hi - lo + 1 {
+        format!("rows {}-{}", lo + 1, hi + 1)
+    } else {
+        format!("{} rows from row {}", differ.len(), lo + 1)
+    };
+    Some(format!(
+        "paramedir does not give {which} of {rows} their own names: it labels row i with \
+         the i-th object of the cfg's `Analyzer2D.Objects` ({} listed), and beyond the list \
+         with what memory holds there (labels that change from run to run); prvscope writes \
+         each row's own name, the figures are paramedir's",
+        listed.len()
+    ))
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::labels_past_the_list;
+
+    #[test]
+    fn rows_past_the_objects_list_are_named() {
+        let note = |l, s, r| labels_past_the_list(Some(l), s, r);
+        // timings.cfg on 16 threads: rows 9-16 past its eight.
+        assert!(
+            note("0,1,2,3,4,5,6,7", false, 16)
+                .unwrap()
+                .contains("rows 9-16 of 16")
+        );
+        assert!(note("0", false, 4).unwrap().contains("rows 2-4 of 4"));
+        assert!(note("0", false, 2).unwrap().contains("row 2 of 2"));
+        assert!(note("1,0,2", false, 3).unwrap().contains("rows 1-2 of 3"));
+        assert!(
+            note("1,1,2,0", false, 4)
+                .unwrap()
+                .contains("2 rows from row 1")
+        );
+        // A list covering the rows in order, or rows computed as listed: no difference.
+        assert_eq!(note("0,1,2,3,4,5,6,7", false, 8), None);
+        assert_eq!(note("0,1,2", false, 2), None);
+        assert_eq!(note("0", true, 16), None);
+        assert_eq!(note("All", false, 16), None);
+        assert_eq!(labels_past_the_list(None, false, 16), None);
+    }
 }

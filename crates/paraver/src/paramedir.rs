@@ -231,6 +231,9 @@ pub struct Outcome {
     pub kind: OutcomeKind,
     /// Messages paramedir prints and goes on (e.g. some filter events are not in the trace).
     pub warnings: Vec<String>,
+    /// Where the output differs from paramedir's in what is not a figure, and why (prvscope's
+    /// words, not paramedir's).
+    pub notes: Vec<String>,
     /// How long each phase took, and how many records the walks read.
     pub profile: Profile,
 }
@@ -469,6 +472,7 @@ impl<'a> Context<'a> {
             return Ok(Outcome {
                 kind: OutcomeKind::Histogram(text),
                 warnings,
+                notes: h.notes,
                 profile,
             });
         }
@@ -484,6 +488,7 @@ impl<'a> Context<'a> {
         Ok(Outcome {
             kind: OutcomeKind::Timeline { many, one },
             warnings,
+            notes: Vec::new(),
             profile,
         })
     }

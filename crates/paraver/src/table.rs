@@ -8,6 +8,8 @@ use crate::number::fixed;
 /// columns in order with their cells and totals.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Histogram {
+    /// Where this output differs from paramedir's in what is not a figure (its row labels).
+    pub notes: Vec<String>,
     pub statistic: String,
     pub row_labels: Vec<String>,
     /// The control window's object of each row (rows may be a selection of them).
