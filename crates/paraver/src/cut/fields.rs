@@ -4,6 +4,8 @@
 // Left to itself the compiler calls the field parse once per field: a fifth of a cut's time.
 #![allow(clippy::inline_always)]
 
+use prvscope_import::prv::scan::{BLOCK, Backend};
+
 /// The eight bytes of `b` from `at` as a little-endian word.
 #[inline(always)]
 fn word(b: &[u8], at: usize) -> u64 {
@@ -137,6 +139,66 @@ pub(super) fn split(line: &[u8], want: usize) -> Split {
     r
 }
 
+/// The marks of a text (its bytes that are not ASCII digits, one bit each, from the
+/// structural scanner of `prvscope_import::prv::scan`): a line of digits and `:` is split on
+/// them without looking at its bytes one by one.
+pub(super) struct Marks {
+    masks: Vec<u64>,
+}
+
+impl Marks {
+    /// The marks of `text`.
+    pub(super) fn of(text: &[u8]) -> Marks {
+        let mut masks = Vec::new();
+        Backend::detect().scan(text, &mut masks);
+        Marks { masks }
+    }
+
+    /// The line of `text` (the text the marks are of) that begins at `p`, split as
+    /// [`split`] splits it into its first `want` (at most 15) fields, and where it ends (its
+    /// `\n`): `None` where a mark that ends one of those fields is neither `:` nor the
+    /// line's end, or the line has no `\n` (the caller reads that line byte-wise).
+    #[inline(always)]
+    pub(super) fn split_at(
+        &self,
+        text: &[u8],
+        p: usize,
+        want: usize,
+        r: &mut Split,
+    ) -> Option<usize> {
+        let want = want.clamp(1, 15);
+        let mut blk = p / BLOCK;
+        let mut bits = self.masks.get(blk)? & (u64::MAX << (p % BLOCK));
+        let mut next = || -> Option<usize> {
+            while bits == 0 {
+                blk += 1;
+                bits = *self.masks.get(blk)?;
+            }
+            let at = blk * BLOCK + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            Some(at)
+        };
+        r.n = 0;
+        while r.n < want {
+            let m = next()?;
+            match *text.get(m)? {
+                b':' => {}
+                b'\n' => {
+                    r.n += 1;
+                    r.at[r.n] = m - p + 1;
+                    return Some(m);
+                }
+                _ => return None,
+            }
+            r.n += 1;
+            r.at[r.n] = m - p + 1;
+        }
+        let from = p + r.at[r.n];
+        let nl = memchr::memchr(b'\n', text.get(from..)?)?;
+        Some(from + nl)
+    }
+}
+
 /// Reads the first `want` (at most 15) fields of `line`.
 #[inline(always)]
 pub(super) fn head(line: &[u8], want: usize) -> Fields {
@@ -195,6 +257,28 @@ mod tests {
             )
         ) {
             let want = naive(&line);
+            // The marks split each line of a text as `split` does, or leave it to it.
+            let mut text = line.clone();
+            text.push(b'\n');
+            text.extend_from_slice(&line);
+            let marks = super::Marks::of(&text);
+            let mut p = 0;
+            while p < text.len() {
+                let nl = text[p..].iter().position(|&b| b == b'\n').map(|i| p + i);
+                let l = &text[p..nl.unwrap_or(text.len())];
+                for k in 1..=15 {
+                    let mut sp = super::Split { at: [0; 16], n: 0 };
+                    if let Some(end) = marks.split_at(&text, p, k, &mut sp) {
+                        let plain = super::split(l, k);
+                        prop_assert_eq!(Some(end), nl);
+                        prop_assert_eq!(sp.n, plain.n);
+                        prop_assert_eq!(&sp.at[..=sp.n], &plain.at[..=plain.n]);
+                    } else if nl.is_some() && l.iter().all(|&b| b == b':' || b.is_ascii_digit()) {
+                        prop_assert!(false, "a line of digits and `:` left to the byte-wise split");
+                    }
+                }
+                p = nl.map_or(text.len(), |n| n + 1);
+            }
             let mut got = Vec::new();
             super::numbers(&line, &mut got);
             prop_assert_eq!(&got, &want);

@@ -11,7 +11,7 @@ use std::io::{self, BufRead};
 
 use rayon::prelude::*;
 
-use super::fields::{Split, head, split};
+use super::fields::{Marks, Split, head, split};
 use super::options::CutterOptions;
 use super::text::row_ids;
 use super::{Control, WriteError};
@@ -61,6 +61,17 @@ impl Pre<'_> {
                 _ => 0,
             });
         }
+        match line.first() {
+            Some(&kind @ (b'1' | b'2' | b'3')) => self.decide(line, kind, &split(line, want(kind))),
+            Some(b'#') => Some(0),
+            _ => None,
+        }
+    }
+
+    /// [`Pre::sees`] of a state, event or message line (`kind`) split by [`split`] into
+    /// its first [`want`]`(kind)` fields.
+    #[inline]
+    fn decide(&self, line: &[u8], kind: u8, sp: &Split) -> Option<u64> {
         // The times first: most lines are dropped on them alone.
         let key =
             |sp: &Split, at: usize| [sp.num(line, at), sp.num(line, at + 1), sp.num(line, at + 2)];
@@ -69,44 +80,33 @@ impl Pre<'_> {
             let k = key(sp, 2);
             self.selected(k).then(|| (k[0] << 42) ^ (k[1] << 21) ^ k[2])
         };
-        match line.first() {
-            Some(b'1') => {
-                let sp = split(line, 8);
-                if sp.n < 8 {
-                    return None;
-                }
+        if sp.n < want(kind) {
+            return None;
+        }
+        match kind {
+            b'1' => {
                 let (b, e) = (sp.num(line, 5), sp.num(line, 6));
                 if e <= self.t0 || (!self.original && !self.stop && b > self.t1) {
                     return None;
                 }
-                thread(&sp)
+                thread(sp)
             }
-            Some(b'2') => {
-                let sp = split(line, 6);
-                if sp.n < 6 {
-                    return None;
-                }
+            b'2' => {
                 let t = sp.num(line, 5);
                 if (t > self.t1 && (!self.keep || self.opts.remove_last_states))
                     || (t < self.t0 && !self.keep && t < self.floor)
                 {
                     return None;
                 }
-                thread(&sp)
+                thread(sp)
             }
-            Some(b'3') => {
-                let sp = split(line, 15);
-                if sp.n < 15 {
-                    return None;
-                }
+            _ => {
                 let (ts, tr) = (sp.num(line, 5), sp.num(line, 11));
                 if ts < self.t0 || tr < self.t0 || (!self.original && !self.stop && ts > self.t1) {
                     return None;
                 }
-                (self.selected(key(&sp, 2)) || self.selected(key(&sp, 8))).then_some(0)
+                (self.selected(key(sp, 2)) || self.selected(key(sp, 8))).then_some(0)
             }
-            Some(b'#') => Some(0),
-            _ => None,
         }
     }
 
@@ -162,13 +162,38 @@ impl Pre<'_> {
             .par_iter()
             .map(|&(a, z)| {
                 let mut kept = Vec::new();
-                each_line(block, a, z, |s, e| {
+                let mut keep = |s: usize, e: usize, seen: Option<u64>| {
                     // Each thread's lines go to one worker (the first has the rest).
-                    if let Some(thread) = self.sees(&block[s..e]) {
+                    if let Some(thread) = seen {
                         let w = (thread.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) % workers as u64;
                         kept.push((s, e, w as usize));
                     }
-                });
+                };
+                if self.all {
+                    each_line(block, a, z, |s, e| keep(s, e, self.sees(&block[s..e])));
+                    return kept;
+                }
+                // The lines of digits and `:` split on the piece's marks, the others (and
+                // a last line without `\n`) byte-wise.
+                let piece = &block[a..z];
+                let marks = Marks::of(piece);
+                let mut p = 0;
+                let mut sp = Split { at: [0; 16], n: 0 };
+                while p < piece.len() {
+                    let kind = piece[p];
+                    let marked = matches!(kind, b'1' | b'2' | b'3')
+                        .then(|| marks.split_at(piece, p, want(kind), &mut sp))
+                        .flatten();
+                    let e = if let Some(nl) = marked {
+                        keep(a + p, a + nl, self.decide(&piece[p..nl], kind, &sp));
+                        nl
+                    } else {
+                        let e = memchr::memchr(b'\n', &piece[p..]).map_or(piece.len(), |i| p + i);
+                        keep(a + p, a + e, self.sees(&piece[p..e]));
+                        e
+                    };
+                    p = e + 1;
+                }
                 kept
             })
             .collect::<Vec<_>>()
@@ -195,6 +220,16 @@ impl Pre<'_> {
                     (a, b) => a.or(b),
                 },
             )
+    }
+}
+
+/// The fields of a line of `kind` (`1`, `2` or `3`) that [`Pre::sees`] reads.
+#[inline]
+fn want(kind: u8) -> usize {
+    match kind {
+        b'1' => 8,
+        b'2' => 6,
+        _ => 15,
     }
 }
 
