@@ -115,32 +115,37 @@ impl Pre<'_> {
     /// time before the cut (then an event before it may be written too): a state over the
     /// cut, from its start or to its end; an event inside it; a message inside it.
     fn span(&self, line: &[u8]) -> Option<(u64, u64)> {
+        match line.first() {
+            Some(&kind @ (b'1' | b'2' | b'3')) => {
+                self.span_of(line, kind, &split(line, want(kind)))
+            }
+            _ => None,
+        }
+    }
+
+    /// [`Pre::span`] of a state, event or message line (`kind`) split by [`split`] into
+    /// its first [`want`]`(kind)` fields.
+    #[inline]
+    fn span_of(&self, line: &[u8], kind: u8, sp: &Split) -> Option<(u64, u64)> {
         let key =
             |sp: &Split, at: usize| [sp.num(line, at), sp.num(line, at + 1), sp.num(line, at + 2)];
-        match line.first() {
-            Some(b'1') => {
-                let sp = split(line, 8);
-                if sp.n < 8 {
-                    return None;
-                }
+        if sp.n < want(kind) {
+            return None;
+        }
+        match kind {
+            b'1' => {
                 let (b, e) = (sp.num(line, 5), sp.num(line, 6));
-                (e > self.t0 && b <= self.t1 && self.selected(key(&sp, 2)))
+                (e > self.t0 && b <= self.t1 && self.selected(key(sp, 2)))
                     .then(|| (b.max(self.t0), e.min(self.t1)))
             }
-            Some(b'2') => {
-                let sp = split(line, 6);
-                if sp.n < 6 {
-                    return None;
-                }
+            b'2' => {
                 let t = sp.num(line, 5);
-                ((self.t0..=self.t1).contains(&t) && self.selected(key(&sp, 2))).then_some((t, t))
+                ((self.t0..=self.t1).contains(&t) && self.selected(key(sp, 2))).then_some((t, t))
             }
-            Some(b'3') => {
-                let h = head(line, 15);
-                let (from, to) = ([h.v[2], h.v[3], h.v[4]], [h.v[8], h.v[9], h.v[10]]);
-                let all = [h.v[5], h.v[6], h.v[11], h.v[12]];
-                (h.n == 15
-                    && (self.selected(from) || self.selected(to))
+            _ => {
+                let (from, to) = (key(sp, 2), key(sp, 8));
+                let all = [5, 6, 11, 12].map(|k| sp.num(line, k));
+                ((self.selected(from) || self.selected(to))
                     && all[0] >= self.t0
                     && all[2] >= self.t0
                     && all[0] <= self.t1
@@ -151,7 +156,6 @@ impl Pre<'_> {
                         (lo, all.iter().copied().max().unwrap_or(0))
                     })
             }
-            _ => None,
         }
     }
 
@@ -171,28 +175,18 @@ impl Pre<'_> {
                 };
                 if self.all {
                     each_line(block, a, z, |s, e| keep(s, e, self.sees(&block[s..e])));
-                    return kept;
-                }
-                // The lines of digits and `:` split on the piece's marks, the others (and
-                // a last line without `\n`) byte-wise.
-                let piece = &block[a..z];
-                let marks = Marks::of(piece);
-                let mut p = 0;
-                let mut sp = Split { at: [0; 16], n: 0 };
-                while p < piece.len() {
-                    let kind = piece[p];
-                    let marked = matches!(kind, b'1' | b'2' | b'3')
-                        .then(|| marks.split_at(piece, p, want(kind), &mut sp))
-                        .flatten();
-                    let e = if let Some(nl) = marked {
-                        keep(a + p, a + nl, self.decide(&piece[p..nl], kind, &sp));
-                        nl
-                    } else {
-                        let e = memchr::memchr(b'\n', &piece[p..]).map_or(piece.len(), |i| p + i);
-                        keep(a + p, a + e, self.sees(&piece[p..e]));
-                        e
-                    };
-                    p = e + 1;
+                } else {
+                    each_split_line(block, a, z, |s, e, split| {
+                        let line = &block[s..e];
+                        keep(
+                            s,
+                            e,
+                            split.map_or_else(
+                                || self.sees(line),
+                                |(kind, sp)| self.decide(line, kind, sp),
+                            ),
+                        );
+                    });
                 }
                 kept
             })
@@ -206,8 +200,13 @@ impl Pre<'_> {
             .par_iter()
             .map(|&(a, z)| {
                 let mut span: Option<(u64, u64)> = None;
-                each_line(block, a, z, |s, e| {
-                    if let Some((lo, hi)) = self.span(&block[s..e]) {
+                each_split_line(block, a, z, |s, e, split| {
+                    let line = &block[s..e];
+                    let here = split.map_or_else(
+                        || self.span(line),
+                        |(kind, sp)| self.span_of(line, kind, sp),
+                    );
+                    if let Some((lo, hi)) = here {
                         span = Some(span.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
                     }
                 });
@@ -256,6 +255,37 @@ fn each_line(block: &[u8], a: usize, z: usize, mut f: impl FnMut(usize, usize)) 
     }
     if s < z {
         f(s, z);
+    }
+}
+
+/// Calls `f` with the range of each line of `block[a..z]` as [`each_line`] does, and with
+/// the line's kind and fields when they were split on the marks of the piece (the state,
+/// event and message lines of digits and `:`; see [`Marks::split_at`]): `None` for the
+/// others, which `f` reads byte-wise.
+fn each_split_line(
+    block: &[u8],
+    a: usize,
+    z: usize,
+    mut f: impl FnMut(usize, usize, Option<(u8, &Split)>),
+) {
+    let piece = &block[a..z];
+    let marks = Marks::of(piece);
+    let mut sp = Split { at: [0; 16], n: 0 };
+    let mut p = 0;
+    while p < piece.len() {
+        let kind = piece[p];
+        let marked = matches!(kind, b'1' | b'2' | b'3')
+            .then(|| marks.split_at(piece, p, want(kind), &mut sp))
+            .flatten();
+        let e = if let Some(nl) = marked {
+            f(a + p, a + nl, Some((kind, &sp)));
+            nl
+        } else {
+            let e = memchr::memchr(b'\n', &piece[p..]).map_or(piece.len(), |i| p + i);
+            f(a + p, a + e, None);
+            e
+        };
+        p = e + 1;
     }
 }
 
