@@ -149,9 +149,15 @@ pub(super) struct Marks {
 impl Marks {
     /// The marks of `text`.
     pub(super) fn of(text: &[u8]) -> Marks {
-        let mut masks = Vec::new();
-        Backend::detect().scan(text, &mut masks);
-        Marks { masks }
+        let mut marks = Marks { masks: Vec::new() };
+        marks.scan(text);
+        marks
+    }
+
+    /// The marks of `text` in place of those held (their room kept).
+    pub(super) fn scan(&mut self, text: &[u8]) {
+        self.masks.clear();
+        Backend::detect().scan(text, &mut self.masks);
     }
 
     /// The line of `text` (the text the marks are of) that begins at `p`, split as

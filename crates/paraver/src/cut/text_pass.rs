@@ -6,6 +6,7 @@
 //! the lines the cut sees, and what it does with each, are the same as in a pass over every
 //! line.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::{self, BufRead};
 
@@ -268,8 +269,32 @@ fn each_split_line(
     z: usize,
     mut f: impl FnMut(usize, usize, Option<(u8, &Split)>),
 ) {
+    thread_local! {
+        // A piece's marks, their room kept from piece to piece (a fresh one each time
+        // faulted its pages in again).
+        static MARKS: RefCell<Marks> = RefCell::new(Marks::of(&[]));
+    }
     let piece = &block[a..z];
-    let marks = Marks::of(piece);
+    MARKS.with(|kept| {
+        let mut own = None;
+        let mut borrowed = kept.try_borrow_mut();
+        let marks = match borrowed.as_deref_mut() {
+            Ok(marks) => marks,
+            Err(_) => own.insert(Marks::of(&[])),
+        };
+        marks.scan(piece);
+        split_lines(piece, a, marks, &mut f);
+    });
+}
+
+/// [`each_split_line`] of the lines of `piece`, which begins at `a` of its block, whose
+/// marks are `marks`.
+fn split_lines(
+    piece: &[u8],
+    a: usize,
+    marks: &Marks,
+    f: &mut impl FnMut(usize, usize, Option<(u8, &Split)>),
+) {
     let mut sp = Split { at: [0; 16], n: 0 };
     let mut p = 0;
     while p < piece.len() {
@@ -463,6 +488,9 @@ pub(super) fn pass_by_thread<W: Send>(
     write: &mut dyn FnMut(&[u8]) -> Result<(), WriteError>,
 ) -> Result<(), WriteError> {
     let n = workers.len();
+    // Each worker's text of a block, and where each of its lines ends there (their room
+    // kept from block to block).
+    let mut outs: Vec<(Vec<u8>, Vec<usize>)> = (0..n).map(|_| Default::default()).collect();
     let mut carry = Vec::new();
     let mut bytes = 0u64;
     let mut spare = Vec::new();
@@ -482,20 +510,20 @@ pub(super) fn pass_by_thread<W: Send>(
                 }))
             });
             // Each worker's text and where each of its lines' ends there.
-            let outs: Vec<(Vec<u8>, Vec<usize>)> = workers
+            workers
                 .par_iter_mut()
+                .zip(outs.par_iter_mut())
                 .enumerate()
-                .map(|(w, worker)| {
-                    let (mut text, mut ends) = (Vec::new(), Vec::new());
+                .for_each(|(w, (worker, (text, ends)))| {
+                    text.clear();
+                    ends.clear();
                     for &(a, z, o) in &lines {
                         if o == w {
-                            decide(worker, &block[a..z], &mut text);
+                            decide(worker, &block[a..z], text);
                             ends.push(text.len());
                         }
                     }
-                    (text, ends)
-                })
-                .collect();
+                });
             let mut at = vec![(0usize, 0usize); n];
             let mut written = Ok(());
             for &(_, _, o) in &lines {
