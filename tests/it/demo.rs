@@ -54,3 +54,75 @@ fn demo_trace_shows_zeros_nulls_comms_and_functions_of_demo_c() {
         );
     }
 }
+
+/// The viewer's cut and filter of the embedded demo read its embedded text as a file's
+/// (its lines as written, not the store's records): the same output as on the demo's file,
+/// wherever the viewer runs (a `demo.prv` in its folder is not read), and a POP region of
+/// it, a store of its own, does not carry the demo's text.
+#[test]
+fn the_demos_cut_and_filter_read_its_embedded_text() {
+    use std::sync::atomic::AtomicBool;
+
+    use prvscope_paraver::cut::{self, Control, CutterOptions, FilterOptions, Job, StateFilter};
+
+    let _shared = crate::common::shared();
+    let demo = prvscope_viewer::loader::load_demo(&prvscope_import::LoadOptions::default())
+        .expect("the demo loads");
+    assert_eq!(demo.shipped_text, Some(prvscope_viewer::loader::DEMO_PRV));
+    let file = load(&demo_dir().join("demo.prv"));
+    let dir = temp_dir("demo-cut");
+    let cancel = AtomicBool::new(false);
+    let control = Control {
+        progress: &|_| {},
+        cancel: &cancel,
+    };
+    let end = demo.header.end_time;
+    let cut = CutterOptions::by_time(end / 3, end / 3 * 2);
+    let filter = FilterOptions {
+        states: Some(StateFilter {
+            all: true,
+            names: Vec::new(),
+            min_time: 1000,
+        }),
+        ..FilterOptions::default()
+    };
+    for (name, job) in [
+        (
+            "cut",
+            Job {
+                cutter: Some(cut),
+                ..Job::default()
+            },
+        ),
+        (
+            "filter",
+            Job {
+                filter: Some(filter),
+                ..Job::default()
+            },
+        ),
+    ] {
+        let body = |t: &prvscope_import::Trace, out: &str| {
+            let out = dir.join(out);
+            cut::save(t, &job, &out, &control).unwrap();
+            let text = std::fs::read_to_string(&out).unwrap();
+            // (The cutter's comment line names the input and the date.)
+            text.lines()
+                .filter(|l| !l.contains(":CUTTER:"))
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        let (embedded, from_file) = (
+            body(&demo, &format!("{name}-embedded.prv")),
+            body(&file, &format!("{name}-file.prv")),
+        );
+        assert!(embedded.len() > 100, "{name}: {} lines", embedded.len());
+        assert!(
+            embedded == from_file,
+            "{name}: the embedded demo's output differs from its file's"
+        );
+    }
+    // A POP region is a store of its own: the demo's text is not its text.
+    let region = cut::in_memory(&demo, end / 3, end / 3 * 2);
+    assert!(region.shipped_text.is_none());
+}

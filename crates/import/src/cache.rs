@@ -378,6 +378,7 @@ pub(crate) fn from_cache(
             load_seconds: started.elapsed().as_secs_f64(),
         },
         shipped_sources: Vec::new(),
+        shipped_text: None,
         cache: cached.report,
     })
 }

@@ -210,6 +210,7 @@ fn into_trace(
             load_seconds: started.elapsed().as_secs_f64(),
         },
         shipped_sources: Vec::new(),
+        shipped_text: None,
         cache: cache::CacheReport::default(),
     }
 }

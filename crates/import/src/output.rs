@@ -174,7 +174,15 @@ pub fn open_text(path: &Path) -> io::Result<Box<dyn BufRead + Send>> {
 /// The lines of a trace's file after its header that the store does not keep: the
 /// `communicators` lines the header announces, and the comment lines (`#`) right after them.
 pub fn head_lines(path: &Path, communicators: u32) -> io::Result<(Vec<String>, Vec<String>)> {
-    let mut lines = open_text(path)?.lines();
+    head_lines_of(open_text(path)?, communicators)
+}
+
+/// [`head_lines`] of a trace's text.
+pub fn head_lines_of(
+    text: impl BufRead,
+    communicators: u32,
+) -> io::Result<(Vec<String>, Vec<String>)> {
+    let mut lines = text.lines();
     let _header = lines.next().transpose()?;
     let mut comms = Vec::new();
     for _ in 0..communicators {

@@ -36,6 +36,9 @@ pub struct Trace {
     /// Source files that come with the trace (file name, text), searched instead of the
     /// disk: the embedded demo ships its `demo.c`. Empty for traces read from files.
     pub shipped_sources: Vec<(&'static str, &'static str)>,
+    /// The trace's text when it comes with the program instead of a file (the embedded
+    /// demo): cut and filter read their lines from it as from a file.
+    pub shipped_text: Option<&'static [u8]>,
     /// Whether the store came from the store cache, was written to it, or neither.
     pub cache: crate::cache::CacheReport,
 }

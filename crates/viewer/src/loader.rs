@@ -291,6 +291,7 @@ pub fn load_demo(options: &LoadOptions) -> Result<Trace, LoadError> {
     trace.row = Some(row);
     trace.report.merge(report);
     trace.shipped_sources.push(DEMO_SOURCE);
+    trace.shipped_text = Some(DEMO_PRV);
     Ok(trace)
 }
 

@@ -144,6 +144,8 @@ pub fn cut(trace: &Trace, t0: u64, t1: u64) -> Trace {
         header,
         store: Arc::new(cut),
         part: None,
+        // (The text that came with the trace is not the cut's.)
+        shipped_text: None,
         ..trace.clone()
     }
 }

@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use prvscope_import::output::{OutputFile, compression_of, copy_side_files, head_lines, open_text};
+use prvscope_import::output::{
+    OutputFile, compression_of, copy_side_files, head_lines_of, open_text,
+};
 use prvscope_store::Trace;
 
 use super::{
@@ -108,10 +110,18 @@ pub fn save(
             output.display()
         )));
     }
-    // The communicator lines are read again from the file (the store does not keep them):
-    // a file that cannot be read then is an error, not a header without them. A trace
-    // without them (the embedded demo has no file) needs nothing from it.
-    let (communicators, comments) = match head_lines(&trace.path, trace.header.communicator_lines) {
+    // The trace's text: the one that came with it (the embedded demo's), else its file's.
+    // The communicator lines are read again from it (the store does not keep them): a text
+    // that cannot be read then is an error, not a header without them; a trace without
+    // them needs nothing from it.
+    let text = || -> std::io::Result<Box<dyn std::io::BufRead + Send>> {
+        match trace.shipped_text {
+            Some(t) => Ok(Box::new(t)),
+            None => open_text(&trace.path),
+        }
+    };
+    let head = text().and_then(|t| head_lines_of(t, trace.header.communicator_lines));
+    let (communicators, comments) = match head {
         Ok(head) => head,
         Err(_) if trace.header.communicator_lines == 0 => Default::default(),
         Err(e) => {
@@ -136,16 +146,19 @@ pub fn save(
     };
     let mut file = OutputFile::create(output)?;
     let opts = job.filter.clone().unwrap_or_default();
-    let from_file = trace.part.is_none() && trace.path.is_file();
-    let total = (compression_of(&trace.path) == prvscope_import::Compression::None)
-        .then(|| std::fs::metadata(&trace.path).map(|m| m.len()).ok())
-        .flatten();
+    let from_text = trace.part.is_none() && (trace.shipped_text.is_some() || trace.path.is_file());
+    let total = match trace.shipped_text {
+        Some(t) => Some(t.len() as u64),
+        None => (compression_of(&trace.path) == prvscope_import::Compression::None)
+            .then(|| std::fs::metadata(&trace.path).map(|m| m.len()).ok())
+            .flatten(),
+    };
     let name = std::path::absolute(&trace.path).unwrap_or_else(|_| trace.path.clone());
-    let written = if let Some(c) = job.cutter.as_ref().filter(|_| from_file) {
+    let written = if let Some(c) = job.cutter.as_ref().filter(|_| from_text) {
         // The cut reads the file's text and writes its lines as the cutter does (the
         // store keeps no lines, nor each record's CPU field).
         cut_text(
-            &|| open_text(&trace.path),
+            &text,
             &trace.header,
             trace.pcf.as_ref(),
             c,
@@ -172,10 +185,10 @@ pub fn save(
             &mut file,
             control,
         )?
-    } else if from_file {
-        // The filter reads the file again and copies its lines, as the cut does; a part of
-        // a trace, or a trace without a file (the embedded demo), is written from the store.
-        let mut input = open_text(&trace.path)?;
+    } else if from_text {
+        // The filter reads the text again and copies its lines, as the cut does; a part of
+        // a trace, or a trace without a text, is written from the store.
+        let mut input = text()?;
         filter_text(
             &mut *input,
             &trace.header,
