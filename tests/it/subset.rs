@@ -362,3 +362,60 @@ fn the_command_line_loads_a_part_and_refuses_a_trace_that_does_not_fit() {
     ]));
     assert_eq!(forced["event_records"], all.events);
 }
+
+/// The cut of a part (the viewer's "Save window as trace" on a loaded part) reads the
+/// trace's text, as the cut of the whole trace does, when the part holds all it keeps (its
+/// range, its threads): the same lines as the whole trace's cut. A cut reaching past the
+/// part, or keeping a thread it did not load, is written from what was loaded instead.
+#[test]
+fn a_parts_cut_is_the_whole_traces_cut_of_the_same_range_and_threads() {
+    use std::sync::atomic::AtomicBool;
+
+    use prvscope_paraver::cut::{self, Control, CutterOptions, Job};
+
+    let _shared = crate::common::shared();
+    let (path, whole) = generated("subset-cut");
+    let end = whole.header.end_time;
+    let (from, to) = (end / 4, end / 4 * 3);
+    let part = load_part(
+        &path,
+        &Subset {
+            from: Some(from),
+            to: Some(to),
+            threads: Some("1-2,1.3".parse().unwrap()),
+        },
+    );
+    let loaded: Vec<bool> = (0..16).map(|r| part.is_row_loaded(r)).collect();
+    let cancel = AtomicBool::new(false);
+    let control = Control {
+        progress: &|_| {},
+        cancel: &cancel,
+    };
+    let dir = crate::common::temp_dir("subset-cut-out");
+    let body = |t: &Trace, c: &CutterOptions, name: &str| {
+        let out = dir.join(name);
+        let job = Job {
+            cutter: Some(c.clone()),
+            ..Job::default()
+        };
+        cut::save(t, &job, &out, &control).unwrap();
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.contains(":CUTTER:"))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let mut inside = CutterOptions::by_time(end / 3, end / 2);
+    inside.rows = Some(loaded.clone());
+    let of_part = body(&part, &inside, "part.prv");
+    assert!(of_part.len() > 100, "{} lines", of_part.len());
+    assert!(
+        of_part == body(&whole, &inside, "whole.prv"),
+        "the part's cut differs from the whole trace's"
+    );
+    // Past the part's range: what was loaded, not the text's lines past it.
+    let mut beyond = CutterOptions::by_time(end / 3, end / 10 * 9);
+    beyond.rows = Some(loaded);
+    assert!(body(&part, &beyond, "past.prv") != body(&whole, &beyond, "past-whole.prv"));
+}

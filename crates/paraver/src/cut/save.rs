@@ -146,7 +146,7 @@ pub fn save(
     };
     let mut file = OutputFile::create(output)?;
     let opts = job.filter.clone().unwrap_or_default();
-    let from_text = trace.part.is_none() && (trace.shipped_text.is_some() || trace.path.is_file());
+    let has_text = trace.shipped_text.is_some() || trace.path.is_file();
     let total = match trace.shipped_text {
         Some(t) => Some(t.len() as u64),
         None => (compression_of(&trace.path) == prvscope_import::Compression::None)
@@ -154,7 +154,24 @@ pub fn save(
             .flatten(),
     };
     let name = std::path::absolute(&trace.path).unwrap_or_else(|_| trace.path.clone());
-    let written = if let Some(c) = job.cutter.as_ref().filter(|_| from_text) {
+    // A part of a trace is cut from the text too when the part holds all the cut keeps:
+    // its range, and each thread it keeps (as the viewer's cut of a part keeps only the
+    // threads loaded); otherwise from the store, which holds what was loaded.
+    let part_holds = |c: &CutterOptions| {
+        let Some(part) = &trace.part else {
+            return true;
+        };
+        let (t0, t1) = c.range(trace.header.end_time);
+        let kept = |r: usize| {
+            c.rows
+                .as_ref()
+                .is_none_or(|rows| rows.get(r) == Some(&true))
+        };
+        part.subset.from.is_none_or(|from| from <= t0)
+            && part.subset.to.is_none_or(|to| to >= t1)
+            && (0..trace.store.thread_count()).all(|r| !kept(r) || trace.is_row_loaded(r))
+    };
+    let written = if let Some(c) = job.cutter.as_ref().filter(|c| has_text && part_holds(c)) {
         // The cut reads the file's text and writes its lines as the cutter does (the
         // store keeps no lines, nor each record's CPU field).
         cut_text(
@@ -185,7 +202,7 @@ pub fn save(
             &mut file,
             control,
         )?
-    } else if from_text {
+    } else if has_text && trace.part.is_none() {
         // The filter reads the text again and copies its lines, as the cut does; a part of
         // a trace, or a trace without a text, is written from the store.
         let mut input = text()?;
