@@ -123,12 +123,14 @@ impl Cut<'_> {
                 .is_none_or(|r| r.get(&key).copied().unwrap_or(false))
     }
 
-    fn new_thread(&mut self, key: [u64; 3], info: Info) -> &mut Info {
+    /// The record of thread `key`, made by `info` when it has none yet (a thread's record
+    /// is made once, not for every line).
+    fn new_thread(&mut self, key: [u64; 3], info: impl FnOnce() -> Info) -> &mut Info {
         let (useful, init) = (&mut self.useful, &mut self.init_useful);
         self.threads.entry(key).or_insert_with(|| {
             *useful += 1;
             *init = true;
-            info
+            info()
         })
     }
 
@@ -156,13 +158,10 @@ impl Cut<'_> {
                     && e > self.t1
                     && (o.remove_first_states || o.remove_last_states)
                 {
-                    self.new_thread(
-                        key,
-                        Info {
-                            last_cpu: cpu,
-                            ..Info::default()
-                        },
-                    )
+                    self.new_thread(key, || Info {
+                        last_cpu: cpu,
+                        ..Info::default()
+                    })
                     .without_states = true;
                 } else if b < self.t0 && e >= self.t0 && o.remove_first_states {
                 } else if (b < self.t1 && e > self.t1 && o.remove_last_states)
@@ -178,13 +177,10 @@ impl Cut<'_> {
                     self.done = self.stop_as_paraver;
                 } else {
                     let (brk, keep, t0, t1) = (self.brk, self.keep, self.t0, self.t1);
-                    let th = self.new_thread(
-                        key,
-                        Info {
-                            last_cpu: cpu,
-                            ..Info::default()
-                        },
-                    );
+                    let th = self.new_thread(key, || Info {
+                        last_cpu: cpu,
+                        ..Info::default()
+                    });
                     th.without_states = false;
                     th.last_state_end = e;
                     if b < t1 && e > t1 && !o.remove_last_states && !brk && keep {
@@ -248,13 +244,10 @@ impl Cut<'_> {
                 }
                 let mut classes = std::mem::take(&mut self.classes);
                 let (counters, untracked) = (self.counters, self.untracked);
-                let th = self.new_thread(
-                    key,
-                    Info {
-                        without_states: true,
-                        ..Info::default()
-                    },
-                );
+                let th = self.new_thread(key, || Info {
+                    without_states: true,
+                    ..Info::default()
+                });
                 // What the pairs open and close; whether a counter's first value is here.
                 let mut zero = false;
                 for pair in f.chunks(2) {
