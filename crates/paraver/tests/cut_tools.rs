@@ -95,6 +95,17 @@ fn naive_span(cut: &str, _o: &CutterOptions) -> (u64, u64) {
     (shift, shift + duration)
 }
 
+/// The four ranges the tests cut a trace of duration `d` by: its second quarter, a fiftieth
+/// from its third, the whole trace, its last tenth.
+fn ranges(d: u64) -> [(u64, u64); 4] {
+    [
+        (d / 4, d / 2),
+        (d / 3, d / 3 + d / 50 + 1),
+        (0, d),
+        (d / 10 * 9, d),
+    ]
+}
+
 /// The cut of `path`'s text (`cut::cut_text`), stopping where Paraver's cutter stops
 /// when `stop_as_paraver`.
 fn text_cut_as(path: &Path, trace: &Trace, o: &CutterOptions, stop_as_paraver: bool) -> String {
@@ -174,12 +185,7 @@ fn every_way_of_reading_cuts_as_the_plain_pass() {
     for path in traces(&shared) {
         let trace = load(&path);
         let d = trace.header.end_time;
-        let ranges = [
-            (d / 4, d / 2),
-            (d / 3, d / 3 + d / 50 + 1),
-            (0, d),
-            (d / 10 * 9, d),
-        ];
+        let ranges = ranges(d);
         let size = std::fs::metadata(&path).map_or(0, |m| m.len()) as usize;
         for (i, (t0, t1)) in ranges.into_iter().enumerate() {
             for (name, mut o) in settings() {
@@ -374,12 +380,7 @@ fn cuts_are_paravers_record_for_record() {
         let text = text_of(&path);
         let ties = ties(&text);
         let d = trace.header.end_time;
-        let ranges = [
-            (d / 4, d / 2),
-            (d / 3, d / 3 + d / 50 + 1),
-            (0, d),
-            (d / 10 * 9, d),
-        ];
+        let ranges = ranges(d);
         for (t0, t1) in ranges {
             for (name, mut o) in settings() {
                 (o.min_time, o.max_time) = (t0, t1);

@@ -385,43 +385,40 @@ pub(super) fn read_head(input: &mut dyn BufRead, lines: usize) -> io::Result<Vec
     Ok(out)
 }
 
-/// Calls `each` on every line of the rest of `input` that `pre` does not set aside, in the
-/// file's order, until it answers `true` (stop); `read` is told the bytes read so far.
-pub(super) fn pass(
+/// What a pass does with a block and what was made of it (see [`in_blocks`]): `true` to stop.
+type Handle<'a, T> = dyn FnMut(&[u8], T) -> Result<bool, WriteError> + 'a;
+
+/// Reads the rest of `input` in blocks of whole lines of `size` bytes: `prepare` is made of
+/// each block on another thread while the block before it is handled (`handle`, given the
+/// block and what `prepare` made of it, in the file's order) until `handle` answers `true`
+/// (stop); `read` is told the bytes read so far. The reading pipeline of every pass.
+fn in_blocks<T: Send>(
     input: &mut (dyn BufRead + Send),
-    pre: &Pre<'_>,
+    size: usize,
     control: &Control<'_>,
     read: &dyn Fn(u64),
-    each: &mut dyn FnMut(&[u8]) -> Result<bool, WriteError>,
+    prepare: &(dyn Fn(&[u8]) -> T + Sync),
+    handle: &mut Handle<'_, T>,
 ) -> Result<(), WriteError> {
     let mut carry = Vec::new();
     let mut bytes = 0u64;
     let mut spare = Vec::new();
-    let mut current = next_block(input, &mut carry, Vec::new(), pre.block)?.map(|b| {
-        let c = pre.candidates(&b, 1);
-        (b, c)
+    let mut current = next_block(input, &mut carry, Vec::new(), size)?.map(|b| {
+        let made = prepare(&b);
+        (b, made)
     });
-    while let Some((block, lines)) = current.take() {
+    while let Some((block, made)) = current.take() {
         control.check()?;
         bytes += block.len() as u64;
         let reuse = std::mem::take(&mut spare);
         let (next, stop) = std::thread::scope(|s| {
             let reader = s.spawn(|| -> io::Result<_> {
-                Ok(next_block(input, &mut carry, reuse, pre.block)?.map(|b| {
-                    let c = pre.candidates(&b, 1);
-                    (b, c)
+                Ok(next_block(input, &mut carry, reuse, size)?.map(|b| {
+                    let made = prepare(&b);
+                    (b, made)
                 }))
             });
-            let mut stop = Ok(false);
-            for &(a, z, _) in &lines {
-                match each(&block[a..z]) {
-                    Ok(false) => {}
-                    other => {
-                        stop = other;
-                        break;
-                    }
-                }
-            }
+            let stop = handle(&block, made);
             let next = reader
                 .join()
                 .unwrap_or_else(|e| std::panic::resume_unwind(e));
@@ -437,6 +434,32 @@ pub(super) fn pass(
     Ok(())
 }
 
+/// Calls `each` on every line of the rest of `input` that `pre` does not set aside, in the
+/// file's order, until it answers `true` (stop); `read` is told the bytes read so far.
+pub(super) fn pass(
+    input: &mut (dyn BufRead + Send),
+    pre: &Pre<'_>,
+    control: &Control<'_>,
+    read: &dyn Fn(u64),
+    each: &mut dyn FnMut(&[u8]) -> Result<bool, WriteError>,
+) -> Result<(), WriteError> {
+    in_blocks(
+        input,
+        pre.block,
+        control,
+        read,
+        &|b| pre.candidates(b, 1),
+        &mut |block, lines| {
+            for &(a, z, _) in &lines {
+                if each(&block[a..z])? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        },
+    )
+}
+
 /// The first and last times written by the rest of `input` (see [`Pre::span`]); `read` is
 /// told the bytes read so far.
 pub(super) fn span_pass(
@@ -445,29 +468,21 @@ pub(super) fn span_pass(
     control: &Control<'_>,
     read: &dyn Fn(u64),
 ) -> Result<Option<(u64, u64)>, WriteError> {
-    let mut carry = Vec::new();
-    let (mut bytes, mut span) = (0u64, None::<(u64, u64)>);
-    let mut spare = Vec::new();
-    let mut current = next_block(input, &mut carry, Vec::new(), pre.block)?;
-    while let Some(block) = current.take() {
-        control.check()?;
-        bytes += block.len() as u64;
-        let reuse = std::mem::take(&mut spare);
-        let (next, here) = std::thread::scope(|s| {
-            let reader = s.spawn(|| next_block(input, &mut carry, reuse, pre.block));
-            let here = pre.block_span(&block);
-            let next = reader
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e));
-            (next, here)
-        });
-        if let Some((lo, hi)) = here {
-            span = Some(span.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
-        }
-        read(bytes);
-        spare = block.buf;
-        current = next?;
-    }
+    let mut span = None::<(u64, u64)>;
+    in_blocks(
+        input,
+        pre.block,
+        control,
+        read,
+        // (Found while the next block is read.)
+        &|_| (),
+        &mut |block, ()| {
+            if let Some((lo, hi)) = pre.block_span(block) {
+                span = Some(span.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
+            }
+            Ok(false)
+        },
+    )?;
     Ok(span)
 }
 
@@ -491,24 +506,13 @@ pub(super) fn pass_by_thread<W: Send>(
     // Each worker's text of a block, and where each of its lines ends there (their room
     // kept from block to block).
     let mut outs: Vec<(Vec<u8>, Vec<usize>)> = (0..n).map(|_| Default::default()).collect();
-    let mut carry = Vec::new();
-    let mut bytes = 0u64;
-    let mut spare = Vec::new();
-    let mut current = next_block(input, &mut carry, Vec::new(), pre.block)?.map(|b| {
-        let c = pre.candidates(&b, n);
-        (b, c)
-    });
-    while let Some((block, lines)) = current.take() {
-        control.check()?;
-        bytes += block.len() as u64;
-        let reuse = std::mem::take(&mut spare);
-        let (next, written) = std::thread::scope(|s| {
-            let reader = s.spawn(|| -> io::Result<_> {
-                Ok(next_block(input, &mut carry, reuse, pre.block)?.map(|b| {
-                    let c = pre.candidates(&b, n);
-                    (b, c)
-                }))
-            });
+    in_blocks(
+        input,
+        pre.block,
+        control,
+        read,
+        &|b| pre.candidates(b, n),
+        &mut |block, lines| {
             // Each worker's text and where each of its lines' ends there.
             workers
                 .par_iter_mut()
@@ -525,30 +529,18 @@ pub(super) fn pass_by_thread<W: Send>(
                     }
                 });
             let mut at = vec![(0usize, 0usize); n];
-            let mut written = Ok(());
             for &(_, _, o) in &lines {
                 let (text, ends) = &outs[o];
                 let (line, start) = at[o];
                 let end = ends[line];
-                if end > start
-                    && let Err(e) = write(&text[start..end])
-                {
-                    written = Err(e);
-                    break;
+                if end > start {
+                    write(&text[start..end])?;
                 }
                 at[o] = (line + 1, end);
             }
-            let next = reader
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e));
-            (next, written)
-        });
-        written?;
-        read(bytes);
-        spare = block.buf;
-        current = next?;
-    }
-    Ok(())
+            Ok(false)
+        },
+    )
 }
 
 /// The first and last times a cut that reads the whole file (`stop_as_paraver` off) writes,
