@@ -90,6 +90,41 @@ impl Backend {
         }
     }
 
+    /// Appends to `colons` and `ends` one word per 64-byte block of `text` each: bit `i` of
+    /// word `k` is set when byte `64 k + i` is `:` (`colons`), `\n` (`ends`); past the end of
+    /// the text none is either. The backend must be resolved.
+    pub fn scan_separators(self, text: &[u8], colons: &mut Vec<u64>, ends: &mut Vec<u64>) {
+        let blocks = text.len().div_ceil(BLOCK);
+        colons.reserve(blocks);
+        ends.reserve(blocks);
+        let whole = text.len() / BLOCK * BLOCK;
+        let (body, rest) = text.split_at(whole);
+        self.separator_blocks(body, colons, ends);
+        if !rest.is_empty() {
+            let mut last = [b'x'; BLOCK];
+            if let Some(head) = last.get_mut(..rest.len()) {
+                head.copy_from_slice(rest);
+            }
+            self.separator_blocks(&last, colons, ends);
+        }
+    }
+
+    /// [`Backend::scan_separators`] of whole blocks.
+    #[allow(unsafe_code)]
+    fn separator_blocks(self, text: &[u8], colons: &mut Vec<u64>, ends: &mut Vec<u64>) {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: SSE2 is part of x86-64's baseline.
+            Backend::Sse2 => unsafe { x86::sse2_separator_blocks(text, colons, ends) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Avx2` is only chosen (resolve, detect) where the CPU has AVX2.
+            Backend::Avx2 => unsafe { x86::avx2_separator_blocks(text, colons, ends) },
+            _ => each_separator_block(text, colons, ends, |b| {
+                (scalar_eq(b, b':'), scalar_eq(b, b'\n'))
+            }),
+        }
+    }
+
     /// The masks of whole blocks (`text.len()` a multiple of [`BLOCK`]), the loop compiled
     /// inside each backend's target features so that its compares are inlined.
     // The SIMD backends call `std::arch` intrinsics, which are `unsafe` where the CPU
@@ -120,6 +155,53 @@ fn each_block(text: &[u8], masks: &mut Vec<u64>, f: impl Fn(&[u8; BLOCK]) -> u64
             masks.push(f(block));
         }
     }
+}
+
+/// Pushes the two masks `f` gives of each whole 64-byte block of `text`.
+#[allow(clippy::inline_always)]
+#[inline(always)]
+fn each_separator_block(
+    text: &[u8],
+    colons: &mut Vec<u64>,
+    ends: &mut Vec<u64>,
+    f: impl Fn(&[u8; BLOCK]) -> (u64, u64),
+) {
+    for block in text.chunks_exact(BLOCK) {
+        if let Some(block) = block.first_chunk::<BLOCK>() {
+            let (c, e) = f(block);
+            colons.push(c);
+            ends.push(e);
+        }
+    }
+}
+
+/// The bytes of a block equal to `b`, eight at a time: a byte of `x ^ b` is zero exactly
+/// when its low seven bits plus 0x7F leave its high bit clear and its own high bit is clear.
+#[inline(always)]
+fn scalar_eq(block: &[u8; BLOCK], b: u8) -> u64 {
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    let mut mask = 0u64;
+    for (k, word) in block.chunks_exact(8).enumerate() {
+        let Some(word) = word.first_chunk::<8>() else {
+            break;
+        };
+        let x = u64::from_le_bytes(*word) ^ (u64::from(b) * 0x0101_0101_0101_0101);
+        let zero = !(((x & LOW7) + LOW7) | x | LOW7);
+        let bits = (((zero >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56) & 0xFF;
+        mask |= bits << (8 * k);
+    }
+    mask
+}
+
+/// The definition of [`Backend::scan_separators`]'s `:` and `\n` masks, one byte at a time.
+pub fn naive_eq(text: &[u8], b: u8) -> Vec<u64> {
+    (0..text.len().div_ceil(BLOCK))
+        .map(|k| {
+            (0..BLOCK).fold(0u64, |m, i| {
+                m | (u64::from(text.get(k * BLOCK + i) == Some(&b)) << i)
+            })
+        })
+        .collect()
 }
 
 /// The definition, one byte at a time (the tests' reference).
@@ -171,7 +253,52 @@ mod x86 {
         _mm256_movemask_epi8, _mm256_set1_epi8, _mm256_sub_epi8,
     };
 
-    use super::{BLOCK, each_block};
+    use super::{BLOCK, each_block, each_separator_block};
+
+    /// [`sse2_separators`] over whole blocks.
+    #[target_feature(enable = "sse2")]
+    pub(super) fn sse2_separator_blocks(text: &[u8], colons: &mut Vec<u64>, ends: &mut Vec<u64>) {
+        each_separator_block(text, colons, ends, |b| sse2_separators(b));
+    }
+
+    /// [`avx2_separators`] over whole blocks.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn avx2_separator_blocks(text: &[u8], colons: &mut Vec<u64>, ends: &mut Vec<u64>) {
+        each_separator_block(text, colons, ends, |b| avx2_separators(b));
+    }
+
+    /// SSE2: the bytes equal to `:` and to `\n`, on each 16-byte quarter.
+    #[target_feature(enable = "sse2")]
+    #[inline]
+    fn sse2_separators(block: &[u8; BLOCK]) -> (u64, u64) {
+        let colon = _mm_set1_epi8(b':'.cast_signed());
+        let nl = _mm_set1_epi8(b'\n'.cast_signed());
+        let (mut colons, mut ends) = (0u64, 0u64);
+        for k in 0..4 {
+            // SAFETY: bytes 16 k .. 16 k + 16 lie in the 64-byte block; unaligned loads.
+            let x = unsafe { _mm_loadu_si128(block.as_ptr().add(16 * k).cast::<__m128i>()) };
+            colons |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(x, colon)) as u16) << (16 * k);
+            ends |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(x, nl)) as u16) << (16 * k);
+        }
+        (colons, ends)
+    }
+
+    /// AVX2: the same compares on two 32-byte halves.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn avx2_separators(block: &[u8; BLOCK]) -> (u64, u64) {
+        let colon = _mm256_set1_epi8(b':'.cast_signed());
+        let nl = _mm256_set1_epi8(b'\n'.cast_signed());
+        let (mut colons, mut ends) = (0u64, 0u64);
+        for k in 0..2 {
+            // SAFETY: bytes 32 k .. 32 k + 32 lie in the 64-byte block; unaligned loads.
+            let x = unsafe { _mm256_loadu_si256(block.as_ptr().add(32 * k).cast::<__m256i>()) };
+            colons |=
+                u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, colon)) as u32) << (32 * k);
+            ends |= u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, nl)) as u32) << (32 * k);
+        }
+        (colons, ends)
+    }
 
     /// [`sse2`] over whole blocks.
     #[target_feature(enable = "sse2")]
@@ -268,6 +395,11 @@ mod tests {
     fn check(text: &[u8]) {
         let want = naive(text);
         for backend in Backend::available() {
+            let (mut colons, mut ends) = (Vec::new(), Vec::new());
+            backend.scan_separators(text, &mut colons, &mut ends);
+            let shown = String::from_utf8_lossy(text);
+            assert_eq!(colons, naive_eq(text, b':'), "{backend:?} on {shown:?}");
+            assert_eq!(ends, naive_eq(text, b'\n'), "{backend:?} on {shown:?}");
             let mut got = Vec::new();
             backend.scan(text, &mut got);
             assert_eq!(

@@ -139,31 +139,53 @@ pub(super) fn split(line: &[u8], want: usize) -> Split {
     r
 }
 
-/// The marks of a text (its bytes that are not ASCII digits, one bit each, from the
-/// structural scanner of `prvscope_import::prv::scan`): a line of digits and `:` is split on
-/// them without looking at its bytes one by one.
+/// The separators of a text from the structural scanner of `prvscope_import::prv::scan`,
+/// one bit a byte: the bytes that are `:` and those that are `\n`. A line is split on them
+/// without looking at its bytes one by one.
 pub(super) struct Marks {
-    masks: Vec<u64>,
+    colons: Vec<u64>,
+    ends: Vec<u64>,
+}
+
+/// The first bit set in `words` at or after bit `p`.
+#[inline(always)]
+fn next_bit(words: &[u64], p: usize) -> Option<usize> {
+    let mut k = p / BLOCK;
+    let mut bits = words.get(k)? & (u64::MAX << (p % BLOCK));
+    while bits == 0 {
+        k += 1;
+        bits = *words.get(k)?;
+    }
+    Some(k * BLOCK + bits.trailing_zeros() as usize)
 }
 
 impl Marks {
     /// The marks of `text`.
     pub(super) fn of(text: &[u8]) -> Marks {
-        let mut marks = Marks { masks: Vec::new() };
+        let mut marks = Marks {
+            colons: Vec::new(),
+            ends: Vec::new(),
+        };
         marks.scan(text);
         marks
     }
 
     /// The marks of `text` in place of those held (their room kept).
     pub(super) fn scan(&mut self, text: &[u8]) {
-        self.masks.clear();
-        Backend::detect().scan(text, &mut self.masks);
+        self.colons.clear();
+        self.ends.clear();
+        Backend::detect().scan_separators(text, &mut self.colons, &mut self.ends);
+    }
+
+    /// Where the first `\n` of the text at or after `p` is.
+    #[inline(always)]
+    pub(super) fn line_end(&self, p: usize) -> Option<usize> {
+        next_bit(&self.ends, p)
     }
 
     /// The line of `text` (the text the marks are of) that begins at `p`, split as
     /// [`split`] splits it into its first `want` (at most 15) fields, and where it ends (its
-    /// `\n`): `None` where a mark that ends one of those fields is neither `:` nor the
-    /// line's end, or the line has no `\n` (the caller reads that line byte-wise).
+    /// `\n`): `None` where the line has no `\n` (the caller reads that line byte-wise).
     #[inline(always)]
     pub(super) fn split_at(
         &self,
@@ -173,35 +195,29 @@ impl Marks {
         r: &mut Split,
     ) -> Option<usize> {
         let want = want.clamp(1, 15);
-        let mut blk = p / BLOCK;
-        let mut bits = self.masks.get(blk)? & (u64::MAX << (p % BLOCK));
-        let mut next = || -> Option<usize> {
-            while bits == 0 {
-                blk += 1;
-                bits = *self.masks.get(blk)?;
-            }
-            let at = blk * BLOCK + bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            Some(at)
-        };
+        let nl = next_bit(&self.ends, p).filter(|&nl| nl < text.len())?;
+        // The fields end at the line's `:` before its end, then at its end.
+        let mut k = p / BLOCK;
+        let mut bits = self.colons.get(k)? & (u64::MAX << (p % BLOCK));
         r.n = 0;
         while r.n < want {
-            let m = next()?;
-            match *text.get(m)? {
-                b':' => {}
-                b'\n' => {
-                    r.n += 1;
-                    r.at[r.n] = m - p + 1;
-                    return Some(m);
-                }
-                _ => return None,
+            while bits == 0 && k * BLOCK < nl {
+                k += 1;
+                bits = self.colons.get(k).copied().unwrap_or(0);
             }
+            let c = if bits == 0 {
+                nl
+            } else {
+                (k * BLOCK + bits.trailing_zeros() as usize).min(nl)
+            };
+            bits &= bits.wrapping_sub(1);
             r.n += 1;
-            r.at[r.n] = m - p + 1;
+            r.at[r.n] = c - p + 1;
+            if c == nl {
+                break;
+            }
         }
-        let from = p + r.at[r.n];
-        let nl = memchr::memchr(b'\n', text.get(from..)?)?;
-        Some(from + nl)
+        Some(nl)
     }
 }
 
@@ -263,7 +279,7 @@ mod tests {
             )
         ) {
             let want = naive(&line);
-            // The marks split each line of a text as `split` does, or leave it to it.
+            // The marks split each line of a text that ends as `split` does.
             let mut text = line.clone();
             text.push(b'\n');
             text.extend_from_slice(&line);
@@ -279,8 +295,8 @@ mod tests {
                         prop_assert_eq!(Some(end), nl);
                         prop_assert_eq!(sp.n, plain.n);
                         prop_assert_eq!(&sp.at[..=sp.n], &plain.at[..=plain.n]);
-                    } else if nl.is_some() && l.iter().all(|&b| b == b':' || b.is_ascii_digit()) {
-                        prop_assert!(false, "a line of digits and `:` left to the byte-wise split");
+                    } else if nl.is_some() {
+                        prop_assert!(false, "a line with its end left to the byte-wise split");
                     }
                 }
                 p = nl.map_or(text.len(), |n| n + 1);

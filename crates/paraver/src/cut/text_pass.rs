@@ -261,7 +261,7 @@ fn each_line(block: &[u8], a: usize, z: usize, mut f: impl FnMut(usize, usize)) 
 
 /// Calls `f` with the range of each line of `block[a..z]` as [`each_line`] does, and with
 /// the line's kind and fields when they were split on the marks of the piece (the state,
-/// event and message lines of digits and `:`; see [`Marks::split_at`]): `None` for the
+/// event and message lines that end with a `\n`; see [`Marks::split_at`]): `None` for the
 /// others, which `f` reads byte-wise.
 fn each_split_line(
     block: &[u8],
@@ -306,7 +306,9 @@ fn split_lines(
             f(a + p, a + nl, Some((kind, &sp)));
             nl
         } else {
-            let e = memchr::memchr(b'\n', &piece[p..]).map_or(piece.len(), |i| p + i);
+            let e = marks
+                .line_end(p)
+                .map_or(piece.len(), |e| e.min(piece.len()));
             f(a + p, a + e, None);
             e
         };
