@@ -55,6 +55,8 @@ pub(crate) struct Parsed {
     pub(crate) event_types: Vec<u32>,
     /// The inverted pairs of event types (`TraceStore::inversions`).
     pub(crate) inversions: Vec<(u32, u32)>,
+    /// What each piece of the text holds, when all of it was read.
+    pub(crate) text_index: Option<Arc<prvscope_store::TextIndex>>,
 }
 
 /// Reads the body of the trace at `path` in batches of at most `batch_bytes` of text (and
@@ -84,6 +86,7 @@ pub(crate) fn parse_in_batches<S: BatchSink>(
         row_types: Vec::new(),
         last_begins: Vec::new(),
         order: prv::OrderJoin::new(0),
+        text: Vec::new(),
     };
     let grouping = driver::Grouping {
         at_most: batch_bytes,
@@ -115,6 +118,8 @@ pub(crate) fn parse_in_batches<S: BatchSink>(
     prv::add_backward_pairs(&mut inversions, &backward, |row| {
         row_types.get(row as usize).into_iter().flatten().copied()
     });
+    let text_index = crate::text_index(read.body_start, &batches.text, read.bytes, options)
+        .filter(|_| options.subset.is_whole());
     Ok(Parsed {
         header,
         report: batches.report,
@@ -122,6 +127,7 @@ pub(crate) fn parse_in_batches<S: BatchSink>(
         bytes: batches.bytes,
         event_types: batches.event_types.into_iter().collect(),
         inversions,
+        text_index,
     })
 }
 
@@ -260,6 +266,8 @@ struct Batches<'s, S> {
     last_begins: Vec<Option<u64>>,
     /// The order of events at one timestamp across batches.
     order: prv::OrderJoin,
+    /// What each window of the text held, in order.
+    text: Vec<prvscope_store::TextPiece>,
 }
 
 impl<S: BatchSink> driver::ChunkSink for Batches<'_, S> {
@@ -279,7 +287,10 @@ impl<S: BatchSink> driver::ChunkSink for Batches<'_, S> {
 
 impl<S: BatchSink> Batches<'_, S> {
     /// Assembles a batch's chunks (in file order) and hands them to the sink.
-    fn add(&mut self, path: &Path, chunks: Vec<prv::ChunkOut>) -> Result<(), LoadError> {
+    fn add(&mut self, path: &Path, mut chunks: Vec<prv::ChunkOut>) -> Result<(), LoadError> {
+        for c in &mut chunks {
+            self.text.append(&mut c.text_pieces);
+        }
         let lines: u64 = chunks.iter().map(|c| c.lines).sum();
         prv::release_scratch();
         let prv::Assembled {

@@ -30,7 +30,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use prvscope_format::LoadError;
-use prvscope_store::{LoadStats, Trace};
+use prvscope_store::{LoadStats, TextIndex, TextPiece, Trace};
 
 use crate::{Compression, LoadOptions};
 
@@ -255,6 +255,7 @@ fn write_store(
         bytes_read,
         bytes_decoded: trace.stats.bytes_decoded,
         report: body_report(&trace.report),
+        text_index: trace.text_index.clone(),
     };
     match write(opts, file, &trace.store, &extra, pool) {
         Ok(()) => CacheState::Built,
@@ -380,6 +381,7 @@ pub(crate) fn from_cache(
         shipped_sources: Vec::new(),
         shipped_text: None,
         cache: cached.report,
+        text_index: hit.extra.text_index,
     })
 }
 
@@ -392,6 +394,8 @@ pub(crate) struct Extra {
     pub bytes_decoded: u64,
     /// The body's report (the side files' is made again on every open).
     pub report: LoadReport,
+    /// What each piece of the text holds ([`Trace::text_index`]).
+    pub text_index: Option<Arc<TextIndex>>,
 }
 
 fn compression_code(c: Compression) -> u8 {
@@ -422,6 +426,25 @@ impl Extra {
             e.u64(i.line);
             e.u64(i.column);
             e.str(&i.message);
+        }
+        e.u8(u8::from(self.text_index.is_some()));
+        if let Some(index) = &self.text_index {
+            e.u64(index.start);
+            e.u64(index.pieces.len() as u64);
+            for p in &index.pieces {
+                e.u64(p.len);
+                e.u8(p.holds);
+                for v in [
+                    p.state_begin,
+                    p.state_end,
+                    p.event_first,
+                    p.event_last,
+                    p.message_send,
+                    p.message_reach,
+                ] {
+                    e.u64(v);
+                }
+            }
         }
         e.0
     }
@@ -464,12 +487,36 @@ impl Extra {
         for issue in examples {
             report.push(issue);
         }
+        let text_index = if d.u8()? == 0 {
+            None
+        } else {
+            let mut index = TextIndex::new(d.u64()?, TextIndex::PIECE);
+            for _ in 0..d.u64()? {
+                let (len, holds) = (d.u64()?, d.u8()?);
+                let mut v = [0u64; 6];
+                for x in &mut v {
+                    *x = d.u64()?;
+                }
+                index.pieces.push(TextPiece {
+                    len,
+                    holds,
+                    state_begin: v[0],
+                    state_end: v[1],
+                    event_first: v[2],
+                    event_last: v[3],
+                    message_send: v[4],
+                    message_reach: v[5],
+                });
+            }
+            Some(Arc::new(index))
+        };
         Some(Extra {
             key,
             compression,
             bytes_read,
             bytes_decoded,
             report,
+            text_index,
         })
     }
 }

@@ -94,6 +94,10 @@ pub fn convert(
         bytes_read: progress.bytes_done.load(Ordering::Relaxed).max(meta.len()),
         bytes_decoded: parsed.bytes,
         report: cache::body_report(&parsed.report),
+        text_index: parsed
+            .text_index
+            .clone()
+            .filter(|_| parsed.report.count(crate::IssueKind::FileChanged) == 0),
     };
     conv.finish(
         threads,

@@ -73,6 +73,8 @@ pub(crate) struct Read {
     pub(crate) header: Header,
     /// Text bytes (header included).
     pub(crate) bytes: u64,
+    /// Where the body starts in the text (the byte after the header's line).
+    pub(crate) body_start: u64,
     /// The problems of the input itself: a corrupt stream, a file that changed while read.
     pub(crate) report: LoadReport,
 }
@@ -220,6 +222,7 @@ impl Parse<'_> {
         Ok(Read {
             header,
             bytes: file.shrunk_to().unwrap_or(file.len()),
+            body_start,
             report: LoadReport::default(),
         })
     }
@@ -267,6 +270,7 @@ impl Parse<'_> {
         Ok(Read {
             header,
             bytes: bytes.len() as u64,
+            body_start: (bytes.len() - body.len()) as u64,
             report: LoadReport::default(),
         })
     }
@@ -285,6 +289,7 @@ impl Parse<'_> {
         } = decoder;
         let first = first_block(self.path, &rx, compression, self.progress)?;
         let (header, first_body) = crate::split_header(self.path, &first)?;
+        let body_start = (first.len() - first_body.len()) as u64;
         let rows = self.begin(&header, sink)?;
         let ctx = self.context(&rows)?;
         let group = self.grouping.bytes(rows.rows());
@@ -349,6 +354,7 @@ impl Parse<'_> {
         Ok(Read {
             header,
             bytes,
+            body_start,
             report,
         })
     }

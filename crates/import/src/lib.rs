@@ -35,7 +35,7 @@ pub use prv::scan::Backend as ScanBackend;
 use prvscope_format::RowMap;
 use prvscope_format::error;
 use prvscope_store::null::resolve_policy;
-use prvscope_store::{LoadStats, LoadedPart, NullPolicy, TraceStore};
+use prvscope_store::{LoadStats, LoadedPart, NullPolicy, TextIndex, TextPiece, TraceStore};
 pub use source::{Compression, LoadProgress};
 
 // The types of this crate's signatures, so that a caller of `load` needs no other import.
@@ -195,6 +195,10 @@ fn into_trace(
         check_side_files(path, &types, rows, pcf.as_ref(), row.as_ref(), &mut report);
     }
     report.sort_examples();
+    // (The index of a whole trace's text, as it was when read.)
+    let text_index = body
+        .text_index
+        .filter(|_| part.is_none() && report.count(IssueKind::FileChanged) == 0);
     Trace {
         path: path.to_path_buf(),
         part,
@@ -212,6 +216,7 @@ fn into_trace(
         shipped_sources: Vec::new(),
         shipped_text: None,
         cache: cache::CacheReport::default(),
+        text_index,
     }
 }
 
@@ -408,6 +413,8 @@ struct Body {
     report: LoadReport,
     bytes: u64,
     inversions: Vec<(u32, u32)>,
+    /// What each piece of the text holds, when the parse read all of it.
+    text_index: Option<Arc<TextIndex>>,
 }
 
 /// Splits the header line off `bytes` and parses it.
@@ -456,6 +463,24 @@ pub(crate) fn loaded_part(subset: &Subset, header: &Header) -> Option<LoadedPart
 struct Whole {
     chunks: Vec<prv::ChunkOut>,
     rows: usize,
+    /// What each window of the text holds, in order.
+    text: Vec<TextPiece>,
+}
+
+/// The index of a text whose body starts at `start` and whose windows held `pieces`, when
+/// they tile the whole text of `bytes` bytes (a load that read all of it). Its pieces are
+/// merged up to twice the read window ([`LoadOptions::read_window_bytes`]: 1 MB).
+pub(crate) fn text_index(
+    start: u64,
+    pieces: &[TextPiece],
+    bytes: u64,
+    options: &LoadOptions,
+) -> Option<Arc<TextIndex>> {
+    let mut index = TextIndex::new(start, (options.read_window_bytes as u64 * 2).max(1));
+    for &p in pieces {
+        index.push(p);
+    }
+    (index.end() == bytes).then(|| Arc::new(index))
 }
 
 impl driver::ChunkSink for Whole {
@@ -464,7 +489,10 @@ impl driver::ChunkSink for Whole {
         Ok(())
     }
 
-    fn group(&mut self, _: &Path, chunks: Vec<prv::ChunkOut>) -> Result<(), LoadError> {
+    fn group(&mut self, _: &Path, mut chunks: Vec<prv::ChunkOut>) -> Result<(), LoadError> {
+        for c in &mut chunks {
+            self.text.append(&mut c.text_pieces);
+        }
         self.chunks.extend(chunks);
         Ok(())
     }
@@ -489,7 +517,8 @@ fn parse_whole(
         &mut whole,
     )?;
     stages::mark("parse");
-    Ok(finish(
+    let index = text_index(read.body_start, &whole.text, read.bytes, options);
+    let mut body = finish(
         read.header,
         whole.chunks,
         whole.rows,
@@ -497,7 +526,9 @@ fn parse_whole(
         read.bytes,
         path,
         read.report,
-    ))
+    );
+    body.text_index = index;
+    Ok(body)
 }
 
 fn finish(
@@ -534,5 +565,6 @@ fn finish(
         report,
         bytes,
         inversions: assembled.inversions,
+        text_index: None,
     }
 }

@@ -187,6 +187,29 @@ fn every_way_of_reading_cuts_as_the_plain_pass() {
         let d = trace.header.end_time;
         let ranges = ranges(d);
         let size = std::fs::metadata(&path).map_or(0, |m| m.len()) as usize;
+        // The index of the text in small pieces (read in small windows), so that a pass
+        // passes over many; a plain file is opened past them, a compressed one read and
+        // dropped.
+        let indexed = prvscope_import::load(
+            &path,
+            &prvscope_import::LoadOptions {
+                read_window_bytes: 4 << 10,
+                stream_block_bytes: 64 << 10,
+                ..prvscope_import::LoadOptions::default()
+            },
+            None,
+        )
+        .unwrap();
+        let index = indexed.text_index.as_deref();
+        assert!(index.is_some(), "{}: no index", path.display());
+        let open_at = |at: u64| -> std::io::Result<Box<dyn std::io::BufRead + Send>> {
+            use std::io::{Seek, SeekFrom};
+            let mut file = std::fs::File::open(&path)?;
+            file.seek(SeekFrom::Start(at))?;
+            Ok(Box::new(std::io::BufReader::new(file)))
+        };
+        let compressed = path.extension().is_some_and(|e| e == "gz" || e == "xz");
+        let open_at: Option<&prvscope_paraver::cut::OpenAt<'_>> = (!compressed).then_some(&open_at);
         for (i, (t0, t1)) in ranges.into_iter().enumerate() {
             for (name, mut o) in settings() {
                 (o.min_time, o.max_time) = (t0, t1);
@@ -206,7 +229,13 @@ fn every_way_of_reading_cuts_as_the_plain_pass() {
                     let known = (!stop_as_paraver)
                         .then(|| prvscope_paraver::cut::known_span(&trace, &o))
                         .flatten();
-                    for (known, block) in [(None, 0), (known, 0), (None, (size / 7).max(1))] {
+                    for (known, block, index, open_at) in [
+                        (None, 0, None, None),
+                        (known, 0, None, None),
+                        (None, (size / 7).max(1), None, None),
+                        (None, 0, index, open_at),
+                        (known, (size / 7).max(1), index, None),
+                    ] {
                         let fast = text_cut_reading(
                             &path,
                             &trace,
@@ -217,6 +246,8 @@ fn every_way_of_reading_cuts_as_the_plain_pass() {
                                 known,
                                 block,
                                 plain: false,
+                                index,
+                                open_at,
                             },
                         );
                         if fast != plain {
@@ -225,8 +256,10 @@ fn every_way_of_reading_cuts_as_the_plain_pass() {
                             let at = (0..a.len().max(b.len())).find(|&k| a.get(k) != b.get(k));
                             panic!(
                                 "{} [{t0}, {t1}] {name} stop {stop_as_paraver} known {known:?} \
-                                 block {block}: line {at:?}: {:?} against the plain pass's {:?}",
+                                 block {block} index {}: line {at:?}: {:?} against the plain \
+                                 pass's {:?}",
                                 path.display(),
+                                index.is_some(),
                                 at.and_then(|k| a.get(k)),
                                 at.and_then(|k| b.get(k)),
                             );

@@ -22,6 +22,7 @@ pub mod null;
 pub mod placement;
 pub mod signal;
 pub mod summary;
+pub mod text_index;
 pub mod trace;
 
 use std::ops::Range;
@@ -29,6 +30,7 @@ use std::ops::Range;
 pub use checked::Integrity;
 pub use columns::{TimeColumn, ValueColumn};
 pub use null::{DEFAULT_SENTINEL, NullOverride, NullPolicy};
+pub use text_index::{TextIndex, TextPiece};
 pub use trace::{LoadStats, LoadedPart, Trace};
 
 /// State records of one thread, sorted by begin time (equal begins keep file order).

@@ -41,6 +41,9 @@ pub struct Trace {
     pub shipped_text: Option<&'static [u8]>,
     /// Whether the store came from the store cache, was written to it, or neither.
     pub cache: crate::cache::CacheReport,
+    /// What each piece of the trace's text holds (a whole trace's, read from its file):
+    /// what a cut passes over unread.
+    pub text_index: Option<Arc<crate::TextIndex>>,
 }
 
 /// The part of a trace that was loaded (see [`subset`]).

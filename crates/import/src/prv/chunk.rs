@@ -7,7 +7,7 @@
 
 use prvscope_format::error::LoadReport;
 use prvscope_format::subset::Filter;
-use prvscope_store::{Comm, TimeColumn, ValueColumn};
+use prvscope_store::{Comm, TextPiece, TimeColumn, ValueColumn};
 
 use super::fast::LastLine;
 use super::index::KeyIndex;
@@ -257,6 +257,10 @@ pub struct ChunkOut {
     pub inversions: Vec<(u32, u32)>,
     /// Once parsed: the rows whose events went back in time in the chunk.
     pub backward: Vec<super::order::Backward>,
+    /// While parsing: what the lines of the window hold so far (its length set at its end).
+    pub(super) text: TextPiece,
+    /// Once parsed: what each window's lines hold, in order ([`prvscope_store::TextIndex`]).
+    pub text_pieces: Vec<TextPiece>,
 }
 
 /// Direct: a buffer is encoded onto its run once it holds this many records, not only at the
@@ -431,6 +435,7 @@ impl ChunkOut {
             communicator_lines: self.communicator_lines,
             null_values: self.null_values,
             report: std::mem::take(&mut self.report),
+            text_pieces: std::mem::take(&mut self.text_pieces),
             ..ChunkOut::default()
         };
         self.lines = 0;

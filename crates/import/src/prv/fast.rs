@@ -373,6 +373,7 @@ fn fast_line(
         if end < time {
             return None;
         }
+        out.text.state(time, end);
         out.keep_state(
             &ctx.filter,
             sentinel,
@@ -394,6 +395,7 @@ fn fast_line(
     if b.get(mark) != Some(&b':') {
         // One pair: the common case (ovni writes one per line).
         let next = c.eol(sc, mark)?;
+        out.text.event(time);
         out.keep_event(&ctx.filter, sentinel, row, RawEvent { time, value: v, ty });
         end_line(out, same_object, this_line);
         return Some(next);
@@ -413,6 +415,7 @@ fn fast_line(
             break c.eol(sc, mark)?;
         }
     };
+    out.text.event(time);
     out.keep_line_events(&ctx.filter, sentinel, row, time);
     out.note_cpu(row, time, cpu);
     out.last_line = this_line;
@@ -477,6 +480,7 @@ fn fast_comm(
     ctx.rows.cpu_fits(send_cpu, sa, st).ok()?;
     ctx.rows.cpu_fits(recv_cpu, ra, rt).ok()?;
     let [lrecv, precv, size, tag] = times;
+    out.text.message(lsend, lrecv);
     out.keep_comm(
         &ctx.filter,
         comm(

@@ -221,6 +221,7 @@ pub fn parse_chunk_windows<E>(
 fn parse_into(ctx: &ParseContext<'_>, bytes: &[u8], out: &mut ChunkOut) {
     // The previous line of the fast path lies in another buffer.
     out.last_line = fast::LastLine::default();
+    out.text = prvscope_store::TextPiece::empty(0);
     let mut line_no = out.lines;
     let mut start = 0usize;
     let mut scanner = fast::Scanner::new(bytes, ctx.scan);
@@ -239,12 +240,16 @@ fn parse_into(ctx: &ParseContext<'_>, bytes: &[u8], out: &mut ChunkOut) {
         line_no += 1;
         start = next;
         let line = line.strip_suffix(b"\r").unwrap_or(line);
+        // (A line read with care: any pass over the text reads its piece.)
+        out.text.other();
         parse_line(ctx, line, rest, line_no, out);
         // The careful parser may have noted another CPU for the previous fast line's thread:
         // the next line cannot take that line's row and CPU as noted.
         out.last_line = fast::LastLine::default();
     }
     out.lines = line_no;
+    out.text.len = bytes.len() as u64;
+    out.text_pieces.push(out.text);
 }
 
 /// A communication from its (cpu, row) ends and `[lsend, psend, lrecv, precv, size, tag]`.

@@ -144,8 +144,9 @@ pub fn cut(trace: &Trace, t0: u64, t1: u64) -> Trace {
         header,
         store: Arc::new(cut),
         part: None,
-        // (The text that came with the trace is not the cut's.)
+        // (The text that came with the trace is not the cut's, nor is its index.)
         shipped_text: None,
+        text_index: None,
         ..trace.clone()
     }
 }

@@ -34,7 +34,7 @@ pub use save::{Job, Saved, check, save};
 pub use stream::filter_text;
 pub use text::{header_text, row_ids};
 pub use text_cut::{Reading, cut_text};
-pub use text_pass::known_span;
+pub use text_pass::{OpenAt, known_span};
 
 use cutter::{Context, Discard, Sink, Stop, ThreadCut};
 use text::{Line, Lines, comm_line};

@@ -171,6 +171,24 @@ pub fn save(
             && part.subset.to.is_none_or(|to| to >= t1)
             && (0..trace.store.thread_count()).all(|r| !kept(r) || trace.is_row_loaded(r))
     };
+    // The index of the text's pieces, when it is the text read (same length, plain), and
+    // how the cut opens the text past the pieces it does not read.
+    let index = trace.text_index.as_deref().filter(|index| {
+        trace.part.is_none()
+            && match trace.shipped_text {
+                Some(t) => t.len() as u64 == index.end(),
+                None => total == Some(index.end()),
+            }
+    });
+    let open_at = |at: u64| -> std::io::Result<Box<dyn std::io::BufRead + Send>> {
+        use std::io::{Seek, SeekFrom};
+        if let Some(t) = trace.shipped_text {
+            return Ok(Box::new(t.get(at as usize..).unwrap_or_default()));
+        }
+        let mut file = std::fs::File::open(&trace.path)?;
+        file.seek(SeekFrom::Start(at))?;
+        Ok(Box::new(std::io::BufReader::with_capacity(1 << 20, file)))
+    };
     let written = if let Some(c) = job.cutter.as_ref().filter(|c| has_text && part_holds(c)) {
         // The cut reads the file's text and writes its lines as the cutter does (the
         // store keeps no lines, nor each record's CPU field).
@@ -186,6 +204,8 @@ pub fn save(
                 known: (!job.stop_as_paraver)
                     .then(|| super::known_span(trace, c))
                     .flatten(),
+                index,
+                open_at: Some(&open_at),
                 ..Reading::default()
             },
             &mut file,

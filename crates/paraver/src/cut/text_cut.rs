@@ -16,8 +16,9 @@ use super::filter::Rules;
 use super::options::{CutterOptions, FilterOptions};
 use super::stream::{filter_line, flush_full};
 use super::text::{header_text, row_ids};
-use super::text_pass::{Pre, pass, pass_by_thread, read_head, span_pass};
+use super::text_pass::{OpenAt, Pre, pass, pass_by_thread, read_head, span_pass};
 use super::{Control, WriteError, Written};
+use prvscope_store::TextIndex;
 
 /// A hasher for small integer keys (event types, thread ids): one multiply per word.
 #[derive(Default, Clone, Copy)]
@@ -454,8 +455,8 @@ fn pcf_types(pcf: Option<&Pcf>) -> (BTreeSet<u64>, BTreeSet<u64>) {
 }
 
 /// How a cut reads the text.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Reading {
+#[derive(Clone, Copy, Default)]
+pub struct Reading<'a> {
     /// Stop where Paraver's cutter stops (see [`cut_text`]).
     pub stop_as_paraver: bool,
     /// The first and last times written, known before (see [`known_span`](super::known_span)).
@@ -465,6 +466,12 @@ pub struct Reading {
     pub plain: bool,
     /// The size of the blocks the text is read in (0: 8 MiB).
     pub block: usize,
+    /// What each piece of the text holds (the trace's [`TextIndex`], made when it was
+    /// read): the pieces of which a pass keeps no line are not read.
+    pub index: Option<&'a TextIndex>,
+    /// Opens the text at a byte offset, to pass over those pieces without reading them
+    /// (otherwise they are read and dropped).
+    pub open_at: Option<&'a OpenAt<'a>>,
 }
 
 /// Writes the text that `open` gives (a trace's file, decompressed; opened twice) cut as
@@ -484,7 +491,7 @@ pub fn cut_text(
     opts: &CutterOptions,
     filter: Option<&FilterOptions>,
     (input_name, date): (&str, &str),
-    reading: Reading,
+    reading: Reading<'_>,
     out: &mut dyn Write,
     control: &Control<'_>,
     total: Option<u64>,
@@ -494,6 +501,8 @@ pub fn cut_text(
         known,
         plain,
         block,
+        index,
+        open_at,
     } = reading;
     let (counters, untracked) = pcf_types(pcf);
     let (t0, t1) = opts.range(header.end_time);
@@ -550,6 +559,8 @@ pub fn cut_text(
             }
     };
     let (mut f, mut scratch) = (Vec::new(), Vec::new());
+    // (Where the body's lines start, once the head is read.)
+    let start = std::cell::Cell::new(0u64);
     let pre = |floor: u64| Pre {
         opts,
         rows: rows.as_ref(),
@@ -561,6 +572,9 @@ pub fn cut_text(
         floor,
         all: plain,
         block: if block == 0 { 8 << 20 } else { block },
+        index,
+        start: start.get(),
+        open_at,
     };
     let progress = |base: f32| {
         move |read: u64| {
@@ -577,6 +591,7 @@ pub fn cut_text(
     }
     let mut input = open()?;
     let head_lines = read_head(&mut *input, skip)?;
+    start.set(head_lines.iter().map(|l| l.len() as u64 + 1).sum());
     let communicators: Vec<String> = head_lines
         .iter()
         .skip(1)

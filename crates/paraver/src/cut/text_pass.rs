@@ -9,7 +9,9 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::{self, BufRead};
+use std::ops::Range;
 
+use prvscope_store::{TextIndex, TextPiece};
 use rayon::prelude::*;
 
 use super::fields::{Marks, Split, head, split};
@@ -39,7 +41,19 @@ pub(super) struct Pre<'a> {
     pub all: bool,
     /// The size of a block read (it is cut after its last whole line).
     pub block: usize,
+    /// What each piece of the text holds, when known: the pieces none of whose lines the
+    /// pass sees are not read.
+    pub index: Option<&'a TextIndex>,
+    /// Where in the text the pass's input starts (after the header and its communicator
+    /// lines).
+    pub start: u64,
+    /// Opens the text at a byte offset: a piece not read is passed over without reading
+    /// it (otherwise read and dropped).
+    pub open_at: Option<&'a OpenAt<'a>>,
 }
+
+/// Opens a trace's text at a byte offset.
+pub type OpenAt<'a> = dyn Fn(u64) -> io::Result<Box<dyn BufRead + Send>> + Sync + 'a;
 
 impl Pre<'_> {
     fn selected(&self, key: [u64; 3]) -> bool {
@@ -158,6 +172,46 @@ impl Pre<'_> {
                     })
             }
         }
+    }
+
+    /// Whether the cut sees none of the lines of piece `p` (see [`Pre::sees`]): each kind
+    /// of its lines all dropped on its times alone, and no other line there.
+    fn skips(&self, p: &TextPiece) -> bool {
+        if self.all || p.has(TextPiece::OTHER) {
+            return false;
+        }
+        let (t0, t1) = (self.t0, self.t1);
+        let after = !self.original && !self.stop;
+        let states =
+            !p.has(TextPiece::STATES) || p.state_end <= t0 || (after && p.state_begin > t1);
+        let events = !p.has(TextPiece::EVENTS)
+            || (p.event_first > t1 && (!self.keep || self.opts.remove_last_states))
+            || (p.event_last < t0 && !self.keep && p.event_last < self.floor);
+        let messages =
+            !p.has(TextPiece::MESSAGES) || p.message_reach < t0 || (after && p.message_send > t1);
+        states && events && messages
+    }
+
+    /// Whether no line of piece `p` adds to the span (see [`Pre::span`]).
+    fn skips_span(&self, p: &TextPiece) -> bool {
+        if p.has(TextPiece::OTHER) {
+            return false;
+        }
+        let (t0, t1) = (self.t0, self.t1);
+        (!p.has(TextPiece::STATES) || p.state_end <= t0 || p.state_begin > t1)
+            && (!p.has(TextPiece::EVENTS) || p.event_last < t0 || p.event_first > t1)
+            && (!p.has(TextPiece::MESSAGES) || p.message_reach < t0 || p.message_send > t1)
+    }
+
+    /// The ranges of the text a pass leaves unread: the pieces `skips` passes over, from
+    /// where the pass starts on.
+    fn skipped(&self, skips: impl Fn(&TextPiece) -> bool) -> Vec<Range<u64>> {
+        self.index
+            .map(|index| index.skipped(skips))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|r| r.start >= self.start)
+            .collect()
     }
 
     /// The lines of `block` the cut must see, as ranges of it with the worker deciding on
@@ -330,11 +384,87 @@ impl std::ops::Deref for Block {
     }
 }
 
+/// The text a pass reads: its input from `pos` on, less the ranges it leaves unread.
+struct Source<'i, 'a> {
+    input: &'i mut (dyn BufRead + Send),
+    /// The text opened again past a range left unread.
+    reopened: Option<Box<dyn BufRead + Send>>,
+    /// Where the next byte read lies in the text.
+    pos: u64,
+    /// The ranges left unread, in order, from the next one on (each starts a line).
+    skips: &'a [Range<u64>],
+    open_at: Option<&'a OpenAt<'a>>,
+}
+
+impl Source<'_, '_> {
+    fn reader(&mut self) -> &mut (dyn BufRead + Send) {
+        match &mut self.reopened {
+            Some(r) => &mut **r,
+            None => &mut *self.input,
+        }
+    }
+
+    /// Reads into `buf`, up to the next range left unread; at that range's start (the end
+    /// of a line), passes over it first.
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while let Some(r) = self.skips.first() {
+            if r.end <= self.pos {
+                self.skips = &self.skips[1..];
+            } else if r.start <= self.pos {
+                let to = r.end;
+                self.pass_to(to)?;
+            } else {
+                break;
+            }
+        }
+        let room = self.skips.first().map_or(buf.len() as u64, |r| {
+            (r.start - self.pos).min(buf.len() as u64)
+        }) as usize;
+        let n = loop {
+            match self.reader().read(&mut buf[..room]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        };
+        self.pos += n as u64;
+        Ok(n)
+    }
+
+    /// Passes over the text up to `to`: opens it again there (checking that a line ends
+    /// right before: an index of another text is an error, not a cut of the wrong lines),
+    /// or reads it and drops it.
+    fn pass_to(&mut self, to: u64) -> io::Result<()> {
+        let changed = || {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("the trace's text changed since it was read: no line ends at byte {to}"),
+            )
+        };
+        if let Some(open) = self.open_at {
+            let mut text = open(to.saturating_sub(1))?;
+            let mut last = [0u8; 1];
+            if to > 0 && (text.read(&mut last)? != 1 || last[0] != b'\n') {
+                return Err(changed());
+            }
+            self.reopened = Some(text);
+        } else {
+            let want = to - self.pos;
+            let got = io::copy(&mut io::Read::take(self.reader(), want), &mut io::sink())?;
+            if got != want {
+                return Err(changed());
+            }
+        }
+        self.pos = to;
+        Ok(())
+    }
+}
+
 /// The next block of whole lines of `input`, read into `buf` (`carry`: the start of a line
 /// read with the block before); at the end of the text, what is left, a last line without
 /// `\n` included.
 fn next_block(
-    input: &mut dyn BufRead,
+    input: &mut Source<'_, '_>,
     carry: &mut Vec<u8>,
     mut buf: Vec<u8>,
     block: usize,
@@ -356,13 +486,7 @@ fn next_block(
         if len == buf.len() {
             buf.resize(buf.len() * 2, 0);
         }
-        let n = loop {
-            match input.read(&mut buf[len..]) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        };
+        let n = input.read(&mut buf[len..])?;
         if n == 0 {
             return Ok((len > 0).then_some(Block { buf, len }));
         }
@@ -390,32 +514,40 @@ pub(super) fn read_head(input: &mut dyn BufRead, lines: usize) -> io::Result<Vec
 /// What a pass does with a block and what was made of it (see [`in_blocks`]): `true` to stop.
 type Handle<'a, T> = dyn FnMut(&[u8], T) -> Result<bool, WriteError> + 'a;
 
-/// Reads the rest of `input` in blocks of whole lines of `size` bytes: `prepare` is made of
+/// Reads the rest of `input` (from `pre.start` in the text) in blocks of whole lines of
+/// `pre.block` bytes, less the ranges `skips` (see [`Pre::open_at`]): `prepare` is made of
 /// each block on another thread while the block before it is handled (`handle`, given the
 /// block and what `prepare` made of it, in the file's order) until `handle` answers `true`
-/// (stop); `read` is told the bytes read so far. The reading pipeline of every pass.
+/// (stop); `read` is told the bytes read or passed over so far. The reading pipeline of
+/// every pass.
 fn in_blocks<T: Send>(
     input: &mut (dyn BufRead + Send),
-    size: usize,
+    (pre, skips): (&Pre<'_>, &[Range<u64>]),
     control: &Control<'_>,
     read: &dyn Fn(u64),
     prepare: &(dyn Fn(&[u8]) -> T + Sync),
     handle: &mut Handle<'_, T>,
 ) -> Result<(), WriteError> {
+    let size = pre.block;
+    let mut input = Source {
+        input,
+        reopened: None,
+        pos: pre.start,
+        skips,
+        open_at: pre.open_at,
+    };
     let mut carry = Vec::new();
-    let mut bytes = 0u64;
     let mut spare = Vec::new();
-    let mut current = next_block(input, &mut carry, Vec::new(), size)?.map(|b| {
+    let mut current = next_block(&mut input, &mut carry, Vec::new(), size)?.map(|b| {
         let made = prepare(&b);
         (b, made)
     });
     while let Some((block, made)) = current.take() {
         control.check()?;
-        bytes += block.len() as u64;
         let reuse = std::mem::take(&mut spare);
         let (next, stop) = std::thread::scope(|s| {
             let reader = s.spawn(|| -> io::Result<_> {
-                Ok(next_block(input, &mut carry, reuse, size)?.map(|b| {
+                Ok(next_block(&mut input, &mut carry, reuse, size)?.map(|b| {
                     let made = prepare(&b);
                     (b, made)
                 }))
@@ -429,7 +561,7 @@ fn in_blocks<T: Send>(
         if stop? {
             return Ok(());
         }
-        read(bytes);
+        read(input.pos - pre.start - carry.len() as u64);
         spare = block.buf;
         current = next?;
     }
@@ -447,7 +579,7 @@ pub(super) fn pass(
 ) -> Result<(), WriteError> {
     in_blocks(
         input,
-        pre.block,
+        (pre, &pre.skipped(|p| pre.skips(p))),
         control,
         read,
         &|b| pre.candidates(b, 1),
@@ -473,7 +605,7 @@ pub(super) fn span_pass(
     let mut span = None::<(u64, u64)>;
     in_blocks(
         input,
-        pre.block,
+        (pre, &pre.skipped(|p| pre.skips_span(p))),
         control,
         read,
         // (Found while the next block is read.)
@@ -510,7 +642,7 @@ pub(super) fn pass_by_thread<W: Send>(
     let mut outs: Vec<(Vec<u8>, Vec<usize>)> = (0..n).map(|_| Default::default()).collect();
     in_blocks(
         input,
-        pre.block,
+        (pre, &pre.skipped(|p| pre.skips(p))),
         control,
         read,
         &|b| pre.candidates(b, n),
@@ -548,10 +680,13 @@ pub(super) fn pass_by_thread<W: Send>(
 /// The first and last times a cut that reads the whole file (`stop_as_paraver` off) writes,
 /// when the store tells them without a first pass: with states cut at the edges, times
 /// shifted and no state removed, a state of a kept thread over the cut's start is written
-/// from the start itself (nothing is written before it), and one over its end up to the
-/// end (nothing after it). The store holds fewer states than the file (not those on a CPU
-/// outside their task's node), never more: a state it holds is one the file has.
+/// from the start itself (nothing is written before it), and one that reaches its end (or
+/// goes past it) up to the end (nothing after it), provided no message written holds a time
+/// outside the cut. The store holds fewer states than the file (not those on a CPU outside
+/// their task's node), never more: a state it holds is one the file has; it may hold fewer
+/// messages only where the load reported lines it left out, and then nothing is known.
 pub fn known_span(trace: &prvscope_store::Trace, opts: &CutterOptions) -> Option<(u64, u64)> {
+    use prvscope_format::IssueKind as K;
     if opts.original_time
         || !opts.break_states
         || opts.remove_first_states
@@ -562,29 +697,57 @@ pub fn known_span(trace: &prvscope_store::Trace, opts: &CutterOptions) -> Option
     }
     let (t0, t1) = opts.range(trace.header.end_time);
     let ids = row_ids(&trace.header);
-    let (mut over_start, mut over_end) = (false, false);
-    for (row, t) in trace.store.threads().iter().enumerate() {
-        let kept = ids
-            .get(row)
+    let kept = |row: usize| {
+        ids.get(row)
             .is_some_and(|id| opts.keeps_task(u64::from(id[1])))
             && opts
                 .rows
                 .as_ref()
-                .is_none_or(|r| r.get(row).copied().unwrap_or(false));
-        if !kept || !t.states.ends_sorted {
+                .is_none_or(|r| r.get(row).copied().unwrap_or(false))
+    };
+    let (mut over_start, mut to_end) = (false, false);
+    for (row, t) in trace.store.threads().iter().enumerate() {
+        if !kept(row) || !t.states.ends_sorted {
             continue;
         }
-        let over = |at: u64| -> bool {
+        // The state begun last at or before a time (with their ends sorted, the one that
+        // ends last of those), when it ends after `after`.
+        let reaches = |at: u64, after: u64| -> bool {
             let i = t.states.begin.upper_bound(at);
-            i > 0 && t.states.end.get(i - 1) > at
+            i > 0 && t.states.end.get(i - 1) > after
         };
-        // (A state begun at or before a time and ended after it: with their ends sorted,
-        // the last begun then.)
-        over_start |= over(t0);
-        over_end |= over(t1);
-        if over_start && over_end {
-            return Some((t0, t1));
+        over_start |= reaches(t0, t0);
+        // (Written up to `t1` when it ends at `t1` or later, and after `t0`.)
+        to_end |= reaches(t1, t1.saturating_sub(1).max(t0));
+        if over_start && to_end {
+            break;
         }
     }
-    None
+    if !(over_start && to_end) {
+        return None;
+    }
+    let dropped = [
+        K::MalformedRecord,
+        K::UnknownRecordKind,
+        K::ThreadOutOfRange,
+        K::CpuOutsideTaskNode,
+        K::TruncatedLine,
+    ];
+    if dropped.iter().any(|&k| trace.report.count(k) > 0) {
+        return None;
+    }
+    // A message the cut writes (sent inside it, received after its start, both ends
+    // before its end), with a time outside it, writes that time.
+    let outside = trace
+        .store
+        .comms_sent_in(t0, t1.saturating_add(1))
+        .iter()
+        .any(|c| {
+            (kept(c.send_row as usize) || kept(c.recv_row as usize))
+                && c.lrecv >= t0
+                && c.psend <= t1
+                && c.precv <= t1
+                && (c.psend < t0 || c.precv < t0 || c.lrecv > t1)
+        });
+    (!outside).then_some((t0, t1))
 }
