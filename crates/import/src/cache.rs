@@ -441,6 +441,8 @@ impl Extra {
                     p.event_last,
                     p.message_send,
                     p.message_reach,
+                    p.first,
+                    p.last,
                 ] {
                     e.u64(v);
                 }
@@ -493,7 +495,7 @@ impl Extra {
             let mut index = TextIndex::new(d.u64()?, TextIndex::PIECE);
             for _ in 0..d.u64()? {
                 let (len, holds) = (d.u64()?, d.u8()?);
-                let mut v = [0u64; 6];
+                let mut v = [0u64; 8];
                 for x in &mut v {
                     *x = d.u64()?;
                 }
@@ -506,6 +508,8 @@ impl Extra {
                     event_last: v[3],
                     message_send: v[4],
                     message_reach: v[5],
+                    first: v[6],
+                    last: v[7],
                 });
             }
             Some(Arc::new(index))

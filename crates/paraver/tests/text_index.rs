@@ -21,7 +21,7 @@ use prvscope_store::{TextIndex, TextPiece};
 enum Line {
     State(u64, u64),
     Event(u64),
-    Message(u64, u64),
+    Message([u64; 4]),
     Other,
 }
 
@@ -35,8 +35,8 @@ fn read(line: &[u8]) -> Line {
             _ => Line::Other,
         },
         Some("2") if f.len() >= 8 => num(5).map_or(Line::Other, Line::Event),
-        Some("3") if f.len() == 15 => match (num(5), num(11)) {
-            (Some(s), Some(r)) => Line::Message(s, r),
+        Some("3") if f.len() == 15 => match (num(5), num(6), num(11), num(12)) {
+            (Some(s), Some(ps), Some(r), Some(pr)) => Line::Message([s, ps, r, pr]),
             _ => Line::Other,
         },
         _ => Line::Other,
@@ -65,7 +65,7 @@ fn check(name: &str, text: &[u8], index: &TextIndex) -> usize {
             match read(line.strip_suffix(b"\r").unwrap_or(line)) {
                 Line::State(b, e) => naive.state(b, e),
                 Line::Event(t) => naive.event(t),
-                Line::Message(s, r) => naive.message(s, r),
+                Line::Message(times) => naive.message(times),
                 Line::Other => naive.other(),
             }
         }

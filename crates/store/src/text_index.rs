@@ -24,6 +24,10 @@ pub struct TextPiece {
     /// logical time (the send or the receive, whichever comes first).
     pub message_send: u64,
     pub message_reach: u64,
+    /// The smallest and largest of every time its state, event and message lines hold (a
+    /// message's four).
+    pub first: u64,
+    pub last: u64,
 }
 
 impl TextPiece {
@@ -48,6 +52,8 @@ impl TextPiece {
             event_last: 0,
             message_send: u64::MAX,
             message_reach: 0,
+            first: u64::MAX,
+            last: 0,
         }
     }
 
@@ -62,6 +68,7 @@ impl TextPiece {
         self.holds |= Self::STATES;
         self.state_begin = self.state_begin.min(begin);
         self.state_end = self.state_end.max(end);
+        self.times(begin.min(end), begin.max(end));
     }
 
     /// An event line at `time`.
@@ -70,14 +77,27 @@ impl TextPiece {
         self.holds |= Self::EVENTS;
         self.event_first = self.event_first.min(time);
         self.event_last = self.event_last.max(time);
+        self.times(time, time);
     }
 
-    /// A message line sent at logical time `send`, received at logical time `recv`.
+    /// A message line of times `[logical send, physical send, logical receive, physical
+    /// receive]`.
     #[inline]
-    pub fn message(&mut self, send: u64, recv: u64) {
+    pub fn message(&mut self, times: [u64; 4]) {
+        let [send, psend, recv, precv] = times;
         self.holds |= Self::MESSAGES;
         self.message_send = self.message_send.min(send);
         self.message_reach = self.message_reach.max(send.min(recv));
+        self.times(
+            send.min(psend).min(recv).min(precv),
+            send.max(psend).max(recv).max(precv),
+        );
+    }
+
+    #[inline]
+    fn times(&mut self, lo: u64, hi: u64) {
+        self.first = self.first.min(lo);
+        self.last = self.last.max(hi);
     }
 
     /// Any other line.
@@ -98,6 +118,8 @@ impl TextPiece {
             event_last: self.event_last.max(next.event_last),
             message_send: self.message_send.min(next.message_send),
             message_reach: self.message_reach.max(next.message_reach),
+            first: self.first.min(next.first),
+            last: self.last.max(next.last),
         }
     }
 }
@@ -180,7 +202,7 @@ mod tests {
         a.state(5, 9);
         let mut b = TextPiece::empty(TextIndex::PIECE / 2);
         b.event(3);
-        b.message(7, 4);
+        b.message([7, 8, 4, 2]);
         let mut c = TextPiece::empty(100);
         c.other();
         index.push(a);
@@ -195,6 +217,7 @@ mod tests {
         assert_eq!((ab.state_begin, ab.state_end), (5, 9));
         assert_eq!((ab.event_first, ab.event_last), (3, 3));
         assert_eq!((ab.message_send, ab.message_reach), (7, 4));
+        assert_eq!((ab.first, ab.last), (2, 9));
         assert!(index.pieces[1].has(TextPiece::OTHER));
         assert_eq!(index.end(), 10 + TextIndex::PIECE + 100);
         assert_eq!(

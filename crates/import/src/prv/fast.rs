@@ -480,7 +480,7 @@ fn fast_comm(
     ctx.rows.cpu_fits(send_cpu, sa, st).ok()?;
     ctx.rows.cpu_fits(recv_cpu, ra, rt).ok()?;
     let [lrecv, precv, size, tag] = times;
-    out.text.message(lsend, lrecv);
+    out.text.message([lsend, psend, lrecv, precv]);
     out.keep_comm(
         &ctx.filter,
         comm(

@@ -203,6 +203,20 @@ impl Pre<'_> {
             && (!p.has(TextPiece::MESSAGES) || p.message_reach < t0 || p.message_send > t1)
     }
 
+    /// Whether a cut with states cut at the edges, read to the end and nothing removed,
+    /// writes every line of piece `p` with its own times (see [`Pre::span`]): it holds
+    /// states, events and messages alone, every thread is kept, and its times all come
+    /// after the cut's start, none after its end. Its first and last times are then those
+    /// it adds to the span.
+    fn inside(&self, p: &TextPiece) -> bool {
+        p.holds != 0
+            && !p.has(TextPiece::OTHER)
+            && self.rows.is_none()
+            && self.opts.tasks.is_empty()
+            && p.first > self.t0
+            && p.last <= self.t1
+    }
+
     /// The ranges of the text a pass leaves unread: the pieces `skips` passes over, from
     /// where the pass starts on.
     fn skipped(&self, skips: impl Fn(&TextPiece) -> bool) -> Vec<Range<u64>> {
@@ -602,10 +616,19 @@ pub(super) fn span_pass(
     control: &Control<'_>,
     read: &dyn Fn(u64),
 ) -> Result<Option<(u64, u64)>, WriteError> {
-    let mut span = None::<(u64, u64)>;
+    // The pieces whose lines are all written with their own times add their first and
+    // last times unread.
+    let mut span = pre.index.and_then(|index| {
+        index
+            .pieces
+            .iter()
+            .filter(|p| pre.inside(p))
+            .map(|p| (p.first, p.last))
+            .reduce(|(l, h), (lo, hi)| (l.min(lo), h.max(hi)))
+    });
     in_blocks(
         input,
-        (pre, &pre.skipped(|p| pre.skips_span(p))),
+        (pre, &pre.skipped(|p| pre.skips_span(p) || pre.inside(p))),
         control,
         read,
         // (Found while the next block is read.)
