@@ -36,6 +36,8 @@ pub(crate) fn assert_same(a: &Trace, b: &Trace) {
     assert_eq!(a.pcf.is_some(), b.pcf.is_some());
     assert_eq!(a.stats.compression, b.stats.compression);
     assert_eq!(a.stats.bytes_decoded, b.stats.bytes_decoded);
+    // The index of the text's pieces (what a cut passes over) comes back as it was made.
+    assert_eq!(a.text_index, b.text_index, "{}", a.path.display());
 }
 
 /// The State view and the messages' index that a re-opened trace takes from its cache file
@@ -121,6 +123,7 @@ fn reopening_real_traces_reads_the_same_store_in_place() {
             assert_eq!(hit.cache.state, CacheState::Hit, "{}", path.display());
             assert!(hit.store.is_mapped());
             assert!(hit.store.mapped_bytes() > 0);
+            assert!(plain.text_index.is_some(), "{}: no index", path.display());
             assert_same(&plain, &built);
             assert_same(&plain, &hit);
             assert_same_pictures(&plain, &hit);
