@@ -11,6 +11,7 @@
 
 mod common;
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use prvscope_import::LoadOptions;
@@ -160,8 +161,8 @@ fn the_index_of_generated_and_odd_texts_matches_a_walk_of_their_lines() {
     let mut body = String::new();
     for i in 0..4000u64 {
         let t = (i * 7919) % 1000;
-        body.push_str(&format!("1:1:1:1:{}:{t}:{}:{}\n", 1 + i % 2, t + 5, i % 3));
-        body.push_str(&format!("2:2:1:1:{}:{t}:50000001:{}\n", 1 + i % 2, i % 5));
+        let _ = writeln!(body, "1:1:1:1:{}:{t}:{}:{}", 1 + i % 2, t + 5, i % 3);
+        let _ = writeln!(body, "2:2:1:1:{}:{t}:50000001:{}", 1 + i % 2, i % 5);
         if i % 997 == 0 {
             body.push_str("# a comment\n\n");
         }
@@ -169,11 +170,7 @@ fn the_index_of_generated_and_odd_texts_matches_a_walk_of_their_lines() {
             body.push_str("1:1:1:1:9:10:20:1\n1:1:1:1:1:30:20:1\n2:1:1:1:1:x:1:1\n");
         }
         if i % 13 == 0 {
-            body.push_str(&format!(
-                "3:1:1:1:1:{t}:{t}:2:1:1:2:{}:{}:8:1\n",
-                t + 3,
-                t + 4
-            ));
+            let _ = writeln!(body, "3:1:1:1:1:{t}:{t}:2:1:1:2:{}:{}:8:1", t + 3, t + 4);
         }
     }
     body.push_str("2:1:1:1:1:999:50000001:7");
