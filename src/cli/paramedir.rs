@@ -151,16 +151,31 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let started = std::time::Instant::now();
-    let t = load(&source)?;
+    let mut t = load(&source)?;
     let nulls = t.store.counts().null_values;
+    // (Removed when the cfgs are written.)
+    let mut bsc_dir = None;
     if nulls > 0 {
-        // Never silent: `N` is prvscope's null, outside Paraver's format.
+        // Never silent: `N` is prvscope's null, outside Paraver's format. The cfgs are
+        // computed on the trace as BSC's paramedir reads it.
+        drop(t);
+        let (dir, view, read) = bsc_text(&source)?;
         eprintln!(
-            "{}: {nulls} values are `N` (null), which Paraver's format does not have: they are \
-             read as 0 here, and BSC's paramedir reads those records otherwise, so a window \
-             over them may differ from its output",
-            source.display()
+            "{}: {nulls} values are `N` (null), which Paraver's format does not have: read as \
+             BSC's paramedir reads them (an `N` as 0 and the byte after it as the next field's \
+             start: the pairs after it shift), {} event lines with an `N` among their pairs, \
+             {} of them losing their last pairs (BSC: \"Error reading event record\"){}",
+            source.display(),
+            view.lines_rewritten,
+            view.lines_failed,
+            if view.lines_left_out > 0 {
+                format!(", {} read no pair at all", view.lines_left_out)
+            } else {
+                String::new()
+            }
         );
+        t = read;
+        bsc_dir = Some(dir);
     }
     let ctx = Context::new(&t);
     if req.profile {
@@ -186,12 +201,74 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     drop(ctx);
     super::let_go_at_exit(t);
+    if let Some(dir) = bsc_dir {
+        let _ = std::fs::remove_dir_all(dir);
+    }
     anyhow::ensure!(
         failed == 0,
         "{failed} of {} cfgs not written",
         req.cfgs.len()
     );
     Ok(())
+}
+
+/// The trace at `path` as BSC's paramedir reads it (`prvscope_paraver::bsc_reading`): its
+/// text written so into a folder of its own (with its `.pcf` and `.row`), and loaded from
+/// there without the store cache. Returns the folder, what was read otherwise, the trace.
+fn bsc_text(
+    path: &Path,
+) -> anyhow::Result<(
+    PathBuf,
+    prvscope_paraver::bsc_reading::BscView,
+    prvscope_store::Trace,
+)> {
+    use anyhow::Context as _;
+    let dir = std::env::temp_dir().join(format!(
+        "prvscope-paramedir-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    ));
+    std::fs::create_dir_all(&dir).with_context(|| format!("{}", dir.display()))?;
+    let stem = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = stem
+        .strip_suffix(".gz")
+        .or_else(|| stem.strip_suffix(".xz"))
+        .unwrap_or(&stem)
+        .to_string();
+    let text = dir.join(&stem);
+    let written = (|| -> anyhow::Result<_> {
+        let mut input = prvscope_import::output::open_text(path)?;
+        let file = std::fs::File::create(&text).with_context(|| format!("{}", text.display()))?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+        let view = prvscope_paraver::bsc_reading::bsc_view(&mut *input, &mut out)
+            .with_context(|| format!("{}: read as BSC's paramedir reads it", path.display()))?;
+        std::io::Write::flush(&mut out).with_context(|| format!("{}", text.display()))?;
+        prvscope_import::output::copy_side_files(path, &text)?;
+        let t = super::load_checked(
+            &text,
+            NullOverride::Auto,
+            &Subset::default(),
+            &super::CacheArgs {
+                no_cache: true,
+                ..Default::default()
+            },
+            Some(None),
+            prvscope_import::cache::CacheCheck::AtOpen,
+        )?;
+        Ok((view, t))
+    })();
+    match written {
+        Ok((view, t)) => Ok((dir, view, t)),
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            Err(e)
+        }
+    }
 }
 
 /// Loads `path` through the memory check, as the other commands: a trace that does not fit

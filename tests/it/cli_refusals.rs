@@ -138,3 +138,67 @@ fn paramedir_says_when_a_trace_has_null_values_paraver_does_not_read() {
     assert!(out.status.success());
     assert!(!String::from_utf8_lossy(&out.stderr).contains("(null)"));
 }
+
+/// `prvscope paramedir` on a trace with `N` values computes what BSC's paramedir computes:
+/// on the text as BSC reads it, an `N` as 0 and the byte after it as the next field's start
+/// (the pairs after it shift; `prvscope_paraver::bsc_reading`). Here against the same trace
+/// with each event line written by hand as paraver-kernel's `prv_atoll_v` reads it (checked
+/// with BSC's paramedir: its outputs on both files are these), and unlike the trace with its
+/// `N` written as 0 in place.
+#[test]
+fn paramedir_reads_null_values_as_bscs_paramedir_does() {
+    let Some(shared) = crate::common::shared_traces() else {
+        return;
+    };
+    let cfgs = shared.join("../paraver_cfgs");
+    let dir = crate::common::temp_dir("paramedir-bsc-reading");
+    let head = "#Paraver (01/01/2026 at 00:00):1000_ns:1(2):1:1(2:1)\n\
+                1:1:1:1:1:0:400:1\n1:2:1:1:2:0:600:1\n";
+    let tail = |a: &str, b: &str, c: &str, d: &str| {
+        format!(
+            "{head}2:1:1:1:1:100:{a}\n2:2:1:1:2:150:{b}\n1:1:1:1:1:400:1000:2\n\
+             2:1:1:1:1:500:{c}\n1:2:1:1:2:600:1000:2\n2:2:1:1:2:700:{d}\n"
+        )
+    };
+    let files = [
+        ("n", tail("7:N:8:5:9:1", "7:N:8:N:9:3", "7:N", "7:4:8:N")),
+        (
+            "bsc",
+            tail("7:0:0:8:5:9", "7:0:0:8:0:0:9:3", "7:0", "7:4:8:0"),
+        ),
+        ("zero", tail("7:0:8:5:9:1", "7:0:8:0:9:3", "7:0", "7:4:8:0")),
+    ];
+    let pcf = "STATES\n0    Idle\n1    Running\n2    Other\n\nNULL_VALUE N\n";
+    for (name, text) in &files {
+        std::fs::write(dir.join(format!("{name}.prv")), text).unwrap();
+        std::fs::write(dir.join(format!("{name}.pcf")), pcf).unwrap();
+    }
+    for cfg in [
+        "paraver/nanox/general/views/one.cfg",
+        "paraver/General/sanity_checks/Events_too_close.cfg",
+    ] {
+        let output = |name: &str| {
+            let out = Command::new(env!("CARGO_BIN_EXE_prvscope"))
+                .arg("paramedir")
+                .arg(dir.join(format!("{name}.prv")))
+                .arg(cfgs.join(cfg))
+                .arg(dir.join(format!("{name}.txt")))
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{name} {cfg}: {out:?}");
+            let err = String::from_utf8_lossy(&out.stderr).into_owned();
+            let text = std::fs::read_to_string(dir.join(format!("{name}.txt.csv"))).unwrap();
+            (text, err)
+        };
+        let (n, err) = output("n");
+        assert!(
+            err.contains("read as BSC's paramedir reads them")
+                && err.contains("4 event lines with an `N` among their pairs, 1 of them losing"),
+            "{err}"
+        );
+        let (bsc, _) = output("bsc");
+        let (zero, _) = output("zero");
+        assert_eq!(n, bsc, "{cfg}");
+        assert_ne!(n, zero, "{cfg}: the shift changes nothing here");
+    }
+}

@@ -15,6 +15,7 @@
     clippy::items_after_statements
 )]
 
+pub mod bsc_reading;
 mod bursts;
 pub mod cfg;
 pub mod cluster;

@@ -16,8 +16,24 @@ use prvscope_paraver::cfg::Cfg;
 use prvscope_paraver::paramedir::{Context, Options, Outcome};
 
 fn load(path: &Path) -> prvscope_import::Trace {
-    prvscope_import::load(path, &prvscope_import::LoadOptions::default(), None)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    let trace = prvscope_import::load(path, &prvscope_import::LoadOptions::default(), None)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if trace.store.counts().null_values == 0 {
+        return trace;
+    }
+    // A trace with `N` values is computed as `prvscope paramedir` computes it: on its text
+    // as BSC's paramedir reads it.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bsc_reading");
+    std::fs::create_dir_all(&dir).unwrap();
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let text = dir.join(name.strip_suffix(".gz").unwrap_or(&name));
+    let mut input = prvscope_import::output::open_text(path).unwrap();
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&text).unwrap());
+    prvscope_paraver::bsc_reading::bsc_view(&mut *input, &mut out).unwrap();
+    drop(out);
+    prvscope_import::output::copy_side_files(path, &text).unwrap();
+    prvscope_import::load(&text, &prvscope_import::LoadOptions::default(), None)
+        .unwrap_or_else(|e| panic!("{}: {e}", text.display()))
 }
 
 /// One row of `INDEX.tsv`.
