@@ -165,6 +165,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             cutter: Some(cutter),
             filter,
             stop_as_paraver: false,
+            source_name: None,
         },
         &args.output,
     )

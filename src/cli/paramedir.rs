@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use prvscope_format::Subset;
+use prvscope_paraver::bsc_reading::Reader;
 use prvscope_paraver::cfg::Cfg;
 use prvscope_paraver::paramedir::{Context, Error, Options};
 use prvscope_store::NullOverride;
@@ -159,7 +160,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         // Never silent: `N` is prvscope's null, outside Paraver's format. The cfgs are
         // computed on the trace as BSC's paramedir reads it.
         drop(t);
-        let (dir, view, read) = bsc_text(&source)?;
+        let (dir, view, read) = bsc_text(&source, Reader::Trace)?;
         eprintln!(
             "{}: {nulls} values are `N` (null), which Paraver's format does not have: read as \
              BSC's paramedir reads them (an `N` as 0 and the byte after it as the next field's \
@@ -212,11 +213,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The trace at `path` as BSC's paramedir reads it (`prvscope_paraver::bsc_reading`): its
+/// The trace at `path` as BSC's paramedir (`reader`) reads it (`prvscope_paraver::bsc_reading`): its
 /// text written so into a folder of its own (with its `.pcf` and `.row`), and loaded from
 /// there without the store cache. Returns the folder, what was read otherwise, the trace.
 fn bsc_text(
     path: &Path,
+    reader: Reader,
 ) -> anyhow::Result<(
     PathBuf,
     prvscope_paraver::bsc_reading::BscView,
@@ -245,7 +247,7 @@ fn bsc_text(
         let mut input = prvscope_import::output::open_text(path)?;
         let file = std::fs::File::create(&text).with_context(|| format!("{}", text.display()))?;
         let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-        let view = prvscope_paraver::bsc_reading::bsc_view(&mut *input, &mut out)
+        let view = prvscope_paraver::bsc_reading::bsc_view_as(&mut *input, &mut out, reader)
             .with_context(|| format!("{}: read as BSC's paramedir reads it", path.display()))?;
         std::io::Write::flush(&mut out).with_context(|| format!("{}", text.display()))?;
         prvscope_import::output::copy_side_files(path, &text)?;
@@ -328,7 +330,38 @@ fn run_tools(req: &Request) -> anyhow::Result<PathBuf> {
         None => default_output(&req.trace, &names),
     };
     let trace = load(&req.trace)?;
-    super::cut::write(&trace, &job, &output)?;
+    let nulls = trace.store.counts().null_values;
+    if nulls == 0 {
+        super::cut::write(&trace, &job, &output)?;
+        return Ok(output);
+    }
+    // BSC's cutter and filter write each record's fields as they read them: a trace with
+    // `N` values is cut from its text as they read it, under its own name.
+    drop(trace);
+    let reader = if job.cutter.is_some() {
+        Reader::Cutter
+    } else {
+        Reader::Filter
+    };
+    let (dir, view, trace) = bsc_text(&req.trace, reader)?;
+    eprintln!(
+        "{}: {nulls} values are `N` (null), which Paraver's format does not have: written as \
+         BSC's {} reads them (an `N` as 0 and the byte after it as the next field's start: the \
+         pairs after it shift), {} lines with an `N`, {} of them with a pair that fails",
+        req.trace.display(),
+        if reader == Reader::Cutter {
+            "cutter"
+        } else {
+            "filter"
+        },
+        view.lines_rewritten,
+        view.lines_failed
+    );
+    job.source_name = Some(req.trace.clone());
+    let written = super::cut::write(&trace, &job, &output);
+    drop(trace);
+    let _ = std::fs::remove_dir_all(dir);
+    written?;
     Ok(output)
 }
 

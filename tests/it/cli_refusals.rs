@@ -202,3 +202,74 @@ fn paramedir_reads_null_values_as_bscs_paramedir_does() {
         assert_ne!(n, zero, "{cfg}: the shift changes nothing here");
     }
 }
+
+/// `prvscope paramedir --cutter` on a trace with `N` values writes what BSC's cutter writes:
+/// each record's fields as BSC's cutter reads them (an event's pairs shifted after an `N`,
+/// a pair that fails written with the value left from the pair before, a state's `N` as 0).
+/// Here against the same trace written by hand as `KTraceCutter` reads it (checked with
+/// BSC's paramedir: its cuts of both files are this one), past the cutter's comment line.
+#[test]
+fn paramedir_cuts_null_values_as_bscs_cutter_does() {
+    let dir = crate::common::temp_dir("paramedir-bsc-cutter");
+    let text = |a: &str, b: &str, s: &str, c: &str, d: &str| {
+        format!(
+            "#Paraver (01/01/2026 at 00:00):1000_ns:1(2):1:1(2:1)\n\
+             1:1:1:1:1:0:400:1\n1:2:1:1:2:0:600:1\n2:1:1:1:1:100:{a}\n2:2:1:1:2:150:{b}\n\
+             1:1:1:1:1:400:1000:{s}\n2:1:1:1:1:500:{c}\n1:2:1:1:2:600:1000:2\n\
+             2:2:1:1:2:700:{d}\n"
+        )
+    };
+    let files = [
+        (
+            "n",
+            text("7:N:8:5:9:1", "7:N:8:N:9:3", "N", "7:N", "7:4:8:N"),
+        ),
+        (
+            "bsc",
+            text("7:0:0:8:5:9:1:9", "7:0:0:8:0:0:9:3", "0", "7:0", "7:4:8:0"),
+        ),
+    ];
+    let pcf = "STATES\n0    Idle\n1    Running\n2    Other\n\nNULL_VALUE N\n";
+    let xml = dir.join("cut.xml");
+    std::fs::write(
+        &xml,
+        prvscope_paraver::cut::CutterOptions::by_time(50, 900).to_xml(),
+    )
+    .unwrap();
+    let mut cuts = Vec::new();
+    for (name, text) in &files {
+        let trace = dir.join(format!("{name}.prv"));
+        std::fs::write(&trace, text).unwrap();
+        std::fs::write(dir.join(format!("{name}.pcf")), pcf).unwrap();
+        let out = dir.join(format!("{name}.cut.prv"));
+        let _ = std::fs::remove_file(&out);
+        let run = Command::new(env!("CARGO_BIN_EXE_prvscope"))
+            .args(["paramedir", "--cutter"])
+            .arg(&trace)
+            .arg(&xml)
+            .arg("--output-name")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{name}: {run:?}");
+        let err = String::from_utf8_lossy(&run.stderr).into_owned();
+        if *name == "n" {
+            assert!(
+                err.contains("written as BSC's cutter reads them")
+                    && err.contains("5 lines with an `N`, 1 of them with a pair that fails"),
+                "{err}"
+            );
+            // The comment line names the trace given, not the text read.
+            let cut = std::fs::read_to_string(&out).unwrap();
+            assert!(cut.contains(&format!("{}\"", trace.display())), "{cut}");
+        }
+        let cut = std::fs::read_to_string(&out).unwrap();
+        cuts.push(cut.lines().skip(2).collect::<Vec<_>>().join("\n"));
+    }
+    assert_eq!(cuts[0], cuts[1]);
+    assert!(
+        cuts[0].contains("2:1:1:1:1:50:7:0:0:8:5:9:1:9"),
+        "{}",
+        cuts[0]
+    );
+}

@@ -29,72 +29,153 @@ pub struct BscView {
     pub lines_left_out: u64,
 }
 
-/// The event pairs of `pairs` (the text of an event line after its time's `:`) as
-/// paraver-kernel's `readEvent` reads them: the pairs read, and whether a pair failed (the
-/// rest of the line then read no further).
-pub fn bsc_event_pairs(pairs: &[u8]) -> (Vec<(u32, i64)>, bool) {
-    let at = |i: usize| pairs.get(i).copied().unwrap_or(0);
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < pairs.len() {
-        // The type: unsigned, so a '-' fails it.
-        if at(i) == b'-' {
-            return (out, true);
-        }
-        let mut ty = 0u32;
-        while at(i).is_ascii_digit() {
-            ty = ty.wrapping_mul(10).wrapping_add(u32::from(at(i) - b'0'));
-            i += 1;
-        }
-        // A value must follow.
-        if i >= pairs.len() {
-            return (out, true);
-        }
-        i += 1;
-        if i >= pairs.len() {
-            return (out, true);
-        }
-        let negative = at(i) == b'-';
-        if negative {
-            i += 1;
-        }
-        let mut value = 0i64;
-        while at(i).is_ascii_digit() {
-            value = value.wrapping_mul(10).wrapping_add(i64::from(at(i) - b'0'));
-            i += 1;
-        }
-        if negative {
-            value = value.wrapping_neg();
-        }
-        if i < pairs.len() {
-            // The byte after the value, whatever it is, is the separator.
-            i += 1;
-        }
-        out.push((ty, value));
-    }
-    (out, false)
+/// Which of BSC's tools reads the text: each reads an event line's pairs with
+/// `prv_atoll_v`, and each does something else where a pair fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reader {
+    /// The trace reader of paramedir's windows (`TraceBodyIO_v1::readEvent`): a pair that
+    /// fails is left out, and the rest of the line with it.
+    Trace,
+    /// The cutter (`KTraceCutter::execute`): every pair read is written, one that fails too,
+    /// with the value its field reader left (0 where it began reading the value, else the
+    /// line's value before), and the line read to its end.
+    Cutter,
+    /// The filter (`KTraceFilter::execute`): as the trace reader, but its first pair is
+    /// written even when it fails.
+    Filter,
 }
 
-/// Where an event line's pairs start: after its sixth field (`2:cpu:appl:task:thread:time:`),
-/// `None` when it has no pairs.
-fn pairs_start(line: &[u8]) -> Option<usize> {
+/// One `prv_atoll_v` call for a pair at `i` of `pairs`: the type, the value (where the
+/// value's reader did not start, `value` as it was), whether it succeeded, and where the
+/// next field starts. The trace reader's type is 32 bits and its value signed; the cutter's
+/// and the filter's are both `unsigned long long` (a '-' fails them).
+fn atoll_pair(
+    pairs: &[u8],
+    mut i: usize,
+    mut value: u64,
+    reader: Reader,
+) -> (u64, u64, bool, usize) {
+    let at = |i: usize| pairs.get(i).copied().unwrap_or(0);
+    let len = pairs.len();
+    let digits = |i: &mut usize| {
+        let mut v = 0u64;
+        while at(*i).is_ascii_digit() {
+            v = v.wrapping_mul(10).wrapping_add(u64::from(at(*i) - b'0'));
+            *i += 1;
+        }
+        v
+    };
+    // The type (its field reader sets it to 0 first; unsigned, so a '-' fails it).
+    if i >= len || at(i) == b'-' {
+        return (0, value, false, i);
+    }
+    let mut ty = digits(&mut i);
+    if reader == Reader::Trace {
+        ty &= u64::from(u32::MAX);
+    }
+    // A value must follow.
+    if i >= len {
+        return (ty, value, false, i);
+    }
+    i += 1;
+    value = 0;
+    if i >= len {
+        return (ty, value, false, i);
+    }
+    let negative = at(i) == b'-';
+    if negative {
+        if reader != Reader::Trace {
+            return (ty, value, false, i);
+        }
+        i += 1;
+    }
+    value = digits(&mut i);
+    if negative {
+        value = value.wrapping_neg();
+    }
+    if i < len {
+        // The byte after the value, whatever it is, is the separator.
+        i += 1;
+    }
+    (ty, value, true, i)
+}
+
+/// The event pairs of `pairs` (the text of an event line after its time's `:`) as `reader`
+/// reads and writes them (see [`Reader`]): the pairs, and whether a pair failed. `value` is
+/// the reader's value variable, which the cutter and the filter keep from line to line.
+pub fn bsc_pairs(pairs: &[u8], reader: Reader, value: &mut u64) -> (Vec<(u64, u64)>, bool) {
+    let mut out = Vec::new();
+    let (mut i, mut failed) = (0, false);
+    if reader == Reader::Trace {
+        *value = 0;
+    }
+    while i < pairs.len() {
+        let (ty, v, ok, next) = atoll_pair(pairs, i, *value, reader);
+        *value = v;
+        if !ok {
+            failed = true;
+            if reader == Reader::Trace || (reader == Reader::Filter && !out.is_empty()) {
+                return (out, true);
+            }
+        }
+        out.push((ty, v));
+        if next == i || (reader == Reader::Filter && !ok) {
+            // (A cutter that reads nothing more would read the same field for ever.)
+            break;
+        }
+        i = next;
+    }
+    (out, failed)
+}
+
+/// The event pairs of `pairs` as paramedir's trace reader reads them ([`Reader::Trace`]):
+/// types of 32 bits, signed values.
+pub fn bsc_event_pairs(pairs: &[u8]) -> (Vec<(u32, i64)>, bool) {
+    let (pairs, failed) = bsc_pairs(pairs, Reader::Trace, &mut 0);
+    (
+        pairs
+            .into_iter()
+            .map(|(t, v)| (t as u32, v as i64))
+            .collect(),
+        failed,
+    )
+}
+
+/// Where field `k` (0-based) of a line starts, `None` when it has fewer fields.
+fn field_start(line: &[u8], k: usize) -> Option<usize> {
     let mut colons = 0;
-    for (k, &b) in line.iter().enumerate() {
+    for (at, &b) in line.iter().enumerate() {
         if b == b':' {
             colons += 1;
-            if colons == 6 {
-                return Some(k + 1);
+            if colons == k {
+                return Some(at + 1);
             }
         }
     }
     None
 }
 
+/// Where an event line's pairs start: after its sixth field (`2:cpu:appl:task:thread:time:`),
+/// `None` when it has no pairs.
+fn pairs_start(line: &[u8]) -> Option<usize> {
+    field_start(line, 6)
+}
+
 /// Copies the trace text of `input` to `out`, each event line whose pairs hold a byte other
 /// than digits and `:` written with the pairs BSC's paramedir reads there (see the module's
 /// documentation); every other line as it is.
 pub fn bsc_view(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<BscView> {
+    bsc_view_as(input, out, Reader::Trace)
+}
+
+/// [`bsc_view`] with the pairs as `reader` reads and writes them.
+pub fn bsc_view_as(
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+    reader: Reader,
+) -> io::Result<BscView> {
     let mut view = BscView::default();
+    let mut value = 0u64;
     let mut line = Vec::new();
     let mut first = true;
     loop {
@@ -104,6 +185,22 @@ pub fn bsc_view(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<BscV
         }
         let header = std::mem::take(&mut first);
         let body = line.strip_suffix(b"\n").unwrap_or(&line);
+        if !header && reader != Reader::Trace && body.starts_with(b"1:") {
+            // The cutter and the filter write a state's fields as they read them: its
+            // value's digits, 0 for an `N` (the trace reader reads it as prvscope does).
+            if let Some(s) =
+                field_start(body, 7).filter(|&s| !body[s..].iter().all(u8::is_ascii_digit))
+            {
+                let digits = body[s..].iter().take_while(|b| b.is_ascii_digit());
+                let v = digits.fold(0u64, |v, &b| {
+                    v.wrapping_mul(10).wrapping_add(u64::from(b - b'0'))
+                });
+                out.write_all(&body[..s])?;
+                writeln!(out, "{v}")?;
+                view.lines_rewritten += 1;
+                continue;
+            }
+        }
         let start = (!header && body.starts_with(b"2:"))
             .then(|| pairs_start(body))
             .flatten();
@@ -113,7 +210,7 @@ pub fn bsc_view(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<BscV
             out.write_all(&line)?;
             continue;
         };
-        let (pairs, failed) = bsc_event_pairs(&body[start..]);
+        let (pairs, failed) = bsc_pairs(&body[start..], reader, &mut value);
         view.lines_rewritten += 1;
         view.lines_failed += u64::from(failed);
         if pairs.is_empty() {
@@ -121,8 +218,12 @@ pub fn bsc_view(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<BscV
             continue;
         }
         out.write_all(&body[..start - 1])?;
-        for (ty, value) in pairs {
-            write!(out, ":{ty}:{value}")?;
+        for (ty, v) in pairs {
+            if reader == Reader::Trace {
+                write!(out, ":{ty}:{}", v as i64)?;
+            } else {
+                write!(out, ":{ty}:{v}")?;
+            }
         }
         out.write_all(b"\n")?;
     }
@@ -131,7 +232,7 @@ pub fn bsc_view(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<BscV
 
 #[cfg(test)]
 mod tests {
-    use super::{BscView, bsc_event_pairs, bsc_view};
+    use super::{BscView, Reader, bsc_event_pairs, bsc_pairs, bsc_view};
 
     /// Each case worked out by hand from `prv_atoll_v` and `readEvent`.
     #[test]
@@ -167,6 +268,38 @@ mod tests {
         assert_eq!(bsc_event_pairs(b"-5:3"), (vec![], true));
         // A type past 32 bits wraps, as a uint32_t does.
         assert_eq!(bsc_event_pairs(b"4294967297:1"), (vec![(1, 1)], false));
+    }
+
+    /// The cutter writes every pair it reads, one that fails too, with the value left in
+    /// its variable (from the line before where the value was not read); the filter writes
+    /// the pairs up to the first that fails.
+    #[test]
+    fn the_cutter_and_the_filter_write_pairs_as_they_read_them() {
+        let (mut v, cut, filter) = (9u64, Reader::Cutter, Reader::Filter);
+        assert_eq!(
+            bsc_pairs(b"1:N:2:3:4:5", cut, &mut v),
+            (vec![(1, 0), (0, 2), (3, 4), (5, 4)], true)
+        );
+        assert_eq!(
+            bsc_pairs(b"1:N:2:3:4:5", filter, &mut v),
+            (vec![(1, 0), (0, 2), (3, 4)], true)
+        );
+        v = 9;
+        assert_eq!(bsc_pairs(b"5", cut, &mut v), (vec![(5, 9)], true));
+        assert_eq!(bsc_pairs(b"5", filter, &mut v), (vec![(5, 9)], true));
+        assert_eq!(bsc_pairs(b"5:", cut, &mut v), (vec![(5, 0)], true));
+        // Types of 64 bits there.
+        assert_eq!(
+            bsc_pairs(b"4294967297:1", cut, &mut v),
+            (vec![(4_294_967_297, 1)], false)
+        );
+        assert_eq!(
+            bsc_pairs(b"60000019:N:60000119:N:42000050:7", cut, &mut v),
+            (
+                vec![(60_000_019, 0), (0, 60_000_119), (0, 0), (42_000_050, 7)],
+                false
+            )
+        );
     }
 
     #[test]

@@ -46,6 +46,7 @@ fn rewrite(trace: &Trace, out: &Path) -> Trace {
         cutter: None,
         filter: Some(everything()),
         stop_as_paraver: false,
+        source_name: None,
     };
     cut::save(trace, &job, out, &control).unwrap();
     load(out)
@@ -180,6 +181,7 @@ fn compressed_cuts_read_back_as_the_plain_one_and_failures_leave_nothing() {
         cutter: Some(CutterOptions::by_time(d / 3, d / 3 * 2)),
         filter: None,
         stop_as_paraver: false,
+        source_name: None,
     };
     let (cancel, progress) = no_control();
     let control = Control {
@@ -213,6 +215,7 @@ fn compressed_cuts_read_back_as_the_plain_one_and_failures_leave_nothing() {
         cutter: Some(whole),
         filter: None,
         stop_as_paraver: false,
+        source_name: None,
     };
     // One that reaches it stops after the line that takes the cutter's first pass to it,
     // as Paraver's does (the cut reads the file's lines in its order).
@@ -231,6 +234,7 @@ fn compressed_cuts_read_back_as_the_plain_one_and_failures_leave_nothing() {
             cutter: Some(CutterOptions::by_time(5, 5)),
             filter: None,
             stop_as_paraver: false,
+            source_name: None,
         },
         "empty.prv",
     );
@@ -240,6 +244,7 @@ fn compressed_cuts_read_back_as_the_plain_one_and_failures_leave_nothing() {
             cutter: Some(CutterOptions::by_time(d + 1, d + 9)),
             filter: None,
             stop_as_paraver: false,
+            source_name: None,
         },
         "outside.prv",
     );
@@ -295,6 +300,7 @@ fn the_pop_region_is_the_written_cut() {
                 cutter: Some(CutterOptions::by_time(t0, t1)),
                 filter: None,
                 stop_as_paraver: false,
+                source_name: None,
             };
             let out = dir.join("region.prv");
             cut::save(&trace, &job, &out, &control).unwrap();

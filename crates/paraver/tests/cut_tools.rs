@@ -832,6 +832,7 @@ fn the_filter_keeps_each_records_cpu_as_read() {
         cutter: None,
         filter: Some(all),
         stop_as_paraver: false,
+        source_name: None,
     };
     prvscope_paraver::cut::save(&trace, &job, &out, &control).unwrap();
     let written = std::fs::read_to_string(&out).unwrap();

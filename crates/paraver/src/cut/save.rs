@@ -24,6 +24,9 @@ pub struct Job {
     /// cut after the first record past it. Otherwise (`prvscope cut`, the viewer) the whole
     /// file is read and every record inside the cut kept.
     pub stop_as_paraver: bool,
+    /// The source the cutter's comment line names, when not the trace's own file (a trace
+    /// read from a text written again as BSC's tools read it).
+    pub source_name: Option<PathBuf>,
 }
 
 /// What was written.
@@ -153,7 +156,8 @@ pub fn save(
             .then(|| std::fs::metadata(&trace.path).map(|m| m.len()).ok())
             .flatten(),
     };
-    let name = std::path::absolute(&trace.path).unwrap_or_else(|_| trace.path.clone());
+    let source = job.source_name.as_ref().unwrap_or(&trace.path);
+    let name = std::path::absolute(source).unwrap_or_else(|_| source.clone());
     // A part of a trace is cut from the text too when the part holds all the cut keeps:
     // its range, and each thread it keeps (as the viewer's cut of a part keeps only the
     // threads loaded); otherwise from the store, which holds what was loaded.

@@ -76,6 +76,7 @@ impl App {
                 cutter: Some(cut.clone()),
                 filter: None,
                 stop_as_paraver: false,
+                source_name: None,
             },
         ) {
             self.say_saved(&path, Err(e.to_string()));
@@ -102,6 +103,7 @@ impl App {
                 cutter: Some(cut.clone()),
                 filter: None,
                 stop_as_paraver: false,
+                source_name: None,
             };
             let saved = cut::save(&trace, &job, &out, &control).map_err(|e| e.to_string())?;
             let xml = xml_beside(&out);
