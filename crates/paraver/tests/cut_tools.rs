@@ -30,21 +30,7 @@ use prvscope_store::Trace;
 use common::{load, text_of};
 
 fn traces(shared: &Path) -> Vec<PathBuf> {
-    common::REFERENCE_TRACES
-        .iter()
-        .chain(&[
-            "pypop_epoch_scaling/epoch_4proc.prv.gz",
-            "ovni_nosv-hwc/thread.prv",
-            "ovni_nosv-hwc/cpu.prv",
-            "ovni_tampi-ss-comm/thread.prv",
-            "ovni_tampi-ss-comm/cpu.prv",
-            "ovni_nanos6-task-types/thread.prv",
-            "ovni_nanos6-breakdown-write-zero/thread.prv",
-            "null_mode/threads_legacy.prv",
-            "null_mode/threads_null.prv",
-        ])
-        .map(|p| shared.join("traces").join(p))
-        .collect()
+    common::text_traces(shared)
 }
 
 fn head(trace: &Trace) -> Head {

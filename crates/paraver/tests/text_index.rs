@@ -12,7 +12,7 @@
 mod common;
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use prvscope_import::LoadOptions;
 use prvscope_import::synth::{self, GenOptions};
@@ -110,21 +110,7 @@ fn the_index_of_every_shared_trace_matches_a_walk_of_its_lines() {
     let Some(shared) = common::shared() else {
         return;
     };
-    let mut paths: Vec<PathBuf> = common::REFERENCE_TRACES
-        .iter()
-        .chain(&[
-            "pypop_epoch_scaling/epoch_4proc.prv.gz",
-            "ovni_nosv-hwc/thread.prv",
-            "ovni_nosv-hwc/cpu.prv",
-            "ovni_tampi-ss-comm/thread.prv",
-            "ovni_tampi-ss-comm/cpu.prv",
-            "ovni_nanos6-task-types/thread.prv",
-            "ovni_nanos6-breakdown-write-zero/thread.prv",
-            "null_mode/threads_legacy.prv",
-            "null_mode/threads_null.prv",
-        ])
-        .map(|p| shared.join("traces").join(p))
-        .collect();
+    let mut paths = common::text_traces(&shared);
     paths.sort();
     let (mut exact, mut pieces) = (0, 0);
     for path in &paths {

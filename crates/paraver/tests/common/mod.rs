@@ -33,6 +33,27 @@ pub const REFERENCE_TRACES: [&str; 6] = [
     "pypop_epoch_scaling/epoch_2proc.prv.gz",
 ];
 
+/// The shared traces of every kind whose text the trace writers read: the reference ones,
+/// the ovni thread and CPU traces, both NULL-mode traces, a fourth epoch run.
+#[allow(dead_code)]
+pub fn text_traces(shared: &Path) -> Vec<PathBuf> {
+    REFERENCE_TRACES
+        .iter()
+        .chain(&[
+            "pypop_epoch_scaling/epoch_4proc.prv.gz",
+            "ovni_nosv-hwc/thread.prv",
+            "ovni_nosv-hwc/cpu.prv",
+            "ovni_tampi-ss-comm/thread.prv",
+            "ovni_tampi-ss-comm/cpu.prv",
+            "ovni_nanos6-task-types/thread.prv",
+            "ovni_nanos6-breakdown-write-zero/thread.prv",
+            "null_mode/threads_legacy.prv",
+            "null_mode/threads_null.prv",
+        ])
+        .map(|p| shared.join("traces").join(p))
+        .collect()
+}
+
 /// The text of a gzip file.
 pub fn gunzip(path: &Path) -> String {
     let mut s = String::new();
