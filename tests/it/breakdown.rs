@@ -87,7 +87,10 @@ fn clicking_a_table_row_on_prime_opens_its_breakdown_with_the_scopes_time_per_th
     assert_eq!(p.breakdown_count(), 1);
     assert_eq!(p.selected(), Some(reduce.key), "the row is selected too");
     let w = p.breakdowns().get(reduce.key).unwrap();
-    assert_eq!(w.window(), Some((a.t0, a.t1)));
+    assert_eq!(
+        w.window(),
+        Some(prvscope_viewer::frame::TimeWindow::from_bounds(a.t0, a.t1))
+    );
     let (per_thread, per_state) = totals(p, reduce.key);
     assert_eq!(per_thread, reduce.inclusive_per_thread);
     assert_eq!(per_state, reduce.inclusive_per_category);

@@ -181,7 +181,8 @@ fn clustered_bursts_are_outlined_on_the_timeline() {
     assert_eq!(n, placed);
     // A burst clicked: the timeline shows it in the middle third.
     let b = shown.bursts.list[5].clone();
-    h.state_mut().cluster_window().unwrap().go_to_burst(5);
+    let ctx = h.ctx.clone();
+    h.state_mut().cluster_window().unwrap().go_to_burst(&ctx, 5);
     h.run_steps(2);
     let w = h.state().loaded().unwrap().timeline.window();
     assert_eq!(w.start, b.begin - b.duration());

@@ -49,6 +49,19 @@ impl TimeWindow {
         self.start.saturating_add(self.span)
     }
 
+    /// The window `[start, end)` (empty when `end <= start`).
+    pub fn from_bounds(start: u64, end: u64) -> Self {
+        TimeWindow {
+            start,
+            span: end.saturating_sub(start),
+        }
+    }
+
+    /// Its first tick and the first tick after it, as the analyses take a time range.
+    pub fn bounds(&self) -> (u64, u64) {
+        (self.start, self.end())
+    }
+
     /// The x of tick `t` in `rect`.
     pub fn x_from_time(&self, t: f64, rect: Rect) -> f32 {
         rect.left() + ((t - self.start as f64) * f64::from(rect.width()) / self.span as f64) as f32

@@ -25,6 +25,9 @@ use egui::{Color32, RichText};
 use egui_plot::{Plot, PlotPoint, PlotPoints, Points, Polygon};
 
 use prvscope_paraver::cluster::{self, Bursts, Class, Clustering, Feature, Measure, Options};
+
+use crate::commands::{Command, send};
+use prvscope_draw::frame::TimeWindow;
 use prvscope_store::Trace;
 
 use crate::jobs::Job;
@@ -136,16 +139,8 @@ pub struct ClusterWindow {
     error: Option<String>,
     selection: Option<Selection>,
     drag_from: Option<PlotPoint>,
-    /// The timeline's visible window (ticks).
-    visible: (u64, u64),
-    /// A burst to centre the timeline on (begin, end), for the app to take.
-    pub goto: Option<(u64, u64)>,
-    /// A cluster whose breakdown window to open, with its bursts per thread, for the app to
-    /// take.
-    pub breakdown: Option<(Class, crate::scope_panel::Intervals)>,
-    /// A new clustering replaced the one shown: its clusters' breakdown windows, which
-    /// showed the old one's, are to be closed (for the app to take).
-    pub reclustered: bool,
+    /// The timeline's visible window.
+    visible: TimeWindow,
     /// Thread names, by row.
     threads: Vec<String>,
     ns_per_tick: f64,
@@ -205,10 +200,7 @@ impl ClusterWindow {
             error: None,
             selection: None,
             drag_from: None,
-            visible: (0, u64::MAX),
-            goto: None,
-            breakdown: None,
-            reclustered: false,
+            visible: TimeWindow::from_bounds(0, u64::MAX),
             threads,
             ns_per_tick: trace.header.time_unit.ns_per_tick() as f64,
             colour_timeline: true,
@@ -271,7 +263,13 @@ impl ClusterWindow {
         {
             self.job = None;
             self.selection = None;
-            self.reclustered = true;
+            // Its clusters' breakdown windows showed the clustering replaced.
+            send(
+                ctx,
+                Command::CloseBreakdowns {
+                    ty: cluster::CLUSTER_EVENT,
+                },
+            );
             self.fill = Some(Arc::new(self.build_fill(&c)));
             self.drawn = Some(Arc::new(drawn_points(&c)));
             self.clustering = Some(Arc::new(c));
@@ -305,15 +303,22 @@ impl ClusterWindow {
         self.selection.as_ref().map(|s| Arc::clone(&s.intervals))
     }
 
-    /// Shows the window; `visible` is the timeline's window (ticks).
-    pub fn show(&mut self, ctx: &egui::Context, visible: (u64, u64)) {
-        self.visible = visible;
-        self.poll(ctx);
+    /// Shows the window.
+    fn show_window(&mut self, ctx: &egui::Context) {
         let mut open = self.open;
         egui::Window::new("Cluster bursts")
             .open(&mut open)
             .default_size([760.0, 640.0])
             .show(ctx, |ui| self.ui(ui));
+        if self.open && !open {
+            // Its clusters' breakdown windows go with it.
+            send(
+                ctx,
+                Command::CloseBreakdowns {
+                    ty: cluster::CLUSTER_EVENT,
+                },
+            );
+        }
         self.open = open;
     }
 
@@ -514,19 +519,28 @@ impl ClusterWindow {
 
     /// Selects the bursts of `class` and asks for its breakdown window, as a click on its row
     /// of the table does; how many bursts.
-    pub fn open_breakdown(&mut self, class: Class) -> usize {
+    pub fn open_breakdown(&mut self, ctx: &egui::Context, class: Class) -> usize {
         let n = self.select_class(class);
-        self.breakdown = self
-            .selection
-            .as_ref()
-            .map(|s| (class, Arc::clone(&s.intervals)));
+        if let Some(s) = &self.selection {
+            send(
+                ctx,
+                Command::IntervalsBreakdown {
+                    key: prvscope_analysis::scopes::ScopeKey {
+                        ty: cluster::CLUSTER_EVENT,
+                        value: class.event_value(),
+                    },
+                    label: class.label(),
+                    within: Arc::clone(&s.intervals),
+                },
+            );
+        }
         n
     }
 
     /// Does the timeline show burst `b` (any of it)? Those are ringed in the scatter: a range
     /// selected on the timeline (Shift-drag) zooms to it, and so marks its bursts.
     fn shows(&self, b: &cluster::Burst) -> bool {
-        b.begin < self.visible.1 && b.end > self.visible.0
+        b.begin < self.visible.end() && b.end > self.visible.start
     }
 
     /// The bursts ringed in the scatter (the timeline shows them), by index.
@@ -538,10 +552,18 @@ impl ClusterWindow {
         })
     }
 
-    /// Asks the timeline to centre on burst `i`, as a click on its point does.
-    pub fn go_to_burst(&mut self, i: usize) {
+    /// Asks the timeline to show burst `i` in the middle third of its window, as a click on
+    /// its point does.
+    pub fn go_to_burst(&mut self, ctx: &egui::Context, i: usize) {
         if let Some(b) = self.clustering.as_ref().and_then(|c| c.bursts.list.get(i)) {
-            self.goto = Some((b.begin, b.end));
+            let d = (b.end - b.begin).max(1);
+            send(
+                ctx,
+                Command::GoTo(TimeWindow {
+                    start: b.begin.saturating_sub(d),
+                    span: 3 * d,
+                }),
+            );
         }
     }
 
@@ -695,7 +717,7 @@ impl ClusterWindow {
             }
             resp.clone().on_hover_text_at_pointer(text);
             if resp.clicked() {
-                self.go_to_burst(i);
+                self.go_to_burst(ui.ctx(), i);
             }
         }
         // Shift-drag: a box selection.
@@ -747,7 +769,7 @@ impl ClusterWindow {
                         .as_ref()
                         .is_some_and(|s| s.class == Some(f.class));
                     if ui.selectable_label(chosen, label).clicked() {
-                        self.open_breakdown(f.class);
+                        self.open_breakdown(ui.ctx(), f.class);
                     }
                     ui.label(f.bursts.to_string());
                     ui.label(format!("{:.6}", f.total as f64 * ns / 1e9));
@@ -765,5 +787,21 @@ impl ClusterWindow {
         if let Some(n) = &c.spmd_note {
             ui.label(format!("SPMD scores not given: {n}"));
         }
+    }
+}
+
+impl crate::windows::ToolWindow for ClusterWindow {
+    fn title(&self) -> String {
+        "Cluster bursts".to_owned()
+    }
+    fn is_open(&self) -> bool {
+        self.open
+    }
+    fn poll(&mut self, ctx: &egui::Context, seen: &crate::windows::Seen<'_>) {
+        self.visible = seen.visible;
+        ClusterWindow::poll(self, ctx);
+    }
+    fn show(&mut self, ctx: &egui::Context, _: &crate::windows::Seen<'_>) {
+        self.show_window(ctx);
     }
 }

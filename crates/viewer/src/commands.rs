@@ -1,15 +1,31 @@
 //! One channel from the widgets to the app. A widget that asks for what only the app can do
-//! (open a window another part owns, say why not in the status line) sends a [`Command`]
-//! through the context it draws in; the app takes them once a frame, after the widgets drew,
-//! and carries each out or says why it cannot. A widget needs no field for it and no link to
-//! the app: drawn alone (in a test), its commands wait unread.
+//! (move the timeline, open or close a window another part owns, say why not in the status
+//! line) sends a [`Command`] through the context it draws in; the app takes them once a
+//! frame, after the widgets drew, and carries each out or says why it cannot. A widget needs
+//! no field for it and no link to the app: drawn alone (in a test), its commands wait unread.
+
+use prvscope_analysis::scopes::ScopeKey;
+use prvscope_draw::frame::TimeWindow;
 
 /// What a widget asks the app for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     /// A double-click on the timeline: the breakdown of the innermost scope open on
     /// `thread` at `tick`.
     BreakdownAt { thread: usize, tick: u64 },
+    /// Show this time range on the timeline (a burst clicked in the clustering's scatter).
+    GoTo(TimeWindow),
+    /// The breakdown window of a set of intervals that is no scope of the trace (a
+    /// cluster's bursts): `key` names it, `label` is its title, `within` its intervals per
+    /// thread.
+    IntervalsBreakdown {
+        key: ScopeKey,
+        label: String,
+        within: crate::scope_panel::Intervals,
+    },
+    /// Close the breakdown windows of event type `ty` (a clustering replaced by another, or
+    /// closed: its clusters' windows showed what is gone).
+    CloseBreakdowns { ty: u32 },
 }
 
 /// The commands sent and not yet taken, in order.
@@ -43,12 +59,14 @@ mod tests {
         let ctx = egui::Context::default();
         assert!(take(&ctx).is_empty());
         send(&ctx, Command::BreakdownAt { thread: 2, tick: 5 });
-        send(&ctx, Command::BreakdownAt { thread: 0, tick: 9 });
+        send(&ctx, Command::GoTo(TimeWindow::from_bounds(3, 9)));
+        send(&ctx, Command::CloseBreakdowns { ty: 7 });
         assert_eq!(
             take(&ctx),
             vec![
                 Command::BreakdownAt { thread: 2, tick: 5 },
-                Command::BreakdownAt { thread: 0, tick: 9 }
+                Command::GoTo(TimeWindow { start: 3, span: 6 }),
+                Command::CloseBreakdowns { ty: 7 }
             ]
         );
         assert!(take(&ctx).is_empty());

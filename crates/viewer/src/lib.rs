@@ -7,6 +7,7 @@
 //! - [`scope_panel`]: the Carnival-like source and scope panel beside the timeline;
 //! - [`breakdown`]: a scope's time per thread and state in windows of their own (bar charts);
 //! - [`commands`]: the one channel from the widgets to the app;
+//! - [`windows`]: the floating windows of a trace (histograms, POP, clustering), driven alike;
 //! - [`jobs`]: background work on its own thread, which wakes the UI when it is done;
 //! - [`loader`]: loading off the UI thread (after a memory check), the embedded demo trace;
 //! - [`part_dialog`]: "Open part of a trace" (a time range, some threads) with memory estimates;
@@ -27,6 +28,7 @@ pub mod pop_window;
 pub mod scope_panel;
 pub mod settings;
 pub mod timeline;
+pub mod windows;
 
 // What is drawn, built without a window (`prvscope-draw`), under the names the viewer had.
 pub use prvscope_draw::{cfg_view, find, frame, render, rows, theme, view};

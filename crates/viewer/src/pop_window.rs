@@ -9,6 +9,7 @@
 //! computed off the UI thread; every failure (a file that does not load, a dialog that does
 //! not open, a file that cannot be written) is said in the window.
 
+use prvscope_draw::frame::TimeWindow;
 use std::path::{Path, PathBuf};
 
 use egui::{Color32, RichText};
@@ -172,12 +173,12 @@ impl PopWindow {
 
     /// Adds the metrics of `trace` over `window` (ticks; the timeline's visible window) as a
     /// region: the trace cut to it, its own reference.
-    pub fn add_window(&mut self, ctx: &egui::Context, trace: &Trace, window: (u64, u64)) {
+    pub fn add_window(&mut self, ctx: &egui::Context, trace: &Trace, window: TimeWindow) {
         let trace = trace.clone();
         let npt = trace.header.time_unit.ns_per_tick();
         let name = format!(
             "region {}",
-            crate::frame::format_window(window.0, window.1, npt)
+            crate::frame::format_window(window.start, window.end(), npt)
         );
         // The last message was about something else.
         self.message = None;
@@ -186,7 +187,7 @@ impl PopWindow {
             return;
         }
         self.computing = Some(Job::spawn(ctx, "pop-window", move |_| {
-            pop::figures_in(&trace, Some(window))
+            pop::figures_in(&trace, Some(window.bounds()))
                 .map(|f| Computed::Region(name.clone(), f))
                 .map_err(|e| format!("{name}: {e}"))
         }));
@@ -232,9 +233,7 @@ impl PopWindow {
     }
 
     /// Draws the window; `visible` is the open trace and its timeline's visible window.
-    pub fn show(&mut self, ctx: &egui::Context, visible: Option<(&Trace, (u64, u64))>) {
-        self.poll(ctx);
-        self.finish_png(ctx);
+    fn show_window(&mut self, ctx: &egui::Context, visible: Option<(&Trace, TimeWindow)>) {
         let mut open = self.open;
         let shown = egui::Window::new("POP metrics")
             .open(&mut open)
@@ -246,7 +245,7 @@ impl PopWindow {
         self.open = open;
     }
 
-    fn ui(&mut self, ui: &mut egui::Ui, visible: Option<(&Trace, (u64, u64))>) {
+    fn ui(&mut self, ui: &mut egui::Ui, visible: Option<(&Trace, TimeWindow)>) {
         ui.horizontal(|ui| {
             let idle = self.computing.is_none() && self.dialog.is_none() && self.png.is_none();
             if let Some((trace, window)) = visible
@@ -552,4 +551,20 @@ fn name_of(path: &Path) -> String {
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     )
+}
+
+impl crate::windows::ToolWindow for PopWindow {
+    fn title(&self) -> String {
+        "POP metrics".to_owned()
+    }
+    fn is_open(&self) -> bool {
+        self.open
+    }
+    fn poll(&mut self, ctx: &egui::Context, _: &crate::windows::Seen<'_>) {
+        PopWindow::poll(self, ctx);
+        self.finish_png(ctx);
+    }
+    fn show(&mut self, ctx: &egui::Context, seen: &crate::windows::Seen<'_>) {
+        self.show_window(ctx, Some((seen.trace, seen.visible)));
+    }
 }

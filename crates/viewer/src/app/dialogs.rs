@@ -235,48 +235,28 @@ impl App {
         let Some(l) = &mut self.loaded else {
             return;
         };
-        let w = l.timeline.window();
-        let visible = (w.start, w.start + w.span);
+        use crate::windows::ToolWindow;
+        let seen = crate::windows::Seen {
+            trace: &l.trace,
+            visible: l.timeline.window(),
+        };
+        let mut windows: Vec<&mut dyn ToolWindow> = Vec::new();
         for h in &mut l.histograms {
-            h.update(ctx, visible);
-            h.show(ctx);
+            windows.push(h);
         }
-        l.histograms.retain(|h| h.open);
         if let Some(p) = &mut l.pop {
-            p.show(ctx, Some((&l.trace, visible)));
-            if !p.open {
-                l.pop = None;
-            }
+            windows.push(p);
         }
         if let Some(c) = &mut l.cluster {
-            c.show(ctx, visible);
-            // A burst clicked in the scatter: the timeline centred on it, a third of the
-            // window.
-            if let Some((b, e)) = c.goto.take() {
-                let d = (e - b).max(1);
-                l.timeline.zoom_to(prvscope_draw::frame::TimeWindow {
-                    start: b.saturating_sub(d),
-                    span: 3 * d,
-                });
-            }
-            // Its clusters' breakdown windows go with the clustering they showed.
-            if std::mem::take(&mut c.reclustered) || !c.open {
-                l.scopes
-                    .breakdowns_mut()
-                    .close_type(prvscope_paraver::cluster::CLUSTER_EVENT);
-            }
-            // A cluster clicked in the table: its breakdown window.
-            if let Some((class, within)) = c.breakdown.take() {
-                let key = prvscope_analysis::scopes::ScopeKey {
-                    ty: prvscope_paraver::cluster::CLUSTER_EVENT,
-                    value: class.event_value(),
-                };
-                l.scopes
-                    .open_intervals_breakdown(ctx, key, class.label(), within);
-            }
-            if !c.open {
-                l.cluster = None;
-            }
+            windows.push(c);
+        }
+        crate::windows::show_all(ctx, &seen, &mut windows);
+        l.histograms.retain(ToolWindow::is_open);
+        if l.pop.as_ref().is_some_and(|p| !p.is_open()) {
+            l.pop = None;
+        }
+        if l.cluster.as_ref().is_some_and(|c| !c.is_open()) {
+            l.cluster = None;
         }
     }
 

@@ -586,6 +586,12 @@ impl App {
                     );
                 }
             }
+            Command::GoTo(w) => l.timeline.zoom_to(w),
+            Command::IntervalsBreakdown { key, label, within } => {
+                l.scopes
+                    .open_intervals_breakdown(&self.ctx, key, label, within);
+            }
+            Command::CloseBreakdowns { ty } => l.scopes.breakdowns_mut().close_type(ty),
         }
     }
 
@@ -786,6 +792,15 @@ impl eframe::App for App {
         }
         self.part_dialog_ui(&ctx);
         self.histograms_ui(&ctx);
+        // What the floating windows asked for, carried out now: the timeline and windows
+        // they change are drawn so next frame, which is asked for.
+        let late = crate::commands::take(&ctx);
+        if !late.is_empty() {
+            ctx.request_repaint();
+        }
+        for command in late {
+            self.carry_out(command);
+        }
     }
 }
 

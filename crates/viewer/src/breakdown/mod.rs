@@ -347,9 +347,11 @@ impl BreakdownWindow {
         self.data.as_ref().and_then(|d| d.1.as_ref())
     }
 
-    /// The window `[t0, t1)` of the analysis shown.
-    pub fn window(&self) -> Option<(u64, u64)> {
-        self.data.as_ref().map(|d| (d.0.t0, d.0.t1))
+    /// The time range of the analysis shown.
+    pub fn window(&self) -> Option<prvscope_draw::frame::TimeWindow> {
+        self.data
+            .as_ref()
+            .map(|d| prvscope_draw::frame::TimeWindow::from_bounds(d.0.t0, d.0.t1))
     }
 
     /// The last export's outcome, as the window shows it.
@@ -450,7 +452,7 @@ impl BreakdownWindow {
 
     fn contents(&mut self, ui: &mut egui::Ui, shown: &Shown<'_>) {
         let facts = shown.facts;
-        let Some((t0, t1)) = self.window() else {
+        let Some((t0, t1)) = self.window().map(|w| w.bounds()) else {
             ui.horizontal(|ui| {
                 ui.spinner();
                 ui.label(if self.fixed.is_some() {

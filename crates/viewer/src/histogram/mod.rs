@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, Plot};
+use prvscope_draw::frame::TimeWindow;
 use prvscope_paraver::cfg::Cfg;
 use prvscope_paraver::filter::TypesFound;
 use prvscope_paraver::objects::Objects;
@@ -216,10 +217,10 @@ pub struct HistogramWindow {
     /// Follow the timeline's visible window (else the whole trace, or the cfg's limits).
     pub follow: bool,
     /// The time range the table was computed for (`None`: the cfg's analysis limits).
-    pub computed_for: Option<(u64, u64)>,
+    pub computed_for: Option<TimeWindow>,
     source: Source,
     /// A recomputation for another time range.
-    job: Option<(Option<(u64, u64)>, AnalysisJob)>,
+    job: Option<(Option<TimeWindow>, AnalysisJob)>,
     error: Option<String>,
     /// The table's column and label widths (they only grow), and whether they were measured
     /// for the analysis shown.
@@ -311,7 +312,7 @@ impl HistogramWindow {
 
     /// Recomputes the table when it follows the timeline and the visible window moved (or
     /// when it stopped following); takes a finished recomputation.
-    pub fn update(&mut self, ctx: &egui::Context, visible: (u64, u64)) {
+    pub fn update(&mut self, ctx: &egui::Context, visible: TimeWindow) {
         if let Some((range, job)) = &mut self.job
             && let Some(result) = job.poll()
         {
@@ -341,7 +342,7 @@ impl HistogramWindow {
             // few milliseconds that answer the timeline's move.
             let job = Job::spawn_interactive(ctx, "histogram", move |_| {
                 Context::with_cache(&trace, cache)
-                    .analysis(&cfg, index, want)
+                    .analysis(&cfg, index, want.map(|w| w.bounds()))
                     .map_err(|e| e.to_string())
             });
             self.job = Some((want, job));
@@ -354,7 +355,7 @@ impl HistogramWindow {
     }
 
     /// Shows the window.
-    pub fn show(&mut self, ctx: &egui::Context) {
+    fn show_window(&mut self, ctx: &egui::Context) {
         let mut open = self.open;
         egui::Window::new(&self.title)
             .id(egui::Id::NULL.with(("histogram", self.id)))
@@ -418,7 +419,8 @@ impl HistogramWindow {
                 self.error = None;
             }
             let what = match self.computed_for {
-                Some((t0, t1)) => {
+                Some(w) => {
+                    let (t0, t1) = w.bounds();
                     // Times with the window's digits, as the timeline shows them.
                     let npt = self.source.trace.header.time_unit.ns_per_tick();
                     let t = |x: u64| crate::frame::format_in_window(x, t1 - t0, npt);
@@ -535,4 +537,19 @@ impl HistogramWindow {
 fn gradient_is_dark(v: f64, lo: f64, hi: f64) -> bool {
     let c = gradient(v, lo, hi);
     u32::from(c.r()) + u32::from(c.g()) + u32::from(c.b()) < 380
+}
+
+impl crate::windows::ToolWindow for HistogramWindow {
+    fn title(&self) -> String {
+        self.title.clone()
+    }
+    fn is_open(&self) -> bool {
+        self.open
+    }
+    fn poll(&mut self, ctx: &egui::Context, seen: &crate::windows::Seen<'_>) {
+        self.update(ctx, seen.visible);
+    }
+    fn show(&mut self, ctx: &egui::Context, _: &crate::windows::Seen<'_>) {
+        self.show_window(ctx);
+    }
 }
