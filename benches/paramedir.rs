@@ -315,9 +315,7 @@ fn viewer_follow(trace: &Path) {
             step(&mut h);
             let w = &h.state().histograms()[0];
             let visible = h.state().loaded().expect("loaded").timeline.window();
-            if !w.computing()
-                && w.computed_for == Some((visible.start, visible.start + visible.span))
-            {
+            if !w.computing() && w.computed_for == Some(visible) {
                 break;
             }
             std::thread::sleep(Duration::from_millis(2));

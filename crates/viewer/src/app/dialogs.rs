@@ -231,11 +231,11 @@ impl App {
 
     /// The histogram windows (closed ones are dropped).
     pub(super) fn histograms_ui(&mut self, ctx: &egui::Context) {
+        use crate::windows::ToolWindow;
         // They go with their trace.
         let Some(l) = &mut self.loaded else {
             return;
         };
-        use crate::windows::ToolWindow;
         let seen = crate::windows::Seen {
             trace: &l.trace,
             visible: l.timeline.window(),

@@ -6,6 +6,7 @@
 //! - `dialogs`: the file dialogs and dropped files;
 //! - `export`: the timeline as PNG, the time per value as CSV.
 
+mod carry_out;
 mod dialogs;
 mod export;
 mod menus;
@@ -561,38 +562,6 @@ impl App {
             path.display()
         );
         self.opening.reread = Some(self.status.clone());
-    }
-
-    /// Carries out what a widget asked for ([`crate::commands`]), or says why it cannot.
-    pub(crate) fn carry_out(&mut self, command: crate::commands::Command) {
-        use crate::commands::Command;
-        let Some(l) = &mut self.loaded else {
-            return;
-        };
-        match command {
-            Command::BreakdownAt { thread, tick } => {
-                if l.scopes.open_breakdown_at(thread, tick).is_none() {
-                    self.status = format!(
-                        "no scope open on {} there (scope types: {})",
-                        l.trace.thread_name(thread),
-                        if l.scopes.types().is_empty() {
-                            "none; name some in the scope panel".to_owned()
-                        } else {
-                            prvscope_analysis::panel::types_text(
-                                l.scopes.types(),
-                                l.trace.pcf.as_ref(),
-                            )
-                        }
-                    );
-                }
-            }
-            Command::GoTo(w) => l.timeline.zoom_to(w),
-            Command::IntervalsBreakdown { key, label, within } => {
-                l.scopes
-                    .open_intervals_breakdown(&self.ctx, key, label, within);
-            }
-            Command::CloseBreakdowns { ty } => l.scopes.breakdowns_mut().close_type(ty),
-        }
     }
 
     /// Shows the rows of `level`: threads, tasks, applications, CPUs or nodes (the status

@@ -1,0 +1,37 @@
+//! What the widgets and windows ask the app for ([`crate::commands`]), carried out.
+
+use super::App;
+
+impl App {
+    /// Carries out what a widget asked for ([`crate::commands`]), or says why it cannot.
+    pub(crate) fn carry_out(&mut self, command: crate::commands::Command) {
+        use crate::commands::Command;
+        let Some(l) = &mut self.loaded else {
+            return;
+        };
+        match command {
+            Command::BreakdownAt { thread, tick } => {
+                if l.scopes.open_breakdown_at(thread, tick).is_none() {
+                    self.status = format!(
+                        "no scope open on {} there (scope types: {})",
+                        l.trace.thread_name(thread),
+                        if l.scopes.types().is_empty() {
+                            "none; name some in the scope panel".to_owned()
+                        } else {
+                            prvscope_analysis::panel::types_text(
+                                l.scopes.types(),
+                                l.trace.pcf.as_ref(),
+                            )
+                        }
+                    );
+                }
+            }
+            Command::GoTo(w) => l.timeline.zoom_to(w),
+            Command::IntervalsBreakdown { key, label, within } => {
+                l.scopes
+                    .open_intervals_breakdown(&self.ctx, key, label, within);
+            }
+            Command::CloseBreakdowns { ty } => l.scopes.breakdowns_mut().close_type(ty),
+        }
+    }
+}
