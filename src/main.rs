@@ -75,6 +75,8 @@ enum Command {
     /// Cluster the CPU bursts with DBSCAN (BSC's Clustering Suite): the bursts, the clusters'
     /// table, the trace with a cluster event per burst.
     Cluster(cli::cluster::Args),
+    /// Compare two runs: per scope, per state and per POP metric, A, B and B less A.
+    Compare(cli::compare::Args),
     Export(cli::export::Args),
     Gen(cli::generate::Args),
 }
@@ -100,6 +102,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         Some(Command::Paramedir(a)) => cli::paramedir::run(&a),
         Some(Command::Pop(a)) => cli::pop::run(&a),
         Some(Command::Cluster(a)) => cli::cluster::run(&a),
+        Some(Command::Compare(a)) => cli::compare::run(&a),
         Some(Command::Cut(a)) => cli::cut::run(&a),
         Some(Command::Export(a)) => cli::export::run(&a),
         Some(Command::Gen(a)) => cli::generate::run(&a),

@@ -3,6 +3,7 @@
 
 mod background;
 pub mod cluster;
+pub mod compare;
 pub mod cut;
 pub mod export;
 pub mod generate;

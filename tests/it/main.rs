@@ -12,6 +12,7 @@ mod cluster_cli;
 mod cluster_window;
 mod comm_lines;
 mod common;
+mod compare;
 mod consistency;
 mod convert;
 mod cpu_rows;
