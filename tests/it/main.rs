@@ -43,6 +43,7 @@ mod scopes;
 mod soak;
 mod store_cache;
 mod subset;
+mod timeline_windows;
 mod unsorted_cut;
 mod viewer;
 mod widgets;

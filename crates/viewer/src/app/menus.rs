@@ -287,6 +287,25 @@ impl App {
             if find_asked {
                 self.find.open = true;
             }
+            if self.loaded.is_some() {
+                let mut new_timeline = false;
+                ui.menu_button("Window", |ui| {
+                    if ui
+                        .button("New timeline")
+                        .on_hover_text(
+                            "Another timeline window of this trace below the others, of the \
+                             active window's view, in its synchronize group",
+                        )
+                        .clicked()
+                    {
+                        new_timeline = true;
+                        ui.close();
+                    }
+                });
+                if new_timeline {
+                    self.new_timeline();
+                }
+            }
             ui.menu_button("Help", |ui| {
                 if ui.button("Keys and gestures (F1)").clicked() {
                     self.dialogs.show_help = true;

@@ -11,6 +11,7 @@ mod dialogs;
 mod export;
 mod menus;
 mod navigate;
+pub mod panes;
 mod save_trace;
 mod session;
 mod state;
@@ -67,6 +68,8 @@ pub struct Loaded {
     pub(crate) pop: Option<crate::pop_window::PopWindow>,
     /// Analysis > Cluster bursts, on this trace.
     pub(crate) cluster: Option<crate::cluster_window::ClusterWindow>,
+    /// Its timeline windows (Window > New timeline) and their synchronize groups.
+    pub(crate) panes: panes::Panes,
 }
 
 /// The viewer: the trace shown (or being loaded), the settings, the status line, Find, and
@@ -480,6 +483,7 @@ impl App {
                     cfg_views: Vec::new(),
                     pop: None,
                     cluster: None,
+                    panes: panes::Panes::default(),
                     windows: std::sync::Arc::new(
                         prvscope_paraver::window::WindowCache::for_machine(),
                     ),
@@ -654,6 +658,9 @@ impl eframe::App for App {
             self.shell.title = title;
         }
 
+        if let Some(l) = &mut self.loaded {
+            l.panes_begin(&ctx);
+        }
         if self.frames.measure_rate {
             self.frames.starts.push_back(std::time::Instant::now());
             while self.frames.starts.len() > FRAME_HISTORY + 1 {
@@ -735,10 +742,7 @@ impl eframe::App for App {
                 ui.label(RichText::new(format!("Could not open the trace: {e}")).color(theme::ERROR));
             }
             match &mut self.loaded {
-                Some(l) => {
-                    self.shell.timeline_rect = ui.available_rect_before_wrap();
-                    l.timeline.ui(ui, &l.trace);
-                }
+                Some(_) => self.panes_ui(ui),
                 None if self.loading.is_some() => {
                     ui.centered_and_justified(|ui| ui.label("Loading…"));
                 }
@@ -769,6 +773,9 @@ impl eframe::App for App {
         }
         for command in late {
             self.carry_out(command);
+        }
+        if let Some(l) = &mut self.loaded {
+            l.panes_sync(&ctx);
         }
     }
 }

@@ -157,6 +157,9 @@ impl Timeline {
 
         // Keyboard (not while typing in a text field, unless the pointer is over the rows
         // and the key moves the timeline: the field then gives the keys back).
+        if self.pointer.ignores_keys {
+            return;
+        }
         if ui.ctx().text_edit_focused() {
             let navigation = ui.input(|i| {
                 [

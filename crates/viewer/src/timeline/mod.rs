@@ -11,6 +11,7 @@
 //!   for the side panels.
 
 mod comms;
+mod group;
 mod input;
 mod lanes;
 mod marks;
@@ -19,6 +20,7 @@ mod state;
 mod widgets;
 
 pub use lanes::{Lane, MAX_LANES};
+pub use group::RowsCopy;
 pub use marks::Marker;
 pub use state::ClassFill;
 pub use widgets::{comm_ui, details_lines, details_ui, swatch};
@@ -685,6 +687,9 @@ impl Timeline {
             );
         }
 
+        self.pointer.hover_time = response
+            .hover_pos()
+            .map(|p| self.window.time_from_x(p.x, area).max(0.0) as u64);
         // Hover tooltip: a communication line under the pointer, else the row's value.
         self.pointer.hovered = None;
         self.pointer.hovered_row = None;

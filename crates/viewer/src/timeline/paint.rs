@@ -101,6 +101,18 @@ impl Timeline {
         if let Some(highlight) = &self.pointer.highlight {
             self.paint_highlight(&painter, highlight, area, row_height, visible);
         }
+        // The pointer's time in another window of the group.
+        if let Some(t) = self.pointer.group_cursor
+            && self.pointer.hover_time.is_none()
+            && t >= self.window.start
+            && t < self.window.end()
+        {
+            let x = self.window.x_from_time(t as f64, area);
+            painter.line_segment(
+                [pos2(x, area.top()), pos2(x, area.bottom())],
+                Stroke::new(1.0, theme::CURSOR.gamma_multiply(0.4)),
+            );
+        }
         if let Some(pin) = self.pointer.pinned
             && visible.contains(&pin.row)
         {

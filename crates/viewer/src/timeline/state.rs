@@ -95,6 +95,13 @@ pub(crate) struct Pointer {
     /// fill, the window, the width and the rows' threads): a frame that changes none of
     /// them paints them again without walking the intervals.
     pub classes_painted: std::cell::RefCell<Option<(ClassKey, PaintedClasses)>>,
+    /// The tick under the pointer over the rows in the last frame.
+    pub hover_time: Option<u64>,
+    /// The tick under the pointer in another window of this one's synchronize group, drawn
+    /// as a cursor here.
+    pub group_cursor: Option<u64>,
+    /// The keys go to another timeline window (the one under the pointer).
+    pub ignores_keys: bool,
 }
 
 /// Per visible row, per pixel column, the class painted.

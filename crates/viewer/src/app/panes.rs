@@ -1,0 +1,460 @@
+//! The timeline windows of the main area (Window > New timeline), stacked, each with its own
+//! view, rows and window, and Paraver's synchronize groups: the windows of a group zoom, pan
+//! and undo together (a change in one moves every other in the same frame), and show each
+//! other's pointer time and markers. One window is the active one: the side panel (views,
+//! legend, details), the menus and the exports act on it, and it is `Loaded::timeline`; the
+//! others keep theirs here. A click in a window makes it the active one; the keys go to the
+//! window under the pointer.
+
+use egui::{RichText, Ui};
+
+use super::{App, Loaded};
+use crate::frame::TimeWindow;
+use crate::timeline::{Marker, RowsCopy, Timeline};
+
+/// The synchronize groups offered (Paraver's default has a few).
+pub const GROUPS: u8 = 4;
+/// A window's least height, in points.
+const MIN_HEIGHT: f32 = 80.0;
+
+/// One timeline window.
+pub struct Pane {
+    /// Its number, as its header shows it (1 for the trace's first window).
+    pub id: u64,
+    /// Its timeline; `None` for the active window, whose timeline is `Loaded::timeline`.
+    pub(crate) timeline: Option<Timeline>,
+    /// Its synchronize group.
+    pub group: Option<u8>,
+}
+
+/// The windows, in the order they are stacked, and what a frame found of them at its start.
+pub struct Panes {
+    pub(crate) list: Vec<Pane>,
+    /// Where the active window stands in `list`.
+    pub(crate) active: usize,
+    next_id: u64,
+    /// Changes when a window opens or closes: the windows then share the height anew (the
+    /// heights the user gave them are kept until then).
+    layout: u64,
+    /// A window's time range and rows, copied to paste on another.
+    pub(crate) copied: Option<(TimeWindow, RowsCopy)>,
+    /// Each window's time range and markers when the groups were last synchronized.
+    before: Vec<(TimeWindow, Vec<Marker>)>,
+}
+
+impl Default for Panes {
+    fn default() -> Self {
+        Panes {
+            list: vec![Pane {
+                id: 1,
+                timeline: None,
+                group: Some(1),
+            }],
+            active: 0,
+            next_id: 2,
+            layout: 0,
+            copied: None,
+            before: Vec::new(),
+        }
+    }
+}
+
+impl Loaded {
+    /// Timeline `i` of the stack (the active one from `Loaded::timeline`).
+    pub fn pane_timeline(&self, i: usize) -> Option<&Timeline> {
+        let p = self.panes.list.get(i)?;
+        Some(p.timeline.as_ref().unwrap_or(&self.timeline))
+    }
+
+    fn pane_timeline_mut(&mut self, i: usize) -> Option<&mut Timeline> {
+        let p = self.panes.list.get_mut(i)?;
+        Some(p.timeline.as_mut().unwrap_or(&mut self.timeline))
+    }
+
+    /// How many timeline windows are open.
+    pub fn pane_count(&self) -> usize {
+        self.panes.list.len()
+    }
+
+    /// Where the active window stands in the stack.
+    pub fn active_pane(&self) -> usize {
+        self.panes.active
+    }
+
+    /// The synchronize group of window `i`.
+    pub fn pane_group(&self, i: usize) -> Option<u8> {
+        self.panes.list.get(i).and_then(|p| p.group)
+    }
+
+    /// Puts window `i` in `group` (none: it moves alone).
+    pub fn set_pane_group(&mut self, i: usize, group: Option<u8>) {
+        if let Some(p) = self.panes.list.get_mut(i) {
+            p.group = group;
+        }
+    }
+
+    /// Makes window `i` the active one.
+    pub fn activate_pane(&mut self, i: usize) {
+        if i == self.panes.active || i >= self.panes.list.len() {
+            return;
+        }
+        let taken = self.panes.list[i]
+            .timeline
+            .take()
+            .expect("an inactive window holds its timeline");
+        let old = std::mem::replace(&mut self.timeline, taken);
+        self.panes.list[self.panes.active].timeline = Some(old);
+        self.panes.active = i;
+    }
+
+    /// Opens a timeline window below the others, of the active window's view, time range
+    /// and rows, in its synchronize group (group 1 when it has none), and makes it active.
+    pub fn new_pane(&mut self, ctx: &egui::Context) -> usize {
+        let mut t = Timeline::new(&self.trace);
+        t.set_view(ctx, &self.trace, self.timeline.config().clone());
+        let _ = t.paste_rows(ctx, &self.trace, &self.timeline.rows_copy());
+        t.zoom_to(self.timeline.window());
+        t.set_markers(self.timeline.markers().to_vec());
+        let group = self.panes.list[self.panes.active].group.or(Some(1));
+        let id = self.panes.next_id;
+        self.panes.next_id += 1;
+        self.panes.list.push(Pane {
+            id,
+            timeline: Some(t),
+            group,
+        });
+        self.panes.layout += 1;
+        let i = self.panes.list.len() - 1;
+        self.activate_pane(i);
+        i
+    }
+
+    /// Closes window `i` (the last one stays); whether it closed.
+    pub fn close_pane(&mut self, i: usize) -> bool {
+        if self.panes.list.len() <= 1 || i >= self.panes.list.len() {
+            return false;
+        }
+        if i == self.panes.active {
+            self.activate_pane(if i == 0 { 1 } else { i - 1 });
+        }
+        self.panes.list.remove(i);
+        self.panes.layout += 1;
+        if self.panes.active > i {
+            self.panes.active -= 1;
+        }
+        true
+    }
+
+    /// Copies window `i`'s time range and rows.
+    pub fn copy_pane(&mut self, i: usize) {
+        if let Some(t) = self.pane_timeline(i) {
+            self.panes.copied = Some((t.window(), t.rows_copy()));
+        }
+    }
+
+    /// Pastes the time range (`time`) or the rows copied on window `i`; why not.
+    pub fn paste_on_pane(&mut self, ctx: &egui::Context, i: usize, time: bool) -> Result<(), String> {
+        let Some((window, rows)) = self.panes.copied.clone() else {
+            return Err("nothing copied: Copy on a window first".to_owned());
+        };
+        let trace = self.trace.clone();
+        let t = self
+            .pane_timeline_mut(i)
+            .ok_or_else(|| format!("no window {}", i + 1))?;
+        if time {
+            t.zoom_to(window);
+            Ok(())
+        } else {
+            t.paste_rows(ctx, &trace, &rows)
+        }
+    }
+
+    /// Gives the keys to the window under the pointer (the active one when the pointer is
+    /// over none).
+    pub(super) fn panes_begin(&mut self, ctx: &egui::Context) {
+        let pointer = ctx.input(|i| i.pointer.hover_pos());
+        let n = self.panes.list.len();
+        let under = pointer.and_then(|p| {
+            (0..n).find(|&i| {
+                self.pane_timeline(i)
+                    .is_some_and(|t| t.area().is_positive() && t.area().contains(p))
+            })
+        });
+        let keys = under.unwrap_or(self.panes.active);
+        for i in 0..n {
+            if let Some(t) = self.pane_timeline_mut(i) {
+                t.set_ignores_keys(n > 1 && i != keys);
+            }
+        }
+    }
+
+    /// Notes each window's time range and markers, against which the next synchronization
+    /// finds what moved.
+    fn panes_note(&mut self) {
+        let n = self.panes.list.len();
+        self.panes.before = (0..n)
+            .filter_map(|i| self.pane_timeline(i))
+            .map(|t| (t.window(), t.markers().to_vec()))
+            .collect();
+    }
+
+    /// Synchronizes each group after the frame's input (or whatever moved a window since the
+    /// last synchronization): the window whose time range moved (the active one first)
+    /// moves the others, markers added or removed in one are every
+    /// one's, and the pointer's time over one is a cursor in the others. The frame is drawn
+    /// again when a window moved, so that every window of the group shows the move in the
+    /// frame the user sees.
+    pub(super) fn panes_sync(&mut self, ctx: &egui::Context) {
+        let n = self.panes.list.len();
+        if n < 2 || self.panes.before.len() != n {
+            self.panes_note();
+            return;
+        }
+        let mut moved_any = false;
+        for g in 1..=GROUPS {
+            let members: Vec<usize> = (0..n)
+                .filter(|&i| self.panes.list[i].group == Some(g))
+                .collect();
+            if members.len() < 2 {
+                continue;
+            }
+            // The window that moved (the active one when several did).
+            let mut order = members.clone();
+            order.sort_by_key(|&i| i != self.panes.active);
+            let moved = order.iter().copied().find(|&i| {
+                self.pane_timeline(i)
+                    .is_some_and(|t| t.window() != self.panes.before[i].0)
+            });
+            if let Some(src) = moved {
+                let w = self.pane_timeline(src).map(Timeline::window);
+                for &i in &members {
+                    if i != src
+                        && let (Some(w), Some(t)) = (w, self.pane_timeline_mut(i))
+                        && t.window() != w
+                    {
+                        t.zoom_to(w);
+                        moved_any = true;
+                    }
+                }
+            }
+            let marked = order.iter().copied().find(|&i| {
+                self.pane_timeline(i)
+                    .is_some_and(|t| t.markers() != self.panes.before[i].1.as_slice())
+            });
+            if let Some(src) = marked {
+                let markers = self
+                    .pane_timeline(src)
+                    .map(|t| t.markers().to_vec())
+                    .unwrap_or_default();
+                for &i in &members {
+                    if let Some(t) = self.pane_timeline_mut(i) {
+                        t.take_markers(&markers);
+                    }
+                }
+            }
+            let cursor = members
+                .iter()
+                .find_map(|&i| self.pane_timeline(i).and_then(Timeline::hover_time));
+            for &i in &members {
+                if let Some(t) = self.pane_timeline_mut(i) {
+                    let own = t.hover_time().is_some();
+                    let c = cursor.filter(|_| !own);
+                    if t.group_cursor() != c {
+                        t.set_group_cursor(c);
+                        ctx.request_repaint();
+                    }
+                }
+            }
+        }
+        self.panes_note();
+        if moved_any {
+            ctx.request_discard("timeline windows of a group synchronized");
+            ctx.request_repaint();
+        }
+    }
+}
+
+impl App {
+    /// Window > New timeline: a window of the active one's view below the others.
+    pub fn new_timeline(&mut self) {
+        let ctx = self.ctx.clone();
+        if let Some(l) = &mut self.loaded {
+            let i = l.new_pane(&ctx);
+            self.status = format!(
+                "timeline window {} opened (synchronize group {})",
+                l.panes.list[i].id,
+                l.panes.list[i]
+                    .group
+                    .map_or_else(|| "none".to_owned(), |g| g.to_string())
+            );
+        }
+    }
+
+    /// Draws the timeline windows stacked in `ui` (one window: the timeline alone).
+    pub(super) fn panes_ui(&mut self, ui: &mut Ui) {
+        let Some(l) = &mut self.loaded else {
+            return;
+        };
+        let n = l.panes.list.len();
+        if n == 1 {
+            self.shell.timeline_rect = ui.available_rect_before_wrap();
+            l.timeline.ui(ui, &l.trace);
+            return;
+        }
+        let mut actions = Vec::new();
+        let total = ui.available_height();
+        for i in 0..n {
+            let id = l.panes.list[i].id;
+            let left = n - i - 1;
+            let mut show = |ui: &mut Ui, l: &mut Loaded| {
+                if i == l.panes.active {
+                    self.shell.timeline_rect = ui.available_rect_before_wrap();
+                }
+                pane_header(ui, l, i, &mut actions);
+                let pressed = ui.input(|inp| {
+                    inp.pointer.any_pressed()
+                        .then(|| inp.pointer.interact_pos())
+                        .flatten()
+                });
+                let rect = ui.available_rect_before_wrap();
+                let Loaded {
+                    panes,
+                    timeline,
+                    trace,
+                    ..
+                } = l;
+                let t = panes.list[i].timeline.as_mut().unwrap_or(timeline);
+                t.ui(ui, trace);
+                if pressed.is_some_and(|p| rect.contains(p)) && i != l.panes.active {
+                    actions.push(Action::Activate(i));
+                }
+            };
+            if left == 0 {
+                show(ui, l);
+            } else {
+                let room = (ui.available_height() - MIN_HEIGHT * left as f32).max(MIN_HEIGHT);
+                egui::Panel::top(("timeline window", id, l.panes.layout))
+                    .resizable(true)
+                    .default_size(total / n as f32)
+                    .min_size(MIN_HEIGHT)
+                    .max_size(room)
+                    // No margin of its own: the windows' rows line up.
+                    .frame(egui::Frame::new().inner_margin(egui::Margin {
+                        bottom: 6,
+                        ..egui::Margin::ZERO
+                    }))
+                    .show(ui, |ui| {
+                        // The panel's height is the user's (or the default), never its
+                        // content's: egui keeps a panel's size from what its content used,
+                        // and the timeline takes all the room it is given.
+                        let rect = ui.available_rect_before_wrap();
+                        let mut child = ui.new_child(egui::UiBuilder::new().max_rect(rect));
+                        child.set_clip_rect(rect.intersect(ui.clip_rect()));
+                        show(&mut child, l);
+                        ui.advance_cursor_after_rect(rect);
+                    });
+            }
+        }
+        for a in actions {
+            self.pane_action(a);
+        }
+    }
+
+    fn pane_action(&mut self, a: Action) {
+        let ctx = self.ctx.clone();
+        let Some(l) = &mut self.loaded else {
+            return;
+        };
+        match a {
+            Action::Activate(i) => l.activate_pane(i),
+            Action::Close(i) => {
+                l.close_pane(i);
+            }
+            Action::Group(i, g) => l.set_pane_group(i, g),
+            Action::Copy(i) => {
+                l.copy_pane(i);
+                self.status = format!(
+                    "copied the time range and rows of timeline window {}",
+                    l.panes.list[i].id
+                );
+            }
+            Action::Paste(i, time) => match l.paste_on_pane(&ctx, i, time) {
+                Ok(()) => {}
+                Err(e) => self.status = format!("not pasted: {e}"),
+            },
+        }
+    }
+}
+
+/// What a window's header asks for.
+enum Action {
+    Activate(usize),
+    Close(usize),
+    Group(usize, Option<u8>),
+    Copy(usize),
+    /// Paste the time range (`true`) or the rows.
+    Paste(usize, bool),
+}
+
+/// Window `i`'s header: its number and view (a click makes it active), its group, copy,
+/// paste and close.
+fn pane_header(ui: &mut Ui, l: &Loaded, i: usize, actions: &mut Vec<Action>) {
+    let p = &l.panes.list[i];
+    let active = i == l.panes.active;
+    let view = l
+        .pane_timeline(i)
+        .map(|t| t.config().name(&l.trace))
+        .unwrap_or_default();
+    ui.horizontal(|ui| {
+        let title = RichText::new(format!("{}: {view}", p.id));
+        if ui
+            .selectable_label(active, if active { title.strong() } else { title })
+            .on_hover_text("The active window: the side panel, the menus and the exports act on it")
+            .clicked()
+        {
+            actions.push(Action::Activate(i));
+        }
+        let text = |g: Option<u8>| g.map_or_else(|| "not synchronized".to_owned(), |g| format!("sync group {g}"));
+        let mut group = p.group;
+        ui.menu_button(text(group), |ui| {
+            ui.selectable_value(&mut group, None, text(None));
+            for g in 1..=GROUPS {
+                ui.selectable_value(&mut group, Some(g), text(Some(g)));
+            }
+        })
+        .response
+        .on_hover_text("Windows of one group zoom, pan and undo together");
+        if group != p.group {
+            actions.push(Action::Group(i, group));
+        }
+        if ui
+            .small_button("Copy")
+            .on_hover_text("Copy this window's time range and rows")
+            .clicked()
+        {
+            actions.push(Action::Copy(i));
+        }
+        let can = l.panes.copied.is_some();
+        if ui
+            .add_enabled(can, egui::Button::new("Paste time").small())
+            .on_hover_text("Show the time range copied")
+            .clicked()
+        {
+            actions.push(Action::Paste(i, true));
+        }
+        if ui
+            .add_enabled(can, egui::Button::new("Paste rows").small())
+            .on_hover_text("Show the rows copied (level, collapsed tasks, first row)")
+            .clicked()
+        {
+            actions.push(Action::Paste(i, false));
+        }
+        if ui
+            .small_button("Close")
+            .on_hover_text("Close this timeline window")
+            .clicked()
+        {
+            actions.push(Action::Close(i));
+        }
+    });
+}

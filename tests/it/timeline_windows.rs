@@ -1,0 +1,182 @@
+//! Several timeline windows of one trace (Window > New timeline): stacked, each its own view,
+//! and Paraver's synchronize groups: a zoom, a pan or an undo in one window moves every window
+//! of its group in the frame of the zoom (each drawn with the new range), markers and the
+//! pointer's time are shown in all; copy and paste of a range and of rows between windows.
+
+use egui::{Event, Key, Modifiers, MouseWheelUnit, TouchPhase};
+use egui_kittest::Harness;
+use prvscope_store::signal::SignalSpec;
+use prvscope_viewer::app::App;
+use prvscope_viewer::frame::TimeWindow;
+use prvscope_viewer::loader::LoadSource;
+
+use crate::viewer::harness_with;
+
+fn windows(h: &Harness<'_, App>) -> Vec<TimeWindow> {
+    let l = h.state().loaded().unwrap();
+    (0..l.pane_count())
+        .map(|i| l.pane_timeline(i).unwrap().window())
+        .collect()
+}
+
+fn drawn(h: &Harness<'_, App>) -> Vec<Option<TimeWindow>> {
+    let l = h.state().loaded().unwrap();
+    (0..l.pane_count())
+        .map(|i| l.pane_timeline(i).unwrap().drawn_window())
+        .collect()
+}
+
+/// A point over the rows of window `i`, `f` of the way across.
+fn over(h: &Harness<'_, App>, i: usize, f: f32) -> egui::Pos2 {
+    let a = h.state().loaded().unwrap().pane_timeline(i).unwrap().area();
+    egui::pos2(a.left() + f * a.width(), a.top() + 10.0)
+}
+
+/// Three stacked windows of the demo: State, User function, and the first event type.
+fn three() -> Harness<'static, App> {
+    let mut h = harness_with(LoadSource::Demo, None, (1400.0, 900.0), false);
+    h.state_mut().new_timeline();
+    h.run_steps(2);
+    h.state_mut().set_view(SignalSpec::Events(vec![60_000_019]));
+    h.state_mut().new_timeline();
+    h.run_steps(2);
+    let ty = h.state().loaded().unwrap().types[0];
+    h.state_mut().set_view(SignalSpec::Events(vec![ty]));
+    h.run_steps(4);
+    h
+}
+
+#[test]
+fn windows_of_a_group_zoom_pan_and_undo_together_in_the_same_frame() {
+    let _shared = crate::common::shared();
+    let mut h = three();
+    let l = h.state().loaded().unwrap();
+    assert_eq!(l.pane_count(), 3);
+    assert_eq!(l.active_pane(), 2, "the new window is the active one");
+    assert!((0..3).all(|i| l.pane_group(i) == Some(1)));
+    // Each window its own view.
+    let names: Vec<String> = (0..3)
+        .map(|i| {
+            let t = l.pane_timeline(i).unwrap();
+            t.config().name(&l.trace)
+        })
+        .collect();
+    assert_eq!(names.len(), 3);
+    assert!(names[0] != names[1] && names[1] != names[2], "{names:?}");
+    let start = windows(&h);
+    assert!(start.iter().all(|w| *w == start[0]));
+    // A wheel step over the middle window (not the active one): one frame later every window
+    // has the new range, and each was drawn with it in that frame.
+    h.event(Event::PointerMoved(over(&h, 1, 0.3)));
+    h.step();
+    h.event(Event::MouseWheel {
+        unit: MouseWheelUnit::Line,
+        delta: egui::vec2(0.0, 3.0),
+        phase: TouchPhase::Move,
+        source: egui::MouseWheelSource::Unknown,
+        modifiers: Modifiers::NONE,
+    });
+    h.step();
+    let zoomed = windows(&h);
+    assert!(zoomed[1].span < start[1].span, "{zoomed:?}");
+    assert!(zoomed.iter().all(|w| *w == zoomed[1]), "{zoomed:?}");
+    assert!(drawn(&h).iter().all(|w| *w == Some(zoomed[1])), "{:?}", drawn(&h));
+    // The pointer's time over the middle window is a cursor in the two others.
+    let l = h.state().loaded().unwrap();
+    let t = l.pane_timeline(1).unwrap().hover_time().expect("the pointer's time");
+    assert_eq!(l.pane_timeline(0).unwrap().group_cursor(), Some(t));
+    assert_eq!(l.pane_timeline(2).unwrap().group_cursor(), Some(t));
+    assert_eq!(l.pane_timeline(1).unwrap().group_cursor(), None);
+    // The arrow key pans the window under the pointer, and so the group.
+    h.key_press(Key::ArrowRight);
+    h.step();
+    let panned = windows(&h);
+    assert!(panned[1].start > zoomed[1].start);
+    assert!(panned.iter().all(|w| *w == panned[1]), "{panned:?}");
+    // M over the first window: a marker in all three.
+    h.event(Event::PointerMoved(over(&h, 0, 0.5)));
+    h.step();
+    h.key_press(Key::M);
+    h.run_steps(2);
+    let l = h.state().loaded().unwrap();
+    let m0 = l.pane_timeline(0).unwrap().markers().to_vec();
+    assert_eq!(m0.len(), 1);
+    for i in 1..3 {
+        assert_eq!(l.pane_timeline(i).unwrap().markers(), m0.as_slice());
+    }
+    // Undo in the first window: the group goes back to the zoom, then to the start.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.step();
+    assert!(windows(&h).iter().all(|w| *w == zoomed[1]), "{:?}", windows(&h));
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.step();
+    assert!(windows(&h).iter().all(|w| *w == start[0]), "{:?}", windows(&h));
+    assert!(drawn(&h).iter().all(|w| *w == Some(start[0])));
+}
+
+#[test]
+fn a_window_out_of_the_group_moves_alone_and_ranges_and_rows_paste_across() {
+    let _shared = crate::common::shared();
+    let mut h = three();
+    let start = windows(&h);
+    h.state_mut().loaded_mut().unwrap().set_pane_group(2, None);
+    h.step();
+    // A zoom in window 3 (out of the group) moves it alone.
+    h.event(Event::PointerMoved(over(&h, 2, 0.6)));
+    h.step();
+    h.event(Event::MouseWheel {
+        unit: MouseWheelUnit::Line,
+        delta: egui::vec2(0.0, 4.0),
+        phase: TouchPhase::Move,
+        source: egui::MouseWheelSource::Unknown,
+        modifiers: Modifiers::NONE,
+    });
+    h.step();
+    let w = windows(&h);
+    assert!(w[2].span < start[2].span);
+    assert_eq!((w[0], w[1]), (start[0], start[1]));
+    // Its range copied and pasted on window 1: window 1 and its group (window 2) show it.
+    let ctx = h.ctx.clone();
+    let l = h.state_mut().loaded_mut().unwrap();
+    l.copy_pane(2);
+    l.paste_on_pane(&ctx, 0, true).unwrap();
+    h.step();
+    let w = windows(&h);
+    assert!(w.iter().all(|x| *x == w[2]), "{w:?}");
+    // Rows: window 1 collapsed to tasks, copied, pasted on window 3.
+    let ctx = h.ctx.clone();
+    h.state_mut().loaded_mut().unwrap().activate_pane(0);
+    h.state_mut().set_level(prvscope_viewer::rows::Level::Task);
+    h.step();
+    let l = h.state_mut().loaded_mut().unwrap();
+    let tasks = l.pane_timeline(0).unwrap().rows().len();
+    assert!(tasks < l.pane_timeline(2).unwrap().rows().len());
+    l.copy_pane(0);
+    l.paste_on_pane(&ctx, 2, false).unwrap();
+    assert_eq!(l.pane_timeline(2).unwrap().rows().len(), tasks);
+    // Closing: the active window closed, another becomes active; the last one stays.
+    assert!(l.close_pane(0));
+    assert_eq!(l.pane_count(), 2);
+    assert!(l.close_pane(0));
+    assert!(!l.close_pane(0), "the last window stays");
+    h.run_steps(2);
+}
+
+#[test]
+fn snapshot_of_three_stacked_windows_zoomed_together() {
+    let _shared = crate::common::shared();
+    let mut h = three();
+    h.event(Event::PointerMoved(over(&h, 0, 0.4)));
+    h.step();
+    h.event(Event::MouseWheel {
+        unit: MouseWheelUnit::Line,
+        delta: egui::vec2(0.0, 2.0),
+        phase: TouchPhase::Move,
+        source: egui::MouseWheelSource::Unknown,
+        modifiers: Modifiers::NONE,
+    });
+    h.run_steps(4);
+    let w = windows(&h);
+    assert!(w.iter().all(|x| *x == w[0]));
+    h.snapshot("timeline_windows_three_synchronized");
+}
