@@ -5,6 +5,7 @@
 
 use egui::{Event, Key, Modifiers, MouseWheelUnit, TouchPhase};
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
 use prvscope_store::signal::SignalSpec;
 use prvscope_viewer::app::App;
 use prvscope_viewer::frame::TimeWindow;
@@ -80,10 +81,18 @@ fn windows_of_a_group_zoom_pan_and_undo_together_in_the_same_frame() {
     let zoomed = windows(&h);
     assert!(zoomed[1].span < start[1].span, "{zoomed:?}");
     assert!(zoomed.iter().all(|w| *w == zoomed[1]), "{zoomed:?}");
-    assert!(drawn(&h).iter().all(|w| *w == Some(zoomed[1])), "{:?}", drawn(&h));
+    assert!(
+        drawn(&h).iter().all(|w| *w == Some(zoomed[1])),
+        "{:?}",
+        drawn(&h)
+    );
     // The pointer's time over the middle window is a cursor in the two others.
     let l = h.state().loaded().unwrap();
-    let t = l.pane_timeline(1).unwrap().hover_time().expect("the pointer's time");
+    let t = l
+        .pane_timeline(1)
+        .unwrap()
+        .hover_time()
+        .expect("the pointer's time");
     assert_eq!(l.pane_timeline(0).unwrap().group_cursor(), Some(t));
     assert_eq!(l.pane_timeline(2).unwrap().group_cursor(), Some(t));
     assert_eq!(l.pane_timeline(1).unwrap().group_cursor(), None);
@@ -107,10 +116,18 @@ fn windows_of_a_group_zoom_pan_and_undo_together_in_the_same_frame() {
     // Undo in the first window: the group goes back to the zoom, then to the start.
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.step();
-    assert!(windows(&h).iter().all(|w| *w == zoomed[1]), "{:?}", windows(&h));
+    assert!(
+        windows(&h).iter().all(|w| *w == zoomed[1]),
+        "{:?}",
+        windows(&h)
+    );
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.step();
-    assert!(windows(&h).iter().all(|w| *w == start[0]), "{:?}", windows(&h));
+    assert!(
+        windows(&h).iter().all(|w| *w == start[0]),
+        "{:?}",
+        windows(&h)
+    );
     assert!(drawn(&h).iter().all(|w| *w == Some(start[0])));
 }
 
@@ -179,4 +196,61 @@ fn snapshot_of_three_stacked_windows_zoomed_together() {
     let w = windows(&h);
     assert!(w.iter().all(|x| *x == w[0]));
     h.snapshot("timeline_windows_three_synchronized");
+}
+
+#[test]
+fn a_named_session_reopens_every_window_its_view_range_and_group() {
+    let _shared = crate::common::shared();
+    let Some(root) = crate::common::shared_traces() else {
+        return;
+    };
+    let prv = root.join("extrae_mpi_prime16/prime_v0.prv");
+    let mut h = harness_with(LoadSource::File(prv.clone()), None, (1200.0, 800.0), false);
+    // Window 1: State, zoomed; window 2: MPI collectives, out of the group, zoomed elsewhere.
+    let w1 = TimeWindow {
+        start: 600_000_000,
+        span: 300_000_000,
+    };
+    h.state_mut().loaded_mut().unwrap().timeline.zoom_to(w1);
+    h.run_steps(2);
+    h.state_mut().new_timeline();
+    h.state_mut().set_view(SignalSpec::Events(vec![50_000_002]));
+    let w2 = TimeWindow {
+        start: 100_000_000,
+        span: 50_000_000,
+    };
+    {
+        let l = h.state_mut().loaded_mut().unwrap();
+        l.set_pane_group(1, None);
+        l.timeline.zoom_to(w2);
+        l.activate_pane(0);
+    }
+    h.run_steps(2);
+    let file = crate::common::temp_dir("named-session").join("two windows.prvscope.json");
+    h.state_mut().save_session_as(&file);
+    h.run_steps(1);
+    h.get_by_label_contains("session saved to");
+    drop(h);
+    // Another viewer, on the demo, opens the session file.
+    let mut h = harness_with(LoadSource::Demo, None, (1200.0, 800.0), false);
+    h.state_mut().open_session(&file);
+    let ctx = h.ctx.clone();
+    h.state_mut().wait_for_load(&ctx);
+    h.run_steps(4);
+    let l = h.state().loaded().unwrap();
+    assert_eq!(l.trace.path, std::fs::canonicalize(&prv).unwrap());
+    assert_eq!(l.pane_count(), 2);
+    assert_eq!(l.active_pane(), 0);
+    assert_eq!((l.pane_group(0), l.pane_group(1)), (Some(1), None));
+    let (a, b) = (l.pane_timeline(0).unwrap(), l.pane_timeline(1).unwrap());
+    assert_eq!(a.config().spec, SignalSpec::States);
+    assert_eq!(b.config().spec, SignalSpec::Events(vec![50_000_002]));
+    assert_eq!((a.window(), b.window()), (w1, w2));
+    h.get_by_label_contains("2 timeline windows");
+    // A file that is not a session says so.
+    let bad = file.with_file_name("bad.json");
+    std::fs::write(&bad, "{}").unwrap();
+    h.state_mut().open_session(&bad);
+    h.run_steps(1);
+    h.get_by_label_contains("not a prvscope session file");
 }

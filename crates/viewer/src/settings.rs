@@ -20,6 +20,9 @@ const CFG_FOLDER_KEY: &str = "prvscope.cfg_folder";
 const CFG_LIBRARY_KEY: &str = "prvscope.cfg_library";
 /// eframe's key of the last session.
 const SESSION_KEY: &str = "prvscope.session";
+/// eframe's key of the last session's timeline windows (kept apart: a session saved before
+/// there were several windows reads as one).
+const WINDOWS_KEY: &str = "prvscope.session.windows";
 
 /// A list of paths, newest first, without duplicates, at most [`MAX_RECENT`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -72,7 +75,23 @@ pub struct Session {
     pub collapsed_apps: Vec<usize>,
     /// Markers: time and label.
     pub markers: Vec<(u64, String)>,
+    /// Every timeline window, in the order stacked (the first is the one described above),
+    /// and which one was active; empty for one window.
+    pub windows: Vec<WindowLayout>,
+    pub active: usize,
 }
+
+/// A timeline window of a session: its view (as `--view` writes it), its range (first tick,
+/// length) and its synchronize group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowLayout {
+    pub view: String,
+    pub window: (u64, u64),
+    pub group: Option<u8>,
+}
+
+/// How eframe keeps the windows of a [`Session`].
+type WindowsTuple = (Vec<(String, (u64, u64), Option<u8>)>, usize);
 
 /// How eframe keeps a [`Session`].
 type SessionTuple = (
@@ -107,7 +126,64 @@ impl Session {
             collapsed_tasks: t.4,
             collapsed_apps: t.5,
             markers: t.6,
+            windows: Vec::new(),
+            active: 0,
         }
+    }
+
+    fn windows_tuple(&self) -> WindowsTuple {
+        (
+            self.windows
+                .iter()
+                .map(|w| (w.view.clone(), w.window, w.group))
+                .collect(),
+            self.active,
+        )
+    }
+
+    fn with_windows(mut self, t: WindowsTuple) -> Session {
+        self.windows =
+            t.0.into_iter()
+                .map(|(view, window, group)| WindowLayout {
+                    view,
+                    window,
+                    group,
+                })
+                .collect();
+        self.active = t.1.min(self.windows.len().saturating_sub(1));
+        self
+    }
+
+    /// The session as a named session file holds it (File > Save session as).
+    pub fn to_file_text(&self) -> String {
+        let value = serde_json::json!({
+            "prvscope_session": 1,
+            "session": self.to_tuple(),
+            "windows": self.windows_tuple(),
+        });
+        serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+    }
+
+    /// A named session file's session, or what is wrong with it.
+    pub fn from_file_text(text: &str) -> Result<Session, String> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| format!("not a session file: {e}"))?;
+        if value
+            .get("prvscope_session")
+            .and_then(serde_json::Value::as_u64)
+            != Some(1)
+        {
+            return Err("not a prvscope session file (no \"prvscope_session\": 1)".to_owned());
+        }
+        let session: SessionTuple = serde_json::from_value(value["session"].clone())
+            .map_err(|e| format!("its session: {e}"))?;
+        let windows: WindowsTuple = match value.get("windows") {
+            Some(w) => {
+                serde_json::from_value(w.clone()).map_err(|e| format!("its windows: {e}"))?
+            }
+            None => (Vec::new(), 0),
+        };
+        Ok(Session::from_tuple(session).with_windows(windows))
     }
 }
 
@@ -172,7 +248,11 @@ impl Settings {
             cfg_library: eframe::get_value(storage, CFG_LIBRARY_KEY).unwrap_or(None),
             session: eframe::get_value::<Option<SessionTuple>>(storage, SESSION_KEY)
                 .flatten()
-                .map(Session::from_tuple),
+                .map(|t| {
+                    let windows =
+                        eframe::get_value::<WindowsTuple>(storage, WINDOWS_KEY).unwrap_or_default();
+                    Session::from_tuple(t).with_windows(windows)
+                }),
         }
     }
 
@@ -188,6 +268,15 @@ impl Settings {
             storage,
             SESSION_KEY,
             &self.session.as_ref().map(Session::to_tuple),
+        );
+        eframe::set_value(
+            storage,
+            WINDOWS_KEY,
+            &self
+                .session
+                .as_ref()
+                .map(Session::windows_tuple)
+                .unwrap_or_default(),
         );
     }
 }
@@ -276,10 +365,37 @@ mod tests {
             collapsed_tasks: vec![(0, 1)],
             collapsed_apps: vec![],
             markers: vec![(1500, "start of the loop".into())],
+            windows: vec![
+                WindowLayout {
+                    view: "50000001,50000002".into(),
+                    window: (1000, 5000),
+                    group: Some(1),
+                },
+                WindowLayout {
+                    view: "state".into(),
+                    window: (0, 9000),
+                    group: None,
+                },
+            ],
+            active: 1,
         });
         let mut storage = MemoryStorage::default();
         settings.save(&mut storage);
         assert_eq!(Settings::load(Some(&storage)), settings);
+        // A named session file reads back the same session, and a file that is not one
+        // says so.
+        let s = settings.session.clone().unwrap();
+        assert_eq!(Session::from_file_text(&s.to_file_text()), Ok(s));
+        assert!(
+            Session::from_file_text("{}")
+                .unwrap_err()
+                .contains("not a prvscope session")
+        );
+        assert!(
+            Session::from_file_text("x")
+                .unwrap_err()
+                .starts_with("not a session file")
+        );
         // Without storage (tests, a window without persistence) nothing is read.
         assert_eq!(Settings::load(None), Settings::default());
     }

@@ -32,6 +32,24 @@ impl App {
         self.dialogs.open = Some((FileDialog::open(ctx, spec), part));
     }
 
+    /// File > Open session… (`save`: Save session as…): a named session file.
+    pub(super) fn ask_session(&mut self, ctx: &egui::Context, save: bool) {
+        let kind = if save {
+            Kind::Save("session.prvscope.json".to_owned())
+        } else {
+            Kind::Open
+        };
+        let title = if save {
+            "Save session as"
+        } else {
+            "Open session"
+        };
+        let spec = Spec::new(title, kind)
+            .filter("prvscope session", &["json"])
+            .dir(self.start_folder());
+        self.dialogs.session = Some((FileDialog::open(ctx, spec), save));
+    }
+
     /// File > Open configuration…: a Paraver `.cfg`, from the folder of the last one.
     pub(super) fn ask_cfg(&mut self, ctx: &egui::Context) {
         let spec = Spec::new("Open a Paraver configuration", Kind::Open)
@@ -305,6 +323,17 @@ impl App {
                 None => {}
             }
         }
+        if let Some((d, save)) = &mut self.dialogs.session
+            && let Some(picked) = d.poll(ctx)
+        {
+            let save = *save;
+            self.dialogs.session = None;
+            match picked.into_iter().next() {
+                Some(path) if save => self.save_session_as(&path),
+                Some(path) => self.open_session(&path),
+                None => "no session file was chosen".clone_into(&mut self.status),
+            }
+        }
         if let Some((kind, d)) = &mut self.dialogs.save
             && let Some(picked) = d.poll(ctx)
         {
@@ -328,7 +357,10 @@ impl App {
                 None => self.status = "not exported: no file was chosen".to_string(),
             }
         }
-        if self.dialogs.open.is_some() || self.dialogs.save.is_some() {
+        if self.dialogs.open.is_some()
+            || self.dialogs.save.is_some()
+            || self.dialogs.session.is_some()
+        {
             ctx.request_repaint_after(std::time::Duration::from_millis(100));
         }
     }

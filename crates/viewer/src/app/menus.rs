@@ -45,6 +45,23 @@ impl App {
                     self.ask_open(&ctx, true);
                 }
                 if ui
+                    .button("Open session…")
+                    .on_hover_text("A session saved with Save session as: its trace, windows, views, ranges, rows and markers")
+                    .clicked()
+                {
+                    self.ask_session(&ctx, false);
+                }
+                if ui
+                    .add_enabled(
+                        self.loaded.as_ref().is_some_and(|l| l.trace.path.is_file()),
+                        egui::Button::new("Save session as…"),
+                    )
+                    .on_hover_text("This trace's windows, views, ranges, rows and markers, in a file")
+                    .clicked()
+                {
+                    self.ask_session(&ctx, true);
+                }
+                if ui
                     .add_enabled(
                         self.loaded.is_some(),
                         egui::Button::new("Open configuration…"),

@@ -153,7 +153,12 @@ impl Loaded {
     }
 
     /// Pastes the time range (`time`) or the rows copied on window `i`; why not.
-    pub fn paste_on_pane(&mut self, ctx: &egui::Context, i: usize, time: bool) -> Result<(), String> {
+    pub fn paste_on_pane(
+        &mut self,
+        ctx: &egui::Context,
+        i: usize,
+        time: bool,
+    ) -> Result<(), String> {
         let Some((window, rows)) = self.panes.copied.clone() else {
             return Err("nothing copied: Copy on a window first".to_owned());
         };
@@ -312,7 +317,8 @@ impl App {
                 }
                 pane_header(ui, l, i, &mut actions);
                 let pressed = ui.input(|inp| {
-                    inp.pointer.any_pressed()
+                    inp.pointer
+                        .any_pressed()
                         .then(|| inp.pointer.interact_pos())
                         .flatten()
                 });
@@ -387,6 +393,7 @@ impl App {
 }
 
 /// What a window's header asks for.
+#[derive(Clone, Copy)]
 enum Action {
     Activate(usize),
     Close(usize),
@@ -414,7 +421,12 @@ fn pane_header(ui: &mut Ui, l: &Loaded, i: usize, actions: &mut Vec<Action>) {
         {
             actions.push(Action::Activate(i));
         }
-        let text = |g: Option<u8>| g.map_or_else(|| "not synchronized".to_owned(), |g| format!("sync group {g}"));
+        let text = |g: Option<u8>| {
+            g.map_or_else(
+                || "not synchronized".to_owned(),
+                |g| format!("sync group {g}"),
+            )
+        };
         let mut group = p.group;
         ui.menu_button(text(group), |ui| {
             ui.selectable_value(&mut group, None, text(None));

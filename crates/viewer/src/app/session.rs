@@ -4,7 +4,7 @@
 
 use super::App;
 use crate::rows::{Grouping, Level};
-use crate::settings::Session;
+use crate::settings::{Session, WindowLayout};
 use crate::timeline::Marker;
 use crate::view::MPI_CALL_TYPES;
 use prvscope_store::signal::SignalSpec;
@@ -42,9 +42,26 @@ impl App {
         if !l.trace.path.is_file() {
             return None;
         }
-        let t = &l.timeline;
+        // The first window's rows and markers; every window's view, range and group.
+        let t = l.pane_timeline(0)?;
         let path = std::fs::canonicalize(&l.trace.path).unwrap_or_else(|_| l.trace.path.clone());
+        let windows: Vec<WindowLayout> = if l.pane_count() > 1 {
+            (0..l.pane_count())
+                .filter_map(|i| {
+                    let w = l.pane_timeline(i)?;
+                    Some(WindowLayout {
+                        view: view_text(&w.config.spec).unwrap_or_else(|| "state".into()),
+                        window: (w.window.start, w.window.span),
+                        group: l.pane_group(i),
+                    })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         Some(Session {
+            windows,
+            active: l.active_pane(),
             path,
             view: view_text(&t.config.spec).unwrap_or_else(|| "state".into()),
             window: (t.window.start, t.window.span),
@@ -95,15 +112,88 @@ impl App {
                 })
                 .collect(),
         );
+        let name = l
+            .trace
+            .path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let windows = self.restore_windows(s);
         self.status = format!(
-            "restored the last session of {} (view, window, rows, {} marker{})",
-            l.trace
-                .path
-                .file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+            "restored the last session of {name} ({windows}view, window, rows, {} marker{})",
             s.markers.len(),
             if s.markers.len() == 1 { "" } else { "s" }
         );
         self.status.push_str(&level_note);
+    }
+
+    /// Opens the other timeline windows of `s` (each of its view, range and group, the
+    /// first window's rows and markers) and makes its active one active again; what it
+    /// opened, for the status line.
+    fn restore_windows(&mut self, s: &Session) -> String {
+        if s.windows.len() < 2 {
+            return String::new();
+        }
+        if let Some(l) = &mut self.loaded {
+            l.set_pane_group(0, s.windows[0].group);
+        }
+        for w in &s.windows[1..] {
+            let ctx = self.ctx.clone();
+            let Some(l) = &mut self.loaded else {
+                return String::new();
+            };
+            l.new_pane(&ctx);
+            let i = l.pane_count() - 1;
+            l.set_pane_group(i, w.group);
+            if let Ok(spec) = w.view.parse::<SignalSpec>() {
+                self.set_view(spec);
+            }
+            if let Some(l) = &mut self.loaded {
+                l.timeline.zoom_to(crate::frame::TimeWindow {
+                    start: w.window.0,
+                    span: w.window.1.max(crate::frame::MIN_SPAN),
+                });
+            }
+        }
+        if let Some(l) = &mut self.loaded {
+            l.activate_pane(s.active);
+        }
+        format!("{} timeline windows, ", s.windows.len())
+    }
+
+    /// File > Save session as: the session written to `path` (a named session, opened again
+    /// with File > Open session); says how it went.
+    pub fn save_session_as(&mut self, path: &std::path::Path) {
+        let Some(s) = self.session() else {
+            "no session to save: open a trace file first (the demo has none)"
+                .clone_into(&mut self.status);
+            return;
+        };
+        self.status = match std::fs::write(path, s.to_file_text()) {
+            Ok(()) => format!("session saved to {}", path.display()),
+            Err(e) => format!("could not save the session to {}: {e}", path.display()),
+        };
+    }
+
+    /// File > Open session: opens the trace of the named session at `path` and restores it
+    /// (its windows, views, ranges, rows and markers); says why not.
+    pub fn open_session(&mut self, path: &std::path::Path) {
+        let read = std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| Session::from_file_text(&text));
+        match read {
+            Ok(s) if s.path.is_file() => {
+                self.opening.restore = Some(s.clone());
+                let ctx = self.ctx.clone();
+                self.open(&ctx, crate::loader::LoadSource::File(s.path));
+            }
+            Ok(s) => {
+                self.status = format!(
+                    "{}: its trace {} is not there",
+                    path.display(),
+                    s.path.display()
+                );
+            }
+            Err(e) => self.status = format!("could not open the session {}: {e}", path.display()),
+        }
     }
 }

@@ -67,6 +67,8 @@ impl Opening {
 pub(crate) struct Dialogs {
     /// The file dialog, and whether the file picked opens the "part" dialog.
     pub open: Option<(FileDialog, bool)>,
+    /// File > Open session or Save session as (`true`), when asked.
+    pub session: Option<(FileDialog, bool)>,
     /// "Open part of a trace", when shown.
     pub part: Option<PartDialog>,
     pub save: Option<(Export, FileDialog)>,

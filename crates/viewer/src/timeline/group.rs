@@ -69,9 +69,7 @@ impl Timeline {
             self.set_level(ctx, trace, copy.level)?;
         }
         self.set_grouping(trace, copy.grouping.clone());
-        self.layout.first_row = copy
-            .first_row
-            .min(self.layout.rows.len().saturating_sub(1));
+        self.layout.first_row = copy.first_row.min(self.layout.rows.len().saturating_sub(1));
         Ok(())
     }
 }

@@ -19,8 +19,8 @@ mod paint;
 mod state;
 mod widgets;
 
-pub use lanes::{Lane, MAX_LANES};
 pub use group::RowsCopy;
+pub use lanes::{Lane, MAX_LANES};
 pub use marks::Marker;
 pub use state::ClassFill;
 pub use widgets::{comm_ui, details_lines, details_ui, swatch};
