@@ -20,9 +20,10 @@ use prvscope_viewer::loader::{LoadRequest, LoadSource};
 struct Args {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Trace to open in the viewer (x.prv, x.prv.xz or x.prv.gz); the embedded demo trace
-    /// when none is given.
-    trace: Option<PathBuf>,
+    /// Traces to open in the viewer (x.prv, x.prv.xz or x.prv.gz); the embedded demo trace
+    /// when none is given. Those after the first are shown as timeline windows under it,
+    /// in one synchronize group.
+    traces: Vec<PathBuf>,
     /// How to read nulls in the viewer (see `info`).
     #[arg(long, default_value = "auto")]
     null: NullOverride,
@@ -108,7 +109,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         Some(Command::Gen(a)) => cli::generate::run(&a),
         #[cfg(not(feature = "gui"))]
         None => {
-            let _ = (args.trace, args.null, args.view, args.draw_mode, args.part);
+            let _ = (args.traces, args.null, args.view, args.draw_mode, args.part);
             let _ = (args.measure_frame_rate, args.bench_ui);
             anyhow::bail!(
                 "this prvscope was built without the viewer (the `gui` feature): run one of its \
@@ -117,7 +118,8 @@ fn run(args: Args) -> anyhow::Result<()> {
         }
         #[cfg(feature = "gui")]
         None => {
-            let source = args.trace.map_or(LoadSource::Demo, LoadSource::File);
+            let mut traces = args.traces.into_iter();
+            let source = traces.next().map_or(LoadSource::Demo, LoadSource::File);
             // A trace too large for the memory available opens the "part" dialog instead.
             let request = LoadRequest {
                 subset: args.part.subset(),
@@ -133,6 +135,7 @@ fn run(args: Args) -> anyhow::Result<()> {
                 measure_frame_rate: args.measure_frame_rate,
                 bench_ui: args.bench_ui,
                 renderer: args.renderer,
+                also: traces.collect(),
             };
             prvscope_viewer::run(source, args.null, start, request)
         }

@@ -254,3 +254,75 @@ fn a_named_session_reopens_every_window_its_view_range_and_group() {
     h.run_steps(1);
     h.get_by_label_contains("not a prvscope session file");
 }
+
+#[test]
+fn several_traces_stay_open_each_with_its_windows_and_one_shows_under_another() {
+    let _shared = crate::common::shared();
+    let Some(root) = crate::common::shared_traces() else {
+        return;
+    };
+    let dir = root.join("pypop_epoch_scaling");
+    let (a, b) = (
+        dir.join("epoch_2proc.prv.gz"),
+        dir.join("epoch_4proc.prv.gz"),
+    );
+    let mut h = harness_with(LoadSource::File(a.clone()), None, (1200.0, 800.0), false);
+    h.state_mut().new_timeline();
+    h.run_steps(2);
+    // B opened: A stays open, with its two windows.
+    let ctx = h.ctx.clone();
+    h.state_mut().open(&ctx, LoadSource::File(b.clone()));
+    h.state_mut().wait_for_load(&ctx);
+    h.run_steps(2);
+    let name = |p: &std::path::Path| p.file_name().unwrap().to_string_lossy().into_owned();
+    let shown = |h: &Harness<'_, App>| name(&h.state().loaded().unwrap().trace.path);
+    assert_eq!(shown(&h), name(&b));
+    assert_eq!(h.state().other_traces().len(), 1);
+    assert_eq!(h.state().other_traces()[0].pane_count(), 2);
+    h.get_by_label("Traces");
+    // Switched back to A: its windows are there; B waits.
+    h.state_mut().switch_trace(0);
+    h.run_steps(2);
+    assert_eq!(shown(&h), name(&a));
+    assert_eq!(h.state().loaded().unwrap().pane_count(), 2);
+    // B under A, 1 s later in B's ticks: a zoom of A moves B's window by the same, shifted.
+    h.state_mut().new_timeline_of(0, 1_000_000_000);
+    h.run_steps(2);
+    let l = h.state().loaded().unwrap();
+    assert_eq!(l.pane_count(), 3);
+    assert!(l.pane_is_guest(2));
+    let w = TimeWindow {
+        start: 2_000_000_000,
+        span: 500_000_000,
+    };
+    h.state_mut().loaded_mut().unwrap().timeline.zoom_to(w);
+    h.step();
+    let l = h.state().loaded().unwrap();
+    let guest = l.pane_timeline(2).unwrap();
+    assert_eq!(
+        guest.window(),
+        TimeWindow {
+            start: 3_000_000_000,
+            span: 500_000_000
+        }
+    );
+    assert_eq!(
+        guest.drawn_window(),
+        Some(guest.window()),
+        "drawn in that frame"
+    );
+    assert!(
+        l.pane_trace(2)
+            .unwrap()
+            .path
+            .ends_with("epoch_4proc.prv.gz")
+    );
+    // A window of another trace is never the active one.
+    h.state_mut().loaded_mut().unwrap().activate_pane(2);
+    assert_eq!(h.state().loaded().unwrap().active_pane(), 1);
+    // Closing A shows B.
+    h.state_mut().close_trace();
+    h.run_steps(2);
+    assert_eq!(shown(&h), name(&b));
+    assert!(h.state().other_traces().is_empty());
+}

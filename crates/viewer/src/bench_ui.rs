@@ -34,6 +34,8 @@ struct Measure {
     gaps: Vec<f64>,
     own: Vec<f64>,
     done: bool,
+    /// The timeline windows the interaction ran on (one synchronized group).
+    windows: usize,
 }
 
 /// The fixed interaction over the timeline's `area`, a frame's events at a time; `menu`
@@ -103,6 +105,7 @@ impl BenchUi {
                 gaps: Vec::new(),
                 own: Vec::new(),
                 done: false,
+                windows: 1,
             },
         }
     }
@@ -122,7 +125,8 @@ impl Measure {
         };
         format!(
             "{{\"load_s\": {:.3}, \"first_frame_s\": {:.3}, \"frames\": {}, \"median_ms\": {:.1}, \
-             \"p95_ms\": {:.1}, \"max_ms\": {:.1}, \"app_median_ms\": {:.1}, \"app_max_ms\": {:.1}}}",
+             \"p95_ms\": {:.1}, \"max_ms\": {:.1}, \"app_median_ms\": {:.1}, \"app_max_ms\": {:.1}, \
+             \"windows\": {}}}",
             self.load_s.unwrap_or(f64::NAN),
             self.first_frame_s.unwrap_or(f64::NAN),
             gaps.len(),
@@ -130,7 +134,8 @@ impl Measure {
             at(&gaps, 0.95),
             at(&gaps, 1.0),
             at(&own, 0.5),
-            at(&own, 1.0)
+            at(&own, 1.0),
+            self.windows
         )
     }
 }
@@ -166,7 +171,9 @@ impl eframe::App for BenchUi {
         }
         let m = &mut self.m;
         let t = m.started.elapsed().as_secs_f64();
-        if m.load_s.is_none() && self.app.loaded().is_some() {
+        // Every trace given loaded (those after the first as windows under it).
+        let opened = self.app.loaded().is_some() && !self.app.still_opening();
+        if m.load_s.is_none() && opened {
             m.load_s = Some(t);
         }
         if let Some(err) = self.app.load_error() {
@@ -176,11 +183,15 @@ impl eframe::App for BenchUi {
             return;
         }
         if m.first_frame_s.is_none()
+            && opened
             && let Some(l) = self.app.loaded()
-            && !l.timeline.is_building()
-            // A frame was built (a window that draws nothing has an empty legend).
-            && l.timeline.last_build_ms() > 0.0
+            // Every window built a frame (a window that draws nothing has an empty legend).
+            && (0..l.pane_count()).all(|i| {
+                l.pane_timeline(i)
+                    .is_some_and(|t| !t.is_building() && t.last_build_ms() > 0.0)
+            })
         {
+            m.windows = l.pane_count();
             m.first_frame_s = Some(t);
             m.script = script(l.timeline.area(), App::view_menu_rect(&ctx));
             m.next = 0;
@@ -248,12 +259,14 @@ mod tests {
             gaps: (1..=100).map(f64::from).collect(),
             own: vec![2.0, 4.0, 3.0],
             done: false,
+            windows: 2,
         };
         b.gaps.reverse();
         assert_eq!(
             b.report(),
             "{\"load_s\": 1.500, \"first_frame_s\": 1.750, \"frames\": 100, \"median_ms\": 51.0, \
-             \"p95_ms\": 95.0, \"max_ms\": 100.0, \"app_median_ms\": 3.0, \"app_max_ms\": 4.0}"
+             \"p95_ms\": 95.0, \"max_ms\": 100.0, \"app_median_ms\": 3.0, \"app_max_ms\": 4.0, \
+             \"windows\": 2}"
         );
     }
 }

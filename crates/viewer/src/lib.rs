@@ -49,6 +49,9 @@ pub struct Start {
     /// Measure a fixed interaction, print its figures as JSON and exit (see [`bench_ui`]).
     pub bench_ui: bool,
     pub renderer: Renderer,
+    /// More traces to open after the first, each shown as a timeline window under it in one
+    /// synchronize group (`prvscope A B ...`).
+    pub also: Vec<std::path::PathBuf>,
 }
 
 /// How the window is painted. Both draw the same picture; without a GPU (software
@@ -87,6 +90,7 @@ pub fn run(
         measure_frame_rate,
         bench_ui,
         renderer,
+        also,
     } = start;
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
@@ -113,6 +117,7 @@ pub fn run(
             app.opening.start_view = view;
             app.opening.start_mode = mode;
             app.set_measure_rate(measure_frame_rate);
+            app.open_also(also);
             if bench_ui {
                 return Ok(Box::new(self::bench_ui::BenchUi::new(app, launched)));
             }

@@ -62,6 +62,14 @@ impl App {
                     self.ask_session(&ctx, true);
                 }
                 if ui
+                    .add_enabled(self.loaded.is_some(), egui::Button::new("Close trace"))
+                    .on_hover_text("Close the trace shown with its windows (another open trace is shown)")
+                    .clicked()
+                {
+                    self.close_trace();
+                    ui.close();
+                }
+                if ui
                     .add_enabled(
                         self.loaded.is_some(),
                         egui::Button::new("Open configuration…"),
@@ -306,6 +314,7 @@ impl App {
             }
             if self.loaded.is_some() {
                 let mut new_timeline = false;
+                let mut guest = None;
                 ui.menu_button("Window", |ui| {
                     if ui
                         .button("New timeline")
@@ -318,9 +327,27 @@ impl App {
                         new_timeline = true;
                         ui.close();
                     }
+                    // A window of each other open trace, to see two runs one over the other.
+                    for (k, o) in self.others.iter().enumerate() {
+                        let name = super::traces::trace_name(o);
+                        if ui
+                            .button(format!("New timeline of {name}"))
+                            .on_hover_text(
+                                "A timeline window of that trace below this one's, in the active \
+                                 window's synchronize group, aligned at time 0",
+                            )
+                            .clicked()
+                        {
+                            guest = Some(k);
+                            ui.close();
+                        }
+                    }
                 });
                 if new_timeline {
                     self.new_timeline();
+                }
+                if let Some(k) = guest {
+                    self.new_timeline_of(k, 0);
                 }
             }
             ui.menu_button("Help", |ui| {

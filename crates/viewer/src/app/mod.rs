@@ -9,12 +9,14 @@
 mod carry_out;
 mod dialogs;
 mod export;
+mod loading;
 mod menus;
 mod navigate;
 pub mod panes;
 mod save_trace;
 mod session;
 mod state;
+pub mod traces;
 
 pub use crate::frame::thousands;
 pub use navigate::{FindState, KEYS};
@@ -26,7 +28,7 @@ use crate::jobs::Job;
 
 use egui::{RichText, Ui};
 
-use super::loader::{LoadOutcome, LoadRequest, LoadSource, Loading};
+use super::loader::{LoadRequest, LoadSource, Loading};
 use super::part_dialog::{PartChoice, PartDialog};
 use super::rows::Level;
 use super::scope_panel::ScopePanel;
@@ -34,7 +36,6 @@ use super::settings::Settings;
 use super::theme;
 use super::timeline::Timeline;
 use super::view::ViewConfig;
-use prvscope_format::LoadError;
 use prvscope_store::signal::SignalSpec;
 use prvscope_store::{NullOverride, Trace};
 
@@ -75,7 +76,10 @@ pub struct Loaded {
 /// The viewer: the trace shown (or being loaded), the settings, the status line, Find, and
 /// the state of each concern of the window ([`state`]).
 pub struct App {
+    /// The trace shown.
     pub(crate) loaded: Option<Loaded>,
+    /// The other traces open, each with its windows ([`traces`]).
+    pub(crate) others: Vec<Loaded>,
     pub(crate) loading: Option<Loading>,
     /// The last load error, shown in the window.
     pub(crate) error: Option<String>,
@@ -115,6 +119,7 @@ impl App {
     ) -> Self {
         let mut app = App {
             loaded: None,
+            others: Vec::new(),
             loading: None,
             error: None,
             settings,
@@ -435,111 +440,6 @@ impl App {
     /// The POP metrics window, if open.
     pub fn pop_window(&mut self) -> Option<&mut crate::pop_window::PopWindow> {
         self.loaded.as_mut().and_then(|l| l.pop.as_mut())
-    }
-
-    fn poll_loading(&mut self, ctx: &egui::Context) {
-        let Some(result) = self.loading.as_mut().and_then(Loading::poll) else {
-            return;
-        };
-        let source = self.loading.take().map(|l| l.source);
-        match result {
-            LoadOutcome::Loaded(loaded) => {
-                let (trace, timeline) = *loaded;
-                // What an earlier load said (cancelled, too large) is no longer true.
-                if self
-                    .opening
-                    .load_note
-                    .take()
-                    .is_some_and(|n| n == self.status)
-                {
-                    self.status.clear();
-                }
-                self.opening.reread = None;
-                if let Some(LoadSource::File(path)) = &source {
-                    self.settings.recent.add(path);
-                }
-                let incomplete = trace.incomplete();
-                // A file cut short opens the report and says so in the status line, as does
-                // a missing .pcf; a missing .row is listed in the report and the side panel.
-                let cut_short = trace.records_cut_short().is_some();
-                self.dialogs.show_report = !trace.report.is_empty() || cut_short;
-                let said = incomplete.first().filter(|_| trace.pcf.is_none());
-                if let Some(note) = incomplete.last().filter(|_| cut_short).or(said) {
-                    self.status.clone_from(note);
-                }
-                self.shell.scopes_forced = false;
-                self.write_cache_later(ctx, &trace);
-                let types = trace.store.event_types();
-                self.take_source_folders();
-                let scopes = ScopePanel::new(&trace, &self.settings.source_folders);
-                self.loaded = Some(Loaded {
-                    trace,
-                    timeline,
-                    types,
-                    incomplete,
-                    scopes,
-                    cfg_run: None,
-                    histograms: Vec::new(),
-                    cfg_views: Vec::new(),
-                    pop: None,
-                    cluster: None,
-                    panes: panes::Panes::default(),
-                    windows: std::sync::Arc::new(
-                        prvscope_paraver::window::WindowCache::for_machine(),
-                    ),
-                });
-                if let Some(spec) = self.opening.start_view.clone() {
-                    self.set_view(spec);
-                }
-                if let Some(s) = self.opening.restore.take()
-                    && self.loaded.as_ref().is_some_and(|l| {
-                        std::fs::canonicalize(&l.trace.path).ok() == Some(s.path.clone())
-                    })
-                {
-                    self.restore_session(&s);
-                }
-                if let Some(mode) = self.opening.start_mode
-                    && let Some(l) = &mut self.loaded
-                {
-                    let mut config = l.timeline.config.clone();
-                    config.mode = mode;
-                    l.timeline.set_view(&self.ctx, &l.trace, config);
-                }
-            }
-            LoadOutcome::Failed(LoadError::Cancelled { path }) => {
-                self.status = format!("loading {} was cancelled", path.display());
-                self.opening.load_note = Some(self.status.clone());
-            }
-            LoadOutcome::Failed(e) => self.error = Some(e.to_string()),
-            LoadOutcome::TooLarge(path, estimate) => {
-                // Why it is read again (a corrupt store cache), if it is, stays said.
-                let before = self
-                    .opening
-                    .reread
-                    .take()
-                    .map(|why| format!("{why}. "))
-                    .unwrap_or_default();
-                self.status = before
-                    + &format!(
-                        "{} needs about {} to load, more than the memory available: choose a part of it{}",
-                        path.file_name().map_or_else(
-                            || path.display().to_string(),
-                            |n| n.to_string_lossy().into_owned()
-                        ),
-                        prvscope_format::units::human_bytes(estimate.whole_bytes),
-                        if self.opening.cache.is_some() {
-                            ", or convert it into the store cache"
-                        } else {
-                            ""
-                        }
-                    );
-                self.opening.load_note = Some(self.status.clone());
-                let mut dialog = PartDialog::with_estimate(path, *estimate);
-                dialog.no_convert = self.no_convert();
-                self.dialogs.part = Some(dialog);
-            }
-        }
-        ctx.request_repaint();
     }
 
     /// A store cache file whose records are checked after it was opened

@@ -198,6 +198,7 @@ impl App {
 
     /// The side panel: the view list, then the legend, the details and the trace's summary.
     pub(super) fn side_ui(&mut self, ui: &mut Ui) {
+        self.traces_ui(ui);
         let list_height = (ui.available_height() * 0.42).max(80.0);
         ui.allocate_ui(egui::vec2(ui.available_width(), list_height), |ui| {
             self.views_ui(ui);

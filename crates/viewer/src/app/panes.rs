@@ -25,6 +25,32 @@ pub struct Pane {
     pub(crate) timeline: Option<Timeline>,
     /// Its synchronize group.
     pub group: Option<u8>,
+    /// A window of another open trace (a guest of this trace's stack), never the active one.
+    pub(crate) guest: Option<Guest>,
+}
+
+/// A timeline window of another trace in this trace's stack.
+pub struct Guest {
+    pub(crate) trace: prvscope_store::Trace,
+    /// Its ticks less this trace's at the same place of the group's window: a window of
+    /// this trace from `t` shows the guest from `t + shift` (two runs aligned at a region's
+    /// start).
+    pub(crate) shift: i64,
+}
+
+impl Pane {
+    fn shift(&self) -> i64 {
+        self.guest.as_ref().map_or(0, |g| g.shift)
+    }
+}
+
+/// `w` of a window whose shift is `from`, as a window whose shift is `to` shows it.
+fn shifted(w: TimeWindow, from: i64, to: i64) -> TimeWindow {
+    let start = i128::from(w.start) - i128::from(from) + i128::from(to);
+    TimeWindow {
+        start: u64::try_from(start.max(0)).unwrap_or(u64::MAX),
+        span: w.span,
+    }
 }
 
 /// The windows, in the order they are stacked, and what a frame found of them at its start.
@@ -49,6 +75,7 @@ impl Default for Panes {
                 id: 1,
                 timeline: None,
                 group: Some(1),
+                guest: None,
             }],
             active: 0,
             next_id: 2,
@@ -93,9 +120,13 @@ impl Loaded {
         }
     }
 
-    /// Makes window `i` the active one.
+    /// Makes window `i` the active one (a window of another trace cannot be: the side
+    /// panel and the menus act on this trace).
     pub fn activate_pane(&mut self, i: usize) {
-        if i == self.panes.active || i >= self.panes.list.len() {
+        if i == self.panes.active
+            || i >= self.panes.list.len()
+            || self.panes.list[i].guest.is_some()
+        {
             return;
         }
         let taken = self.panes.list[i]
@@ -122,11 +153,45 @@ impl Loaded {
             id,
             timeline: Some(t),
             group,
+            guest: None,
         });
         self.panes.layout += 1;
         let i = self.panes.list.len() - 1;
         self.activate_pane(i);
         i
+    }
+
+    /// Opens a timeline window of `trace` (another open trace) below the others, in the
+    /// active window's synchronize group (group 1 when it has none), showing from `t + shift`
+    /// where this trace's windows show from `t`.
+    pub fn new_guest_pane(&mut self, trace: &prvscope_store::Trace, shift: i64) -> usize {
+        let mut t = Timeline::new(trace);
+        t.zoom_to(shifted(self.timeline.window(), 0, shift));
+        let group = self.panes.list[self.panes.active].group.or(Some(1));
+        let id = self.panes.next_id;
+        self.panes.next_id += 1;
+        self.panes.list.push(Pane {
+            id,
+            timeline: Some(t),
+            group,
+            guest: Some(Guest {
+                trace: trace.clone(),
+                shift,
+            }),
+        });
+        self.panes.layout += 1;
+        self.panes.list.len() - 1
+    }
+
+    /// The trace window `i` shows.
+    pub fn pane_trace(&self, i: usize) -> Option<&prvscope_store::Trace> {
+        let p = self.panes.list.get(i)?;
+        Some(p.guest.as_ref().map_or(&self.trace, |g| &g.trace))
+    }
+
+    /// Is window `i` one of another trace?
+    pub fn pane_is_guest(&self, i: usize) -> bool {
+        self.panes.list.get(i).is_some_and(|p| p.guest.is_some())
     }
 
     /// Closes window `i` (the last one stays); whether it closed.
@@ -135,7 +200,14 @@ impl Loaded {
             return false;
         }
         if i == self.panes.active {
-            self.activate_pane(if i == 0 { 1 } else { i - 1 });
+            // Another of this trace's windows becomes the active one; the last of them stays.
+            let Some(next) = (0..self.panes.list.len())
+                .filter(|&k| k != i && self.panes.list[k].guest.is_none())
+                .min_by_key(|&k| k.abs_diff(i))
+            else {
+                return false;
+            };
+            self.activate_pane(next);
         }
         self.panes.list.remove(i);
         self.panes.layout += 1;
@@ -162,7 +234,10 @@ impl Loaded {
         let Some((window, rows)) = self.panes.copied.clone() else {
             return Err("nothing copied: Copy on a window first".to_owned());
         };
-        let trace = self.trace.clone();
+        let trace = self
+            .pane_trace(i)
+            .cloned()
+            .ok_or_else(|| format!("no window {}", i + 1))?;
         let t = self
             .pane_timeline_mut(i)
             .ok_or_else(|| format!("no window {}", i + 1))?;
@@ -232,13 +307,17 @@ impl Loaded {
             });
             if let Some(src) = moved {
                 let w = self.pane_timeline(src).map(Timeline::window);
+                let from = self.panes.list[src].shift();
                 for &i in &members {
+                    let to = self.panes.list[i].shift();
                     if i != src
                         && let (Some(w), Some(t)) = (w, self.pane_timeline_mut(i))
-                        && t.window() != w
                     {
-                        t.zoom_to(w);
-                        moved_any = true;
+                        let w = shifted(w, from, to);
+                        if t.window() != w {
+                            t.zoom_to(w);
+                            moved_any = true;
+                        }
                     }
                 }
             }
@@ -257,13 +336,18 @@ impl Loaded {
                     }
                 }
             }
-            let cursor = members
-                .iter()
-                .find_map(|&i| self.pane_timeline(i).and_then(Timeline::hover_time));
+            // (In this trace's ticks.)
+            let cursor = members.iter().find_map(|&i| {
+                let t = self.pane_timeline(i)?.hover_time()?;
+                Some(i128::from(t) - i128::from(self.panes.list[i].shift()))
+            });
             for &i in &members {
+                let shift = i128::from(self.panes.list[i].shift());
                 if let Some(t) = self.pane_timeline_mut(i) {
                     let own = t.hover_time().is_some();
-                    let c = cursor.filter(|_| !own);
+                    let c = cursor
+                        .filter(|_| !own)
+                        .and_then(|c| u64::try_from(c + shift).ok());
                     if t.group_cursor() != c {
                         t.set_group_cursor(c);
                         ctx.request_repaint();
@@ -329,7 +413,9 @@ impl App {
                     trace,
                     ..
                 } = l;
-                let t = panes.list[i].timeline.as_mut().unwrap_or(timeline);
+                let pane = &mut panes.list[i];
+                let trace = pane.guest.as_ref().map_or(&*trace, |g| &g.trace);
+                let t = pane.timeline.as_mut().unwrap_or(timeline);
                 t.ui(ui, trace);
                 if pressed.is_some_and(|p| rect.contains(p)) && i != l.panes.active {
                     actions.push(Action::Activate(i));
@@ -372,6 +458,14 @@ impl App {
             return;
         };
         match a {
+            Action::View(i, spec) => {
+                if let Some(p) = l.panes.list.get_mut(i)
+                    && let (Some(g), Some(t)) = (&p.guest, &mut p.timeline)
+                {
+                    let config = crate::view::ViewConfig::new(&g.trace, spec);
+                    t.set_view(&ctx, &g.trace, config);
+                }
+            }
             Action::Activate(i) => l.activate_pane(i),
             Action::Close(i) => {
                 l.close_pane(i);
@@ -393,8 +487,9 @@ impl App {
 }
 
 /// What a window's header asks for.
-#[derive(Clone, Copy)]
 enum Action {
+    /// Another view on a window of another trace.
+    View(usize, prvscope_store::signal::SignalSpec),
     Activate(usize),
     Close(usize),
     Group(usize, Option<u8>),
@@ -408,11 +503,44 @@ enum Action {
 fn pane_header(ui: &mut Ui, l: &Loaded, i: usize, actions: &mut Vec<Action>) {
     let p = &l.panes.list[i];
     let active = i == l.panes.active;
+    let trace = l.pane_trace(i).unwrap_or(&l.trace);
     let view = l
         .pane_timeline(i)
-        .map(|t| t.config().name(&l.trace))
+        .map(|t| t.config().name(trace))
         .unwrap_or_default();
     ui.horizontal(|ui| {
+        if p.guest.is_some() {
+            // A window of another trace: its name, and its own view list.
+            let name = super::trace_file_name(trace);
+            ui.label(RichText::new(format!("{}: {name}", p.id)).strong())
+                .on_hover_text(trace.path.display().to_string());
+            ui.menu_button(view, |ui| {
+                let mut specs = vec![prvscope_store::signal::SignalSpec::States];
+                let types = trace.store.event_types();
+                if crate::view::MPI_CALL_TYPES
+                    .iter()
+                    .any(|t| types.contains(t))
+                {
+                    specs.push(prvscope_store::signal::SignalSpec::Events(
+                        crate::view::MPI_CALL_TYPES.to_vec(),
+                    ));
+                }
+                specs.extend(
+                    types
+                        .iter()
+                        .map(|&t| prvscope_store::signal::SignalSpec::Events(vec![t])),
+                );
+                for spec in specs {
+                    let name = crate::view::view_name(trace, &spec);
+                    if ui.button(name).clicked() {
+                        actions.push(Action::View(i, spec));
+                        ui.close();
+                    }
+                }
+            });
+            pane_controls(ui, l, i, actions);
+            return;
+        }
         let title = RichText::new(format!("{}: {view}", p.id));
         if ui
             .selectable_label(active, if active { title.strong() } else { title })
@@ -421,52 +549,58 @@ fn pane_header(ui: &mut Ui, l: &Loaded, i: usize, actions: &mut Vec<Action>) {
         {
             actions.push(Action::Activate(i));
         }
-        let text = |g: Option<u8>| {
-            g.map_or_else(
-                || "not synchronized".to_owned(),
-                |g| format!("sync group {g}"),
-            )
-        };
-        let mut group = p.group;
-        ui.menu_button(text(group), |ui| {
-            ui.selectable_value(&mut group, None, text(None));
-            for g in 1..=GROUPS {
-                ui.selectable_value(&mut group, Some(g), text(Some(g)));
-            }
-        })
-        .response
-        .on_hover_text("Windows of one group zoom, pan and undo together");
-        if group != p.group {
-            actions.push(Action::Group(i, group));
-        }
-        if ui
-            .small_button("Copy")
-            .on_hover_text("Copy this window's time range and rows")
-            .clicked()
-        {
-            actions.push(Action::Copy(i));
-        }
-        let can = l.panes.copied.is_some();
-        if ui
-            .add_enabled(can, egui::Button::new("Paste time").small())
-            .on_hover_text("Show the time range copied")
-            .clicked()
-        {
-            actions.push(Action::Paste(i, true));
-        }
-        if ui
-            .add_enabled(can, egui::Button::new("Paste rows").small())
-            .on_hover_text("Show the rows copied (level, collapsed tasks, first row)")
-            .clicked()
-        {
-            actions.push(Action::Paste(i, false));
-        }
-        if ui
-            .small_button("Close")
-            .on_hover_text("Close this timeline window")
-            .clicked()
-        {
-            actions.push(Action::Close(i));
-        }
+        pane_controls(ui, l, i, actions);
     });
+}
+
+/// Window `i`'s synchronize group, copy, paste and close.
+fn pane_controls(ui: &mut Ui, l: &Loaded, i: usize, actions: &mut Vec<Action>) {
+    let p = &l.panes.list[i];
+    let text = |g: Option<u8>| {
+        g.map_or_else(
+            || "not synchronized".to_owned(),
+            |g| format!("sync group {g}"),
+        )
+    };
+    let mut group = p.group;
+    ui.menu_button(text(group), |ui| {
+        ui.selectable_value(&mut group, None, text(None));
+        for g in 1..=GROUPS {
+            ui.selectable_value(&mut group, Some(g), text(Some(g)));
+        }
+    })
+    .response
+    .on_hover_text("Windows of one group zoom, pan and undo together");
+    if group != p.group {
+        actions.push(Action::Group(i, group));
+    }
+    if ui
+        .small_button("Copy")
+        .on_hover_text("Copy this window's time range and rows")
+        .clicked()
+    {
+        actions.push(Action::Copy(i));
+    }
+    let can = l.panes.copied.is_some();
+    if ui
+        .add_enabled(can, egui::Button::new("Paste time").small())
+        .on_hover_text("Show the time range copied")
+        .clicked()
+    {
+        actions.push(Action::Paste(i, true));
+    }
+    if ui
+        .add_enabled(can, egui::Button::new("Paste rows").small())
+        .on_hover_text("Show the rows copied (level, collapsed tasks, first row)")
+        .clicked()
+    {
+        actions.push(Action::Paste(i, false));
+    }
+    if ui
+        .small_button("Close")
+        .on_hover_text("Close this timeline window")
+        .clicked()
+    {
+        actions.push(Action::Close(i));
+    }
 }

@@ -45,9 +45,13 @@ impl App {
         // The first window's rows and markers; every window's view, range and group.
         let t = l.pane_timeline(0)?;
         let path = std::fs::canonicalize(&l.trace.path).unwrap_or_else(|_| l.trace.path.clone());
-        let windows: Vec<WindowLayout> = if l.pane_count() > 1 {
-            (0..l.pane_count())
-                .filter_map(|i| {
+        // (Windows of other traces are not kept: a session is one trace's.)
+        let own: Vec<usize> = (0..l.pane_count())
+            .filter(|&i| !l.pane_is_guest(i))
+            .collect();
+        let windows: Vec<WindowLayout> = if own.len() > 1 {
+            own.iter()
+                .filter_map(|&i| {
                     let w = l.pane_timeline(i)?;
                     Some(WindowLayout {
                         view: view_text(&w.config.spec).unwrap_or_else(|| "state".into()),
@@ -61,7 +65,7 @@ impl App {
         };
         Some(Session {
             windows,
-            active: l.active_pane(),
+            active: own.iter().position(|&i| i == l.active_pane()).unwrap_or(0),
             path,
             view: view_text(&t.config.spec).unwrap_or_else(|| "state".into()),
             window: (t.window.start, t.window.span),

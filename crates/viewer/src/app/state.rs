@@ -42,6 +42,11 @@ pub(crate) struct Opening {
     pub load_note: Option<String>,
     /// Why the trace is read again (its store cache file was corrupt), said until it is.
     pub reread: Option<String>,
+    /// More traces to open once the first is shown (`prvscope A B ...`): each is kept open
+    /// and shown as a timeline window under the first's, in its synchronize group.
+    pub also: std::collections::VecDeque<PathBuf>,
+    /// The load running is one of `also`.
+    pub loading_also: bool,
 }
 
 impl Opening {
@@ -58,6 +63,8 @@ impl Opening {
             restore: None,
             load_note: None,
             reread: None,
+            also: std::collections::VecDeque::new(),
+            loading_also: false,
         }
     }
 }
