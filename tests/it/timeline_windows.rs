@@ -326,3 +326,112 @@ fn several_traces_stay_open_each_with_its_windows_and_one_shows_under_another() 
     assert_eq!(shown(&h), name(&b));
     assert!(h.state().other_traces().is_empty());
 }
+
+/// Waits for the Compare window's comparison.
+fn compared(h: &mut Harness<'static, App>) {
+    for _ in 0..500 {
+        h.run_steps(1);
+        let w = h.state_mut().compare_window().expect("the Compare window");
+        if !w.computing() && w.comparison().is_some() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("no comparison");
+}
+
+/// `prvscope compare --csv` rows as (kind, scope, type) -> (a, b, delta).
+fn cli_rows(args: &[&str]) -> std::collections::BTreeMap<(String, String, String), String> {
+    let out = crate::common::stdout_of(
+        std::process::Command::new(env!("CARGO_BIN_EXE_prvscope"))
+            .args(["compare", "--no-cache", "--csv", "--no-pop"])
+            .args(args),
+    );
+    out.lines()
+        .skip(1)
+        .filter(|l| l.starts_with("scope,") || l.starts_with("state,"))
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                (f[0].to_owned(), f[1].to_owned(), f[2].to_owned()),
+                format!("{},{},{}", f[3], f[4], f[5]),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_compare_window_gives_prvscope_compares_rows_and_shows_b_under_a_aligned() {
+    let _shared = crate::common::shared();
+    let Some(root) = crate::common::shared_traces() else {
+        return;
+    };
+    let dir = root.join("pypop_epoch_scaling");
+    let (a, b) = (
+        dir.join("epoch_2proc.prv.gz"),
+        dir.join("epoch_4proc.prv.gz"),
+    );
+    let mut h = harness_with(LoadSource::File(b.clone()), None, (1300.0, 900.0), false);
+    let ctx = h.ctx.clone();
+    h.state_mut().open(&ctx, LoadSource::File(a.clone()));
+    h.state_mut().wait_for_load(&ctx);
+    h.run_steps(2);
+    h.state_mut().open_compare(0);
+    h.state_mut().compare_window().unwrap().set_pop(false);
+    compared(&mut h);
+    let rows = |h: &mut Harness<'static, App>| {
+        let c = h
+            .state_mut()
+            .compare_window()
+            .unwrap()
+            .comparison()
+            .unwrap()
+            .clone();
+        c.rows
+            .iter()
+            .map(|r| {
+                let kind = match r.kind {
+                    prvscope_compare::Kind::Scope => "scope",
+                    prvscope_compare::Kind::State => "state",
+                };
+                (
+                    (kind.to_owned(), r.name.clone(), r.ty.clone()),
+                    format!("{},{},{}", r.a, r.b, r.delta()),
+                )
+            })
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let (sa, sb) = (a.to_string_lossy(), b.to_string_lossy());
+    assert_eq!(rows(&mut h), cli_rows(&[&sa, &sb]));
+    // Aligned on the 3rd MPI_Allreduce of each run: the rows `compare --region` gives.
+    h.state_mut()
+        .compare_window()
+        .unwrap()
+        .set_region(Some(("50000002=10", 3)));
+    compared(&mut h);
+    let region = ["--region", "50000002=10", "--occurrence", "3"];
+    let mut args: Vec<&str> = region.to_vec();
+    args.extend([&*sa, &*sb]);
+    assert_eq!(rows(&mut h), cli_rows(&args));
+    // B under A: a window of B, shifted so that both show their region from its start.
+    let c = h
+        .state_mut()
+        .compare_window()
+        .unwrap()
+        .comparison()
+        .unwrap()
+        .clone();
+    h.get_by_label("Show B under A").click();
+    h.run_steps(3);
+    let l = h.state().loaded().unwrap();
+    assert_eq!(l.pane_count(), 2);
+    assert!(l.pane_is_guest(1));
+    let (wa, wb) = (
+        l.pane_timeline(0).unwrap().window(),
+        l.pane_timeline(1).unwrap().window(),
+    );
+    assert_eq!(wa.start, c.a.region.t0);
+    assert_eq!(wb.start, c.b.region.t0);
+    assert_eq!(wa.span, wb.span);
+    h.snapshot("compare_epoch_2_and_4_aligned");
+}

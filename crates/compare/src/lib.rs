@@ -248,7 +248,7 @@ pub fn run(trace: &Trace, region: Found, options: &Options) -> Result<Run, Strin
         let window = (!region.is_whole(trace)).then_some((region.t0, region.t1));
         pop::figures_in(trace, window)
     } else {
-        Err("not computed (--no-pop)".to_owned())
+        Err("not computed (not asked for)".to_owned())
     };
     Ok(Run {
         region,

@@ -26,6 +26,13 @@ pub enum Command {
     /// Close the breakdown windows of event type `ty` (a clustering replaced by another, or
     /// closed: its clusters' windows showed what is gone).
     CloseBreakdowns { ty: u32 },
+    /// Stack the open trace at `path` under the shown one's windows, shifted by `shift`
+    /// ticks (two runs aligned at a region's start), and show `window` of the shown trace.
+    ShowAligned {
+        path: std::path::PathBuf,
+        shift: i64,
+        window: TimeWindow,
+    },
 }
 
 /// The commands sent and not yet taken, in order.

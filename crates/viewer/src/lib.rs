@@ -19,6 +19,7 @@ pub mod breakdown;
 pub mod capture;
 pub mod cluster_window;
 pub mod commands;
+pub mod compare_window;
 pub mod file_dialog;
 pub mod histogram;
 pub mod jobs;

@@ -1,4 +1,5 @@
-//! The floating windows that go with a trace (histograms, POP metrics, the clustering) as
+//! The floating windows that go with a trace (histograms, POP metrics, the clustering, the
+//! comparison with another trace) as
 //! the app drives them: each frame it hands every open one what it sees of the trace
 //! ([`Seen`]), polls it for finished work, shows it, and drops the ones closed. What a window
 //! asks of the app (move the timeline, open or close another window) it sends as a
@@ -9,7 +10,9 @@
 //!   cell on the timeline, which reads it);
 //! - [`PopWindow`](crate::pop_window::PopWindow): none;
 //! - [`ClusterWindow`](crate::cluster_window::ClusterWindow): `GoTo` (a burst clicked),
-//!   `IntervalsBreakdown` (a cluster clicked), `CloseBreakdowns` (clustered again, or closed).
+//!   `IntervalsBreakdown` (a cluster clicked), `CloseBreakdowns` (clustered again, or closed);
+//! - [`CompareWindow`](crate::compare_window::CompareWindow): `ShowAligned` (B's timeline
+//!   under A's, both from their region's start).
 
 use prvscope_draw::frame::TimeWindow;
 use prvscope_store::Trace;

@@ -6,6 +6,28 @@ impl App {
     /// Carries out what a widget asked for ([`crate::commands`]), or says why it cannot.
     pub(crate) fn carry_out(&mut self, command: crate::commands::Command) {
         use crate::commands::Command;
+        if let Command::ShowAligned {
+            path,
+            shift,
+            window,
+        } = &command
+        {
+            match self
+                .others
+                .iter()
+                .position(|o| super::traces::same_file(&o.trace.path, path))
+            {
+                Some(k) => {
+                    // The shown trace's window first: B's starts where it shows its region.
+                    if let Some(l) = &mut self.loaded {
+                        l.timeline.zoom_to(*window);
+                    }
+                    self.new_timeline_of(k, *shift);
+                }
+                None => self.status = format!("{} is no longer open", path.display()),
+            }
+            return;
+        }
         let Some(l) = &mut self.loaded else {
             return;
         };
@@ -32,6 +54,7 @@ impl App {
                     .open_intervals_breakdown(&self.ctx, key, label, within);
             }
             Command::CloseBreakdowns { ty } => l.scopes.breakdowns_mut().close_type(ty),
+            Command::ShowAligned { .. } => {}
         }
     }
 }

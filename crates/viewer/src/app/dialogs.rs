@@ -268,6 +268,9 @@ impl App {
         if let Some(c) = &mut l.cluster {
             windows.push(c);
         }
+        if let Some(c) = &mut l.compare {
+            windows.push(c);
+        }
         crate::windows::show_all(ctx, &seen, &mut windows);
         l.histograms.retain(ToolWindow::is_open);
         if l.pop.as_ref().is_some_and(|p| !p.is_open()) {
@@ -275,6 +278,9 @@ impl App {
         }
         if l.cluster.as_ref().is_some_and(|c| !c.is_open()) {
             l.cluster = None;
+        }
+        if l.compare.as_ref().is_some_and(|c| !c.is_open()) {
+            l.compare = None;
         }
     }
 

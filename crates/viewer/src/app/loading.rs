@@ -56,6 +56,7 @@ impl App {
                     cfg_views: Vec::new(),
                     pop: None,
                     cluster: None,
+                    compare: None,
                     panes: panes::Panes::default(),
                     windows: std::sync::Arc::new(
                         prvscope_paraver::window::WindowCache::for_machine(),

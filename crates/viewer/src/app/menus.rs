@@ -187,6 +187,26 @@ impl App {
                         self.open_cluster(&ctx);
                         ui.close();
                     }
+                    let mut compare = None;
+                    ui.add_enabled_ui(!self.others.is_empty(), |ui| {
+                        ui.menu_button("Compare with", |ui| {
+                            for (k, o) in self.others.iter().enumerate() {
+                                if ui.button(super::traces::trace_name(o)).clicked() {
+                                    compare = Some(k);
+                                    ui.close();
+                                }
+                            }
+                        })
+                        .response
+                        .on_hover_text(
+                            "This trace (A) against another open trace (B): per scope, state and \
+                             POP metric, A, B and B less A",
+                        )
+                        .on_disabled_hover_text("Open another trace first (File > Open)");
+                    });
+                    if let Some(k) = compare {
+                        self.open_compare(k);
+                    }
                 });
             }
             let mut level_chosen = None;

@@ -69,6 +69,8 @@ pub struct Loaded {
     pub(crate) pop: Option<crate::pop_window::PopWindow>,
     /// Analysis > Cluster bursts, on this trace.
     pub(crate) cluster: Option<crate::cluster_window::ClusterWindow>,
+    /// Analysis > Compare with, of this trace (A) with another open trace.
+    pub(crate) compare: Option<crate::compare_window::CompareWindow>,
     /// Its timeline windows (Window > New timeline) and their synchronize groups.
     pub(crate) panes: panes::Panes,
 }

@@ -91,6 +91,22 @@ impl App {
         }
     }
 
+    /// Analysis > Compare with: the trace shown (A) against open trace `k` of
+    /// [`App::other_traces`] (B).
+    pub fn open_compare(&mut self, k: usize) {
+        let Some(b) = self.others.get(k).map(|o| o.trace.clone()) else {
+            return;
+        };
+        if let Some(l) = &mut self.loaded {
+            l.compare = Some(crate::compare_window::CompareWindow::new(b));
+        }
+    }
+
+    /// The Compare window, if open.
+    pub fn compare_window(&mut self) -> Option<&mut crate::compare_window::CompareWindow> {
+        self.loaded.as_mut().and_then(|l| l.compare.as_mut())
+    }
+
     /// The list of open traces (when there are several), at the top of the side panel.
     pub(super) fn traces_ui(&mut self, ui: &mut Ui) {
         if self.others.is_empty() {
