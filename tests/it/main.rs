@@ -25,6 +25,7 @@ mod histogram_window;
 mod hostile;
 mod incomplete;
 mod legend;
+mod mends;
 mod navigation;
 mod one_engine;
 mod parallel_vs_naive;

@@ -616,7 +616,7 @@ fn row_labels_sharing_a_long_beginning_show_what_differs() {
     let mut h = harness_with(LoadSource::File(prv), None, (1400.0, 800.0), false);
     h.run_steps(3);
     for k in 0..4 {
-        h.get_by_label(&format!("…U {k} power"));
+        h.get_by_label(&format!("…GPU {k} power"));
     }
     h.snapshot("long_row_labels");
 }

@@ -202,7 +202,27 @@ pub fn distinct_labels(labels: &[&str], max_chars: usize) -> Vec<String> {
     if fits || shared < 8 {
         return labels.iter().map(|l| (*l).to_owned()).collect();
     }
-    let cut = shared - 2;
+    // Cut at the start of a word, never in one: the word that differs, and the word before
+    // it too when the labels then fit ("… GPU 0 power", not "…U 0 power").
+    let first: Vec<char> = labels[0].chars().collect();
+    let mut cut = shared.min(first.len());
+    while cut > 0 && first[cut - 1] != ' ' {
+        cut -= 1;
+    }
+    let mut before = cut;
+    while before > 0 && first[before - 1] == ' ' {
+        before -= 1;
+    }
+    while before > 0 && first[before - 1] != ' ' {
+        before -= 1;
+    }
+    let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    if before > 0 && longest - before < max_chars {
+        cut = before;
+    }
+    if cut == 0 {
+        return labels.iter().map(|l| (*l).to_owned()).collect();
+    }
     labels
         .iter()
         .map(|l| format!("…{}", l.chars().skip(cut).collect::<String>()))
@@ -222,7 +242,7 @@ mod tests {
         ];
         assert_eq!(
             distinct_labels(&gpus, 16),
-            ["…U 0 power", "…U 1 power", "…U 12 power"]
+            ["…GPU 0 power", "…GPU 1 power", "…GPU 12 power"]
         );
         // Labels that fit, or share only a short beginning, are left as they are (cut at
         // their end, as any label).
@@ -236,6 +256,6 @@ mod tests {
         assert_eq!(distinct_labels(&gpus[..1], 4), gpus[..1]);
         // Characters, not bytes.
         let accents = ["ééééééééééé 1", "ééééééééééé 2"];
-        assert_eq!(distinct_labels(&accents, 5), ["…é 1", "…é 2"]);
+        assert_eq!(distinct_labels(&accents, 5), ["…1", "…2"]);
     }
 }

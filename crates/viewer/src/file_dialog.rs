@@ -286,6 +286,8 @@ impl Browser {
                                 && p.parent().is_some_and(Path::is_dir))
                         {
                             done = Some(vec![p]);
+                        } else if !p.exists() {
+                            self.error = Some(format!("{} does not exist", p.display()));
                         } else {
                             self.error = Some(format!("{} is not a folder", p.display()));
                         }

@@ -222,8 +222,16 @@ impl PopWindow {
 
     fn ask(&mut self, ctx: &egui::Context, purpose: Purpose) {
         let spec = match purpose {
+            // From the folder of the run shown (the series' runs usually sit together).
             Purpose::AddRuns => Spec::new("Add runs of the series", Kind::OpenMany)
-                .filter("Paraver trace", &["prv", "gz", "xz"]),
+                .filter("Paraver trace", &["prv", "gz", "xz"])
+                .dir(
+                    self.sources
+                        .first()
+                        .and_then(|p| p.parent())
+                        .filter(|d| d.is_dir())
+                        .map(Path::to_path_buf),
+                ),
             Purpose::SaveCsv => Spec::new("Export CSV", Kind::Save("modelfactors.csv".into()))
                 .filter("csv", &["csv"]),
             Purpose::SavePng => Spec::new("Export PNG", Kind::Save("pop_metrics.png".into()))

@@ -425,7 +425,9 @@ impl App {
             }
             ui.separator();
             let mut config = t.config.clone();
-            egui::ComboBox::from_label("Colours")
+            // Each box after its label, as a toolbar reads from left to right.
+            let label = ui.label("Colours");
+            egui::ComboBox::from_id_salt("toolbar colours")
                 .selected_text(match config.color {
                     ColorMode::Code => "Code",
                     ColorMode::Gradient => "Gradient",
@@ -439,11 +441,14 @@ impl App {
                         ColorMode::FunctionLine,
                         "Function line",
                     );
-                });
+                })
+                .response
+                .labelled_by(label.id);
             if config.color != ColorMode::Code {
                 scale_choice(ui, t, &mut config);
             }
-            egui::ComboBox::from_label("Pixel")
+            let label = ui.label("Pixel");
+            egui::ComboBox::from_id_salt("toolbar pixel")
                 .selected_text(config.mode.name())
                 .show_ui(ui, |ui| {
                     for mode in DrawMode::ALL {
@@ -452,6 +457,7 @@ impl App {
                     }
                 })
                 .response
+                .labelled_by(label.id)
                 .on_hover_text("Draw mode: what a pixel shows when several values share it");
             ui.checkbox(&mut config.zero_is_null, "Zero is null");
             ui.checkbox(&mut config.comms, "Communications");
@@ -474,7 +480,8 @@ impl App {
 fn scale_choice(ui: &mut Ui, t: &crate::timeline::Timeline, config: &mut crate::view::ViewConfig) {
     use crate::view::Scale;
     let current = config.scale;
-    egui::ComboBox::from_label("Scale")
+    let label = ui.label("Scale");
+    egui::ComboBox::from_id_salt("toolbar scale")
         .selected_text(current.name())
         .show_ui(ui, |ui| {
             for (s, name) in Scale::CHOICES {
@@ -489,6 +496,7 @@ fn scale_choice(ui: &mut Ui, t: &crate::timeline::Timeline, config: &mut crate::
             }
         })
         .response
+        .labelled_by(label.id)
         .on_hover_text("What the gradient spans: the values drawn in the window by default");
     let mut log = config.function == crate::view::GradientFn::Logarithmic;
     ui.checkbox(&mut log, "log").on_hover_text(

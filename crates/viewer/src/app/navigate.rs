@@ -202,6 +202,10 @@ impl App {
         }) {
             step = Some(forward);
         }
+        // Escape closes it, as it closes the keys window.
+        if ctx.input(|i| i.key_pressed(Key::Escape)) {
+            open = false;
+        }
         if let Some(forward) = step
             && let Some(&(target, ref text)) = candidates.get(self.find.picked)
         {
@@ -252,14 +256,9 @@ impl App {
         match found {
             Some(o) => {
                 self.find.last = Some(o);
-                // The occurrence shown: zoomed to when it would be under a pixel wide or
-                // outside the window, else the window is kept.
-                let w = t.window;
-                let narrow = (o.end - o.begin).saturating_mul(1000) < w.span;
-                let outside = o.begin < w.start || o.begin >= w.start + w.span;
-                if narrow || outside {
-                    t.reveal(o.begin, o.end);
-                }
+                // Every occurrence is shown alike, the first as the next: the window zoomed
+                // to it, a quarter of its length either side (undo goes back).
+                t.reveal(o.begin, o.end);
                 let drawn = drawn_row_of_thread(t.rows(), threads);
                 if let Some(&Some(row)) = drawn.get(o.row) {
                     t.pointer.pinned = Some(crate::timeline::Pinned {
@@ -335,13 +334,17 @@ impl App {
                         )
                     });
                 ui.label(time(times[i]));
-                match i.checked_sub(1).map(|p| times[i] - times[p]) {
-                    Some(d) => ui
-                        .label(format!("+{}", time(d)))
-                        .on_hover_text("the distance from the marker above"),
-                    None => ui.label(""),
-                };
                 ui.end_row();
+                // The distance from the marker above on a line of its own, under the time:
+                // a narrow panel cuts the end of a row.
+                if let Some(d) = i.checked_sub(1).map(|p| times[i] - times[p]) {
+                    for _ in 0..3 {
+                        ui.label("");
+                    }
+                    ui.label(format!("+{}", time(d)))
+                        .on_hover_text("the distance from the marker above");
+                    ui.end_row();
+                }
             }
         });
         if let Some(at) = go {

@@ -232,10 +232,10 @@ impl App {
             .show(ui, |ui| {
                 for v in &l.cfg_views {
                     let spec = SignalSpec::Custom(v.clone());
+                    // Marked as a cfg's: its window may carry a built-in view's name.
+                    let label = format!("{} (cfg)", v.0.name);
                     if ui
-                        .add(
-                            egui::Button::selectable(current == spec, v.0.name.as_str()).truncate(),
-                        )
+                        .add(egui::Button::selectable(current == spec, label).truncate())
                         .on_hover_text(format!(
                             "{} (a window of a Paraver configuration)",
                             v.0.name

@@ -742,9 +742,16 @@ impl ScopePanel {
                 .clicked()
                 && self.folder_dialog.is_none()
             {
+                // From the trace's folder, where its sources usually are.
                 let spec = crate::file_dialog::Spec::new(
                     "Add a source folder",
                     crate::file_dialog::Kind::Folder,
+                )
+                .dir(
+                    self.trace_path
+                        .parent()
+                        .filter(|d| d.is_dir())
+                        .map(std::path::Path::to_path_buf),
                 );
                 self.folder_dialog = Some(crate::file_dialog::FileDialog::open(ui.ctx(), spec));
             }

@@ -130,16 +130,26 @@ impl Timeline {
                 .window
                 .time_from_x(p.x.clamp(area.left(), area.right()), area);
             let ticks = (end - start).abs().round() as u64;
-            painter.text(
-                pos2(p.x + 8.0, p.y - 8.0),
-                Align2::LEFT_BOTTOM,
+            // On a dark plate: the rows under the pointer may be any colour (orange, white).
+            let galley = painter.layout_no_wrap(
                 format!(
                     "Δ {}",
                     format_in_window(ticks, self.window.span, self.nav.ns_per_tick)
                 ),
                 font,
-                theme::SELECTION_EDGE,
+                egui::Color32::WHITE,
             );
+            let at = Align2::LEFT_BOTTOM
+                .anchor_size(pos2(p.x + 8.0, p.y - 8.0), galley.size())
+                .expand(3.0);
+            painter.rect_filled(at, 3.0, theme::BACKGROUND.gamma_multiply(0.9));
+            painter.rect_stroke(
+                at,
+                3.0,
+                Stroke::new(1.0, theme::SELECTION_EDGE),
+                egui::StrokeKind::Inside,
+            );
+            painter.galley(at.shrink(3.0).min, galley, egui::Color32::WHITE);
         }
     }
 }

@@ -44,10 +44,9 @@ use prvscope_store::signal::ViewSignals;
 pub const LABEL_WIDTH: f32 = 130.0;
 /// Height of the time ruler.
 pub const RULER_HEIGHT: f32 = 22.0;
-/// Rows never get thinner than this; more rows scroll.
+/// Rows never get thinner than this; more rows scroll. Fewer rows share the whole height
+/// (as Paraver's windows: no band of background under the last row).
 pub const MIN_ROW_HEIGHT: f32 = 12.0;
-/// Nor thicker than this.
-pub const MAX_ROW_HEIGHT: f32 = 80.0;
 /// "Fit all rows" makes rows as thin as this at most (a pixel: thousands of CPUs).
 pub const MIN_FIT_ROW_HEIGHT: f32 = 1.0;
 /// Rows thinner than this get no label of their own (their applications are named).
@@ -104,6 +103,10 @@ struct FrameKey {
     pinned_only: bool,
     pixels_per_point: f32,
 }
+
+/// How far from a communication line (beyond its width) the pointer still shows it, in
+/// points: a line is a pixel or two wide.
+const COMM_HOVER_SLOP: f32 = 6.0;
 
 /// The timeline of one trace: the view and the window shown, and the state of each concern
 /// ([`state`]).
@@ -574,7 +577,7 @@ impl Timeline {
         } else {
             MIN_ROW_HEIGHT
         };
-        let row_height = (area.height() / n as f32).clamp(min_height, MAX_ROW_HEIGHT);
+        let row_height = (area.height() / n as f32).max(min_height);
         let per_page = ((area.height() / row_height).floor() as usize).max(1);
         let max_first = self.layout.rows.len().saturating_sub(per_page);
 
@@ -705,7 +708,7 @@ impl Timeline {
                 area,
                 &|r| row_center(area, r, first, row_height),
                 pos,
-                3.0,
+                COMM_HOVER_SLOP,
             )
             .copied();
         }
