@@ -124,3 +124,32 @@ fn the_distance_between_markers_stays_inside_the_side_panel() {
         "the distance {d:?} ends before the rows at {side}"
     );
 }
+
+#[test]
+fn the_add_runs_dialog_starts_in_the_traces_folder() {
+    let _shared = crate::common::shared();
+    let Some(dir) = crate::common::shared_traces() else {
+        return;
+    };
+    file_dialog::use_builtin(true);
+    let mut h = harness_with(
+        LoadSource::File(dir.join("pypop_epoch_scaling/epoch_2proc.prv.gz")),
+        None,
+        (1400.0, 900.0),
+        true,
+    );
+    let ctx = h.ctx.clone();
+    h.state_mut().open_pop(&ctx);
+    for _ in 0..200 {
+        h.run_steps(1);
+        if !h.state_mut().pop_window().unwrap().busy() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    h.get_by_label("Add runs of the series…").click();
+    h.run_steps(3);
+    // The browser lists the trace's folder: the other runs of the series are there.
+    h.get_by_label("Add runs of the series");
+    h.get_by_label("epoch_4proc.prv.gz");
+}
