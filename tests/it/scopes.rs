@@ -307,3 +307,91 @@ fn the_stack_at_a_point_is_what_the_views_and_the_scope_intervals_show() {
         }
     }
 }
+
+/// Each instance of a scope (`scope_instances`: entry to exit) against the table: on every
+/// shared trace, for the scopes with the most time, a thread's instances add up to the
+/// scope's inclusive time on it, never overlap, and an MPI call (which nests nothing) has as
+/// many as the table's entries; two calls back to back are two instances, which the
+/// timeline's highlight (`scope_intervals`) merges.
+#[test]
+fn scope_instances_add_up_to_the_tables_time_per_thread_on_every_shared_trace() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else { return };
+    let mut checked = 0;
+    for path in crate::common::shared_trace_files(&dir) {
+        if std::fs::metadata(&path).unwrap().len() > 8_000_000 {
+            continue;
+        }
+        let t = load(&path);
+        let (ctx, a) = analyze(&t, 0, t.header.end_time);
+        let mut by_time: Vec<&scopes::ScopeStats> = a.scopes.iter().collect();
+        by_time.sort_by_key(|s| std::cmp::Reverse(s.inclusive));
+        for sc in by_time.iter().take(6) {
+            let per = scopes::scope_instances(
+                &t.store,
+                &ctx,
+                &a.types,
+                sc.key,
+                0,
+                t.header.end_time,
+                None,
+            )
+            .unwrap();
+            let mut count = 0u64;
+            for (row, inst) in per.iter().enumerate() {
+                let sum: u64 = inst.iter().map(|&(b, e)| e - b).sum();
+                let want = sc.inclusive_per_thread.get(row).copied().unwrap_or(0);
+                if a.counted.get(row).copied().unwrap_or(false) {
+                    assert_eq!(sum, want, "{}: {} on row {row}", path.display(), sc.name);
+                }
+                assert!(
+                    inst.windows(2).all(|w| w[0].1 <= w[1].0),
+                    "{}: {} overlaps",
+                    path.display(),
+                    sc.name
+                );
+                count += inst.len() as u64;
+            }
+            if (50_000_001..=50_000_003).contains(&sc.key.ty) {
+                assert!(
+                    count <= sc.entries,
+                    "{}: {} has {count} instances, {} entries",
+                    path.display(),
+                    sc.name,
+                    sc.entries
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "{checked} scopes checked");
+}
+
+#[test]
+fn two_calls_back_to_back_are_two_instances() {
+    let text = "#Paraver (01/01/2026 at 00:00):100_ns:1(1):1:1(1:1)\n\
+        2:1:1:1:1:10:60000019:1\n\
+        2:1:1:1:1:20:60000019:0\n\
+        2:1:1:1:1:20:60000019:1\n\
+        2:1:1:1:1:30:60000019:0\n\
+        2:1:1:1:1:40:60000019:2\n\
+        2:1:1:1:1:50:60000019:1\n\
+        2:1:1:1:1:60:60000019:0\n\
+        2:1:1:1:1:70:60000019:0\n";
+    let t = prvscope_import::load_bytes(
+        std::path::Path::new("t.prv"),
+        text.as_bytes(),
+        None,
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let (ctx, a) = analyze(&t, 0, 100);
+    let f1 = a.scopes.iter().find(|s| s.key.value == 1).unwrap();
+    let inst = scopes::scope_instances(&t.store, &ctx, &a.types, f1.key, 0, 100, None).unwrap();
+    // 1 at 10-20 and 20-30 (back to back), and at 50-60 inside 2.
+    assert_eq!(inst[0], [(10, 20), (20, 30), (50, 60)]);
+    let merged = scopes::scope_intervals(&t.store, &ctx, &a.types, f1.key, 0, 100, None).unwrap();
+    assert_eq!(merged[0], [(10, 30), (50, 60)]);
+    assert_eq!(f1.entries, 3);
+    assert_eq!(f1.inclusive, 30);
+}

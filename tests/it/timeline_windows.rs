@@ -435,3 +435,46 @@ fn the_compare_window_gives_prvscope_compares_rows_and_shows_b_under_a_aligned()
     assert_eq!(wa.span, wb.span);
     h.snapshot("compare_epoch_2_and_4_aligned");
 }
+
+#[test]
+fn a_scope_clicked_in_the_compare_window_shows_both_runs_time_per_thread_and_durations() {
+    let _shared = crate::common::shared();
+    let Some(root) = crate::common::shared_traces() else {
+        return;
+    };
+    let dir = root.join("pypop_epoch_scaling");
+    let (a, b) = (
+        dir.join("epoch_2proc.prv.gz"),
+        dir.join("epoch_4proc.prv.gz"),
+    );
+    let mut h = harness_with(LoadSource::File(b.clone()), None, (1300.0, 900.0), false);
+    let ctx = h.ctx.clone();
+    h.state_mut().open(&ctx, LoadSource::File(a.clone()));
+    h.state_mut().wait_for_load(&ctx);
+    h.run_steps(2);
+    h.state_mut().open_compare(0);
+    h.state_mut().compare_window().unwrap().set_pop(false);
+    compared(&mut h);
+    h.get_by_label("MPI_Allreduce").click();
+    compared(&mut h);
+    for _ in 0..300 {
+        h.run_steps(1);
+        if h.state_mut().compare_window().unwrap().detail().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let w = h.state_mut().compare_window().unwrap();
+    let c = w.comparison().unwrap().clone();
+    let row = c.rows.iter().find(|r| r.name == "MPI_Allreduce").unwrap();
+    let d = w.detail().expect("the scope's detail");
+    // Each run's instances add up to the table's figure, per thread and in all.
+    assert_eq!(d.per_thread(true).iter().sum::<u64>(), row.a);
+    assert_eq!(d.per_thread(false).iter().sum::<u64>(), row.b);
+    assert_eq!(d.per_thread(true).len(), 2);
+    assert_eq!(d.per_thread(false).len(), 4);
+    assert_eq!(d.durations(true).len() as u64, row.entries.0);
+    assert_eq!(d.durations(false).len() as u64, row.entries.1);
+    h.run_steps(2);
+    h.snapshot("compare_epoch_2_and_4_allreduce");
+}

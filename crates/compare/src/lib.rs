@@ -142,11 +142,13 @@ pub fn find(trace: &Trace, region: &Region) -> Result<Found, String> {
 }
 
 /// A scope's figures in one run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ScopeFigure {
     /// Inclusive time over the threads counted, in ns.
     pub inclusive_ns: u64,
     pub entries: u64,
+    /// The scopes of the trace of this type and name (usually one).
+    pub keys: Vec<scopes::ScopeKey>,
 }
 
 /// One run's figures over its region.
@@ -158,6 +160,8 @@ pub struct Run {
     pub threads: usize,
     /// Per (type, scope name) as `scopes` names them.
     pub scopes: BTreeMap<(String, String), ScopeFigure>,
+    /// The scope types analysed.
+    pub types: Vec<ScopeType>,
     /// Per state (its name): time over all threads, in ns.
     pub states: BTreeMap<String, u64>,
     /// The POP figures of the region, or why there are none.
@@ -201,6 +205,7 @@ pub fn run(trace: &Trace, region: Found, options: &Options) -> Result<Run, Strin
     } else {
         types
     };
+    let analysed = types.clone();
     let mut table = BTreeMap::new();
     let mut threads = 0;
     if types.is_empty() {
@@ -224,6 +229,7 @@ pub fn run(trace: &Trace, region: Found, options: &Options) -> Result<Run, Strin
                 .and_then(|v| v.checked_add(f.inclusive_ns))
                 .ok_or_else(|| format!("{}: its time overflows 64 bits of ns", sc.name))?;
             f.entries += sc.entries;
+            f.keys.push(sc.key);
             *doubled.entry(key).or_default() += 1;
         }
         for ((ty, name), n) in doubled {
@@ -254,6 +260,7 @@ pub fn run(trace: &Trace, region: Found, options: &Options) -> Result<Run, Strin
         region,
         threads,
         scopes: table,
+        types: analysed,
         states,
         pop,
         notes,
@@ -337,8 +344,8 @@ pub fn compare(a: Run, b: Run) -> Comparison {
         a.scopes.keys().chain(b.scopes.keys()).collect();
     for key in keys {
         let (fa, fb) = (
-            a.scopes.get(key).copied().unwrap_or_default(),
-            b.scopes.get(key).copied().unwrap_or_default(),
+            a.scopes.get(key).cloned().unwrap_or_default(),
+            b.scopes.get(key).cloned().unwrap_or_default(),
         );
         rows.push(TimeRow {
             kind: Kind::Scope,
@@ -380,6 +387,43 @@ pub fn compare(a: Run, b: Run) -> Comparison {
         rows,
         metrics,
     }
+}
+
+/// Each time the scope of type `ty` and name `name` (a row of the comparison) is open in
+/// `run`'s region of `trace`, per thread (see [`scopes::scope_instances`]; the scopes of
+/// that name taken together); empty when the run has no such scope.
+pub fn instances(
+    trace: &Trace,
+    run: &Run,
+    (ty, name): (&str, &str),
+) -> Result<Vec<Vec<(u64, u64)>>, String> {
+    let Some(f) = run.scopes.get(&(ty.to_owned(), name.to_owned())) else {
+        return Ok(Vec::new());
+    };
+    let ctx = scopes::ScopeContext::new(trace.pcf.as_ref(), &trace.store);
+    let mut all: Vec<Vec<(u64, u64)>> = Vec::new();
+    for &key in &f.keys {
+        let per = scopes::scope_instances(
+            &trace.store,
+            &ctx,
+            &run.types,
+            key,
+            run.region.t0,
+            run.region.t1,
+            None,
+        )
+        .map_err(|_| "cancelled".to_owned())?;
+        if all.len() < per.len() {
+            all.resize(per.len(), Vec::new());
+        }
+        for (mine, theirs) in all.iter_mut().zip(per) {
+            mine.extend(theirs);
+        }
+    }
+    for t in &mut all {
+        t.sort_unstable();
+    }
+    Ok(all)
 }
 
 /// How the rows are ordered.

@@ -309,6 +309,43 @@ pub fn scope_intervals(
         .collect();
     out.into_iter().map(|o| o.ok_or(Cancelled)).collect()
 }
+/// Each time `key` is open on each thread within `[t0, t1)`, as (begin, end) in time order:
+/// an instance from its entry to its exit, cut to the window; the outermost one when the
+/// scope is open inside itself; two entries back to back are two instances (what Tracy
+/// counts as a zone's calls). Their durations add up to the scope's inclusive time on the
+/// thread.
+pub fn scope_instances(
+    store: &TraceStore,
+    ctx: &ScopeContext,
+    types: &[ScopeType],
+    key: ScopeKey,
+    t0: u64,
+    t1: u64,
+    cancel: Option<&AtomicBool>,
+) -> Result<Vec<Vec<(u64, u64)>>, Cancelled> {
+    let out: Vec<Option<Vec<(u64, u64)>>> = store
+        .threads()
+        .par_iter()
+        .map(|thread| {
+            let mut spans: Vec<(u64, u64)> = Vec::new();
+            let mut open: Option<u64> = None;
+            let walk = walk_thread(thread, ctx, types, t0, t1.max(t0), cancel, |span| {
+                let Some(f) = span.stack.iter().find(|f| f.key == key) else {
+                    open = None;
+                    return;
+                };
+                match spans.last_mut() {
+                    Some(last) if open == Some(f.id) && last.1 == span.from => last.1 = span.to,
+                    _ => spans.push((span.from, span.to)),
+                }
+                open = Some(f.id);
+            });
+            walk.map(|_| spans)
+        })
+        .collect();
+    out.into_iter().map(|o| o.ok_or(Cancelled)).collect()
+}
+
 /// The scopes open on `thread` (a store row) at tick `t`, outermost first: its events up to
 /// and including `t` replayed with the analysis's rules (`Replace` frames first, by their
 /// type's position in `types`). Empty for a row the store does not have.

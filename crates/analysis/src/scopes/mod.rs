@@ -47,7 +47,7 @@ pub(crate) mod tests;
 mod types;
 mod walk;
 
-pub use merge::{analyze, analyze_within, scope_intervals, stack_at};
+pub use merge::{analyze, analyze_within, scope_instances, scope_intervals, stack_at};
 pub use naming::ScopeContext;
 pub use types::{Nesting, ScopeType, auto_types, state_type, with_callers};
 

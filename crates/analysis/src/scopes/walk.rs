@@ -60,6 +60,9 @@ pub(super) struct Frame {
     /// For a `Replace` type's frame, the type's place in the query (its place in the
     /// stack); 0 for a `Stack` or `Leaf` type's frame.
     rank: u8,
+    /// The entry this frame stands for, unique on its thread: two entries of one scope back
+    /// to back are two frames (see `scope_instances`).
+    pub(super) id: u64,
 }
 
 /// A stretch of time with one stack and one category.
@@ -259,6 +262,7 @@ pub(super) fn walk_thread(
         replaced: 0,
         leaves: 0,
         report: ScopeReport::default(),
+        entered: 0,
     };
     // The runs of one type's events among the events at one time.
     let mut runs: Vec<(usize, usize)> = Vec::new();
@@ -395,6 +399,7 @@ pub(super) fn walk_thread(
         replaced,
         leaves,
         mut report,
+        ..
     } = st;
     // A type that holds its value (`Replace`, `Leaf`) is not left open: only `Stack` frames.
     report.open_at_end = stack.len().saturating_sub(replaced + leaves) as u64;
@@ -420,6 +425,8 @@ struct Stacks {
     /// The `Leaf` frames at the top of `stack`.
     leaves: usize,
     report: ScopeReport,
+    /// Entries so far: the id of the next frame entered.
+    entered: u64,
 }
 
 impl Stacks {
@@ -432,7 +439,11 @@ impl Stacks {
             replaced,
             leaves,
             report,
+            entered,
         } = self;
+        // The id of a frame this event enters.
+        *entered += 1;
+        let fresh = *entered;
         let key = ScopeKey {
             ty: e.ty,
             value: e.value,
@@ -468,15 +479,20 @@ impl Stacks {
                                     key,
                                     node,
                                     rank: top.rank,
+                                    id: fresh,
                                 };
                             }
+                        }
+                        // (The same value again is an entry too.)
+                        if let Some(top) = stack.last_mut() {
+                            top.id = fresh;
                         }
                         let node = stack.last().map_or(0, |f| f.node);
                         tree.enter(node, in_window);
                     }
                     return false;
                 }
-                let r = replace(tree, stack, replaced, key, e.rank, null);
+                let r = replace(tree, stack, replaced, (key, fresh), e.rank, null);
                 counted(report, tree, r);
                 false
             }
@@ -486,11 +502,14 @@ impl Stacks {
                 // as a `Replace` value: time outside a call stays the functions' own.
                 let below = !null && e.value == 0;
                 let (moved, r) = if below {
-                    let moved = hold(tree, stack, leaves, key, true);
-                    (moved, replace(tree, stack, replaced, key, e.rank, false))
+                    let moved = hold(tree, stack, leaves, (key, fresh), true);
+                    (
+                        moved,
+                        replace(tree, stack, replaced, (key, fresh), e.rank, false),
+                    )
                 } else {
-                    let moved = replace(tree, stack, replaced, key, e.rank, true);
-                    (moved, hold(tree, stack, leaves, key, null))
+                    let moved = replace(tree, stack, replaced, (key, fresh), e.rank, true);
+                    (moved, hold(tree, stack, leaves, (key, fresh), null))
                 };
                 match (moved, r) {
                     (Replaced::Left, Replaced::NotOpen) => {}
@@ -531,7 +550,15 @@ impl Stacks {
                     .and_then(|i| stack.get(i))
                     .map_or(0, |f| f.node);
                 let node = tree.child(parent, key);
-                stack.insert(top, Frame { key, node, rank: 0 });
+                stack.insert(
+                    top,
+                    Frame {
+                        key,
+                        node,
+                        rank: 0,
+                        id: fresh,
+                    },
+                );
                 if *leaves > 0 {
                     tree.relink(stack, top + 1);
                 }
@@ -647,7 +674,7 @@ fn replace(
     tree: &mut Tree,
     stack: &mut Vec<Frame>,
     replaced: &mut usize,
-    key: ScopeKey,
+    (key, fresh): (ScopeKey, u64),
     rank: u8,
     null: bool,
 ) -> Replaced {
@@ -665,8 +692,14 @@ fn replace(
         (Some(p), false) => {
             match stack.get_mut(p) {
                 // The same value again: a new entry of the same scope, on the same node.
-                Some(f) if f.key == key => return Replaced::Entered(f.node),
-                Some(f) => f.key = key,
+                Some(f) if f.key == key => {
+                    f.id = fresh;
+                    return Replaced::Entered(f.node);
+                }
+                Some(f) => {
+                    f.key = key;
+                    f.id = fresh;
+                }
                 None => {}
             }
             p
@@ -678,7 +711,15 @@ fn replace(
             let p = stack
                 .get(..*replaced)
                 .map_or(0, |r| r.partition_point(|f| f.rank < rank));
-            stack.insert(p, Frame { key, node: 0, rank });
+            stack.insert(
+                p,
+                Frame {
+                    key,
+                    node: 0,
+                    rank,
+                    id: fresh,
+                },
+            );
             *replaced += 1;
             p
         }
@@ -694,7 +735,7 @@ fn hold(
     tree: &mut Tree,
     stack: &mut Vec<Frame>,
     leaves: &mut usize,
-    key: ScopeKey,
+    (key, fresh): (ScopeKey, u64),
     null: bool,
 ) -> Replaced {
     let lo = stack.len() - *leaves;
@@ -711,11 +752,12 @@ fn hold(
         }
         (None, true) => Replaced::NotOpen,
         (Some(p), false) if p + 1 == stack.len() => {
-            if let Some(f) = stack.last_mut()
-                && f.key != key
-            {
-                f.key = key;
-                tree.relink(stack, p);
+            if let Some(f) = stack.last_mut() {
+                f.id = fresh;
+                if f.key != key {
+                    f.key = key;
+                    tree.relink(stack, p);
+                }
             }
             Replaced::Entered(stack.last().map_or(0, |f| f.node))
         }
@@ -729,7 +771,12 @@ fn hold(
             }
             let parent = stack.last().map_or(0, |f| f.node);
             let node = tree.child(parent, key);
-            stack.push(Frame { key, node, rank: 0 });
+            stack.push(Frame {
+                key,
+                node,
+                rank: 0,
+                id: fresh,
+            });
             *leaves += 1;
             Replaced::Entered(node)
         }

@@ -4,7 +4,12 @@
 //! run or on a region found by an event in each; "Show B under A" stacks B's timeline under
 //! A's in their synchronize group, shifted so that both show their region from its start.
 //!
+//! A click on a scope's name shows its time on each thread of both runs and the distribution
+//! of its durations in both ([`detail`]).
+//!
 //! Commands sent: `ShowAligned` (the button).
+
+pub mod detail;
 
 use std::sync::Arc;
 
@@ -32,6 +37,10 @@ pub struct CompareWindow {
     job: Option<Job<Result<Comparison, String>>>,
     shown: Option<Arc<Comparison>>,
     error: Option<String>,
+    /// The scope clicked (type, name), its instances in both runs, and their computation.
+    selected: Option<(String, String)>,
+    detail: Option<detail::Detail>,
+    detail_job: Option<Job<Result<detail::Detail, String>>>,
 }
 
 /// A region from the window's fields, or why they do not name one.
@@ -86,7 +95,23 @@ impl CompareWindow {
             job: None,
             shown: None,
             error: None,
+            selected: None,
+            detail: None,
+            detail_job: None,
         }
+    }
+
+    /// Shows the time per thread and the durations of the scope of type `ty` (as the table
+    /// names it) and `name` in both runs, as a click on its name does.
+    pub fn select_scope(&mut self, ty: &str, name: &str) {
+        self.selected = Some((ty.to_owned(), name.to_owned()));
+    }
+
+    /// The selected scope's instances in both runs, once computed.
+    pub fn detail(&self) -> Option<&detail::Detail> {
+        self.detail
+            .as_ref()
+            .filter(|d| self.selected.as_ref() == Some(&d.scope))
     }
 
     /// The comparison shown, once computed.
@@ -94,9 +119,9 @@ impl CompareWindow {
         self.shown.as_deref()
     }
 
-    /// Is it being computed?
+    /// Is it being computed (the comparison or a scope's detail)?
     pub fn computing(&self) -> bool {
-        self.job.is_some()
+        self.job.is_some() || self.detail_job.is_some()
     }
 
     /// Aligns the runs on the `n`-th value of `event` (`TYPE` or `TYPE=VALUE`) of each, or
@@ -132,12 +157,34 @@ impl CompareWindow {
                     compare::sort(&mut c.rows, self.order);
                     self.shown = Some(Arc::new(c));
                     self.error = None;
+                    // A new comparison: the detail shown was of the last one.
+                    self.detail = None;
                 }
                 Err(e) => {
                     self.error = Some(e);
                     self.shown = None;
                 }
             }
+        }
+        if let Some(job) = &mut self.detail_job
+            && let Some(result) = job.poll()
+        {
+            self.detail_job = None;
+            match result {
+                Ok(d) => self.detail = Some(d),
+                Err(e) => self.error = Some(e),
+            }
+        }
+        // A scope selected whose instances are not computed (or not for this comparison).
+        if self.detail_job.is_none()
+            && self.job.is_none()
+            && let (Some(sel), Some(c)) = (&self.selected, &self.shown)
+            && self.detail.as_ref().is_none_or(|d| &d.scope != sel)
+        {
+            let (a, b, c, sel) = (a.clone(), self.b.clone(), Arc::clone(c), sel.clone());
+            self.detail_job = Some(Job::spawn(ctx, "compare-scope", move |_| {
+                detail::Detail::of((&a, &b), &c, sel)
+            }));
         }
         let options = self.options();
         if self.job.is_none() && self.computed.as_ref() != Some(&options) {
@@ -282,14 +329,33 @@ impl CompareWindow {
                 compare::sort(&mut Arc::make_mut(shown).rows, self.order);
             }
         });
-        Self::table(ui, &c);
+        let clicked = Self::table(ui, &c, self.selected.as_ref(), self.detail.is_some());
+        if let Some(sel) = clicked {
+            self.selected = Some(sel);
+        }
+        if self.detail_job.is_some() {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("its instances in A and B…");
+            });
+        } else if let Some(d) = self.detail() {
+            ui.separator();
+            d.ui(ui);
+        }
     }
 
-    fn table(ui: &mut Ui, c: &Comparison) {
+    /// The rows; the scope whose name was clicked.
+    fn table(
+        ui: &mut Ui,
+        c: &Comparison,
+        selected: Option<&(String, String)>,
+        detail: bool,
+    ) -> Option<(String, String)> {
+        let mut clicked = None;
         let ms = |ns: f64| format!("{:.3}", ns / 1e6);
         egui::ScrollArea::vertical()
             .id_salt("compare rows")
-            .max_height(ui.available_height() * 0.65)
+            .max_height(ui.available_height() * if detail { 0.35 } else { 0.65 })
             .show(ui, |ui| {
                 egui::Grid::new("compare grid")
                     .striped(true)
@@ -313,7 +379,20 @@ impl CompareWindow {
                                 Kind::Scope => "scope",
                                 Kind::State => "state",
                             });
-                            ui.label(&r.name);
+                            let key = (r.ty.clone(), r.name.clone());
+                            if r.kind == Kind::Scope {
+                                if ui
+                                    .selectable_label(selected == Some(&key), &r.name)
+                                    .on_hover_text(
+                                        "Its time per thread and its durations in A and B",
+                                    )
+                                    .clicked()
+                                {
+                                    clicked = Some(key);
+                                }
+                            } else {
+                                ui.label(&r.name);
+                            }
                             ui.label(&r.ty);
                             ui.label(ms(r.a as f64));
                             ui.label(ms(r.b as f64));
@@ -370,6 +449,7 @@ impl CompareWindow {
                 ui.label(RichText::new(format!("No POP metrics: {why}")).weak());
             }
         }
+        clicked
     }
 }
 
