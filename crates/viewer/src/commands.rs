@@ -21,7 +21,7 @@ pub enum Command {
     IntervalsBreakdown {
         key: ScopeKey,
         label: String,
-        within: crate::scope_panel::Intervals,
+        within: crate::shared::Intervals,
     },
     /// Close the breakdown windows of event type `ty` (a clustering replaced by another, or
     /// closed: its clusters' windows showed what is gone).

@@ -6,6 +6,7 @@
 //!   drawn, from the `prvscope-draw` crate (no GUI crate);
 //! - [`scope_panel`]: the Carnival-like source and scope panel beside the timeline;
 //! - [`breakdown`]: a scope's time per thread and state in windows of their own (bar charts);
+//! - [`shared`]: the types the panels and windows share (below all of them);
 //! - [`commands`]: the one channel from the widgets to the app;
 //! - [`windows`]: the floating windows of a trace (histograms, POP, clustering), driven alike;
 //! - [`jobs`]: background work on its own thread, which wakes the UI when it is done;
@@ -28,6 +29,7 @@ pub mod part_dialog;
 pub mod pop_window;
 pub mod scope_panel;
 pub mod settings;
+pub mod shared;
 pub mod timeline;
 pub mod windows;
 

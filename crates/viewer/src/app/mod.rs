@@ -683,9 +683,4 @@ impl eframe::App for App {
 }
 
 /// The file name of a trace.
-pub fn trace_file_name(trace: &Trace) -> String {
-    trace.path.file_name().map_or_else(
-        || trace.path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
-}
+pub use crate::shared::trace_file_name;

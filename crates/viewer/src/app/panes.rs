@@ -511,7 +511,7 @@ fn pane_header(ui: &mut Ui, l: &Loaded, i: usize, actions: &mut Vec<Action>) {
     ui.horizontal(|ui| {
         if p.guest.is_some() {
             // A window of another trace: its name, and its own view list.
-            let name = super::trace_file_name(trace);
+            let name = crate::shared::trace_file_name(trace);
             ui.label(RichText::new(format!("{}: {name}", p.id)).strong())
                 .on_hover_text(trace.path.display().to_string());
             ui.menu_button(view, |ui| {

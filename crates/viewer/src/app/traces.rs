@@ -11,7 +11,7 @@ use super::{App, Loaded};
 
 /// The name of `l`'s trace, as the list shows it.
 pub fn trace_name(l: &Loaded) -> String {
-    super::trace_file_name(&l.trace)
+    crate::shared::trace_file_name(&l.trace)
 }
 
 pub(super) fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
@@ -86,7 +86,7 @@ impl App {
             self.status = format!(
                 "timeline window {} of {} opened",
                 l.panes.list[i].id,
-                super::trace_file_name(&other)
+                crate::shared::trace_file_name(&other)
             );
         }
     }

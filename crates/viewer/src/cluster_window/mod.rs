@@ -88,7 +88,7 @@ fn drawn_points(c: &Clustering) -> Drawn {
 }
 
 /// The bursts `bursts` of `c` per thread (of `rows`), in time order.
-fn intervals_of(c: &Clustering, bursts: &[usize], rows: usize) -> crate::scope_panel::Intervals {
+fn intervals_of(c: &Clustering, bursts: &[usize], rows: usize) -> crate::shared::Intervals {
     let mut per: Vec<Vec<(u64, u64)>> = vec![Vec::new(); rows];
     for &i in bursts {
         let b = &c.bursts.list[i];
@@ -119,7 +119,7 @@ struct Selection {
     mask: Vec<bool>,
     /// The bursts selected per thread, in time order: the timeline's outline (made once per
     /// selection, not per frame).
-    intervals: crate::scope_panel::Intervals,
+    intervals: crate::shared::Intervals,
     /// The cluster selected in the table.
     class: Option<Class>,
 }
@@ -301,7 +301,7 @@ impl ClusterWindow {
     }
 
     /// The bursts selected, as intervals per thread, for the timeline's outline.
-    pub fn highlight(&self) -> Option<crate::scope_panel::Intervals> {
+    pub fn highlight(&self) -> Option<crate::shared::Intervals> {
         self.selection.as_ref().map(|s| Arc::clone(&s.intervals))
     }
 

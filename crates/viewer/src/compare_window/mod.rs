@@ -200,7 +200,7 @@ impl CompareWindow {
             let pop = options.3;
             self.job = Some(Job::spawn(ctx, "compare", move |_| {
                 let side = |t: &Trace| -> Result<compare::Run, String> {
-                    let name = crate::app::trace_file_name(t);
+                    let name = crate::shared::trace_file_name(t);
                     let found = compare::find(t, &region).map_err(|e| format!("{name}: {e}"))?;
                     let options = compare::Options {
                         types: Vec::new(),
@@ -218,8 +218,8 @@ impl CompareWindow {
         let mut open = self.open;
         let title = format!(
             "Compare {} with {}",
-            crate::app::trace_file_name(a),
-            crate::app::trace_file_name(&self.b)
+            crate::shared::trace_file_name(a),
+            crate::shared::trace_file_name(&self.b)
         );
         egui::Window::new(title)
             .id(egui::Id::NULL.with("compare window"))
@@ -271,10 +271,10 @@ impl CompareWindow {
         ui.horizontal(|ui| {
             ui.label(format!(
                 "A: {} ({} threads), {}   B: {} ({} threads), {}",
-                crate::app::trace_file_name(a),
+                crate::shared::trace_file_name(a),
                 c.a.threads,
                 c.a.region.how,
-                crate::app::trace_file_name(&self.b),
+                crate::shared::trace_file_name(&self.b),
                 c.b.threads,
                 c.b.region.how
             ));
@@ -455,7 +455,7 @@ impl CompareWindow {
 
 impl crate::windows::ToolWindow for CompareWindow {
     fn title(&self) -> String {
-        format!("Compare with {}", crate::app::trace_file_name(&self.b))
+        format!("Compare with {}", crate::shared::trace_file_name(&self.b))
     }
     fn is_open(&self) -> bool {
         self.open

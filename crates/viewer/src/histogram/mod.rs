@@ -27,7 +27,7 @@ use prvscope_store::signal::CustomRef;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::jobs::Job;
-use crate::scope_panel::Intervals;
+use crate::shared::Intervals;
 
 mod table;
 pub use table::{ROW as TABLE_ROW, time_unit, unit};

@@ -60,7 +60,7 @@ impl<T: Send + 'static> WindowJob<T> {
 }
 
 /// Per-thread intervals of the selected scope (what the timeline highlights).
-pub type Intervals = Arc<Vec<Vec<(u64, u64)>>>;
+pub use crate::shared::Intervals;
 
 /// The computation of a scope's intervals.
 type IntervalJob = WindowJob<Vec<Vec<(u64, u64)>>>;

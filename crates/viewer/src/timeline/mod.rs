@@ -243,7 +243,7 @@ impl Timeline {
     }
 
     /// The intervals outlined per thread (the scope selected in the scope panel).
-    pub fn highlight(&self) -> Option<&super::scope_panel::Intervals> {
+    pub fn highlight(&self) -> Option<&crate::shared::Intervals> {
         self.pointer.highlight.as_ref()
     }
 

@@ -88,7 +88,7 @@ pub(crate) struct Pointer {
     pub hovered: Option<Details>,
     pub hovered_row: Option<usize>,
     /// Intervals to outline per thread (the scope selected in the scope panel).
-    pub highlight: Option<crate::scope_panel::Intervals>,
+    pub highlight: Option<crate::shared::Intervals>,
     /// Classes to paint over the rows instead of their values (the Clusters view).
     pub classes: Option<std::sync::Arc<ClassFill>>,
     /// The classes last painted per visible row, and what they were computed for (the
