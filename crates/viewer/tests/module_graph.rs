@@ -12,24 +12,24 @@ fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut files = vec![src.to_path_buf()];
     while let Some(p) = files.pop() {
         if p.is_dir() {
-            for e in std::fs::read_dir(&p).unwrap() {
-                files.push(e.unwrap().path());
+            for e in std::fs::read_dir(&p).expect("the source folder") {
+                files.push(e.expect("a source folder entry").path());
             }
             continue;
         }
         if p.extension().is_none_or(|e| e != "rs") {
             continue;
         }
-        let rel = p.strip_prefix(src).unwrap();
+        let rel = p.strip_prefix(src).expect("a path under src");
         let top = rel
             .components()
             .next()
-            .unwrap()
+            .expect("a file under src")
             .as_os_str()
             .to_string_lossy()
             .trim_end_matches(".rs")
             .to_owned();
-        let text = std::fs::read_to_string(&p).unwrap();
+        let text = std::fs::read_to_string(&p).expect("a source file");
         let deps = g.entry(top.clone()).or_default();
         for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
             let mut rest = line;
