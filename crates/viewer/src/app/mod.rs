@@ -155,7 +155,9 @@ impl App {
     /// panel is replaced by a new trace's, and when eframe saves).
     fn take_source_folders(&mut self) {
         if let Some(l) = &self.loaded {
-            self.settings.source_folders.clone_from(&l.scopes.folders);
+            self.settings
+                .source_folders
+                .clone_from(&l.scopes.src.folders);
         }
     }
 

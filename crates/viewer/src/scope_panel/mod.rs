@@ -10,11 +10,11 @@
 //! - `source_view`: the source view with its line heat, scope bars and profile map;
 //! - `table`: the scope table.
 
+mod parts;
 mod source_view;
 mod table;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -31,10 +31,9 @@ use prvscope_analysis::scopes::{
 };
 use prvscope_analysis::source::{Found, SourceFinder};
 use prvscope_store::Trace;
-use prvscope_store::TraceStore;
 
 /// A computation on a worker thread for the window `[t0, t1)`.
-struct WindowJob<T> {
+pub(crate) struct WindowJob<T> {
     t0: u64,
     t1: u64,
     job: Job<Result<T, Cancelled>>,
@@ -63,68 +62,20 @@ impl<T: Send + 'static> WindowJob<T> {
 pub use crate::shared::Intervals;
 
 /// The computation of a scope's intervals.
-type IntervalJob = WindowJob<Vec<Vec<(u64, u64)>>>;
+pub(crate) type IntervalJob = WindowJob<Vec<Vec<(u64, u64)>>>;
 
-/// The panel's state.
+/// The panel's state, a part per concern ([`parts`]).
 pub struct ScopePanel {
-    store: Arc<TraceStore>,
-    ctx: Arc<ScopeContext>,
-    /// The scope types read.
-    pub(crate) types: Vec<ScopeType>,
-    /// Statistics over the whole trace instead of the visible window.
-    pub(crate) whole_trace: bool,
-    end_time: u64,
-    /// The analysis shown: the whole one, or one application's part of it.
-    analysis: Option<Arc<ScopeAnalysis>>,
-    /// The whole analysis, of every counted row.
-    full: Option<Arc<ScopeAnalysis>>,
-    /// The rows of each application of the trace.
-    application_rows: Vec<std::ops::Range<usize>>,
-    /// The application shown when several ran (1-based), each with its own shares.
-    pub(crate) application: usize,
-    job: Option<WindowJob<ScopeAnalysis>>,
-    /// The selected scope.
-    pub(crate) selected: Option<ScopeKey>,
-    highlight: Option<(ScopeKey, Intervals)>,
-    highlight_job: Option<(ScopeKey, IntervalJob)>,
-    /// The source file shown (its name).
-    pub(crate) file: Option<String>,
-    sources: HashMap<String, Arc<Found>>,
-    /// The shown file's text, heat and scope lanes for the current analysis (built when the
-    /// analysis or the file changes, not per frame).
-    prepared: Option<Arc<Prepared>>,
-    /// The table's order for (analysis, sort).
-    table_order: Option<(usize, (SortBy, bool), Vec<usize>)>,
-    finder: SourceFinder,
-    /// Folders the user added to the source search (remembered).
-    pub(crate) folders: RecentFiles,
-    folder_dialog: Option<crate::file_dialog::FileDialog>,
-    /// What the last "Add source folder…" did.
-    folder_note: Option<String>,
+    pub(crate) an: parts::Analysing,
+    pub(crate) sel: parts::Selection,
+    pub(crate) src: parts::Source,
+    pub(crate) table: parts::Table,
+    pub(crate) edit: parts::TypesEdit,
     /// The breakdown windows.
     breakdowns: Breakdowns,
-    scroll_to_line: Option<u32>,
-    /// The first source line in view (1-based), after the last frame.
-    pub(crate) first_visible_line: u32,
-    /// Source lines of the file shown.
-    pub(crate) line_count: usize,
-    pub(crate) sort: (SortBy, bool),
     /// Thread names and groups, state colours and labels, the time unit.
     facts: Facts,
     ns_per_tick: u64,
-    /// The length of the window analysed (ticks): its times are shown with the digits it
-    /// needs.
-    span: u64,
-    trace_path: PathBuf,
-    ships_sources: bool,
-    /// The scope types as the user edits them (comma-separated numbers).
-    pub(crate) types_text: String,
-    /// What the last edit of the types could not read, or the types it named that the trace
-    /// lacks.
-    pub(crate) types_note: Option<String>,
-    auto_types: Vec<ScopeType>,
-    /// The window whose analysis the user cancelled: not restarted until the window changes.
-    cancelled: Option<(u64, u64)>,
 }
 
 impl ScopePanel {
@@ -138,56 +89,67 @@ impl ScopePanel {
         let folders = folders.clone();
         let finder = super::loader::source_finder(trace, folders.paths());
         ScopePanel {
-            store,
-            ctx,
-            types,
-            whole_trace: false,
-            end_time: trace.header.end_time.max(trace.store.end_time()),
-            analysis: None,
-            full: None,
-            application_rows: prvscope_format::RowMap::new(&trace.header).application_rows(),
-            application: 1,
-            job: None,
-            selected: None,
-            highlight: None,
-            highlight_job: None,
-            file: None,
-            sources: HashMap::new(),
-            prepared: None,
-            table_order: None,
-            finder,
-            folders,
-            folder_dialog: None,
-            folder_note: None,
+            an: parts::Analysing {
+                store,
+                ctx,
+                types,
+                auto_types,
+                whole_trace: false,
+                end_time: trace.header.end_time.max(trace.store.end_time()),
+                span: trace.header.end_time.max(1),
+                analysis: None,
+                full: None,
+                application_rows: prvscope_format::RowMap::new(&trace.header).application_rows(),
+                application: 1,
+                job: None,
+                cancelled: None,
+            },
+            sel: parts::Selection {
+                selected: None,
+                highlight: None,
+                highlight_job: None,
+            },
+            src: parts::Source {
+                file: None,
+                sources: HashMap::new(),
+                prepared: None,
+                finder,
+                folders,
+                folder_dialog: None,
+                folder_note: None,
+                scroll_to_line: None,
+                first_visible_line: 1,
+                line_count: 0,
+                trace_path: trace.path.clone(),
+                ships_sources: !trace.shipped_sources.is_empty(),
+            },
+            table: parts::Table {
+                sort: (SortBy::Inclusive, true),
+                table_order: None,
+            },
+            edit: parts::TypesEdit {
+                types_text,
+                types_note: None,
+            },
             breakdowns: Breakdowns::default(),
-            scroll_to_line: None,
-            first_visible_line: 1,
-            line_count: 0,
-            sort: (SortBy::Inclusive, true),
             facts: Facts::new(trace),
             ns_per_tick: trace.header.time_unit.ns_per_tick(),
-            span: trace.header.end_time.max(1),
-            trace_path: trace.path.clone(),
-            ships_sources: !trace.shipped_sources.is_empty(),
-            types_text,
-            types_note: None,
-            auto_types,
-            cancelled: None,
         }
     }
 
     /// The latest finished analysis, as shown (one application's part of it when several
     /// ran).
     pub fn analysis(&self) -> Option<&Arc<ScopeAnalysis>> {
-        self.analysis.as_ref()
+        self.an.analysis.as_ref()
     }
 
     /// The applications whose rows the latest analysis counts (1-based), with those rows.
     pub fn counted_applications(&self) -> Vec<(usize, Vec<usize>)> {
-        let Some(a) = &self.full else {
+        let Some(a) = &self.an.full else {
             return Vec::new();
         };
-        self.application_rows
+        self.an
+            .application_rows
             .iter()
             .enumerate()
             .map(|(i, rows)| {
@@ -203,20 +165,20 @@ impl ScopePanel {
 
     /// Shows application `appl` (1-based) when several ran, each with its own shares.
     pub fn set_application(&mut self, appl: usize) {
-        self.application = appl;
+        self.an.application = appl;
         self.show_application();
     }
 
     /// The analysis shown from the whole one: the application chosen when several ran.
     fn show_application(&mut self) {
-        let Some(full) = self.full.clone() else {
+        let Some(full) = self.an.full.clone() else {
             return;
         };
         let apps = self.counted_applications();
-        self.analysis = Some(if apps.len() > 1 {
+        self.an.analysis = Some(if apps.len() > 1 {
             let rows = apps
                 .iter()
-                .find(|(i, _)| *i == self.application)
+                .find(|(i, _)| *i == self.an.application)
                 .or(apps.first())
                 .map(|(_, r)| r.clone())
                 .unwrap_or_default();
@@ -224,33 +186,33 @@ impl ScopePanel {
         } else {
             full
         });
-        self.prepared = None;
-        self.table_order = None;
+        self.src.prepared = None;
+        self.table.table_order = None;
     }
 
     /// True while an analysis runs.
     pub fn is_busy(&self) -> bool {
-        self.job.is_some() || self.highlight_job.is_some()
+        self.an.job.is_some() || self.sel.highlight_job.is_some()
     }
 
     /// The scope types read.
     pub fn types(&self) -> &[ScopeType] {
-        &self.types
+        &self.an.types
     }
 
     /// The selected scope.
     pub fn selected(&self) -> Option<ScopeKey> {
-        self.selected
+        self.sel.selected
     }
 
     /// The source file shown (its name).
     pub fn file(&self) -> Option<&str> {
-        self.file.as_deref()
+        self.src.file.as_deref()
     }
 
     /// Folders the user added to the source search.
     pub fn folders(&self) -> &RecentFiles {
-        &self.folders
+        &self.src.folders
     }
 
     /// The breakdown windows.
@@ -282,10 +244,11 @@ impl ScopePanel {
     /// Opens the breakdown window of `key` on `tab`, or brings it to the front on that tab.
     pub fn open_breakdown_on(&mut self, key: ScopeKey, tab: Tab) {
         let name = self
+            .an
             .analysis
             .as_ref()
             .and_then(|a| a.find(key).and_then(|i| a.scopes.get(i)))
-            .map_or_else(|| self.ctx.scope_name(key), |s| s.name.clone());
+            .map_or_else(|| self.an.ctx.scope_name(key), |s| s.name.clone());
         self.breakdowns.open(key, name, tab);
     }
 
@@ -293,7 +256,8 @@ impl ScopePanel {
     /// and returns it; `None` when no scope is open there. The thread's events up to `t` are
     /// replayed ([`scopes::stack_at`]).
     pub fn open_breakdown_at(&mut self, thread: usize, t: u64) -> Option<ScopeKey> {
-        let key = *scopes::stack_at(&self.store, &self.ctx, &self.types, thread, t).last()?;
+        let key =
+            *scopes::stack_at(&self.an.store, &self.an.ctx, &self.an.types, thread, t).last()?;
         self.open_breakdown(key);
         Some(key)
     }
@@ -311,16 +275,17 @@ impl ScopePanel {
     ) {
         // The panel's types are listed; the callers only tell where the intervals end.
         let type_labels = self
+            .an
             .types
             .iter()
-            .map(|t| (t.ty, self.ctx.type_label(t.ty)))
+            .map(|t| (t.ty, self.an.ctx.type_label(t.ty)))
             .collect();
-        let types = scopes::with_callers(self.types.clone(), &self.store.event_types());
-        let (store, scope_ctx) = (Arc::clone(&self.store), Arc::clone(&self.ctx));
+        let types = scopes::with_callers(self.an.types.clone(), &self.an.store.event_types());
+        let (store, scope_ctx) = (Arc::clone(&self.an.store), Arc::clone(&self.an.ctx));
         let query = ScopeQuery {
             types,
             t0: 0,
-            t1: self.end_time,
+            t1: self.an.end_time,
         };
         let job = Job::spawn(ctx, "intervals-breakdown", move |cancel| {
             let a = scopes::analyze_within(&store, &scope_ctx, &query, &within, Some(cancel))?;
@@ -357,27 +322,27 @@ impl ScopePanel {
     /// Draws the breakdown windows over `ctx` (every frame, whether the panel is shown or not).
     pub fn breakdowns_ui(&mut self, ctx: &egui::Context) {
         let shown = Shown {
-            analysis: self.analysis.as_ref(),
+            analysis: self.an.analysis.as_ref(),
             facts: &self.facts,
-            whole_trace: self.whole_trace,
-            busy: self.job.is_some(),
+            whole_trace: self.an.whole_trace,
+            busy: self.an.job.is_some(),
         };
         self.breakdowns.ui(ctx, &shown);
     }
 
     /// The first source line in view (1-based), after the last frame.
     pub fn first_visible_line(&self) -> u32 {
-        self.first_visible_line
+        self.src.first_visible_line
     }
 
     /// Source lines of the file shown.
     pub fn line_count(&self) -> usize {
-        self.line_count
+        self.src.line_count
     }
 
     /// The intervals of the selected scope, once computed.
     pub fn highlight(&self) -> Option<Intervals> {
-        match (&self.highlight, self.selected) {
+        match (&self.sel.highlight, self.sel.selected) {
             (Some((k, iv)), Some(s)) if *k == s => Some(Arc::clone(iv)),
             _ => None,
         }
@@ -387,35 +352,40 @@ impl ScopePanel {
     /// finished results; `ctx` is repainted when a computation finishes.
     pub fn update(&mut self, ctx: &egui::Context, window: TimeWindow) {
         self.poll();
-        if self.types.is_empty() {
+        if self.an.types.is_empty() {
             return;
         }
-        let (t0, t1) = if self.whole_trace {
-            (0, self.end_time)
+        let (t0, t1) = if self.an.whole_trace {
+            (0, self.an.end_time)
         } else {
             (
                 window.start,
-                window.end().min(self.end_time).max(window.start),
+                window.end().min(self.an.end_time).max(window.start),
             )
         };
         let have = self
+            .an
             .analysis
             .as_ref()
             .is_some_and(|a| a.t0 == t0 && a.t1 == t1);
-        let running = self.job.as_ref().is_some_and(|j| j.t0 == t0 && j.t1 == t1);
-        if self.cancelled.is_some_and(|c| c != (t0, t1)) {
-            self.cancelled = None;
+        let running = self
+            .an
+            .job
+            .as_ref()
+            .is_some_and(|j| j.t0 == t0 && j.t1 == t1);
+        if self.an.cancelled.is_some_and(|c| c != (t0, t1)) {
+            self.an.cancelled = None;
         }
-        if !have && !running && self.cancelled.is_none() {
-            if let Some(old) = self.job.take() {
+        if !have && !running && self.an.cancelled.is_none() {
+            if let Some(old) = self.an.job.take() {
                 old.cancel();
             }
             let (store, scope_ctx, types) = (
-                Arc::clone(&self.store),
-                Arc::clone(&self.ctx),
-                self.types.clone(),
+                Arc::clone(&self.an.store),
+                Arc::clone(&self.an.ctx),
+                self.an.types.clone(),
             );
-            self.job = Some(WindowJob::start(
+            self.an.job = Some(WindowJob::start(
                 ctx,
                 "scope-analysis",
                 (t0, t1),
@@ -429,20 +399,20 @@ impl ScopePanel {
                 },
             ));
         }
-        if let Some(key) = self.selected
-            && self.highlight.as_ref().is_none_or(|h| h.0 != key)
-            && self.highlight_job.as_ref().is_none_or(|j| j.0 != key)
+        if let Some(key) = self.sel.selected
+            && self.sel.highlight.as_ref().is_none_or(|h| h.0 != key)
+            && self.sel.highlight_job.as_ref().is_none_or(|j| j.0 != key)
         {
-            if let Some((_, old)) = self.highlight_job.take() {
+            if let Some((_, old)) = self.sel.highlight_job.take() {
                 old.cancel();
             }
             let (store, scope_ctx, types) = (
-                Arc::clone(&self.store),
-                Arc::clone(&self.ctx),
-                self.types.clone(),
+                Arc::clone(&self.an.store),
+                Arc::clone(&self.an.ctx),
+                self.an.types.clone(),
             );
-            let end = self.end_time;
-            self.highlight_job = Some((
+            let end = self.an.end_time;
+            self.sel.highlight_job = Some((
                 key,
                 WindowJob::start(ctx, "scope-intervals", (0, end), move |cancel| {
                     scopes::scope_intervals(&store, &scope_ctx, &types, key, 0, end, Some(cancel))
@@ -452,25 +422,25 @@ impl ScopePanel {
     }
 
     fn poll(&mut self) {
-        if let Some(job) = &mut self.job
+        if let Some(job) = &mut self.an.job
             && let Some(result) = job.job.poll()
         {
-            self.job = None;
+            self.an.job = None;
             if let Ok(a) = result {
-                if self.file.is_none() {
-                    self.file = a.files().into_iter().next();
+                if self.src.file.is_none() {
+                    self.src.file = a.files().into_iter().next();
                 }
-                self.full = Some(Arc::new(a));
+                self.an.full = Some(Arc::new(a));
                 self.show_application();
             }
         }
-        if let Some((key, job)) = &mut self.highlight_job
+        if let Some((key, job)) = &mut self.sel.highlight_job
             && let Some(result) = job.job.poll()
         {
             let key = *key;
-            self.highlight_job = None;
+            self.sel.highlight_job = None;
             if let Ok(iv) = result {
-                self.highlight = Some((key, Arc::new(iv)));
+                self.sel.highlight = Some((key, Arc::new(iv)));
             }
         }
     }
@@ -478,11 +448,11 @@ impl ScopePanel {
     /// Takes the folder chosen in "Add source folder…" (the in-app browser is drawn here
     /// when the system dialog cannot open).
     fn poll_folder_dialog(&mut self, ctx: &egui::Context) {
-        if let Some(d) = &mut self.folder_dialog
+        if let Some(d) = &mut self.src.folder_dialog
             && let Some(choice) = d.poll(ctx)
         {
-            self.folder_dialog = None;
-            self.folder_note = Some(match choice.into_iter().next() {
+            self.src.folder_dialog = None;
+            self.src.folder_note = Some(match choice.into_iter().next() {
                 Some(dir) => {
                     self.add_folder(&dir);
                     format!("source folder {} added", dir.display())
@@ -494,7 +464,7 @@ impl ScopePanel {
 
     /// Blocks until the running computations have finished (tests, command line).
     pub fn wait(&mut self) {
-        while self.job.is_some() || self.highlight_job.is_some() {
+        while self.an.job.is_some() || self.sel.highlight_job.is_some() {
             self.poll();
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
@@ -503,35 +473,35 @@ impl ScopePanel {
     /// Reads the scopes of these types from now on (the automatic choice when empty).
     pub fn set_types(&mut self, types: Vec<ScopeType>) {
         let types = if types.is_empty() {
-            self.auto_types.clone()
+            self.an.auto_types.clone()
         } else {
             types
         };
-        let present = self.store.event_types();
+        let present = self.an.store.event_types();
         let missing: Vec<String> = types
             .iter()
             .filter(|t| !present.contains(&t.ty))
             .map(|t| t.ty.to_string())
             .collect();
-        self.types_note = (!missing.is_empty()).then(|| {
+        self.edit.types_note = (!missing.is_empty()).then(|| {
             format!(
                 "no event of type {} in the trace: the table holds the other types",
                 missing.join(", ")
             )
         });
-        self.types_text = types_text(&types, self.ctx.pcf());
-        if types == self.types {
+        self.edit.types_text = types_text(&types, self.an.ctx.pcf());
+        if types == self.an.types {
             return;
         }
-        self.types = types;
+        self.an.types = types;
         self.restart();
     }
 
     /// Reads 0 as null or as a value from now on (the timeline's "Zero is null"): the table
     /// is recomputed when that changes.
     pub fn set_zero_is_null(&mut self, zero_is_null: bool) {
-        if self.ctx.zero_is_null() != zero_is_null {
-            self.ctx = Arc::new(self.ctx.with_zero_is_null(zero_is_null));
+        if self.an.ctx.zero_is_null() != zero_is_null {
+            self.an.ctx = Arc::new(self.an.ctx.with_zero_is_null(zero_is_null));
             self.restart();
         }
     }
@@ -539,50 +509,52 @@ impl ScopePanel {
     /// Drops the analysis and what was computed from it, so that the next update starts
     /// again.
     fn restart(&mut self) {
-        if let Some(j) = self.job.take() {
+        if let Some(j) = self.an.job.take() {
             j.cancel();
         }
-        if let Some((_, j)) = self.highlight_job.take() {
+        if let Some((_, j)) = self.sel.highlight_job.take() {
             j.cancel();
         }
-        self.analysis = None;
-        self.full = None;
-        self.selected = None;
-        self.highlight = None;
-        self.file = None;
-        self.cancelled = None;
+        self.an.analysis = None;
+        self.an.full = None;
+        self.sel.selected = None;
+        self.sel.highlight = None;
+        self.src.file = None;
+        self.an.cancelled = None;
     }
 
     /// Adds a folder to the source search and remembers it.
     pub fn add_folder(&mut self, dir: &std::path::Path) {
-        self.folders.add(dir);
-        self.finder = if self.ships_sources {
-            self.finder.clone()
+        self.src.folders.add(dir);
+        self.src.finder = if self.src.ships_sources {
+            self.src.finder.clone()
         } else {
-            SourceFinder::for_trace(&self.trace_path, self.folders.paths())
+            SourceFinder::for_trace(&self.src.trace_path, self.src.folders.paths())
         };
-        self.sources.clear();
-        self.prepared = None;
+        self.src.sources.clear();
+        self.src.prepared = None;
     }
 
     /// Selects a scope: shows its file at its first line and highlights it on the timeline.
     pub fn select(&mut self, key: ScopeKey) {
-        self.selected = Some(key);
+        self.sel.selected = Some(key);
         let loc = self
+            .an
             .analysis
             .as_ref()
             .and_then(|a| a.find(key).and_then(|i| a.scopes.get(i)))
             .and_then(|s| s.location.clone());
         if let Some(loc) = loc {
-            self.file = Some(loc.file_name().to_owned());
-            self.scroll_to_line = Some(loc.line.saturating_sub(3).max(1));
+            self.src.file = Some(loc.file_name().to_owned());
+            self.src.scroll_to_line = Some(loc.line.saturating_sub(3).max(1));
         }
     }
 
     fn source(&mut self, file: &str) -> Arc<Found> {
-        let finder = &self.finder;
+        let finder = &self.src.finder;
         Arc::clone(
-            self.sources
+            self.src
+                .sources
                 .entry(file.to_owned())
                 .or_insert_with(|| Arc::new(finder.find(file))),
         )
@@ -591,16 +563,18 @@ impl ScopePanel {
     /// The prepared view of `file` for `a`, rebuilt only when either changed.
     fn prepared(&mut self, a: &Arc<ScopeAnalysis>, file: &str) -> Arc<Prepared> {
         let fresh = self
+            .src
             .prepared
             .as_ref()
             .is_some_and(|p| Arc::ptr_eq(&p.analysis, a) && p.file == file);
         if !fresh {
             let found = self.source(file);
             let fresh = Arc::new(Prepared::new(a, file, found));
-            self.prepared = Some(Arc::clone(&fresh));
+            self.src.prepared = Some(Arc::clone(&fresh));
             return fresh;
         }
-        self.prepared
+        self.src
+            .prepared
             .clone()
             .unwrap_or_else(|| Arc::new(Prepared::new(a, file, self.source(file))))
     }
@@ -613,17 +587,17 @@ impl ScopePanel {
     pub fn ui(&mut self, ui: &mut Ui) {
         ui.horizontal(|ui| {
             ui.heading("Scopes");
-            ui.checkbox(&mut self.whole_trace, "Whole trace")
+            ui.checkbox(&mut self.an.whole_trace, "Whole trace")
                 .on_hover_text("Statistics of the whole trace instead of the visible window");
-            if let Some(j) = &self.job {
+            if let Some(j) = &self.an.job {
                 ui.spinner();
                 if ui.button("Cancel analysis").clicked() {
                     j.cancel();
-                    self.cancelled = Some((j.t0, j.t1));
-                    self.job = None;
+                    self.an.cancelled = Some((j.t0, j.t1));
+                    self.an.job = None;
                 }
-            } else if self.cancelled.is_some() && ui.button("Analyse").clicked() {
-                self.cancelled = None;
+            } else if self.an.cancelled.is_some() && ui.button("Analyse").clicked() {
+                self.an.cancelled = None;
             }
             // One line for the title, the types and the window: the panel is low (the
             // timeline keeps most of the height), its rows are for the table.
@@ -631,7 +605,7 @@ impl ScopePanel {
             let label = ui.label("Scope types");
             let edit = ui
                 .add(
-                    egui::TextEdit::singleline(&mut self.types_text)
+                    egui::TextEdit::singleline(&mut self.edit.types_text)
                         .desired_width(220.0)
                         .hint_text("e.g. 60000019,50000002"),
                 )
@@ -645,13 +619,13 @@ impl ScopePanel {
             let apply = ui.button("Apply").clicked()
                 || (edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)));
             if apply {
-                match parse_types(&self.types_text, self.ctx.pcf()) {
+                match parse_types(&self.edit.types_text, self.an.ctx.pcf()) {
                     Ok(parsed) => self.set_types(parsed),
-                    Err(e) => self.types_note = Some(format!("types not changed: {e}")),
+                    Err(e) => self.edit.types_note = Some(format!("types not changed: {e}")),
                 }
             }
-            if let Some(a) = &self.analysis
-                && !self.types.is_empty()
+            if let Some(a) = &self.an.analysis
+                && !self.an.types.is_empty()
             {
                 ui.separator();
                 ui.label(format!(
@@ -661,26 +635,26 @@ impl ScopePanel {
                 ));
             }
         });
-        if let Some(note) = &self.types_note {
+        if let Some(note) = &self.edit.types_note {
             ui.label(egui::RichText::new(note).color(crate::theme::WARNING));
         }
-        if self.types.is_empty() {
+        if self.an.types.is_empty() {
             ui.label("No scope event types in this trace (user functions, OpenMP, MPI, sampled functions): name some above.");
             return;
         }
-        if self.cancelled.is_some() && self.analysis.is_none() {
+        if self.an.cancelled.is_some() && self.an.analysis.is_none() {
             ui.label("The analysis was cancelled.");
             return;
         }
-        let Some(a) = self.analysis.clone() else {
+        let Some(a) = self.an.analysis.clone() else {
             ui.label("analysing…");
             return;
         };
-        self.span = a.span();
+        self.an.span = a.span();
         if let Some(note) = a.order_note() {
             ui.label(egui::RichText::new(note).color(crate::theme::WARNING));
         }
-        let files = match &self.file {
+        let files = match &self.src.file {
             Some(f) => {
                 let f = f.clone();
                 self.prepared(&a, &f).files.clone()
@@ -690,7 +664,7 @@ impl ScopePanel {
         let apps = self.counted_applications();
         ui.horizontal(|ui| {
             if apps.len() > 1 {
-                let mut chosen = self.application;
+                let mut chosen = self.an.application;
                 egui::ComboBox::from_id_salt("scope-application")
                     .selected_text(format!("application {chosen}"))
                     .show_ui(ui, |ui| {
@@ -704,11 +678,12 @@ impl ScopePanel {
                     })
                     .response
                     .on_hover_text("Each application's scopes, as shares of its own threads' time");
-                if chosen != self.application {
+                if chosen != self.an.application {
                     self.set_application(chosen);
                 }
             }
             let counted = self
+                .an
                 .full
                 .as_ref()
                 .map_or_else(String::new, |f| f.counted_text());
@@ -720,6 +695,7 @@ impl ScopePanel {
                 );
             ui.separator();
             let current = self
+                .src
                 .file
                 .clone()
                 .unwrap_or_else(|| "(no source file)".to_owned());
@@ -728,11 +704,11 @@ impl ScopePanel {
                 .show_ui(ui, |ui| {
                     for f in &files {
                         if ui
-                            .selectable_label(self.file.as_ref() == Some(f), f)
+                            .selectable_label(self.src.file.as_ref() == Some(f), f)
                             .clicked()
                         {
-                            self.file = Some(f.clone());
-                            self.scroll_to_line = Some(1);
+                            self.src.file = Some(f.clone());
+                            self.src.scroll_to_line = Some(1);
                         }
                     }
                 });
@@ -740,7 +716,7 @@ impl ScopePanel {
                 .button("Add source folder…")
                 .on_hover_text("Search this folder for source files too (remembered)")
                 .clicked()
-                && self.folder_dialog.is_none()
+                && self.src.folder_dialog.is_none()
             {
                 // From the trace's folder, where its sources usually are.
                 let spec = crate::file_dialog::Spec::new(
@@ -748,16 +724,17 @@ impl ScopePanel {
                     crate::file_dialog::Kind::Folder,
                 )
                 .dir(
-                    self.trace_path
+                    self.src
+                        .trace_path
                         .parent()
                         .filter(|d| d.is_dir())
                         .map(std::path::Path::to_path_buf),
                 );
-                self.folder_dialog = Some(crate::file_dialog::FileDialog::open(ui.ctx(), spec));
+                self.src.folder_dialog = Some(crate::file_dialog::FileDialog::open(ui.ctx(), spec));
             }
             let ctx = ui.ctx().clone();
             self.poll_folder_dialog(&ctx);
-            if let Some(note) = &self.folder_note {
+            if let Some(note) = &self.src.folder_note {
                 ui.label(egui::RichText::new(note).small());
             }
         });

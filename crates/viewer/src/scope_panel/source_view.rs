@@ -74,7 +74,7 @@ struct Drawn {
 impl ScopePanel {
     /// The source view of the file shown (where it was looked for, when it is not found).
     pub(super) fn source_ui(&mut self, ui: &mut Ui, a: &Arc<ScopeAnalysis>) {
-        let Some(file) = self.file.clone() else {
+        let Some(file) = self.src.file.clone() else {
             ui.label("No scope of this window has a source location.");
             return;
         };
@@ -83,7 +83,7 @@ impl ScopePanel {
             self.missing_source_ui(ui, &file, &p);
             return;
         };
-        self.line_count = p.lines.len();
+        self.src.line_count = p.lines.len();
         let shares = Shares::new(&p, a);
         ui.label(match p.source {
             scopes::HeatSource::LineEvents => "line heat: time from sampled and caller line events",
@@ -99,7 +99,7 @@ impl ScopePanel {
         let clicked = self.lines_ui(ui, a, &p, text, &shares, source_rect);
         ui.advance_cursor_after_rect(avail);
         if let Some((key, tab)) = clicked {
-            self.selected = Some(key);
+            self.sel.selected = Some(key);
             self.open_breakdown_on(key, tab);
         }
     }
@@ -127,13 +127,13 @@ impl ScopePanel {
                     for (line, t) in hot.iter().take(50) {
                         ui.label(format!(
                             "{file}:{line}  {}  ({:.1}%)",
-                            format_in_window(*t, self.span, self.ns_per_tick),
+                            format_in_window(*t, self.an.span, self.ns_per_tick),
                             100.0 * *t as f64 / total as f64
                         ));
                     }
                 });
         }
-        self.line_count = 0;
+        self.src.line_count = 0;
     }
 
     /// The profile map: the whole file squeezed into the panel's height; click to scroll there.
@@ -172,7 +172,7 @@ impl ScopePanel {
             && let Some(pos) = map.interact_pointer_pos()
         {
             let f = ((pos.y - map_rect.top()) / map_rect.height()).clamp(0.0, 1.0);
-            self.scroll_to_line = Some((f * n) as u32 + 1);
+            self.src.scroll_to_line = Some((f * n) as u32 + 1);
         }
         map.on_hover_text("Profile map of the file: click to scroll there");
     }
@@ -194,7 +194,7 @@ impl ScopePanel {
             .id_salt("source")
             .auto_shrink([false, false])
             .max_height(source_rect.height());
-        if let Some(line) = self.scroll_to_line.take() {
+        if let Some(line) = self.src.scroll_to_line.take() {
             scroll = scroll.vertical_scroll_offset(line.saturating_sub(1) as f32 * ROW_H);
         }
         let mut clicked: Option<(ScopeKey, Tab)> = None;
@@ -208,7 +208,7 @@ impl ScopePanel {
             let right = left + ui.available_width().max(width);
             let first = (viewport.min.y / ROW_H).floor().max(0.0) as usize;
             let last = ((viewport.max.y / ROW_H).ceil() as usize + 1).min(line_ranges.len());
-            self.first_visible_line = first as u32 + 1;
+            self.src.first_visible_line = first as u32 + 1;
             let painter = ui.painter().clone();
             let drawn = Drawn {
                 left,
@@ -272,7 +272,7 @@ impl ScopePanel {
                 );
                 r.on_hover_text(format!(
                     "line {line_no}: {} ({:.1}% of the file's heat)",
-                    format_in_window(h, self.span, self.ns_per_tick),
+                    format_in_window(h, self.an.span, self.ns_per_tick),
                     100.0 * h as f64 / shares.heat_total as f64
                 ));
             }
@@ -311,7 +311,7 @@ impl ScopePanel {
             if y1 < top + viewport.min.y || y0 > top + viewport.max.y {
                 continue;
             }
-            let selected = self.selected == Some(s.key);
+            let selected = self.sel.selected == Some(s.key);
             let x = left + 2.0 + lane as f32 * LANE_WIDTH;
             let vrect = Rect::from_x_y_ranges(x..=x + LANE_WIDTH - 2.0, y0 + 1.0..=y1 - 1.0);
             let share = s.inclusive as f64 / total;
@@ -332,7 +332,7 @@ impl ScopePanel {
             r.on_hover_text(format!(
                 "{}: lines {first_line}-{last_line}, inclusive {} ({:.1}%): click for its time per thread",
                 s.name,
-                format_in_window(s.inclusive, self.span, self.ns_per_tick),
+                format_in_window(s.inclusive, self.an.span, self.ns_per_tick),
                 100.0 * share
             ));
             // Horizontal bar split by category.

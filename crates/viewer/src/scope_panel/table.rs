@@ -15,13 +15,15 @@ impl ScopePanel {
         let total = a.threads_ticks();
         let id = Arc::as_ptr(a) as usize;
         if self
+            .table
             .table_order
             .as_ref()
-            .is_none_or(|t| t.0 != id || t.1 != self.sort)
+            .is_none_or(|t| t.0 != id || t.1 != self.table.sort)
         {
-            self.table_order = Some((id, self.sort, table_order(a, self.sort)));
+            self.table.table_order = Some((id, self.table.sort, table_order(a, self.table.sort)));
         }
         let order: Vec<&ScopeStats> = self
+            .table
             .table_order
             .as_ref()
             .map(|t| {
@@ -48,16 +50,16 @@ impl ScopePanel {
                             (SortBy::Inclusive, "%"),
                             (SortBy::Entries, "Entries"),
                         ] {
-                            let arrow = if self.sort.0 == col && name != "%" {
-                                if self.sort.1 { " v" } else { " ^" }
+                            let arrow = if self.table.sort.0 == col && name != "%" {
+                                if self.table.sort.1 { " v" } else { " ^" }
                             } else {
                                 ""
                             };
                             if ui.button(format!("{name}{arrow}")).clicked() {
-                                self.sort = (
+                                self.table.sort = (
                                     col,
-                                    if self.sort.0 == col {
-                                        !self.sort.1
+                                    if self.table.sort.0 == col {
+                                        !self.table.sort.1
                                     } else {
                                         true
                                     },
@@ -66,7 +68,7 @@ impl ScopePanel {
                         }
                         ui.end_row();
                         for s in &order {
-                            let selected = self.selected == Some(s.key);
+                            let selected = self.sel.selected == Some(s.key);
                             if ui.selectable_label(selected, &s.name).clicked() {
                                 chosen = Some(s.key);
                             }
@@ -75,8 +77,16 @@ impl ScopePanel {
                                     .as_ref()
                                     .map_or_else(String::new, ToString::to_string),
                             );
-                            ui.label(format_in_window(s.inclusive, self.span, self.ns_per_tick));
-                            ui.label(format_in_window(s.exclusive, self.span, self.ns_per_tick));
+                            ui.label(format_in_window(
+                                s.inclusive,
+                                self.an.span,
+                                self.ns_per_tick,
+                            ));
+                            ui.label(format_in_window(
+                                s.exclusive,
+                                self.an.span,
+                                self.ns_per_tick,
+                            ));
                             ui.label(format!("{:.2}", 100.0 * s.inclusive as f64 / total));
                             ui.label(s.entries.to_string());
                             ui.end_row();
