@@ -9,7 +9,8 @@
 //! - [`shared`]: the types the panels and windows share (below all of them);
 //! - [`commands`]: the one channel from the widgets to the app;
 //! - [`windows`]: the floating windows of a trace (histograms, POP, clustering), driven alike;
-//! - [`jobs`]: background work on its own thread, which wakes the UI when it is done;
+//! - [`jobs`]: background work on its own thread, which wakes the UI when it is done, and the
+//!   thread pools its parallel parts run on (background, at a low priority; interactive);
 //! - [`loader`]: loading off the UI thread (after a memory check), the embedded demo trace;
 //! - [`part_dialog`]: "Open part of a trace" (a time range, some threads) with memory estimates;
 //! - [`settings`]: what the viewer remembers between runs (through eframe's persistence).

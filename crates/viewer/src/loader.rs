@@ -212,74 +212,7 @@ fn load_job(
     }
 }
 
-/// The threads that background work (loads, scope analyses) runs its parallel parts on.
-/// Frames are built on rayon's global pool; if a load's long chunk tasks ran there too, a
-/// frame would wait for them (a 160 ms stall was measured while a 150 MB trace loaded).
-static BACKGROUND: std::sync::LazyLock<Option<rayon::ThreadPool>> =
-    std::sync::LazyLock::new(|| {
-        rayon::ThreadPoolBuilder::new()
-            .thread_name(|i| format!("prvscope-background-{i}"))
-            .start_handler(|_| lower_priority())
-            .build()
-            .ok()
-    });
-
-/// The nice value of the background pool's threads where Linux refuses them its idle
-/// policy (see [`lower_priority`]).
-const BACKGROUND_NICE: i32 = 10;
-
-/// Lowers the calling thread's priority: the operating system runs the frames (the UI
-/// thread, rayon's global pool, the renderer's threads) and the interactive pool first, and
-/// the long work (the scope analysis, the cache write, other views) on the time they leave,
-/// which is all of it while the viewer waits for input. Linux's idle policy (`SCHED_IDLE`);
-/// where refused, a nice value of [`BACKGROUND_NICE`] (a thread's own on Linux). Measured on
-/// the 1 GB trace's `--bench-ui` (2 cores, software OpenGL), while its scope analysis runs:
-/// the same priority as the frames 150-215 ms at most, nice 10 p95 43-49 ms, idle 36-38 ms.
-/// Elsewhere the thread keeps its priority.
-fn lower_priority() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: sched_setscheduler reads the parameter we pass; gettid and setpriority take
-    // plain integers; none keeps a pointer.
-    #[allow(unsafe_code)]
-    unsafe {
-        let param = libc::sched_param { sched_priority: 0 };
-        if libc::sched_setscheduler(0, libc::SCHED_IDLE, &raw const param) != 0 {
-            let tid = libc::gettid();
-            libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, BACKGROUND_NICE);
-        }
-    }
-}
-
-/// Runs `work` with its rayon parallelism on the background pool (the global pool when that
-/// pool could not be made).
-pub fn in_background<R: Send>(work: impl FnOnce() -> R + Send) -> R {
-    match &*BACKGROUND {
-        Some(pool) => pool.install(work),
-        None => work(),
-    }
-}
-
-/// Short work that answers what the user just did (a histogram following the timeline,
-/// read from its kept windows in milliseconds) runs on a pool of its own: on the background
-/// pool it queued behind the scope analysis of the same zoom (83-227 ms measured on the
-/// 1 GB trace, for 4-13 ms of work). The operating system shares the cores among the pools'
-/// threads, so it neither waits for the long work nor holds the frames' pool.
-static INTERACTIVE: std::sync::LazyLock<Option<rayon::ThreadPool>> =
-    std::sync::LazyLock::new(|| {
-        rayon::ThreadPoolBuilder::new()
-            .thread_name(|i| format!("prvscope-interactive-{i}"))
-            .build()
-            .ok()
-    });
-
-/// Runs `work` with its rayon parallelism on the interactive pool (the background pool when
-/// that pool could not be made).
-pub fn in_interactive<R: Send>(work: impl FnOnce() -> R + Send) -> R {
-    match &*INTERACTIVE {
-        Some(pool) => pool.install(work),
-        None => in_background(work),
-    }
-}
+pub use crate::jobs::{in_background, in_interactive};
 
 /// Loads the embedded demo trace.
 pub fn load_demo(options: &LoadOptions) -> Result<Trace, LoadError> {
