@@ -433,6 +433,9 @@ fn the_compare_window_gives_prvscope_compares_rows_and_shows_b_under_a_aligned()
     assert_eq!(wa.start, c.a.region.t0);
     assert_eq!(wb.start, c.b.region.t0);
     assert_eq!(wa.span, wb.span);
+    // Both rulers count from their region's start.
+    assert_eq!(l.pane_timeline(0).unwrap().origin(), Some(c.a.region.t0));
+    assert_eq!(l.pane_timeline(1).unwrap().origin(), Some(c.b.region.t0));
     h.snapshot("compare_epoch_2_and_4_aligned");
 }
 

@@ -19,10 +19,18 @@ impl App {
             {
                 Some(k) => {
                     // The shown trace's window first: B's starts where it shows its region.
+                    // Both rulers count from their region's start.
                     if let Some(l) = &mut self.loaded {
                         l.timeline.zoom_to(*window);
+                        l.timeline.set_origin(Some(window.start));
                     }
                     self.new_timeline_of(k, *shift);
+                    if let Some(l) = &mut self.loaded {
+                        let i = l.pane_count() - 1;
+                        let origin =
+                            u64::try_from(i128::from(window.start) + i128::from(*shift)).ok();
+                        l.set_pane_origin(i, origin);
+                    }
                 }
                 None => self.status = format!("{} is no longer open", path.display()),
             }

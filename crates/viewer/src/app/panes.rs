@@ -189,6 +189,13 @@ impl Loaded {
         Some(p.guest.as_ref().map_or(&self.trace, |g| &g.trace))
     }
 
+    /// Counts window `i`'s ruler from `origin` (see [`Timeline::set_origin`]).
+    pub fn set_pane_origin(&mut self, i: usize, origin: Option<u64>) {
+        if let Some(t) = self.pane_timeline_mut(i) {
+            t.set_origin(origin);
+        }
+    }
+
     /// Is window `i` one of another trace?
     pub fn pane_is_guest(&self, i: usize) -> bool {
         self.panes.list.get(i).is_some_and(|p| p.guest.is_some())

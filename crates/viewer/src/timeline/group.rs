@@ -36,6 +36,16 @@ impl Timeline {
         self.drawn.cache.as_ref().map(|c| c.0.window)
     }
 
+    /// Counts the ruler's times from `origin` (a region's start; `None`: the trace's start).
+    pub fn set_origin(&mut self, origin: Option<u64>) {
+        self.nav.origin = origin;
+    }
+
+    /// Where the ruler counts from.
+    pub fn origin(&self) -> Option<u64> {
+        self.nav.origin
+    }
+
     /// Leaves the keys to another timeline window.
     pub fn set_ignores_keys(&mut self, ignore: bool) {
         self.pointer.ignores_keys = ignore;

@@ -160,6 +160,7 @@ impl Timeline {
                 redo: Vec::new(),
                 end_time,
                 ns_per_tick: trace.header.time_unit.ns_per_tick(),
+                origin: None,
             },
             layout: state::Layout {
                 grouping,

@@ -291,12 +291,35 @@ impl Timeline {
             Stroke::new(1.0, theme::AXIS),
         );
         let font = FontId::proportional(11.0);
+        // Times from the region's start when the window starts after it (two runs aligned):
+        // `+t`, the region's start marked on the rows.
+        let origin = self.nav.origin.filter(|&o| o <= self.window.start);
+        if let Some(o) = self.nav.origin
+            && o >= self.window.start
+            && o < self.window.end()
+        {
+            let x = self.window.x_from_time(o as f64, area);
+            ui.painter_at(area).line_segment(
+                [pos2(x, area.top()), pos2(x, area.bottom())],
+                Stroke::new(1.0, theme::MARKER.gamma_multiply(0.6)),
+            );
+        }
+        let shown = match origin {
+            Some(o) => frame::TimeWindow {
+                start: self.window.start - o,
+                span: self.window.span,
+            },
+            None => self.window,
+        };
+        let plus = if origin.is_some() { "+" } else { "" };
         // The window's end at the right edge, as Paraver writes it; tick labels stay inside
         // the timeline and clear of it.
         let npt = self.nav.ns_per_tick.max(1) as f64;
-        let end_ns = self.window.end() as f64 * npt;
-        let end_text =
-            frame::format_time(end_ns, (self.window.span as f64 * npt / 1000.0).max(1.0));
+        let end_ns = shown.end() as f64 * npt;
+        let end_text = format!(
+            "{plus}{}",
+            frame::format_time(end_ns, (self.window.span as f64 * npt / 1000.0).max(1.0))
+        );
         let end_galley = painter.layout_no_wrap(end_text, font.clone(), theme::FOREGROUND);
         let end_left = area.right() - end_galley.size().x - 2.0;
         painter.galley(
@@ -304,9 +327,9 @@ impl Timeline {
             end_galley,
             theme::FOREGROUND,
         );
-        for (t, label) in frame::ruler_ticks(self.window, self.nav.ns_per_tick, area.width(), 110.0)
-        {
-            let x = self.window.x_from_time(t, area);
+        for (t, label) in frame::ruler_ticks(shown, self.nav.ns_per_tick, area.width(), 110.0) {
+            let x = shown.x_from_time(t, area);
+            let label = format!("{plus}{label}");
             let galley = painter.layout_no_wrap(label, font.clone(), theme::FOREGROUND);
             let w = galley.size().x;
             let left = (x - w / 2.0).max(area.left() + 1.0);

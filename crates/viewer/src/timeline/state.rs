@@ -36,6 +36,9 @@ pub(crate) struct Nav {
     pub redo: Vec<TimeWindow>,
     pub end_time: u64,
     pub ns_per_tick: u64,
+    /// Where the ruler counts from (a region's start, two runs aligned): times from it
+    /// are written `+t`; `None`: from the trace's start.
+    pub origin: Option<u64>,
 }
 
 /// The rows: which objects, grouped how, from which one down.
