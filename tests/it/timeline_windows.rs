@@ -481,3 +481,32 @@ fn a_scope_clicked_in_the_compare_window_shows_both_runs_time_per_thread_and_dur
     h.run_steps(2);
     h.snapshot("compare_epoch_2_and_4_allreduce");
 }
+
+#[test]
+fn tiled_windows_stand_side_by_side_and_still_move_together() {
+    let _shared = crate::common::shared();
+    let mut h = three();
+    h.state_mut().loaded_mut().unwrap().set_tiled(true);
+    h.run_steps(3);
+    let l = h.state().loaded().unwrap();
+    let areas: Vec<egui::Rect> = (0..3).map(|i| l.pane_timeline(i).unwrap().area()).collect();
+    for w in areas.windows(2) {
+        assert!(w[0].right() <= w[1].left(), "{areas:?}");
+        assert!((w[0].top() - w[1].top()).abs() < 1.0, "{areas:?}");
+    }
+    let start = windows(&h);
+    h.event(Event::PointerMoved(over(&h, 2, 0.5)));
+    h.step();
+    h.event(Event::MouseWheel {
+        unit: MouseWheelUnit::Line,
+        delta: egui::vec2(0.0, 3.0),
+        phase: TouchPhase::Move,
+        source: egui::MouseWheelSource::Unknown,
+        modifiers: Modifiers::NONE,
+    });
+    h.step();
+    let w = windows(&h);
+    assert!(w[2].span < start[2].span);
+    assert!(w.iter().all(|x| *x == w[2]), "{w:?}");
+    h.snapshot("timeline_windows_three_tiled");
+}

@@ -347,6 +347,16 @@ impl App {
                         new_timeline = true;
                         ui.close();
                     }
+                    if let Some(l) = &mut self.loaded {
+                        let mut tiled = l.tiled();
+                        if ui
+                            .checkbox(&mut tiled, "Tile side by side")
+                            .on_hover_text("The timeline windows side by side instead of one above the other")
+                            .changed()
+                        {
+                            l.set_tiled(tiled);
+                        }
+                    }
                     // A window of each other open trace, to see two runs one over the other.
                     for (k, o) in self.others.iter().enumerate() {
                         let name = super::traces::trace_name(o);

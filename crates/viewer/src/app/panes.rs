@@ -14,8 +14,9 @@ use crate::timeline::{Marker, RowsCopy, Timeline};
 
 /// The synchronize groups offered (Paraver's default has a few).
 pub const GROUPS: u8 = 4;
-/// A window's least height, in points.
+/// A window's least height (stacked) and width (tiled), in points.
 const MIN_HEIGHT: f32 = 80.0;
+const MIN_WIDTH: f32 = 240.0;
 
 /// One timeline window.
 pub struct Pane {
@@ -62,6 +63,8 @@ pub struct Panes {
     /// Changes when a window opens or closes: the windows then share the height anew (the
     /// heights the user gave them are kept until then).
     layout: u64,
+    /// Side by side instead of one above the other (Window > Tile side by side).
+    pub(crate) tiled: bool,
     /// A window's time range and rows, copied to paste on another.
     pub(crate) copied: Option<(TimeWindow, RowsCopy)>,
     /// Each window's time range and markers when the groups were last synchronized.
@@ -80,6 +83,7 @@ impl Default for Panes {
             active: 0,
             next_id: 2,
             layout: 0,
+            tiled: false,
             copied: None,
             before: Vec::new(),
         }
@@ -96,6 +100,16 @@ impl Loaded {
     fn pane_timeline_mut(&mut self, i: usize) -> Option<&mut Timeline> {
         let p = self.panes.list.get_mut(i)?;
         Some(p.timeline.as_mut().unwrap_or(&mut self.timeline))
+    }
+
+    /// Shows the windows side by side (`true`) or one above the other.
+    pub fn set_tiled(&mut self, tiled: bool) {
+        self.panes.tiled = tiled;
+    }
+
+    /// Are the windows side by side?
+    pub fn tiled(&self) -> bool {
+        self.panes.tiled
     }
 
     /// How many timeline windows are open.
@@ -398,7 +412,12 @@ impl App {
             return;
         }
         let mut actions = Vec::new();
-        let total = ui.available_height();
+        let tiled = l.panes.tiled;
+        let total = if tiled {
+            ui.available_width()
+        } else {
+            ui.available_height()
+        };
         for i in 0..n {
             let id = l.panes.list[i].id;
             let left = n - i - 1;
@@ -431,17 +450,37 @@ impl App {
             if left == 0 {
                 show(ui, l);
             } else {
-                let room = (ui.available_height() - MIN_HEIGHT * left as f32).max(MIN_HEIGHT);
-                egui::Panel::top(("timeline window", id, l.panes.layout))
-                    .resizable(true)
-                    .default_size(total / n as f32)
-                    .min_size(MIN_HEIGHT)
-                    .max_size(room)
-                    // No margin of its own: the windows' rows line up.
-                    .frame(egui::Frame::new().inner_margin(egui::Margin {
+                // Stacked (one above the other) or tiled (side by side).
+                let (least, available) = if tiled {
+                    (MIN_WIDTH, ui.available_width())
+                } else {
+                    (MIN_HEIGHT, ui.available_height())
+                };
+                let room = (available - least * left as f32).max(least);
+                let salt = ("timeline window", id, l.panes.layout, tiled);
+                let panel = if tiled {
+                    egui::Panel::left(salt)
+                } else {
+                    egui::Panel::top(salt)
+                };
+                let margin = if tiled {
+                    egui::Margin {
+                        right: 6,
+                        ..egui::Margin::ZERO
+                    }
+                } else {
+                    egui::Margin {
                         bottom: 6,
                         ..egui::Margin::ZERO
-                    }))
+                    }
+                };
+                panel
+                    .resizable(true)
+                    .default_size(total / n as f32)
+                    .min_size(least)
+                    .max_size(room)
+                    // No margin of its own: the windows' rows line up.
+                    .frame(egui::Frame::new().inner_margin(margin))
                     .show(ui, |ui| {
                         // The panel's height is the user's (or the default), never its
                         // content's: egui keeps a panel's size from what its content used,
@@ -515,7 +554,7 @@ fn pane_header(ui: &mut Ui, l: &Loaded, i: usize, actions: &mut Vec<Action>) {
         .pane_timeline(i)
         .map(|t| t.config().name(trace))
         .unwrap_or_default();
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         if p.guest.is_some() {
             // A window of another trace: its name, and its own view list.
             let name = crate::shared::trace_file_name(trace);
