@@ -510,3 +510,27 @@ fn tiled_windows_stand_side_by_side_and_still_move_together() {
     assert!(w.iter().all(|x| *x == w[2]), "{w:?}");
     h.snapshot("timeline_windows_three_tiled");
 }
+
+#[test]
+fn with_several_traces_open_a_window_names_its_trace() {
+    let _shared = crate::common::shared();
+    let Some(root) = crate::common::shared_traces() else {
+        return;
+    };
+    let dir = root.join("pypop_epoch_scaling");
+    let (a, b) = (
+        dir.join("epoch_2proc.prv.gz"),
+        dir.join("epoch_4proc.prv.gz"),
+    );
+    let mut h = harness_with(LoadSource::File(a.clone()), None, (1300.0, 900.0), false);
+    let ctx = h.ctx.clone();
+    h.state_mut().open_pop(&ctx);
+    h.run_steps(2);
+    // One trace: the title alone.
+    h.get_by_label("POP metrics");
+    h.state_mut().open(&ctx, LoadSource::File(b.clone()));
+    h.state_mut().wait_for_load(&ctx);
+    h.state_mut().switch_trace(0);
+    h.run_steps(3);
+    h.get_by_label("POP metrics · epoch_2proc.prv.gz");
+}

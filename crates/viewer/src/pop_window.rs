@@ -241,9 +241,15 @@ impl PopWindow {
     }
 
     /// Draws the window; `visible` is the open trace and its timeline's visible window.
-    fn show_window(&mut self, ctx: &egui::Context, visible: Option<(&Trace, TimeWindow)>) {
+    fn show_window(
+        &mut self,
+        ctx: &egui::Context,
+        visible: Option<(&Trace, TimeWindow)>,
+        title: &str,
+    ) {
         let mut open = self.open;
-        let shown = egui::Window::new("POP metrics")
+        let shown = egui::Window::new(title)
+            .id(egui::Id::NULL.with("pop window"))
             .open(&mut open)
             .default_size([760.0, 560.0])
             .show(ctx, |ui| self.ui(ui, visible));
@@ -573,6 +579,10 @@ impl crate::windows::ToolWindow for PopWindow {
         self.finish_png(ctx);
     }
     fn show(&mut self, ctx: &egui::Context, seen: &crate::windows::Seen<'_>) {
-        self.show_window(ctx, Some((seen.trace, seen.visible)));
+        self.show_window(
+            ctx,
+            Some((seen.trace, seen.visible)),
+            &seen.title("POP metrics"),
+        );
     }
 }

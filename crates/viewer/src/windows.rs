@@ -24,6 +24,20 @@ pub struct Seen<'a> {
     pub trace: &'a Trace,
     /// Its timeline's visible window.
     pub visible: TimeWindow,
+    /// Several traces are open: a window's title names its trace.
+    pub several: bool,
+}
+
+impl Seen<'_> {
+    /// `title`, with the trace's name when several traces are open (the window's id stays
+    /// the title's own).
+    pub fn title(&self, title: &str) -> String {
+        if self.several {
+            format!("{title} · {}", crate::shared::trace_file_name(self.trace))
+        } else {
+            title.to_owned()
+        }
+    }
 }
 
 /// A floating window of a trace.

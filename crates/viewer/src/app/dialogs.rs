@@ -251,12 +251,14 @@ impl App {
     pub(super) fn histograms_ui(&mut self, ctx: &egui::Context) {
         use crate::windows::ToolWindow;
         // They go with their trace.
+        let several = !self.others.is_empty();
         let Some(l) = &mut self.loaded else {
             return;
         };
         let seen = crate::windows::Seen {
             trace: &l.trace,
             visible: l.timeline.window(),
+            several,
         };
         let mut windows: Vec<&mut dyn ToolWindow> = Vec::new();
         for h in &mut l.histograms {

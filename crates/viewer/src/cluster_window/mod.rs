@@ -306,9 +306,10 @@ impl ClusterWindow {
     }
 
     /// Shows the window.
-    fn show_window(&mut self, ctx: &egui::Context) {
+    fn show_window(&mut self, ctx: &egui::Context, title: &str) {
         let mut open = self.open;
-        egui::Window::new("Cluster bursts")
+        egui::Window::new(title)
+            .id(egui::Id::NULL.with("cluster window"))
             .open(&mut open)
             .default_size([760.0, 640.0])
             .show(ctx, |ui| self.ui(ui));

@@ -67,7 +67,7 @@ impl crate::windows::ToolWindow for ClusterWindow {
         self.visible = seen.visible;
         ClusterWindow::poll(self, ctx);
     }
-    fn show(&mut self, ctx: &egui::Context, _: &crate::windows::Seen<'_>) {
-        self.show_window(ctx);
+    fn show(&mut self, ctx: &egui::Context, seen: &crate::windows::Seen<'_>) {
+        self.show_window(ctx, &seen.title("Cluster bursts"));
     }
 }

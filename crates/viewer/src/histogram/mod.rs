@@ -355,9 +355,9 @@ impl HistogramWindow {
     }
 
     /// Shows the window.
-    fn show_window(&mut self, ctx: &egui::Context) {
+    fn show_window(&mut self, ctx: &egui::Context, title: &str) {
         let mut open = self.open;
-        egui::Window::new(&self.title)
+        egui::Window::new(title)
             .id(egui::Id::NULL.with(("histogram", self.id)))
             .open(&mut open)
             .default_size([900.0, 440.0])
@@ -549,7 +549,7 @@ impl crate::windows::ToolWindow for HistogramWindow {
     fn poll(&mut self, ctx: &egui::Context, seen: &crate::windows::Seen<'_>) {
         self.update(ctx, seen.visible);
     }
-    fn show(&mut self, ctx: &egui::Context, _: &crate::windows::Seen<'_>) {
-        self.show_window(ctx);
+    fn show(&mut self, ctx: &egui::Context, seen: &crate::windows::Seen<'_>) {
+        self.show_window(ctx, &seen.title(&self.title));
     }
 }
