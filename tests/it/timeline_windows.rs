@@ -534,3 +534,88 @@ fn with_several_traces_open_a_window_names_its_trace() {
     h.run_steps(3);
     h.get_by_label("POP metrics · epoch_2proc.prv.gz");
 }
+
+#[test]
+fn the_scope_table_shows_b_and_the_delta_beside_a_over_the_region_compared() {
+    let _shared = crate::common::shared();
+    let Some(root) = crate::common::shared_traces() else {
+        return;
+    };
+    let dir = root.join("pypop_epoch_scaling");
+    let (a, b) = (
+        dir.join("epoch_2proc.prv.gz"),
+        dir.join("epoch_4proc.prv.gz"),
+    );
+    let mut h = harness_with(LoadSource::File(b.clone()), None, (1300.0, 900.0), true);
+    let ctx = h.ctx.clone();
+    h.state_mut().open(&ctx, LoadSource::File(a.clone()));
+    h.state_mut().wait_for_load(&ctx);
+    h.run_steps(2);
+    h.state_mut().open_compare(0);
+    h.state_mut().compare_window().unwrap().set_pop(false);
+    compared(&mut h);
+    for _ in 0..300 {
+        h.run_steps(1);
+        if h.state().loaded().unwrap().scopes.analysis().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    h.run_steps(2);
+    let c = h
+        .state_mut()
+        .compare_window()
+        .unwrap()
+        .comparison()
+        .unwrap()
+        .clone();
+    let l = h.state().loaded().unwrap();
+    let an = l.scopes.analysis().unwrap().clone();
+    assert_eq!(
+        (an.t0, an.t1),
+        (c.a.region.t0, c.a.region.t1),
+        "the whole run"
+    );
+    let mut seen = 0;
+    for r in c
+        .rows
+        .iter()
+        .filter(|r| r.kind == prvscope_compare::Kind::Scope)
+    {
+        let Some(sc) = an.scopes.iter().find(|s| s.name == r.name) else {
+            continue;
+        };
+        // A's column is the table's own figure; B and the delta the comparison's.
+        assert_eq!(sc.inclusive, r.a, "{} (ns traces)", r.name);
+        assert_eq!(
+            l.scopes.compared(sc.key),
+            Some((r.b, r.delta())),
+            "{}",
+            r.name
+        );
+        seen += 1;
+    }
+    assert!(seen >= 5, "{seen}");
+    h.get_by_label("B less A");
+    h.snapshot("compare_scope_table_beside_b");
+    // Another window: the columns would not be of the region compared, so they go.
+    let w = TimeWindow {
+        start: 1_000_000_000,
+        span: 1_000_000_000,
+    };
+    h.state_mut().loaded_mut().unwrap().timeline.zoom_to(w);
+    for _ in 0..300 {
+        h.run_steps(1);
+        let an = h.state().loaded().unwrap().scopes.analysis().map(|a| a.t0);
+        if an == Some(w.start) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    h.run_steps(2);
+    let l = h.state().loaded().unwrap();
+    let key = l.scopes.analysis().unwrap().scopes[0].key;
+    assert_eq!(l.scopes.compared(key), None);
+    assert!(h.query_by_label("B less A").is_none());
+    h.get_by_label_contains("analyse that window to see its columns");
+}

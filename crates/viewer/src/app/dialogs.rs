@@ -284,6 +284,13 @@ impl App {
         if l.compare.as_ref().is_some_and(|c| !c.is_open()) {
             l.compare = None;
         }
+        // The scope table beside the comparison's B (while the Compare window is open).
+        let against = l
+            .compare
+            .as_ref()
+            .and_then(|c| c.comparison_arc().map(|a| (a, c.b_name())));
+        l.scopes
+            .set_against(against.as_ref().map(|(a, n)| (*a, n.as_str())));
     }
 
     pub(super) fn ask_save(&mut self, ctx: &egui::Context, kind: Export) {

@@ -13,7 +13,7 @@ pub mod detail;
 
 use std::sync::Arc;
 
-use egui::{Color32, RichText, Ui};
+use egui::{RichText, Ui};
 use prvscope_compare::{self as compare, Comparison, Kind, Order, Region};
 use prvscope_store::Trace;
 
@@ -63,22 +63,7 @@ fn region_of(by_event: bool, event: &str, n: usize) -> Result<Region, String> {
     Ok(Region::Event { ty, value, n })
 }
 
-/// The delta's colour: warm where B takes longer, cool where it takes less, its strength the
-/// change's share of A (full at 100% and beyond).
-pub fn delta_color(delta: i128, a: u64) -> Color32 {
-    let share = if a == 0 {
-        1.0
-    } else {
-        (delta.unsigned_abs() as f64 / a as f64).min(1.0) as f32
-    };
-    let t = 0.35 + 0.65 * share;
-    let fade = |c: f32| (c * (1.0 - t)) as u8 + 40;
-    match delta.cmp(&0) {
-        std::cmp::Ordering::Greater => Color32::from_rgb(255, fade(200.0), fade(160.0)),
-        std::cmp::Ordering::Less => Color32::from_rgb(fade(160.0), fade(200.0), 255),
-        std::cmp::Ordering::Equal => Color32::GRAY,
-    }
-}
+pub use crate::shared::delta_color;
 
 impl CompareWindow {
     /// A comparison of the trace shown with `b`, computed when first shown.
@@ -117,6 +102,16 @@ impl CompareWindow {
     /// The comparison shown, once computed.
     pub fn comparison(&self) -> Option<&Comparison> {
         self.shown.as_deref()
+    }
+
+    /// The comparison shown, shared (the scope panel's B columns).
+    pub fn comparison_arc(&self) -> Option<&Arc<Comparison>> {
+        self.shown.as_ref()
+    }
+
+    /// B's name.
+    pub fn b_name(&self) -> String {
+        crate::shared::trace_file_name(&self.b)
     }
 
     /// Is it being computed (the comparison or a scope's detail)?
@@ -471,6 +466,7 @@ impl crate::windows::ToolWindow for CompareWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use egui::Color32;
 
     #[test]
     fn a_region_is_read_from_the_windows_fields() {

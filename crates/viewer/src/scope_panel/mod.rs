@@ -10,6 +10,7 @@
 //! - `source_view`: the source view with its line heat, scope bars and profile map;
 //! - `table`: the scope table.
 
+mod against;
 mod parts;
 mod source_view;
 mod table;
@@ -71,6 +72,8 @@ pub struct ScopePanel {
     pub(crate) src: parts::Source,
     pub(crate) table: parts::Table,
     pub(crate) edit: parts::TypesEdit,
+    /// The run the table is compared with, if any.
+    pub(crate) against: Option<parts::Against>,
     /// The breakdown windows.
     breakdowns: Breakdowns,
     /// Thread names and groups, state colours and labels, the time unit.
@@ -131,6 +134,7 @@ impl ScopePanel {
                 types_text,
                 types_note: None,
             },
+            against: None,
             breakdowns: Breakdowns::default(),
             facts: Facts::new(trace),
             ns_per_tick: trace.header.time_unit.ns_per_tick(),

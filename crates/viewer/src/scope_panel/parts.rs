@@ -80,6 +80,16 @@ pub(crate) struct Table {
     pub table_order: Option<(usize, (SortBy, bool), Vec<usize>)>,
 }
 
+/// Another run the table is compared with (the Compare window's B): its figure of each scope
+/// beside this run's, when the panel analyses the region compared.
+pub(crate) struct Against {
+    pub comparison: Arc<prvscope_compare::Comparison>,
+    /// B's name, as the column's header says it.
+    pub name: String,
+    /// B's figure (ns) and the delta of each scope of the comparison, by (type, name).
+    pub rows: HashMap<(String, String), (u64, i128)>,
+}
+
 /// The scope types as the user edits them.
 pub(crate) struct TypesEdit {
     /// Comma-separated numbers (with their nesting).

@@ -34,13 +34,33 @@ impl ScopePanel {
             })
             .unwrap_or_default();
         let mut chosen = None;
+        // Compared with another run over this very window: its figure and the delta.
+        let region = self
+            .against
+            .as_ref()
+            .map(|g| (g.name.clone(), g.comparison.a.region.clone()));
+        let compared = region
+            .as_ref()
+            .is_some_and(|(_, r)| (a.t0, a.t1) == (r.t0, r.t1));
+        if let Some((name, r)) = &region {
+            ui.label(if compared {
+                egui::RichText::new(format!("compared with {name} (B): its time and B less A"))
+                    .weak()
+            } else {
+                egui::RichText::new(format!(
+                    "compared with {name} over {}: analyse that window to see its columns",
+                    r.how
+                ))
+                .color(crate::theme::WARNING)
+            });
+        }
         egui::ScrollArea::vertical()
             .id_salt("scope-table")
             .auto_shrink([false, false])
             .show(ui, |ui| {
                 egui::Grid::new("scope-table-grid")
                     .striped(true)
-                    .num_columns(6)
+                    .num_columns(if compared { 8 } else { 6 })
                     .show(ui, |ui| {
                         for (col, name) in [
                             (SortBy::Name, "Scope"),
@@ -66,6 +86,11 @@ impl ScopePanel {
                                 );
                             }
                         }
+                        if compared {
+                            // (B's name is in the line above the table.)
+                            ui.label(egui::RichText::new("B").strong());
+                            ui.label(egui::RichText::new("B less A").strong());
+                        }
                         ui.end_row();
                         for s in &order {
                             let selected = self.sel.selected == Some(s.key);
@@ -89,6 +114,15 @@ impl ScopePanel {
                             ));
                             ui.label(format!("{:.2}", 100.0 * s.inclusive as f64 / total));
                             ui.label(s.entries.to_string());
+                            if compared && let Some((b, delta)) = self.compared(s.key) {
+                                let ms = |ns: f64| format!("{:.3} ms", ns / 1e6);
+                                ui.label(ms(b as f64));
+                                let a_ns = s.inclusive * self.ns_per_tick;
+                                ui.label(
+                                    egui::RichText::new(format!("{:+.3} ms", delta as f64 / 1e6))
+                                        .color(crate::shared::delta_color(delta, a_ns)),
+                                );
+                            }
                             ui.end_row();
                         }
                     });
