@@ -598,6 +598,33 @@ fn the_scope_table_shows_b_and_the_delta_beside_a_over_the_region_compared() {
     assert!(seen >= 5, "{seen}");
     h.get_by_label("B less A");
     h.snapshot("compare_scope_table_beside_b");
+    // Other scope types than the comparison's: no B column (B was not analysed for them).
+    let types = h.state().loaded().unwrap().scopes.types().to_vec();
+    h.state_mut()
+        .loaded_mut()
+        .unwrap()
+        .scopes
+        .set_types(vec![prvscope_analysis::scopes::ScopeType::new(50_000_002)]);
+    for _ in 0..300 {
+        h.run_steps(1);
+        let l = h.state().loaded().unwrap();
+        if l.scopes.analysis().is_some_and(|a| a.types.len() == 1) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    h.run_steps(2);
+    let l = h.state().loaded().unwrap();
+    let key = an
+        .scopes
+        .iter()
+        .find(|s| s.name == "MPI_Allreduce")
+        .unwrap()
+        .key;
+    assert_eq!(l.scopes.compared(key), None);
+    h.get_by_label_contains("over other scope types");
+    h.state_mut().loaded_mut().unwrap().scopes.set_types(types);
+    h.run_steps(3);
     // Another window: the columns would not be of the region compared, so they go.
     let w = TimeWindow {
         start: 1_000_000_000,

@@ -43,7 +43,9 @@ impl ScopePanel {
         let against = self.against.as_ref()?;
         let a = self.an.analysis.as_ref()?;
         let region = &against.comparison.a.region;
-        if (a.t0, a.t1) != (region.t0, region.t1) {
+        // The same window and the same scope types as the comparison's A (a type B was not
+        // analysed for would read as 0 there).
+        if (a.t0, a.t1) != (region.t0, region.t1) || self.an.types != against.comparison.a.types {
             return None;
         }
         let sc = a.scopes.iter().find(|s| s.key == key)?;

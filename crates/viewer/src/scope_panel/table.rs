@@ -39,13 +39,24 @@ impl ScopePanel {
             .against
             .as_ref()
             .map(|g| (g.name.clone(), g.comparison.a.region.clone()));
-        let compared = region
+        let same_types = self
+            .against
             .as_ref()
-            .is_some_and(|(_, r)| (a.t0, a.t1) == (r.t0, r.t1));
+            .is_some_and(|g| g.comparison.a.types == self.an.types);
+        let compared = same_types
+            && region
+                .as_ref()
+                .is_some_and(|(_, r)| (a.t0, a.t1) == (r.t0, r.t1));
         if let Some((name, r)) = &region {
             ui.label(if compared {
                 egui::RichText::new(format!("compared with {name} (B): its time and B less A"))
                     .weak()
+            } else if !same_types {
+                egui::RichText::new(format!(
+                    "compared with {name} over other scope types: set the types the \
+                     comparison chose to see its columns"
+                ))
+                .color(crate::theme::WARNING)
             } else {
                 egui::RichText::new(format!(
                     "compared with {name} over {}: analyse that window to see its columns",
