@@ -160,7 +160,7 @@ fn clustered_bursts_are_outlined_on_the_timeline() {
     );
     h.run_steps(2);
     let timeline = &h.state().loaded().unwrap().timeline;
-    let (a, b) = timeline.measured().expect("a range selected");
+    let (a, b) = timeline.measured().expect("a range selected").bounds();
     let w = timeline.window();
     assert!(w.start <= a + 1 && w.end() + 1 >= b, "{w:?} {a} {b}");
     let expected: Vec<usize> = (0..shown.bursts.list.len())

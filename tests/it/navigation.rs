@@ -157,7 +157,14 @@ fn a_range_selection_measures_its_duration() {
     let span = h.state().loaded().unwrap().timeline.window().span;
     let (a, b) = (at(&h, 1, 0.2), at(&h, 1, 0.6));
     drag(&mut h, a, b, PointerButton::Secondary);
-    let (from, to) = h.state().loaded().unwrap().timeline.measured().unwrap();
+    let (from, to) = h
+        .state()
+        .loaded()
+        .unwrap()
+        .timeline
+        .measured()
+        .unwrap()
+        .bounds();
     let want = span as f64 * 0.4;
     assert!(((to - from) as f64 - want).abs() < span as f64 * 0.005);
     h.get_by_label_contains("selected ");

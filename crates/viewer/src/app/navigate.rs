@@ -298,7 +298,7 @@ impl App {
         let time = |ticks: u64| format_time(ticks as f64 * npt, precision);
         ui.separator();
         ui.heading("Markers");
-        if let Some((a, b)) = t.measured() {
+        if let Some((a, b)) = t.measured().map(|w| w.bounds()) {
             ui.label(format!(
                 "selected {} (from {} to {})",
                 time(b - a),

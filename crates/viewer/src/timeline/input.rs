@@ -123,7 +123,8 @@ impl Timeline {
                 (self.window.x_from_time(end, area) - self.window.x_from_time(start, area)).abs();
             if px >= 3.0 {
                 let (a, b) = (start.min(end).max(0.0), start.max(end).max(0.0));
-                self.marks.measured = Some((a.round() as u64, b.round() as u64));
+                self.marks.measured =
+                    Some(TimeWindow::from_bounds(a.round() as u64, b.round() as u64));
                 self.zoom_to(TimeWindow::between(start, end, limit));
             }
         }

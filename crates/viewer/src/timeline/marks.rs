@@ -52,8 +52,8 @@ impl Timeline {
         }
     }
 
-    /// The last range measured (a selection): its first and last tick.
-    pub fn measured(&self) -> Option<(u64, u64)> {
+    /// The last range measured (a selection).
+    pub fn measured(&self) -> Option<TimeWindow> {
         self.marks.measured
     }
 

@@ -142,5 +142,5 @@ impl ClassFill {
 pub(crate) struct Marks {
     pub markers: Vec<Marker>,
     pub count: usize,
-    pub measured: Option<(u64, u64)>,
+    pub measured: Option<TimeWindow>,
 }
