@@ -113,9 +113,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             Some(None),
             prvscope_import::cache::CacheCheck::AtOpen,
         )?;
-        for w in t.report.warnings() {
-            eprintln!("warning: {}: {w}", path.display());
-        }
+        super::print_warnings_of(&t, Some(path));
         let found =
             compare::find(&t, &region).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         let run = compare::run(&t, found, &options)
@@ -129,6 +127,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let a = side(&args.a, region_of(args.from_a, args.to_a)?)?;
     let b = side(&args.b, region_of(args.from_b, args.to_b)?)?;
     let mut c = compare::compare(a, b);
+    for note in &c.notes {
+        eprintln!("note: {note}");
+    }
     compare::sort(&mut c.rows, args.sort);
     if let Err(why) = &c.metrics
         && !args.no_pop
@@ -253,6 +254,7 @@ fn json(c: &Comparison, args: &Args) -> serde_json::Value {
         "unit": "ns",
         "rows": rows,
         "pop": pop,
+        "notes": c.notes,
     })
 }
 
@@ -308,26 +310,7 @@ fn text(c: &Comparison, args: &Args) -> String {
                 .collect();
             let body: Vec<Vec<String>> = m
                 .iter()
-                .map(|m| {
-                    let f = |v: Option<f64>| {
-                        v.map_or_else(
-                            || "-".to_owned(),
-                            |v| {
-                                if m.percent {
-                                    format!("{v:.2}%")
-                                } else {
-                                    format!("{v:.2}")
-                                }
-                            },
-                        )
-                    };
-                    // A percentage's delta in percentage points.
-                    let delta = m.delta().map_or_else(
-                        || "-".to_owned(),
-                        |d| format!("{d:+.2}{}", if m.percent { " pp" } else { "" }),
-                    );
-                    vec![m.name.to_owned(), f(m.a), f(m.b), delta]
-                })
+                .map(|m| vec![m.name.to_owned(), m.text(m.a), m.text(m.b), m.delta_text()])
                 .collect();
             aligned(&mut s, &head, &body, 1);
         }

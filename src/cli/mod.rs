@@ -306,10 +306,16 @@ pub fn check_memory(
 
 /// Prints the load report's warnings on standard error.
 fn print_warnings(t: &Trace) {
+    print_warnings_of(t, None);
+}
+
+/// [`print_warnings`], each line naming `name` when several traces are read.
+fn print_warnings_of(t: &Trace, name: Option<&Path>) {
+    let of = name.map_or_else(String::new, |n| format!("{}: ", n.display()));
     for w in t.report.warnings() {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {of}{w}");
     }
     for note in t.incomplete() {
-        eprintln!("note: {note}");
+        eprintln!("note: {of}{note}");
     }
 }

@@ -139,17 +139,21 @@ fn check(
     }
 }
 
+/// EPOCH's 2- and 4-process runs, when the shared traces are there.
+fn epoch_runs() -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+    let dir = common::shared_traces()?.join("pypop_epoch_scaling");
+    Some((
+        dir.join("epoch_2proc.prv.gz"),
+        dir.join("epoch_4proc.prv.gz"),
+    ))
+}
+
 #[test]
 fn two_epoch_runs_compare_as_each_runs_own_scopes_stats_and_pop() {
     let _shared = common::shared();
-    let Some(root) = common::shared_traces() else {
+    let Some((a, b)) = epoch_runs() else {
         return;
     };
-    let dir = root.join("pypop_epoch_scaling");
-    let (a, b) = (
-        dir.join("epoch_2proc.prv.gz"),
-        dir.join("epoch_4proc.prv.gz"),
-    );
     let rows = compare(&a, &b, &[]);
     check(&rows, (&a, None), (&b, None), true);
     // MPI_Allreduce's time grows from 2 to 4 processes; per thread: over 2 and 4 threads.
@@ -221,14 +225,9 @@ fn a_trace_compared_with_itself_changes_nothing_on_every_shared_trace() {
 #[test]
 fn runs_aligned_by_a_range_or_an_event_compare_their_regions() {
     let _shared = common::shared();
-    let Some(root) = common::shared_traces() else {
+    let Some((a, b)) = epoch_runs() else {
         return;
     };
-    let dir = root.join("pypop_epoch_scaling");
-    let (a, b) = (
-        dir.join("epoch_2proc.prv.gz"),
-        dir.join("epoch_4proc.prv.gz"),
-    );
     // A range of each.
     let (wa, wb) = (
         (1_000_000_000, 3_000_000_000),
@@ -335,5 +334,82 @@ fn a_region_that_is_not_there_is_refused_with_the_reason() {
         String::from_utf8_lossy(&out.stderr).contains("no event of type 123456 in the trace"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The same generated MPI run in NULL mode (A) and in legacy mode (B): every MPI call has
+/// the same time in both (delta 0); the NULL-mode run alone has "Outside MPI" rows (0 is a
+/// value there), and a note says why.
+#[test]
+fn a_null_mode_run_and_its_legacy_twin_differ_only_by_the_value_0_and_say_so() {
+    use prvscope_import::synth::{self, GenOptions};
+    let dir = common::temp_dir("compare-null-legacy");
+    let generated = |name: &str, legacy: bool| {
+        let p = dir.join(name);
+        let opts = GenOptions {
+            target_bytes: 2_000_000,
+            mpi: true,
+            legacy,
+            ..GenOptions::default()
+        };
+        synth::generate(&p, &opts).unwrap();
+        p
+    };
+    let (a, b) = (generated("null.prv", false), generated("legacy.prv", true));
+    let out = prvscope()
+        .args(["compare", "--no-cache", "--csv", "--no-pop"])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("A is in NULL mode") && err.contains("B in legacy mode"),
+        "{err}"
+    );
+    let rows = table(&String::from_utf8(out.stdout).unwrap());
+    let mut calls = 0;
+    for r in rows.iter().filter(|r| r["kind"] == "scope") {
+        if r["scope"] == "Outside MPI" {
+            assert_eq!(r["b"], "0", "{r:?}");
+        } else {
+            assert_eq!(r["delta"], "0", "{r:?}");
+            calls += 1;
+        }
+    }
+    assert!(calls >= 3, "{rows:?}");
+    check(&rows, (&a, None), (&b, None), true);
+}
+
+/// A run cut short says so, as every command says it, naming which run.
+#[test]
+fn a_truncated_run_is_said_to_be_cut_short() {
+    let Some((a, _)) = epoch_runs() else {
+        return;
+    };
+    let dir = common::temp_dir("compare-truncated");
+    let text = common::gunzip_text(&a);
+    let cut = dir.join("cut.prv");
+    std::fs::write(&cut, &text[..text.len() / 3]).unwrap();
+    let out = prvscope()
+        .args(["compare", "--no-cache", "--csv", "--no-pop"])
+        .arg(&a)
+        .arg(&cut)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("note: {}: the records stop at", cut.display())),
+        "{err}"
     );
 }

@@ -340,6 +340,33 @@ fn compared(h: &mut Harness<'static, App>) {
     panic!("no comparison");
 }
 
+/// EPOCH's 2-process run (A, shown) compared with its 4-process run (B, open too) in the
+/// Compare window, the POP metrics left out, the scope panel shown or not; `None` without
+/// the shared traces.
+fn epoch_compared(
+    scopes: bool,
+) -> Option<(
+    Harness<'static, App>,
+    std::path::PathBuf,
+    std::path::PathBuf,
+)> {
+    let root = crate::common::shared_traces()?;
+    let dir = root.join("pypop_epoch_scaling");
+    let (a, b) = (
+        dir.join("epoch_2proc.prv.gz"),
+        dir.join("epoch_4proc.prv.gz"),
+    );
+    let mut h = harness_with(LoadSource::File(b.clone()), None, (1300.0, 900.0), scopes);
+    let ctx = h.ctx.clone();
+    h.state_mut().open(&ctx, LoadSource::File(a.clone()));
+    h.state_mut().wait_for_load(&ctx);
+    h.run_steps(2);
+    h.state_mut().open_compare(0);
+    h.state_mut().compare_window().unwrap().set_pop(false);
+    compared(&mut h);
+    Some((h, a, b))
+}
+
 /// `prvscope compare --csv` rows as (kind, scope, type) -> (a, b, delta).
 fn cli_rows(args: &[&str]) -> std::collections::BTreeMap<(String, String, String), String> {
     let out = crate::common::stdout_of(
@@ -363,22 +390,9 @@ fn cli_rows(args: &[&str]) -> std::collections::BTreeMap<(String, String, String
 #[test]
 fn the_compare_window_gives_prvscope_compares_rows_and_shows_b_under_a_aligned() {
     let _shared = crate::common::shared();
-    let Some(root) = crate::common::shared_traces() else {
+    let Some((mut h, a, b)) = epoch_compared(false) else {
         return;
     };
-    let dir = root.join("pypop_epoch_scaling");
-    let (a, b) = (
-        dir.join("epoch_2proc.prv.gz"),
-        dir.join("epoch_4proc.prv.gz"),
-    );
-    let mut h = harness_with(LoadSource::File(b.clone()), None, (1300.0, 900.0), false);
-    let ctx = h.ctx.clone();
-    h.state_mut().open(&ctx, LoadSource::File(a.clone()));
-    h.state_mut().wait_for_load(&ctx);
-    h.run_steps(2);
-    h.state_mut().open_compare(0);
-    h.state_mut().compare_window().unwrap().set_pop(false);
-    compared(&mut h);
     let rows = |h: &mut Harness<'static, App>| {
         let c = h
             .state_mut()
@@ -442,22 +456,9 @@ fn the_compare_window_gives_prvscope_compares_rows_and_shows_b_under_a_aligned()
 #[test]
 fn a_scope_clicked_in_the_compare_window_shows_both_runs_time_per_thread_and_durations() {
     let _shared = crate::common::shared();
-    let Some(root) = crate::common::shared_traces() else {
+    let Some((mut h, _, _)) = epoch_compared(false) else {
         return;
     };
-    let dir = root.join("pypop_epoch_scaling");
-    let (a, b) = (
-        dir.join("epoch_2proc.prv.gz"),
-        dir.join("epoch_4proc.prv.gz"),
-    );
-    let mut h = harness_with(LoadSource::File(b.clone()), None, (1300.0, 900.0), false);
-    let ctx = h.ctx.clone();
-    h.state_mut().open(&ctx, LoadSource::File(a.clone()));
-    h.state_mut().wait_for_load(&ctx);
-    h.run_steps(2);
-    h.state_mut().open_compare(0);
-    h.state_mut().compare_window().unwrap().set_pop(false);
-    compared(&mut h);
     h.get_by_label("MPI_Allreduce").click();
     compared(&mut h);
     for _ in 0..300 {
@@ -538,22 +539,9 @@ fn with_several_traces_open_a_window_names_its_trace() {
 #[test]
 fn the_scope_table_shows_b_and_the_delta_beside_a_over_the_region_compared() {
     let _shared = crate::common::shared();
-    let Some(root) = crate::common::shared_traces() else {
+    let Some((mut h, _, _)) = epoch_compared(true) else {
         return;
     };
-    let dir = root.join("pypop_epoch_scaling");
-    let (a, b) = (
-        dir.join("epoch_2proc.prv.gz"),
-        dir.join("epoch_4proc.prv.gz"),
-    );
-    let mut h = harness_with(LoadSource::File(b.clone()), None, (1300.0, 900.0), true);
-    let ctx = h.ctx.clone();
-    h.state_mut().open(&ctx, LoadSource::File(a.clone()));
-    h.state_mut().wait_for_load(&ctx);
-    h.run_steps(2);
-    h.state_mut().open_compare(0);
-    h.state_mut().compare_window().unwrap().set_pop(false);
-    compared(&mut h);
     for _ in 0..300 {
         h.run_steps(1);
         if h.state().loaded().unwrap().scopes.analysis().is_some() {

@@ -168,6 +168,8 @@ pub struct Run {
     pub pop: Result<pop::Figures, String>,
     /// What the reader should know (scopes of the same name added together, types missing).
     pub notes: Vec<String>,
+    /// 0 is a value of its own (NULL mode), not the end of a call or function (legacy).
+    pub zero_is_value: bool,
 }
 
 /// What to compare.
@@ -257,6 +259,7 @@ pub fn run(trace: &Trace, region: Found, options: &Options) -> Result<Run, Strin
         Err("not computed (not asked for)".to_owned())
     };
     Ok(Run {
+        zero_is_value: !store.null_policy().zero_is_null,
         region,
         threads,
         scopes: table,
@@ -316,6 +319,23 @@ impl MetricRow {
     pub fn delta(&self) -> Option<f64> {
         Some(self.b? - self.a?)
     }
+
+    /// A value of it as tables write it: `97.35%` or `1.90`, `-` when not known.
+    pub fn text(&self, v: Option<f64>) -> String {
+        match v {
+            Some(v) if self.percent => format!("{v:.2}%"),
+            Some(v) => format!("{v:.2}"),
+            None => "-".to_owned(),
+        }
+    }
+
+    /// Its delta as tables write it: a percentage's in percentage points (`-2.03 pp`).
+    pub fn delta_text(&self) -> String {
+        self.delta().map_or_else(
+            || "-".to_owned(),
+            |d| format!("{d:+.2}{}", if self.percent { " pp" } else { "" }),
+        )
+    }
 }
 
 /// Two runs compared.
@@ -327,6 +347,8 @@ pub struct Comparison {
     pub rows: Vec<TimeRow>,
     /// The POP metrics (run A the reference), or why there are none.
     pub metrics: Result<Vec<MetricRow>, String>,
+    /// What the reader should know of the two runs together (they read nulls differently).
+    pub notes: Vec<String>,
 }
 
 impl Comparison {
@@ -381,11 +403,27 @@ pub fn compare(a: Run, b: Run) -> Comparison {
         (Err(e), _) => Err(format!("A: {e}")),
         (_, Err(e)) => Err(format!("B: {e}")),
     };
+    let mut notes = Vec::new();
+    if a.zero_is_value != b.zero_is_value {
+        let mode = |r: &Run| {
+            if r.zero_is_value {
+                "NULL mode (0 is a value: rows such as \"Outside MPI\")"
+            } else {
+                "legacy mode (0 ends a call)"
+            }
+        };
+        notes.push(format!(
+            "A is in {}, B in {}: rows of the value 0 are in one run only",
+            mode(&a),
+            mode(&b)
+        ));
+    }
     Comparison {
         a,
         b,
         rows,
         metrics,
+        notes,
     }
 }
 

@@ -280,6 +280,44 @@ fn analyze_in(
     })
 }
 
+/// Per thread, the spans of `[t0, t1)` during which `key` is open, joined into intervals:
+/// a span that starts where the last interval ends joins it when `joins` says so, given the
+/// id of the entry of `key`'s outermost frame in the span and in the last one.
+#[allow(clippy::too_many_arguments)]
+fn key_intervals(
+    store: &TraceStore,
+    ctx: &ScopeContext,
+    types: &[ScopeType],
+    key: ScopeKey,
+    (t0, t1): (u64, u64),
+    cancel: Option<&AtomicBool>,
+    joins: fn(u64, u64) -> bool,
+) -> Result<Vec<Vec<(u64, u64)>>, Cancelled> {
+    let out: Vec<Option<Vec<(u64, u64)>>> = store
+        .threads()
+        .par_iter()
+        .map(|thread| {
+            let mut spans: Vec<(u64, u64)> = Vec::new();
+            let mut open: Option<u64> = None;
+            let walk = walk_thread(thread, ctx, types, t0, t1.max(t0), cancel, |span| {
+                let Some(f) = span.stack.iter().find(|f| f.key == key) else {
+                    open = None;
+                    return;
+                };
+                match (spans.last_mut(), open) {
+                    (Some(last), Some(was)) if last.1 == span.from && joins(was, f.id) => {
+                        last.1 = span.to;
+                    }
+                    _ => spans.push((span.from, span.to)),
+                }
+                open = Some(f.id);
+            });
+            walk.map(|_| spans)
+        })
+        .collect();
+    out.into_iter().map(|o| o.ok_or(Cancelled)).collect()
+}
+
 /// The intervals of `[t0, t1)` during which `key` is open on each thread (on any level of
 /// the stack), adjacent ones merged: what the timeline highlights for a selected scope.
 pub fn scope_intervals(
@@ -291,24 +329,9 @@ pub fn scope_intervals(
     t1: u64,
     cancel: Option<&AtomicBool>,
 ) -> Result<Vec<Vec<(u64, u64)>>, Cancelled> {
-    let out: Vec<Option<Vec<(u64, u64)>>> = store
-        .threads()
-        .par_iter()
-        .map(|thread| {
-            let mut spans: Vec<(u64, u64)> = Vec::new();
-            let walk = walk_thread(thread, ctx, types, t0, t1.max(t0), cancel, |span| {
-                if span.path_holds(key) {
-                    match spans.last_mut() {
-                        Some(last) if last.1 == span.from => last.1 = span.to,
-                        _ => spans.push((span.from, span.to)),
-                    }
-                }
-            });
-            walk.map(|_| spans)
-        })
-        .collect();
-    out.into_iter().map(|o| o.ok_or(Cancelled)).collect()
+    key_intervals(store, ctx, types, key, (t0, t1), cancel, |_, _| true)
 }
+
 /// Each time `key` is open on each thread within `[t0, t1)`, as (begin, end) in time order:
 /// an instance from its entry to its exit, cut to the window; the outermost one when the
 /// scope is open inside itself; two entries back to back are two instances (what Tracy
@@ -323,27 +346,9 @@ pub fn scope_instances(
     t1: u64,
     cancel: Option<&AtomicBool>,
 ) -> Result<Vec<Vec<(u64, u64)>>, Cancelled> {
-    let out: Vec<Option<Vec<(u64, u64)>>> = store
-        .threads()
-        .par_iter()
-        .map(|thread| {
-            let mut spans: Vec<(u64, u64)> = Vec::new();
-            let mut open: Option<u64> = None;
-            let walk = walk_thread(thread, ctx, types, t0, t1.max(t0), cancel, |span| {
-                let Some(f) = span.stack.iter().find(|f| f.key == key) else {
-                    open = None;
-                    return;
-                };
-                match spans.last_mut() {
-                    Some(last) if open == Some(f.id) && last.1 == span.from => last.1 = span.to,
-                    _ => spans.push((span.from, span.to)),
-                }
-                open = Some(f.id);
-            });
-            walk.map(|_| spans)
-        })
-        .collect();
-    out.into_iter().map(|o| o.ok_or(Cancelled)).collect()
+    key_intervals(store, ctx, types, key, (t0, t1), cancel, |was, now| {
+        was == now
+    })
 }
 
 /// The scopes open on `thread` (a store row) at tick `t`, outermost first: its events up to

@@ -77,12 +77,6 @@ pub(super) struct Span<'a> {
     pub(super) stack: &'a [Frame],
 }
 
-impl Span<'_> {
-    pub(super) fn path_holds(&self, key: ScopeKey) -> bool {
-        self.stack.iter().any(|f| f.key == key)
-    }
-}
-
 /// The call tree of a thread: node 0 is the empty stack, each other node a scope under its
 /// parent.
 struct Tree {

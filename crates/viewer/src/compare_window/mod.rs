@@ -305,6 +305,9 @@ impl CompareWindow {
                 }
             }
         });
+        for n in &c.notes {
+            ui.label(RichText::new(n).color(crate::theme::WARNING));
+        }
         for (run, notes) in [("A", &c.a.notes), ("B", &c.b.notes)] {
             for n in notes {
                 ui.label(RichText::new(format!("{run}: {n}")).weak());
@@ -417,25 +420,10 @@ impl CompareWindow {
                     }
                     ui.end_row();
                     for m in m {
-                        let f = |v: Option<f64>| {
-                            v.map_or_else(
-                                || "-".to_owned(),
-                                |v| {
-                                    if m.percent {
-                                        format!("{v:.2}%")
-                                    } else {
-                                        format!("{v:.2}")
-                                    }
-                                },
-                            )
-                        };
                         ui.label(m.name);
-                        ui.label(f(m.a));
-                        ui.label(f(m.b));
-                        ui.label(m.delta().map_or_else(
-                            || "-".to_owned(),
-                            |d| format!("{d:+.2}{}", if m.percent { " pp" } else { "" }),
-                        ));
+                        ui.label(m.text(m.a));
+                        ui.label(m.text(m.b));
+                        ui.label(m.delta_text());
                         ui.end_row();
                     }
                 });

@@ -49,14 +49,21 @@ impl ScopePanel {
             return None;
         }
         let sc = a.scopes.iter().find(|s| s.key == key)?;
+        Some(self.b_of(against, sc))
+    }
+
+    /// B's figure (ns) and the delta of `sc` (a scope of the analysis shown), the window and
+    /// types being the comparison's (see [`Self::compared`]).
+    pub(super) fn b_of(
+        &self,
+        against: &parts::Against,
+        sc: &prvscope_analysis::scopes::ScopeStats,
+    ) -> (u64, i128) {
         let found = against
             .rows
-            .get(&(self.an.ctx.type_label(key.ty), sc.name.clone()))
+            .get(&(self.an.ctx.type_label(sc.key.ty), sc.name.clone()))
             .copied();
         // A scope of A that B lacks: B is 0, the delta minus A's time.
-        Some(found.unwrap_or_else(|| {
-            let a_ns = sc.inclusive * self.ns_per_tick;
-            (0, -i128::from(a_ns))
-        }))
+        found.unwrap_or_else(|| (0, -i128::from(sc.inclusive * self.ns_per_tick)))
     }
 }

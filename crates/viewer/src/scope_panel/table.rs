@@ -125,7 +125,8 @@ impl ScopePanel {
                             ));
                             ui.label(format!("{:.2}", 100.0 * s.inclusive as f64 / total));
                             ui.label(s.entries.to_string());
-                            if compared && let Some((b, delta)) = self.compared(s.key) {
+                            if compared && let Some(against) = &self.against {
+                                let (b, delta) = self.b_of(against, s);
                                 let ms = |ns: f64| format!("{:.3} ms", ns / 1e6);
                                 ui.label(ms(b as f64));
                                 let a_ns = s.inclusive * self.ns_per_tick;
