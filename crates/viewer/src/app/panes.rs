@@ -307,7 +307,12 @@ impl Loaded {
     /// frame the user sees.
     pub(super) fn panes_sync(&mut self, ctx: &egui::Context) {
         let n = self.panes.list.len();
-        if n < 2 || self.panes.before.len() != n {
+        if n < 2 {
+            // One window: nothing to synchronize, nothing to note each frame.
+            self.panes.before.clear();
+            return;
+        }
+        if self.panes.before.len() != n {
             self.panes_note();
             return;
         }
