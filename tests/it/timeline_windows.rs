@@ -585,6 +585,23 @@ fn the_scope_table_shows_b_and_the_delta_beside_a_over_the_region_compared() {
     }
     assert!(seen >= 5, "{seen}");
     h.get_by_label("B less A");
+    // For the picture, a stand-in for boundary.F90 (the trace ships without it), so that the
+    // panel shows its heat rather than the folders of this machine it looked in.
+    let sources = crate::common::temp_dir("epoch-sources");
+    let text: String = (1..=2000)
+        .map(|k| format!("! boundary.F90 line {k}\n"))
+        .collect();
+    std::fs::write(sources.join("boundary.F90"), text).unwrap();
+    h.state_mut()
+        .loaded_mut()
+        .unwrap()
+        .scopes
+        .add_folder(&sources);
+    h.run_steps(3);
+    assert!(
+        h.query_by_label("Source file boundary.F90 not found.")
+            .is_none()
+    );
     h.snapshot("compare_scope_table_beside_b");
     // Other scope types than the comparison's: no B column (B was not analysed for them).
     let types = h.state().loaded().unwrap().scopes.types().to_vec();
