@@ -308,12 +308,18 @@ fn breakdown_harness(trace: &Trace, size: (f32, f32)) -> Harness<'static, ScopeP
         start: 0,
         span: trace.header.end_time,
     };
+    let trace = trace.clone();
     let mut h = Harness::builder()
         .with_size(egui::vec2(size.0, size.1))
         .build_ui_state(
             move |ui, p: &mut ScopePanel| {
                 p.update(ui.ctx(), window);
-                p.breakdowns_ui(ui.ctx());
+                let seen = prvscope_viewer::windows::Seen {
+                    trace: &trace,
+                    visible: window,
+                    several: false,
+                };
+                p.breakdowns_ui(ui.ctx(), &seen);
             },
             panel,
         );

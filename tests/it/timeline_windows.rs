@@ -10,6 +10,7 @@ use prvscope_store::signal::SignalSpec;
 use prvscope_viewer::app::App;
 use prvscope_viewer::frame::TimeWindow;
 use prvscope_viewer::loader::LoadSource;
+use std::fmt::Write as _;
 
 use crate::viewer::harness_with;
 
@@ -527,13 +528,59 @@ fn with_several_traces_open_a_window_names_its_trace() {
     let ctx = h.ctx.clone();
     h.state_mut().open_pop(&ctx);
     h.run_steps(2);
+    // A breakdown window, the load report and Find too.
+    for _ in 0..300 {
+        h.run_steps(1);
+        if h.state().loaded().unwrap().scopes.analysis().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let l = h.state_mut().loaded_mut().unwrap();
+    let key = l
+        .scopes
+        .analysis()
+        .unwrap()
+        .scopes
+        .iter()
+        .find(|s| s.name == "MPI_Allreduce")
+        .unwrap()
+        .key;
+    l.scopes.open_breakdown(key);
+    l.report.shown = true;
+    h.state_mut().find_mut().open = true;
+    h.run_steps(2);
     // One trace: the title alone.
-    h.get_by_label("POP metrics");
+    for title in [
+        "POP metrics",
+        "Breakdown: MPI_Allreduce",
+        "Load report",
+        "Find",
+    ] {
+        h.get_by_label(title);
+    }
     h.state_mut().open(&ctx, LoadSource::File(b.clone()));
     h.state_mut().wait_for_load(&ctx);
     h.state_mut().switch_trace(0);
     h.run_steps(3);
-    h.get_by_label("POP metrics · epoch_2proc.prv.gz");
+    for title in [
+        "POP metrics",
+        "Breakdown: MPI_Allreduce",
+        "Load report",
+        "Find",
+    ] {
+        h.get_by_label(&format!("{title} · epoch_2proc.prv.gz"));
+    }
+    // The other trace shown (it took A's place in the list): A's windows go with A (Find
+    // searches the trace shown).
+    h.state_mut().switch_trace(0);
+    h.run_steps(3);
+    assert!(
+        h.query_by_label_contains("Breakdown: MPI_Allreduce")
+            .is_none()
+    );
+    assert!(h.query_by_label_contains("POP metrics").is_none());
+    h.get_by_label("Find · epoch_4proc.prv.gz");
 }
 
 #[test]
@@ -588,9 +635,10 @@ fn the_scope_table_shows_b_and_the_delta_beside_a_over_the_region_compared() {
     // For the picture, a stand-in for boundary.F90 (the trace ships without it), so that the
     // panel shows its heat rather than the folders of this machine it looked in.
     let sources = crate::common::temp_dir("epoch-sources");
-    let text: String = (1..=2000)
-        .map(|k| format!("! boundary.F90 line {k}\n"))
-        .collect();
+    let mut text = String::new();
+    for k in 1..=2000 {
+        let _ = writeln!(text, "! boundary.F90 line {k}");
+    }
     std::fs::write(sources.join("boundary.F90"), text).unwrap();
     h.state_mut()
         .loaded_mut()

@@ -33,6 +33,13 @@ pub enum Command {
         shift: i64,
         window: TimeWindow,
     },
+    /// The next (`forward`) or previous occurrence of `target` (named `what`) in the shown
+    /// trace: zoom to it and pin it (Find's Next and Previous).
+    FindStep {
+        target: prvscope_draw::find::Target,
+        what: String,
+        forward: bool,
+    },
 }
 
 /// The commands sent and not yet taken, in order.

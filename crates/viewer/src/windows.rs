@@ -1,9 +1,10 @@
 //! The floating windows that go with a trace (histograms, POP metrics, the clustering, the
-//! comparison with another trace) as
+//! comparison with another trace, the scope breakdowns, the load and cfg reports, Find) as
 //! the app drives them: each frame it hands every open one what it sees of the trace
 //! ([`Seen`]), polls it for finished work, shows it, and drops the ones closed. What a window
 //! asks of the app (move the timeline, open or close another window) it sends as a
-//! [`Command`](crate::commands::Command), never through a field of its own.
+//! [`Command`](crate::commands::Command), never through a field of its own. With several
+//! traces open, each window's title names its trace ([`Seen::title`]).
 //!
 //! The commands each window sends:
 //! - [`HistogramWindow`](crate::histogram::HistogramWindow): none (it outlines its selected
@@ -12,7 +13,15 @@
 //! - [`ClusterWindow`](crate::cluster_window::ClusterWindow): `GoTo` (a burst clicked),
 //!   `IntervalsBreakdown` (a cluster clicked), `CloseBreakdowns` (clustered again, or closed);
 //! - [`CompareWindow`](crate::compare_window::CompareWindow): `ShowAligned` (B's timeline
-//!   under A's, both from their region's start).
+//!   under A's, both from their region's start);
+//! - [`BreakdownWindow`](crate::breakdown::BreakdownWindow): none (the scope panel offers it
+//!   its latest analysis before it is polled);
+//! - [`LoadReport`](crate::reports::LoadReport), [`CfgReport`](crate::reports::CfgReport):
+//!   none;
+//! - Find (`app::navigate::FindState`): `FindStep` (Next, Previous).
+//!
+//! The app's own windows, which belong to no trace (the list of keys, the file dialogs, the
+//! dialog of a part of a trace to open), are not `ToolWindow`s.
 
 use prvscope_draw::frame::TimeWindow;
 use prvscope_store::Trace;

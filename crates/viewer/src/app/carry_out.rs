@@ -36,6 +36,15 @@ impl App {
             }
             return;
         }
+        if let Command::FindStep {
+            target,
+            what,
+            forward,
+        } = &command
+        {
+            self.find_step(*target, what, *forward);
+            return;
+        }
         let Some(l) = &mut self.loaded else {
             return;
         };
@@ -62,7 +71,7 @@ impl App {
                     .open_intervals_breakdown(&self.ctx, key, label, within);
             }
             Command::CloseBreakdowns { ty } => l.scopes.breakdowns_mut().close_type(ty),
-            Command::ShowAligned { .. } => {}
+            Command::ShowAligned { .. } | Command::FindStep { .. } => {}
         }
     }
 }

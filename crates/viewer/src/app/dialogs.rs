@@ -130,15 +130,15 @@ impl App {
         match result {
             Err(e) => {
                 self.status = format!("could not compute {}: {e}", path.display());
-                self.dialogs.cfg_report = Some(super::state::CfgReport {
-                    name: path.file_name().map_or_else(
+                l.cfg_report = Some(crate::reports::CfgReport::new(
+                    path.file_name().map_or_else(
                         || path.display().to_string(),
                         |n| n.to_string_lossy().into_owned(),
                     ),
-                    refused: Some(e),
-                    not_shown: Vec::new(),
-                    warnings: Vec::new(),
-                });
+                    Some(e),
+                    Vec::new(),
+                    Vec::new(),
+                ));
             }
             Ok(r) => {
                 let mut failed = Vec::new();
@@ -201,49 +201,13 @@ impl App {
                     }
                     s
                 };
-                self.dialogs.cfg_report =
-                    (!failed.is_empty() || !r.warnings.is_empty()).then(|| {
-                        super::state::CfgReport {
-                            name: r.name.clone(),
-                            refused: None,
-                            not_shown: failed,
-                            warnings: r.warnings,
-                        }
-                    });
+                l.cfg_report = (!failed.is_empty() || !r.warnings.is_empty()).then(|| {
+                    crate::reports::CfgReport::new(r.name.clone(), None, failed, r.warnings)
+                });
             }
         }
         if let Some(v) = show {
             self.set_view(prvscope_store::signal::SignalSpec::Custom(v));
-        }
-    }
-
-    /// The window of what a cfg did not show, and why.
-    pub(super) fn cfg_report_window(&mut self, ctx: &egui::Context) {
-        let Some(r) = &self.dialogs.cfg_report else {
-            return;
-        };
-        let mut open = true;
-        egui::Window::new(format!("Configuration {}", r.name))
-            .id(egui::Id::NULL.with("cfg report"))
-            .open(&mut open)
-            .default_width(520.0)
-            .show(ctx, |ui| {
-                if let Some(why) = &r.refused {
-                    ui.label("Not computed, as paramedir refuses it:");
-                    ui.label(egui::RichText::new(why).color(crate::theme::WARNING));
-                }
-                if !r.not_shown.is_empty() {
-                    ui.label("Not shown:");
-                }
-                for why in &r.not_shown {
-                    ui.label(egui::RichText::new(why).color(crate::theme::WARNING));
-                }
-                for w in &r.warnings {
-                    ui.label(format!("paramedir: {w}"));
-                }
-            });
-        if !open {
-            self.dialogs.cfg_report = None;
         }
     }
 
@@ -273,7 +237,16 @@ impl App {
         if let Some(c) = &mut l.compare {
             windows.push(c);
         }
+        windows.push(&mut l.report);
+        if let Some(r) = &mut l.cfg_report {
+            windows.push(r);
+        }
         crate::windows::show_all(ctx, &seen, &mut windows);
+        if l.cfg_report.as_ref().is_some_and(|r| !r.is_open()) {
+            l.cfg_report = None;
+        }
+        // The breakdown windows of the scope panel, with its analysis of this frame.
+        l.scopes.breakdowns_ui(ctx, &seen);
         l.histograms.retain(ToolWindow::is_open);
         if l.pop.as_ref().is_some_and(|p| !p.is_open()) {
             l.pop = None;

@@ -31,11 +31,11 @@ impl App {
                 if let Some(LoadSource::File(path)) = &source {
                     self.settings.recent.add(path);
                 }
-                let incomplete = trace.incomplete();
                 // A file cut short opens the report and says so in the status line, as does
                 // a missing .pcf; a missing .row is listed in the report and the side panel.
+                let report = crate::reports::LoadReport::new(&trace);
                 let cut_short = trace.records_cut_short().is_some();
-                self.dialogs.show_report = !trace.report.is_empty() || cut_short;
+                let incomplete = report.incomplete();
                 let said = incomplete.first().filter(|_| trace.pcf.is_none());
                 if let Some(note) = incomplete.last().filter(|_| cut_short).or(said) {
                     self.status.clone_from(note);
@@ -49,7 +49,8 @@ impl App {
                     trace,
                     timeline,
                     types,
-                    incomplete,
+                    report,
+                    cfg_report: None,
                     scopes,
                     cfg_run: None,
                     histograms: Vec::new(),

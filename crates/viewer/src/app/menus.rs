@@ -320,7 +320,7 @@ impl App {
                         self.frames.starts.clear();
                     }
                     if ui.button("Load report").clicked() {
-                        self.dialogs.show_report = true;
+                        l.report.shown = true;
                     }
                 })
                 .response

@@ -51,9 +51,12 @@ pub struct Loaded {
     pub timeline: Timeline,
     /// The event types present, for the view list (found once, not every frame).
     pub types: Vec<u32>,
-    /// What the trace lacks ([`Trace::incomplete`], found once): side files not found,
-    /// records that stop before the header's end.
-    pub incomplete: Vec<String>,
+    /// The load report: what was skipped, what the trace lacks (side files not found,
+    /// records that stop before the header's end).
+    pub report: crate::reports::LoadReport,
+    /// What the last cfg computed on the trace did not show, and why, while its window is
+    /// open.
+    pub cfg_report: Option<crate::reports::CfgReport>,
     /// The scope panel beside the timeline.
     pub scopes: ScopePanel,
     /// The cfg windows computed over this trace, kept for the histograms that follow the
@@ -657,15 +660,10 @@ impl eframe::App for App {
                 }
             }
         });
-        self.report_window(&ctx);
-        self.cfg_report_window(&ctx);
         self.help_window(&ctx);
         self.find_window(&ctx);
         for command in crate::commands::take(&ctx) {
             self.carry_out(command);
-        }
-        if let Some(l) = &mut self.loaded {
-            l.scopes.breakdowns_ui(&ctx);
         }
         self.part_dialog_ui(&ctx);
         self.histograms_ui(&ctx);

@@ -114,105 +114,20 @@ impl App {
         self.dialogs.show_help = open;
     }
 
-    /// The find window: the query, what it names, and next / previous.
+    /// The find window, over the shown trace.
     pub(super) fn find_window(&mut self, ctx: &egui::Context) {
+        use crate::windows::ToolWindow;
         if !self.find.open {
             return;
         }
+        let several = !self.others.is_empty();
         let Some(l) = &self.loaded else {
             self.find.open = false;
             return;
         };
-        let candidates = find::candidates(&l.trace, &self.find.query);
-        let mut open = true;
-        let mut step: Option<bool> = None;
-        egui::Window::new("Find")
-            .open(&mut open)
-            .collapsible(false)
-            .default_width(380.0)
-            .show(ctx, |ui| {
-                let edit = ui.add(
-                    egui::TextEdit::singleline(&mut self.find.query)
-                        .hint_text("state, event type or value: name or number, type:value")
-                        .desired_width(f32::INFINITY),
-                );
-                if std::mem::take(&mut self.find.focus) {
-                    edit.request_focus();
-                }
-                if edit.changed() {
-                    self.find.picked = 0;
-                    self.find.last = None;
-                }
-                if edit.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
-                    step = Some(!ui.input(|i| i.modifiers.shift));
-                    edit.request_focus();
-                }
-                if candidates.is_empty() && !self.find.query.trim().is_empty() {
-                    ui.label(
-                        RichText::new("nothing in this trace is named so").color(theme::WARNING),
-                    );
-                }
-                egui::ScrollArea::vertical()
-                    .max_height(160.0)
-                    .show(ui, |ui| {
-                        for (k, (_, text)) in candidates.iter().enumerate() {
-                            if ui.selectable_label(self.find.picked == k, text).clicked() {
-                                self.find.picked = k;
-                                self.find.last = None;
-                            }
-                        }
-                    });
-                ui.horizontal(|ui| {
-                    let any = !candidates.is_empty();
-                    if ui
-                        .add_enabled(any, egui::Button::new("< Previous"))
-                        .on_hover_text("Shift+Enter, Shift+F3")
-                        .clicked()
-                    {
-                        step = Some(false);
-                    }
-                    if ui
-                        .add_enabled(any, egui::Button::new("Next >"))
-                        .on_hover_text("Enter, F3")
-                        .clicked()
-                    {
-                        step = Some(true);
-                    }
-                    ui.checkbox(&mut self.find.all_rows, "All rows")
-                        .on_hover_text("Else the pinned row, or the row under the pointer");
-                });
-                if !self.find.message.is_empty() {
-                    ui.label(&self.find.message);
-                }
-            });
-        // F3 anywhere; Enter too while no text field has the keys (the timeline was clicked).
-        let typing = ctx.text_edit_focused();
-        if let Some(forward) = ctx.input_mut(|i| {
-            if i.consume_key(Modifiers::SHIFT, Key::F3)
-                || (!typing && i.consume_key(Modifiers::SHIFT, Key::Enter))
-            {
-                Some(false)
-            } else if i.consume_key(Modifiers::NONE, Key::F3)
-                || (!typing && i.consume_key(Modifiers::NONE, Key::Enter))
-            {
-                Some(true)
-            } else {
-                None
-            }
-        }) {
-            step = Some(forward);
-        }
-        // Escape closes it, as it closes the keys window.
-        if ctx.input(|i| i.key_pressed(Key::Escape)) {
-            open = false;
-        }
-        if let Some(forward) = step
-            && let Some(&(target, ref text)) = candidates.get(self.find.picked)
-        {
-            let text = text.clone();
-            self.find_step(target, &text, forward);
-        }
-        self.find.open = open;
+        let seen = l.seen(several);
+        self.find.poll(ctx, &seen);
+        self.find.show(ctx, &seen);
     }
 
     /// Moves to the next (or previous) occurrence of `target` and pins it.
@@ -353,5 +268,119 @@ impl App {
         if let Some(i) = remove {
             t.remove_marker(i);
         }
+    }
+}
+
+/// The find window: the query, what it names, and next / previous, which it sends as
+/// [`Command::FindStep`](crate::commands::Command::FindStep).
+impl crate::windows::ToolWindow for FindState {
+    fn title(&self) -> String {
+        "Find".to_owned()
+    }
+
+    fn is_open(&self) -> bool {
+        self.open
+    }
+
+    fn poll(&mut self, _ctx: &egui::Context, _seen: &crate::windows::Seen<'_>) {}
+
+    fn show(&mut self, ctx: &egui::Context, seen: &crate::windows::Seen<'_>) {
+        let candidates = find::candidates(seen.trace, &self.query);
+        let mut open = true;
+        let mut step: Option<bool> = None;
+        egui::Window::new(seen.title("Find"))
+            .id(egui::Id::unique("find window"))
+            .open(&mut open)
+            .collapsible(false)
+            .default_width(380.0)
+            .show(ctx, |ui| {
+                let edit = ui.add(
+                    egui::TextEdit::singleline(&mut self.query)
+                        .hint_text("state, event type or value: name or number, type:value")
+                        .desired_width(f32::INFINITY),
+                );
+                if std::mem::take(&mut self.focus) {
+                    edit.request_focus();
+                }
+                if edit.changed() {
+                    self.picked = 0;
+                    self.last = None;
+                }
+                if edit.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
+                    step = Some(!ui.input(|i| i.modifiers.shift));
+                    edit.request_focus();
+                }
+                if candidates.is_empty() && !self.query.trim().is_empty() {
+                    ui.label(
+                        RichText::new("nothing in this trace is named so").color(theme::WARNING),
+                    );
+                }
+                egui::ScrollArea::vertical()
+                    .max_height(160.0)
+                    .show(ui, |ui| {
+                        for (k, (_, text)) in candidates.iter().enumerate() {
+                            if ui.selectable_label(self.picked == k, text).clicked() {
+                                self.picked = k;
+                                self.last = None;
+                            }
+                        }
+                    });
+                ui.horizontal(|ui| {
+                    let any = !candidates.is_empty();
+                    if ui
+                        .add_enabled(any, egui::Button::new("< Previous"))
+                        .on_hover_text("Shift+Enter, Shift+F3")
+                        .clicked()
+                    {
+                        step = Some(false);
+                    }
+                    if ui
+                        .add_enabled(any, egui::Button::new("Next >"))
+                        .on_hover_text("Enter, F3")
+                        .clicked()
+                    {
+                        step = Some(true);
+                    }
+                    ui.checkbox(&mut self.all_rows, "All rows")
+                        .on_hover_text("Else the pinned row, or the row under the pointer");
+                });
+                if !self.message.is_empty() {
+                    ui.label(&self.message);
+                }
+            });
+        // F3 anywhere; Enter too while no text field has the keys (the timeline was clicked).
+        let typing = ctx.text_edit_focused();
+        if let Some(forward) = ctx.input_mut(|i| {
+            if i.consume_key(Modifiers::SHIFT, Key::F3)
+                || (!typing && i.consume_key(Modifiers::SHIFT, Key::Enter))
+            {
+                Some(false)
+            } else if i.consume_key(Modifiers::NONE, Key::F3)
+                || (!typing && i.consume_key(Modifiers::NONE, Key::Enter))
+            {
+                Some(true)
+            } else {
+                None
+            }
+        }) {
+            step = Some(forward);
+        }
+        // Escape closes it, as it closes the keys window.
+        if ctx.input(|i| i.key_pressed(Key::Escape)) {
+            open = false;
+        }
+        if let Some(forward) = step
+            && let Some(&(target, ref text)) = candidates.get(self.picked)
+        {
+            crate::commands::send(
+                ctx,
+                crate::commands::Command::FindStep {
+                    target,
+                    what: text.clone(),
+                    forward,
+                },
+            );
+        }
+        self.open = open;
     }
 }

@@ -485,7 +485,7 @@ impl App {
         if let Some(part) = l.trace.part_description() {
             ui.label(RichText::new(format!("Part loaded: {part}")).color(theme::WARNING));
         }
-        for note in &l.incomplete {
+        for note in l.report.incomplete() {
             ui.label(RichText::new(note).color(theme::WARNING));
         }
         if self.frames.show_timings {
@@ -518,31 +518,10 @@ impl App {
                     if warnings == 1 { "" } else { "s" }
                 ))
                 .clicked()
+            && let Some(l) = &mut self.loaded
         {
-            self.dialogs.show_report = true;
+            l.report.shown = true;
         }
-    }
-
-    pub(super) fn report_window(&mut self, ctx: &egui::Context) {
-        let Some(l) = &self.loaded else {
-            return;
-        };
-        let mut open = self.dialogs.show_report;
-        egui::Window::new("Load report")
-            .open(&mut open)
-            .default_width(520.0)
-            .show(ctx, |ui| {
-                for note in &l.incomplete {
-                    ui.label(RichText::new(note).color(theme::WARNING));
-                }
-                if l.trace.report.is_empty() {
-                    ui.label("Every record of the file was read.");
-                }
-                for w in l.trace.report.warnings() {
-                    ui.label(RichText::new(w).color(theme::WARNING));
-                }
-            });
-        self.dialogs.show_report = open;
     }
 
     pub(super) fn status_ui(&mut self, ui: &mut Ui) {

@@ -91,6 +91,15 @@ impl Default for Panes {
 }
 
 impl Loaded {
+    /// What this trace's windows see of it this frame (`several`: other traces are open).
+    pub(crate) fn seen(&self, several: bool) -> crate::windows::Seen<'_> {
+        crate::windows::Seen {
+            trace: &self.trace,
+            visible: self.timeline.window(),
+            several,
+        }
+    }
+
     /// Timeline `i` of the stack (the active one from `Loaded::timeline`).
     pub fn pane_timeline(&self, i: usize) -> Option<&Timeline> {
         let p = self.panes.list.get(i)?;

@@ -82,23 +82,7 @@ pub(crate) struct Dialogs {
     /// File > Open configuration…: the dialog, then the cfg being computed.
     pub cfg: Option<FileDialog>,
     pub cfg_library: Option<FileDialog>,
-    pub show_report: bool,
     pub show_help: bool,
-    /// What a cfg just computed did not show, and why (its refusal, as paramedir's).
-    pub cfg_report: Option<CfgReport>,
-}
-
-/// The window a cfg opens when not all of it is shown: the reason paramedir refuses it, or
-/// what of it is not drawn and why, and what paramedir warns about.
-pub(crate) struct CfgReport {
-    /// The cfg's file name.
-    pub name: String,
-    /// Why the cfg gives nothing, if it does.
-    pub refused: Option<String>,
-    /// Analyzers and windows not shown, each with its reason.
-    pub not_shown: Vec<String>,
-    /// What paramedir prints about the cfg and goes on.
-    pub warnings: Vec<String>,
 }
 
 /// The frame times the status bar and View > Measure frame rate show.

@@ -270,11 +270,11 @@ impl Fixed {
     }
 }
 
-/// What the windows show this frame.
-pub struct Shown<'a> {
+/// What the scope panel has for the windows this frame ([`Breakdowns::offer`]).
+#[derive(Clone, Default)]
+pub struct Latest {
     /// The scope panel's latest analysis.
-    pub analysis: Option<&'a Arc<ScopeAnalysis>>,
-    pub facts: &'a Facts,
+    pub analysis: Option<Arc<ScopeAnalysis>>,
     /// The analysis covers the whole trace rather than the visible window.
     pub whole_trace: bool,
     /// A newer analysis is being computed.
@@ -284,6 +284,11 @@ pub struct Shown<'a> {
 /// One breakdown window.
 pub struct BreakdownWindow {
     id: u64,
+    /// Its place in the cascade of windows (from the number open when it opened).
+    cascade: usize,
+    open: bool,
+    facts: Arc<Facts>,
+    latest: Latest,
     key: ScopeKey,
     name: String,
     tab: Tab,
@@ -415,31 +420,51 @@ impl BreakdownWindow {
         self.data = Some((Arc::clone(a), Breakdown::of(a, self.key)));
     }
 
-    fn ui(&mut self, ctx: &egui::Context, shown: &Shown<'_>, index: usize) -> bool {
-        self.poll_dialog(ctx, shown.facts);
+    /// The trace's facts the window draws with.
+    pub fn facts(&self) -> &Facts {
+        &self.facts
+    }
+}
+
+impl crate::windows::ToolWindow for BreakdownWindow {
+    fn title(&self) -> String {
+        BreakdownWindow::title(self)
+    }
+
+    fn is_open(&self) -> bool {
+        self.open
+    }
+
+    fn poll(&mut self, ctx: &egui::Context, _seen: &crate::windows::Seen<'_>) {
+        let facts = Arc::clone(&self.facts);
+        self.poll_dialog(ctx, &facts);
         self.finish_png(ctx);
-        self.refresh(shown.analysis);
-        let mut open = true;
+        let latest = self.latest.analysis.clone();
+        self.refresh(latest.as_ref());
+    }
+
+    fn show(&mut self, ctx: &egui::Context, seen: &crate::windows::Seen<'_>) {
+        let mut open = self.open;
         let id = egui::Id::unique(("breakdown-window", self.id));
-        let offset = 28.0 * (index % 8) as f32;
+        let offset = 28.0 * (self.cascade % 8) as f32;
         // Tall enough for every bar of the per-thread chart, up to a point.
-        let bars = shown
+        let bars = self
             .facts
             .groups
             .as_ref()
-            .map_or(shown.facts.threads.len().min(MAX_BARS), |g| g.groups.len());
+            .map_or(self.facts.threads.len().min(MAX_BARS), |g| g.groups.len());
         // Over the timeline's right part, above the scope panel below it (windows cascade).
         let screen = ctx.content_rect();
         let height = (bars as f32 * chart::ROW_H + chart::PLOT_EXTRA + 130.0)
             .clamp(300.0, (screen.height() * 0.8).max(300.0));
         let x = (screen.right() - 620.0 - offset).max(screen.left());
-        let response = egui::Window::new(self.title())
+        let response = egui::Window::new(seen.title(&self.title()))
             .id(id)
             .open(&mut open)
             .default_pos(egui::pos2(x, 60.0 + offset))
             .default_size(egui::vec2(600.0, height))
             .resizable(true)
-            .show(ctx, |ui| self.contents(ui, shown));
+            .show(ctx, |ui| self.contents(ui));
         if let Some(r) = response {
             self.rect = r.response.rect;
             if self.raise {
@@ -447,11 +472,14 @@ impl BreakdownWindow {
                 ctx.move_to_top(r.response.layer_id);
             }
         }
-        open
+        self.open = open;
     }
+}
 
-    fn contents(&mut self, ui: &mut egui::Ui, shown: &Shown<'_>) {
-        let facts = shown.facts;
+impl BreakdownWindow {
+    fn contents(&mut self, ui: &mut egui::Ui) {
+        let facts = Arc::clone(&self.facts);
+        let facts = &*facts;
         let Some((t0, t1)) = self.window().map(|w| w.bounds()) else {
             ui.horizontal(|ui| {
                 ui.spinner();
@@ -468,13 +496,13 @@ impl BreakdownWindow {
         };
         let what = match &self.fixed {
             Some(f) => format!("{}, in the whole trace", f.what),
-            None if shown.whole_trace => "whole trace".to_owned(),
+            None if self.latest.whole_trace => "whole trace".to_owned(),
             None => "visible window".to_owned(),
         };
         let busy = if self.fixed.is_some() {
             self.is_computing()
         } else {
-            shown.busy
+            self.latest.busy
         };
         ui.horizontal(|ui| {
             ui.label(format!(
@@ -580,13 +608,42 @@ impl BreakdownWindow {
 }
 
 /// The open breakdown windows.
-#[derive(Default)]
 pub struct Breakdowns {
     windows: Vec<BreakdownWindow>,
     next_id: u64,
+    facts: Arc<Facts>,
+    latest: Latest,
 }
 
 impl Breakdowns {
+    /// No window yet; those opened draw with `facts`.
+    pub fn new(facts: Arc<Facts>) -> Self {
+        Self {
+            windows: Vec::new(),
+            next_id: 0,
+            facts,
+            latest: Latest::default(),
+        }
+    }
+
+    /// What the scope panel has this frame, for every window (before they are polled).
+    pub fn offer(&mut self, latest: Latest) {
+        for w in &mut self.windows {
+            w.latest.clone_from(&latest);
+        }
+        self.latest = latest;
+    }
+
+    /// The open windows, to poll and show ([`crate::windows::show_all`]).
+    pub fn windows_mut(&mut self) -> impl Iterator<Item = &mut BreakdownWindow> {
+        self.windows.iter_mut()
+    }
+
+    /// Drops the windows closed.
+    pub fn drop_closed(&mut self) {
+        self.windows.retain(|w| w.open);
+    }
+
     /// Opens the breakdown of `key` (named `name`) on `tab`, or brings its window to the
     /// front on that tab when it is open.
     pub fn open(&mut self, key: ScopeKey, name: String, tab: Tab) {
@@ -614,6 +671,10 @@ impl Breakdowns {
         self.next_id += 1;
         self.windows.push(BreakdownWindow {
             id: self.next_id,
+            cascade: self.windows.len(),
+            open: true,
+            facts: Arc::clone(&self.facts),
+            latest: self.latest.clone(),
             key,
             name,
             tab,
@@ -667,14 +728,5 @@ impl Breakdowns {
     /// Closes every window.
     pub fn close_all(&mut self) {
         self.windows.clear();
-    }
-
-    /// Draws the windows; closed ones are dropped.
-    pub fn ui(&mut self, ctx: &egui::Context, shown: &Shown<'_>) {
-        let mut index = 0;
-        self.windows.retain_mut(|w| {
-            index += 1;
-            w.ui(ctx, shown, index - 1)
-        });
     }
 }

@@ -21,7 +21,7 @@ use std::sync::atomic::AtomicBool;
 
 use egui::{Color32, Ui, vec2};
 
-use super::breakdown::{Breakdowns, Facts, Shown, Tab};
+use super::breakdown::{Breakdowns, Facts, Latest, Tab};
 use super::frame::{TimeWindow, format_window};
 use super::jobs::Job;
 use super::settings::RecentFiles;
@@ -77,7 +77,7 @@ pub struct ScopePanel {
     /// The breakdown windows.
     breakdowns: Breakdowns,
     /// Thread names and groups, state colours and labels, the time unit.
-    facts: Facts,
+    facts: Arc<Facts>,
     ns_per_tick: u64,
 }
 
@@ -91,6 +91,7 @@ impl ScopePanel {
         let auto_types = types.clone();
         let folders = folders.clone();
         let finder = super::loader::source_finder(trace, folders.paths());
+        let facts = Arc::new(Facts::new(trace));
         ScopePanel {
             an: parts::Analysing {
                 store,
@@ -135,8 +136,8 @@ impl ScopePanel {
                 types_note: None,
             },
             against: None,
-            breakdowns: Breakdowns::default(),
-            facts: Facts::new(trace),
+            breakdowns: Breakdowns::new(Arc::clone(&facts)),
+            facts,
             ns_per_tick: trace.header.time_unit.ns_per_tick(),
         }
     }
@@ -323,15 +324,20 @@ impl ScopePanel {
         w.export_csv(&self.facts, path)
     }
 
-    /// Draws the breakdown windows over `ctx` (every frame, whether the panel is shown or not).
-    pub fn breakdowns_ui(&mut self, ctx: &egui::Context) {
-        let shown = Shown {
-            analysis: self.an.analysis.as_ref(),
-            facts: &self.facts,
+    /// Polls and shows the breakdown windows, with this frame's analysis, as windows of the
+    /// trace `seen` (every frame, whether the panel is shown or not); drops the closed ones.
+    pub fn breakdowns_ui(&mut self, ctx: &egui::Context, seen: &crate::windows::Seen<'_>) {
+        self.breakdowns.offer(Latest {
+            analysis: self.an.analysis.clone(),
             whole_trace: self.an.whole_trace,
             busy: self.an.job.is_some(),
-        };
-        self.breakdowns.ui(ctx, &shown);
+        });
+        let mut windows: Vec<&mut dyn crate::windows::ToolWindow> = Vec::new();
+        for w in self.breakdowns.windows_mut() {
+            windows.push(w);
+        }
+        crate::windows::show_all(ctx, seen, &mut windows);
+        self.breakdowns.drop_closed();
     }
 
     /// The first source line in view (1-based), after the last frame.
