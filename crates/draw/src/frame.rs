@@ -26,7 +26,7 @@ pub use raster::{RASTER_QUADS, rasterize};
 pub const MAX_BUNDLES: usize = 20_000;
 
 /// The visible time range `[start, start + span)`, in ticks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TimeWindow {
     pub start: u64,
     pub span: u64,

@@ -6,6 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
+use prvscope_draw::frame::TimeWindow;
+
 /// How many paths a list remembers.
 pub const MAX_RECENT: usize = 10;
 
@@ -66,8 +68,8 @@ pub struct Session {
     pub path: PathBuf,
     /// `state`, `mpi` or event types (`50000001,50000002`), as `--view` reads them.
     pub view: String,
-    /// The window's first tick and length.
-    pub window: (u64, u64),
+    /// The window's range (kept as its first tick and length).
+    pub window: TimeWindow,
     /// `thread`, `task`, `appl`, `cpu` or `node`.
     pub level: String,
     /// Collapsed (application, task) pairs and applications, 0-based.
@@ -86,7 +88,7 @@ pub struct Session {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WindowLayout {
     pub view: String,
-    pub window: (u64, u64),
+    pub window: TimeWindow,
     pub group: Option<u8>,
 }
 
@@ -109,7 +111,7 @@ impl Session {
         (
             self.path.clone(),
             self.view.clone(),
-            self.window,
+            (self.window.start, self.window.span),
             self.level.clone(),
             self.collapsed_tasks.clone(),
             self.collapsed_apps.clone(),
@@ -121,7 +123,10 @@ impl Session {
         Session {
             path: t.0,
             view: t.1,
-            window: t.2,
+            window: TimeWindow {
+                start: t.2.0,
+                span: t.2.1,
+            },
             level: t.3,
             collapsed_tasks: t.4,
             collapsed_apps: t.5,
@@ -135,7 +140,7 @@ impl Session {
         (
             self.windows
                 .iter()
-                .map(|w| (w.view.clone(), w.window, w.group))
+                .map(|w| (w.view.clone(), (w.window.start, w.window.span), w.group))
                 .collect(),
             self.active,
         )
@@ -144,9 +149,9 @@ impl Session {
     fn with_windows(mut self, t: WindowsTuple) -> Session {
         self.windows =
             t.0.into_iter()
-                .map(|(view, window, group)| WindowLayout {
+                .map(|(view, (start, span), group)| WindowLayout {
                     view,
-                    window,
+                    window: TimeWindow { start, span },
                     group,
                 })
                 .collect();
@@ -360,7 +365,10 @@ mod tests {
         settings.session = Some(Session {
             path: PathBuf::from("/nonexistent/a b.prv"),
             view: "50000001,50000002".into(),
-            window: (1000, 5000),
+            window: TimeWindow {
+                start: 1000,
+                span: 5000,
+            },
             level: "task".into(),
             collapsed_tasks: vec![(0, 1)],
             collapsed_apps: vec![],
@@ -368,12 +376,18 @@ mod tests {
             windows: vec![
                 WindowLayout {
                     view: "50000001,50000002".into(),
-                    window: (1000, 5000),
+                    window: TimeWindow {
+                        start: 1000,
+                        span: 5000,
+                    },
                     group: Some(1),
                 },
                 WindowLayout {
                     view: "state".into(),
-                    window: (0, 9000),
+                    window: TimeWindow {
+                        start: 0,
+                        span: 9000,
+                    },
                     group: None,
                 },
             ],

@@ -55,7 +55,7 @@ impl App {
                     let w = l.pane_timeline(i)?;
                     Some(WindowLayout {
                         view: view_text(&w.config.spec).unwrap_or_else(|| "state".into()),
-                        window: (w.window.start, w.window.span),
+                        window: w.window,
                         group: l.pane_group(i),
                     })
                 })
@@ -68,7 +68,7 @@ impl App {
             active: own.iter().position(|&i| i == l.active_pane()).unwrap_or(0),
             path,
             view: view_text(&t.config.spec).unwrap_or_else(|| "state".into()),
-            window: (t.window.start, t.window.span),
+            window: t.window,
             level: level_text(t.level()).into(),
             collapsed_tasks: t.layout.grouping.tasks.iter().copied().collect(),
             collapsed_apps: t.layout.grouping.apps.iter().copied().collect(),
@@ -104,8 +104,8 @@ impl App {
             level_note = format!("; no CPU rows: {e}");
         }
         t.zoom_to(crate::frame::TimeWindow {
-            start: s.window.0,
-            span: s.window.1.max(crate::frame::MIN_SPAN),
+            start: s.window.start,
+            span: s.window.span.max(crate::frame::MIN_SPAN),
         });
         t.set_markers(
             s.markers
@@ -153,8 +153,8 @@ impl App {
             }
             if let Some(l) = &mut self.loaded {
                 l.timeline.zoom_to(crate::frame::TimeWindow {
-                    start: w.window.0,
-                    span: w.window.1.max(crate::frame::MIN_SPAN),
+                    start: w.window.start,
+                    span: w.window.span.max(crate::frame::MIN_SPAN),
                 });
             }
         }

@@ -33,10 +33,9 @@ use prvscope_analysis::scopes::{
 use prvscope_analysis::source::{Found, SourceFinder};
 use prvscope_store::Trace;
 
-/// A computation on a worker thread for the window `[t0, t1)`.
+/// A computation on a worker thread for a time window.
 pub(crate) struct WindowJob<T> {
-    t0: u64,
-    t1: u64,
+    window: TimeWindow,
     job: Job<Result<T, Cancelled>>,
 }
 
@@ -44,12 +43,11 @@ impl<T: Send + 'static> WindowJob<T> {
     fn start(
         ctx: &egui::Context,
         name: &str,
-        (t0, t1): (u64, u64),
+        window: TimeWindow,
         work: impl FnOnce(&AtomicBool) -> Result<T, Cancelled> + Send + 'static,
     ) -> Self {
         WindowJob {
-            t0,
-            t1,
+            window,
             job: Job::spawn(ctx, name, work),
         }
     }
@@ -365,25 +363,22 @@ impl ScopePanel {
         if self.an.types.is_empty() {
             return;
         }
-        let (t0, t1) = if self.an.whole_trace {
-            (0, self.an.end_time)
+        let wanted = if self.an.whole_trace {
+            TimeWindow::from_bounds(0, self.an.end_time)
         } else {
-            (
+            TimeWindow::from_bounds(
                 window.start,
                 window.end().min(self.an.end_time).max(window.start),
             )
         };
+        let (t0, t1) = wanted.bounds();
         let have = self
             .an
             .analysis
             .as_ref()
             .is_some_and(|a| a.t0 == t0 && a.t1 == t1);
-        let running = self
-            .an
-            .job
-            .as_ref()
-            .is_some_and(|j| j.t0 == t0 && j.t1 == t1);
-        if self.an.cancelled.is_some_and(|c| c != (t0, t1)) {
+        let running = self.an.job.as_ref().is_some_and(|j| j.window == wanted);
+        if self.an.cancelled.is_some_and(|c| c != wanted) {
             self.an.cancelled = None;
         }
         if !have && !running && self.an.cancelled.is_none() {
@@ -398,7 +393,7 @@ impl ScopePanel {
             self.an.job = Some(WindowJob::start(
                 ctx,
                 "scope-analysis",
-                (t0, t1),
+                wanted,
                 move |cancel| {
                     scopes::analyze(
                         &store,
@@ -424,9 +419,22 @@ impl ScopePanel {
             let end = self.an.end_time;
             self.sel.highlight_job = Some((
                 key,
-                WindowJob::start(ctx, "scope-intervals", (0, end), move |cancel| {
-                    scopes::scope_intervals(&store, &scope_ctx, &types, key, 0, end, Some(cancel))
-                }),
+                WindowJob::start(
+                    ctx,
+                    "scope-intervals",
+                    TimeWindow::from_bounds(0, end),
+                    move |cancel| {
+                        scopes::scope_intervals(
+                            &store,
+                            &scope_ctx,
+                            &types,
+                            key,
+                            0,
+                            end,
+                            Some(cancel),
+                        )
+                    },
+                ),
             ));
         }
     }
@@ -603,7 +611,7 @@ impl ScopePanel {
                 ui.spinner();
                 if ui.button("Cancel analysis").clicked() {
                     j.cancel();
-                    self.an.cancelled = Some((j.t0, j.t1));
+                    self.an.cancelled = Some(j.window);
                     self.an.job = None;
                 }
             } else if self.an.cancelled.is_some() && ui.button("Analyse").clicked() {

@@ -39,7 +39,7 @@ pub(crate) struct Analysing {
     pub application: usize,
     pub job: Option<WindowJob<ScopeAnalysis>>,
     /// The window whose analysis the user cancelled: not restarted until the window changes.
-    pub cancelled: Option<(u64, u64)>,
+    pub cancelled: Option<prvscope_draw::frame::TimeWindow>,
 }
 
 /// The selected scope and its intervals (what the timeline outlines).

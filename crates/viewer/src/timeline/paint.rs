@@ -163,7 +163,7 @@ impl Timeline {
                         .clone()
                         .filter_map(|t| fill.rows.get(t).map(Vec::as_slice))
                         .collect();
-                    dominant_classes(&threads, (self.window.start, self.window.span), width)
+                    dominant_classes(&threads, self.window, width)
                 })
                 .collect();
             *cache = Some((key, rows));
@@ -471,9 +471,10 @@ impl Timeline {
 /// time order, not overlapping); ties go to the lower class; `None` where no interval is.
 pub fn dominant_classes(
     threads: &[&[(u64, u64, u16)]],
-    (start, span): (u64, u64),
+    window: frame::TimeWindow,
     width: usize,
 ) -> Vec<Option<u16>> {
+    let frame::TimeWindow { start, span } = window;
     let w = width.max(1) as u128;
     let edge = |k: usize| start + (k as u128 * u128::from(span) / w) as u64;
     let column = |t: u64| ((u128::from(t - start) * w) / u128::from(span.max(1))) as usize;
@@ -515,6 +516,7 @@ pub fn dominant_classes(
 #[cfg(test)]
 mod tests {
     use super::dominant_classes;
+    use crate::frame;
 
     /// Against a naive computation: each pixel's time per class summed over every interval
     /// in exact integer arithmetic (pixel k covers ticks [start + k*span/width, ...)).
@@ -542,7 +544,7 @@ mod tests {
             let refs: Vec<&[(u64, u64, u16)]> = threads.iter().map(Vec::as_slice).collect();
             let (start, width) = (next(100), 1 + next(40) as usize);
             let span = 1 + next(800);
-            let got = dominant_classes(&refs, (start, span), width);
+            let got = dominant_classes(&refs, frame::TimeWindow { start, span }, width);
             let edge = |k: u64| start + k * span / width as u64;
             for (k, g) in got.iter().enumerate() {
                 let (p0, p1) = (edge(k as u64), edge(k as u64 + 1));
