@@ -217,8 +217,8 @@ fn a_named_session_reopens_every_window_its_view_range_and_group() {
     h.state_mut().new_timeline();
     h.state_mut().set_view(SignalSpec::Events(vec![50_000_002]));
     let w2 = TimeWindow {
-        start: 100_000_000,
-        span: 50_000_000,
+        start: 640_000_000,
+        span: 40_000_000,
     };
     {
         let l = h.state_mut().loaded_mut().unwrap();
@@ -247,7 +247,10 @@ fn a_named_session_reopens_every_window_its_view_range_and_group() {
     assert_eq!(a.config().spec, SignalSpec::States);
     assert_eq!(b.config().spec, SignalSpec::Events(vec![50_000_002]));
     assert_eq!((a.window(), b.window()), (w1, w2));
-    h.get_by_label_contains("2 timeline windows");
+    h.get_by_label_contains(
+        "opened the session two windows.prvscope.json on prime_v0.prv (2 timeline windows",
+    );
+    h.snapshot("named_session_reopened");
     // A file that is not a session says so.
     let bad = file.with_file_name("bad.json");
     std::fs::write(&bad, "{}").unwrap();

@@ -83,6 +83,7 @@ impl App {
                 {
                     self.restore_session(&s);
                 }
+                self.opening.restore_file = None;
                 if let Some(mode) = self.opening.start_mode
                     && let Some(l) = &mut self.loaded
                 {

@@ -122,8 +122,18 @@ impl App {
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let windows = self.restore_windows(s);
+        let what = match self.opening.restore_file.take() {
+            Some(file) => format!(
+                "opened the session {} on {name}",
+                file.file_name().map_or_else(
+                    || file.display().to_string(),
+                    |n| n.to_string_lossy().into_owned()
+                )
+            ),
+            None => format!("restored the last session of {name}"),
+        };
         self.status = format!(
-            "restored the last session of {name} ({windows}view, window, rows, {} marker{})",
+            "{what} ({windows}view, window, rows, {} marker{})",
             s.markers.len(),
             if s.markers.len() == 1 { "" } else { "s" }
         );
@@ -187,6 +197,7 @@ impl App {
         match read {
             Ok(s) if s.path.is_file() => {
                 self.opening.restore = Some(s.clone());
+                self.opening.restore_file = Some(path.to_path_buf());
                 let ctx = self.ctx.clone();
                 self.open(&ctx, crate::loader::LoadSource::File(s.path));
             }

@@ -37,6 +37,9 @@ pub(crate) struct Opening {
     pub start_mode: Option<DrawMode>,
     /// The last session, to restore once its trace is loaded.
     pub restore: Option<crate::settings::Session>,
+    /// The named session file `restore` was read from (File > Open session); `None` for
+    /// the last session.
+    pub restore_file: Option<std::path::PathBuf>,
     /// The status line's note about the last load (cancelled, too large), which the next
     /// trace loaded makes untrue: cleared then, if the line still says it.
     pub load_note: Option<String>,
@@ -61,6 +64,7 @@ impl Opening {
             start_view: None,
             start_mode: None,
             restore: None,
+            restore_file: None,
             load_note: None,
             reread: None,
             also: std::collections::VecDeque::new(),
