@@ -315,6 +315,24 @@ fn several_traces_stay_open_each_with_its_windows_and_one_shows_under_another() 
         Some(guest.window()),
         "drawn in that frame"
     );
+    // A marker of A stands at the same (shifted) time in B's window.
+    h.state_mut()
+        .loaded_mut()
+        .unwrap()
+        .timeline
+        .add_marker(2_100_000_000);
+    h.run_steps(2);
+    let l = h.state().loaded().unwrap();
+    let times = |i: usize| -> Vec<u64> {
+        l.pane_timeline(i)
+            .unwrap()
+            .markers()
+            .iter()
+            .map(|m| m.time)
+            .collect()
+    };
+    assert_eq!(times(1), vec![2_100_000_000]);
+    assert_eq!(times(2), vec![3_100_000_000]);
     assert!(
         l.pane_trace(2)
             .unwrap()
@@ -701,4 +719,107 @@ fn the_scope_table_shows_b_and_the_delta_beside_a_over_the_region_compared() {
     assert_eq!(l.scopes.compared(key), None);
     assert!(h.query_by_label("B less A").is_none());
     h.get_by_label_contains("analyse that window to see its columns");
+}
+
+#[test]
+fn a_trace_in_microseconds_under_one_in_nanoseconds_shows_the_same_time() {
+    let _shared = crate::common::shared();
+    let Some(root) = crate::common::shared_traces() else {
+        return;
+    };
+    // prime in ns (A), and the same records read as µs (B: a run 1000 times as long).
+    let prv = root.join("extrae_mpi_prime16/prime_v0.prv");
+    let text = std::fs::read_to_string(&prv).unwrap();
+    let (header, rest) = text.split_once('\n').unwrap();
+    assert!(header.contains("_ns:"));
+    let us = crate::common::temp_dir("prime-us").join("prime_us.prv");
+    std::fs::write(
+        &us,
+        format!("{}\n{rest}", header.replacen("_ns:", "_us:", 1)),
+    )
+    .unwrap();
+    let mut h = harness_with(LoadSource::File(us.clone()), None, (1200.0, 800.0), false);
+    let ctx = h.ctx.clone();
+    h.state_mut().open(&ctx, LoadSource::File(prv.clone()));
+    h.state_mut().wait_for_load(&ctx);
+    h.run_steps(2);
+    assert!(
+        h.state()
+            .loaded()
+            .unwrap()
+            .trace
+            .path
+            .ends_with("prime_v0.prv")
+    );
+    h.state_mut().new_timeline_of(0, 0);
+    h.run_steps(2);
+    // A at 600-900 ms: B (µs ticks) at the same time, 600,000-900,000 of its ticks.
+    let w = TimeWindow {
+        start: 600_000_000,
+        span: 300_000_000,
+    };
+    h.state_mut().loaded_mut().unwrap().timeline.zoom_to(w);
+    h.step();
+    let l = h.state().loaded().unwrap();
+    let guest = l.pane_timeline(1).unwrap();
+    assert_eq!(
+        guest.window(),
+        TimeWindow {
+            start: 600_000,
+            span: 300_000
+        }
+    );
+    assert_eq!(guest.drawn_window(), Some(guest.window()));
+    // B moved: A follows, in its ns.
+    h.state_mut()
+        .loaded_mut()
+        .unwrap()
+        .pane_timeline_mut(1)
+        .unwrap()
+        .zoom_to(TimeWindow {
+            start: 100_000,
+            span: 50_000,
+        });
+    h.step();
+    h.step();
+    let l = h.state().loaded().unwrap();
+    assert_eq!(
+        l.timeline.window(),
+        TimeWindow {
+            start: 100_000_000,
+            span: 50_000_000
+        }
+    );
+    // A marker at A's 120 ms is at B's 120,000 µs.
+    h.state_mut()
+        .loaded_mut()
+        .unwrap()
+        .timeline
+        .add_marker(120_000_000);
+    h.run_steps(2);
+    let l = h.state().loaded().unwrap();
+    let b: Vec<u64> = l
+        .pane_timeline(1)
+        .unwrap()
+        .markers()
+        .iter()
+        .map(|m| m.time)
+        .collect();
+    assert_eq!(b, vec![120_000]);
+    // Copy on B, paste on A: the same time, in A's ticks.
+    let l = h.state_mut().loaded_mut().unwrap();
+    l.copy_pane(1);
+    l.timeline.zoom_to(w);
+    l.set_pane_group(0, None);
+    h.step();
+    let ctx = h.ctx.clone();
+    let l = h.state_mut().loaded_mut().unwrap();
+    l.paste_on_pane(&ctx, 0, true).unwrap();
+    assert_eq!(
+        l.timeline.window(),
+        TimeWindow {
+            start: 100_000_000,
+            span: 50_000_000
+        }
+    );
 }

@@ -26,11 +26,12 @@ pub enum Command {
     /// Close the breakdown windows of event type `ty` (a clustering replaced by another, or
     /// closed: its clusters' windows showed what is gone).
     CloseBreakdowns { ty: u32 },
-    /// Stack the open trace at `path` under the shown one's windows, shifted by `shift`
-    /// ticks (two runs aligned at a region's start), and show `window` of the shown trace.
+    /// Stack the open trace at `path` under the shown one's windows, its tick `b_start` at
+    /// the shown trace's `window.start` (two runs aligned at a region's start), and show
+    /// `window` of the shown trace.
     ShowAligned {
         path: std::path::PathBuf,
-        shift: i64,
+        b_start: u64,
         window: TimeWindow,
     },
     /// The next (`forward`) or previous occurrence of `target` (named `what`) in the shown

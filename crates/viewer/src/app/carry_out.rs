@@ -8,7 +8,7 @@ impl App {
         use crate::commands::Command;
         if let Command::ShowAligned {
             path,
-            shift,
+            b_start,
             window,
         } = &command
         {
@@ -24,12 +24,10 @@ impl App {
                         l.timeline.zoom_to(*window);
                         l.timeline.set_origin(Some(window.start));
                     }
-                    self.new_timeline_of(k, *shift);
+                    self.new_timeline_aligned(k, window.start, *b_start);
                     if let Some(l) = &mut self.loaded {
                         let i = l.pane_count() - 1;
-                        let origin =
-                            u64::try_from(i128::from(window.start) + i128::from(*shift)).ok();
-                        l.set_pane_origin(i, origin);
+                        l.set_pane_origin(i, Some(*b_start));
                     }
                 }
                 None => self.status = format!("{} is no longer open", path.display()),

@@ -33,24 +33,86 @@ pub struct Pane {
 /// A timeline window of another trace in this trace's stack.
 pub struct Guest {
     pub(crate) trace: prvscope_store::Trace,
-    /// Its ticks less this trace's at the same place of the group's window: a window of
-    /// this trace from `t` shows the guest from `t + shift` (two runs aligned at a region's
-    /// start).
-    pub(crate) shift: i64,
+    /// Its ticks against this trace's.
+    pub(crate) clock: Clock,
 }
 
-impl Pane {
-    fn shift(&self) -> i64 {
-        self.guest.as_ref().map_or(0, |g| g.shift)
+/// How a window's ticks stand to those of its stack's trace (the host): at the host's tick
+/// `t` it shows its own tick `t * num / den + shift`. `num / den` is the host's tick in the
+/// window's (traces written in different time units: µs and ns); `shift`, in the window's
+/// ticks, aligns two runs at a region's start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Clock {
+    pub num: u64,
+    pub den: u64,
+    pub shift: i64,
+}
+
+impl Clock {
+    /// The host's own windows.
+    pub const SAME: Clock = Clock {
+        num: 1,
+        den: 1,
+        shift: 0,
+    };
+
+    /// A window of a trace of `own_ns` ns per tick in the stack of one of `host_ns`, its tick
+    /// `own_start` at the host's `host_start` (0 and 0: the two runs' starts together).
+    pub fn aligned(host_ns: u64, own_ns: u64, host_start: u64, own_start: u64) -> Clock {
+        let (a, b) = (host_ns.max(1), own_ns.max(1));
+        let g = gcd(a, b);
+        let mut c = Clock {
+            num: a / g,
+            den: b / g,
+            shift: 0,
+        };
+        let at = c.own(i128::from(host_start));
+        c.shift = i64::try_from(i128::from(own_start) - at).unwrap_or(0);
+        c
+    }
+
+    /// The window's tick at the host's tick `host`.
+    pub fn own(&self, host: i128) -> i128 {
+        (host * i128::from(self.num)).div_euclid(i128::from(self.den)) + i128::from(self.shift)
+    }
+
+    /// The host's tick at the window's tick `own`.
+    pub fn host(&self, own: i128) -> i128 {
+        ((own - i128::from(self.shift)) * i128::from(self.den)).div_euclid(i128::from(self.num))
+    }
+
+    /// The host's window `w` as this window shows it.
+    pub fn own_window(&self, w: TimeWindow) -> TimeWindow {
+        let start = self.own(i128::from(w.start));
+        let end = self.own(i128::from(w.end()));
+        window_of(start, end)
+    }
+
+    /// This window's `w` in the host's ticks.
+    pub fn host_window(&self, w: TimeWindow) -> TimeWindow {
+        let start = self.host(i128::from(w.start));
+        let end = self.host(i128::from(w.end()));
+        window_of(start, end)
     }
 }
 
-/// `w` of a window whose shift is `from`, as a window whose shift is `to` shows it.
-fn shifted(w: TimeWindow, from: i64, to: i64) -> TimeWindow {
-    let start = i128::from(w.start) - i128::from(from) + i128::from(to);
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a.max(1) } else { gcd(b, a % b) }
+}
+
+/// The window `[start, end)` of ticks, cut at 0 and at least a tick long.
+fn window_of(start: i128, end: i128) -> TimeWindow {
+    let clamp = |t: i128| u64::try_from(t.max(0)).unwrap_or(u64::MAX);
+    let start = clamp(start);
     TimeWindow {
-        start: u64::try_from(start.max(0)).unwrap_or(u64::MAX),
-        span: w.span,
+        start,
+        span: clamp(end).saturating_sub(start).max(1),
+    }
+}
+
+impl Pane {
+    fn clock(&self) -> Clock {
+        self.guest.as_ref().map_or(Clock::SAME, |g| g.clock)
     }
 }
 
@@ -106,7 +168,8 @@ impl Loaded {
         Some(p.timeline.as_ref().unwrap_or(&self.timeline))
     }
 
-    fn pane_timeline_mut(&mut self, i: usize) -> Option<&mut Timeline> {
+    /// Timeline `i` of the stack, to act on it as the user would.
+    pub fn pane_timeline_mut(&mut self, i: usize) -> Option<&mut Timeline> {
         let p = self.panes.list.get_mut(i)?;
         Some(p.timeline.as_mut().unwrap_or(&mut self.timeline))
     }
@@ -187,9 +250,9 @@ impl Loaded {
     /// Opens a timeline window of `trace` (another open trace) below the others, in the
     /// active window's synchronize group (group 1 when it has none), showing from `t + shift`
     /// where this trace's windows show from `t`.
-    pub fn new_guest_pane(&mut self, trace: &prvscope_store::Trace, shift: i64) -> usize {
+    pub fn new_guest_pane(&mut self, trace: &prvscope_store::Trace, clock: Clock) -> usize {
         let mut t = Timeline::new(trace);
-        t.zoom_to(shifted(self.timeline.window(), 0, shift));
+        t.zoom_to(clock.own_window(self.timeline.window()));
         let group = self.panes.list[self.panes.active].group.or(Some(1));
         let id = self.panes.next_id;
         self.panes.next_id += 1;
@@ -199,7 +262,7 @@ impl Loaded {
             group,
             guest: Some(Guest {
                 trace: trace.clone(),
-                shift,
+                clock,
             }),
         });
         self.panes.layout += 1;
@@ -249,8 +312,11 @@ impl Loaded {
 
     /// Copies window `i`'s time range and rows.
     pub fn copy_pane(&mut self, i: usize) {
+        // The range in this trace's ticks: a paste on another trace's window shows its
+        // part of the same (aligned) time.
+        let clock = self.panes.list.get(i).map_or(Clock::SAME, Pane::clock);
         if let Some(t) = self.pane_timeline(i) {
-            self.panes.copied = Some((t.window(), t.rows_copy()));
+            self.panes.copied = Some((clock.host_window(t.window()), t.rows_copy()));
         }
     }
 
@@ -268,6 +334,7 @@ impl Loaded {
             .pane_trace(i)
             .cloned()
             .ok_or_else(|| format!("no window {}", i + 1))?;
+        let window = self.panes.list[i].clock().own_window(window);
         let t = self
             .pane_timeline_mut(i)
             .ok_or_else(|| format!("no window {}", i + 1))?;
@@ -341,14 +408,17 @@ impl Loaded {
                     .is_some_and(|t| t.window() != self.panes.before[i].0)
             });
             if let Some(src) = moved {
-                let w = self.pane_timeline(src).map(Timeline::window);
-                let from = self.panes.list[src].shift();
+                // In the host's ticks, then in each window's.
+                let from = self.panes.list[src].clock();
+                let w = self
+                    .pane_timeline(src)
+                    .map(|t| from.host_window(t.window()));
                 for &i in &members {
-                    let to = self.panes.list[i].shift();
+                    let to = self.panes.list[i].clock();
                     if i != src
                         && let (Some(w), Some(t)) = (w, self.pane_timeline_mut(i))
                     {
-                        let w = shifted(w, from, to);
+                        let w = to.own_window(w);
                         if t.window() != w {
                             t.zoom_to(w);
                             moved_any = true;
@@ -361,28 +431,45 @@ impl Loaded {
                     .is_some_and(|t| t.markers() != self.panes.before[i].1.as_slice())
             });
             if let Some(src) = marked {
-                let markers = self
+                // Each window's markers at its own ticks of the same (aligned) time.
+                let from = self.panes.list[src].clock();
+                let markers: Vec<(i128, String)> = self
                     .pane_timeline(src)
-                    .map(|t| t.markers().to_vec())
+                    .map(|t| {
+                        t.markers()
+                            .iter()
+                            .map(|m| (from.host(i128::from(m.time)), m.label.clone()))
+                            .collect()
+                    })
                     .unwrap_or_default();
                 for &i in &members {
+                    let to = self.panes.list[i].clock();
+                    let own: Vec<crate::timeline::Marker> = markers
+                        .iter()
+                        .filter_map(|(t, label)| {
+                            Some(crate::timeline::Marker {
+                                time: u64::try_from(to.own(*t)).ok()?,
+                                label: label.clone(),
+                            })
+                        })
+                        .collect();
                     if let Some(t) = self.pane_timeline_mut(i) {
-                        t.take_markers(&markers);
+                        t.take_markers(&own);
                     }
                 }
             }
             // (In this trace's ticks.)
             let cursor = members.iter().find_map(|&i| {
                 let t = self.pane_timeline(i)?.hover_time()?;
-                Some(i128::from(t) - i128::from(self.panes.list[i].shift()))
+                Some(self.panes.list[i].clock().host(i128::from(t)))
             });
             for &i in &members {
-                let shift = i128::from(self.panes.list[i].shift());
+                let clock = self.panes.list[i].clock();
                 if let Some(t) = self.pane_timeline_mut(i) {
                     let own = t.hover_time().is_some();
                     let c = cursor
                         .filter(|_| !own)
-                        .and_then(|c| u64::try_from(c + shift).ok());
+                        .and_then(|c| u64::try_from(clock.own(c)).ok());
                     if t.group_cursor() != c {
                         t.set_group_cursor(c);
                         ctx.request_repaint();
@@ -662,5 +749,43 @@ fn pane_controls(ui: &mut Ui, l: &Loaded, i: usize, actions: &mut Vec<Action>) {
         .clicked()
     {
         actions.push(Action::Close(i));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Clock, TimeWindow};
+
+    #[test]
+    fn a_clock_maps_ticks_of_other_units_and_shifts_both_ways() {
+        // Host in ns, window in µs, B's region at its 5,000 where A's is at 2,000,000.
+        let c = Clock::aligned(1, 1000, 2_000_000, 5_000);
+        assert_eq!((c.num, c.den, c.shift), (1, 1000, 3_000));
+        assert_eq!(c.own(2_000_000), 5_000);
+        assert_eq!(c.host(5_000), 2_000_000);
+        let w = TimeWindow {
+            start: 3_000_000,
+            span: 1_000_000,
+        };
+        let own = c.own_window(w);
+        assert_eq!(
+            own,
+            TimeWindow {
+                start: 6_000,
+                span: 1_000
+            }
+        );
+        assert_eq!(c.host_window(own), w);
+        // Host in µs, window in ns: its tick is the host's times 1000.
+        let c = Clock::aligned(1000, 1, 0, 0);
+        assert_eq!(c.own(7), 7_000);
+        assert_eq!(c.host(7_999), 7);
+        // A window shifted before 0 starts at 0, and is never empty.
+        let c = Clock::aligned(1, 1, 100, 0);
+        assert_eq!(
+            c.own_window(TimeWindow { start: 0, span: 10 }),
+            TimeWindow { start: 0, span: 1 }
+        );
+        assert_eq!(Clock::aligned(1, 1, 0, 0), Clock::SAME);
     }
 }

@@ -75,14 +75,33 @@ impl App {
     }
 
     /// A timeline window of open trace `k` of [`App::other_traces`] under the shown trace's
-    /// windows, in the active window's group, showing from `t + shift` where the shown
-    /// trace's windows show from `t`.
+    /// windows, in the active window's group, showing from `t + shift` (its ticks) where the
+    /// shown trace's windows show from `t` (scaled when the two count time in different
+    /// units).
     pub fn new_timeline_of(&mut self, k: usize, shift: i64) {
+        self.new_guest(k, |host_ns, own_ns| {
+            let mut c = super::panes::Clock::aligned(host_ns, own_ns, 0, 0);
+            c.shift = shift;
+            c
+        });
+    }
+
+    /// As [`App::new_timeline_of`], its tick `own_start` where the shown trace's windows
+    /// show `host_start` (two runs aligned at a region's start).
+    pub fn new_timeline_aligned(&mut self, k: usize, host_start: u64, own_start: u64) {
+        self.new_guest(k, |host_ns, own_ns| {
+            super::panes::Clock::aligned(host_ns, own_ns, host_start, own_start)
+        });
+    }
+
+    fn new_guest(&mut self, k: usize, clock: impl FnOnce(u64, u64) -> super::panes::Clock) {
         let Some(other) = self.others.get(k).map(|o| o.trace.clone()) else {
             return;
         };
         if let Some(l) = &mut self.loaded {
-            let i = l.new_guest_pane(&other, shift);
+            let npt = |t: &prvscope_store::Trace| t.header.time_unit.ns_per_tick();
+            let clock = clock(npt(&l.trace), npt(&other));
+            let i = l.new_guest_pane(&other, clock);
             self.status = format!(
                 "timeline window {} of {} opened",
                 l.panes.list[i].id,

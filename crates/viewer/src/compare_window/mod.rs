@@ -262,7 +262,6 @@ impl CompareWindow {
         let Some(c) = self.shown.clone() else {
             return;
         };
-        let npt = |t: &Trace| t.header.time_unit.ns_per_tick();
         ui.horizontal(|ui| {
             ui.label(format!(
                 "A: {} ({} threads), {}   B: {} ({} threads), {}",
@@ -281,28 +280,16 @@ impl CompareWindow {
                 )
                 .clicked()
             {
-                // B's tick at A's tick t: t less A's region start, plus B's.
-                let shift = i64::try_from(i128::from(c.b.region.t0) - i128::from(c.a.region.t0));
-                if npt(a) != npt(&self.b) {
-                    self.error = Some(format!(
-                        "not shown: A's ticks are {} ns, B's {} ns (a window is shifted, not \
-                         scaled)",
-                        npt(a),
-                        npt(&self.b)
-                    ));
-                } else if let Ok(shift) = shift {
-                    send(
-                        ui.ctx(),
-                        Command::ShowAligned {
-                            path: self.b.path.clone(),
-                            shift,
-                            window: crate::frame::TimeWindow::from_bounds(
-                                c.a.region.t0,
-                                c.a.region.t1,
-                            ),
-                        },
-                    );
-                }
+                // B's region start at A's (the app scales B's ticks when the two
+                // traces count time in different units).
+                send(
+                    ui.ctx(),
+                    Command::ShowAligned {
+                        path: self.b.path.clone(),
+                        b_start: c.b.region.t0,
+                        window: crate::frame::TimeWindow::from_bounds(c.a.region.t0, c.a.region.t1),
+                    },
+                );
             }
         });
         for n in &c.notes {
