@@ -413,3 +413,48 @@ fn a_truncated_run_is_said_to_be_cut_short() {
         "{err}"
     );
 }
+
+#[test]
+fn an_unsorted_file_compares_as_its_sorted_original_whole_and_by_region() {
+    let _shared = common::shared();
+    let Some(root) = common::shared_traces() else {
+        return;
+    };
+    // prime's records grouped by task (as tools that merge per-node files write them):
+    // the same records, not in time order.
+    let src = root.join("extrae_mpi_prime16/prime_v0");
+    let sorted = src.with_extension("prv");
+    let text = std::fs::read_to_string(&sorted).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    let mut body: Vec<&str> = lines.collect();
+    body.sort_by_key(|l| {
+        (
+            l.starts_with(['1', '2', '3']),
+            l.split(':').nth(3).map(|t| std::cmp::Reverse(t.to_owned())),
+        )
+    });
+    let dir = common::temp_dir("compare-unsorted");
+    let grouped = dir.join("grouped.prv");
+    std::fs::write(&grouped, format!("{header}\n{}\n", body.join("\n"))).unwrap();
+    for side in ["pcf", "row"] {
+        std::fs::copy(src.with_extension(side), grouped.with_extension(side)).unwrap();
+    }
+    assert_ne!(std::fs::read_to_string(&grouped).unwrap(), text);
+    // The whole run, and the 2nd MPI_Reduce (50000002=9) of each thread.
+    for args in [
+        vec!["--no-pop"],
+        vec!["--no-pop", "--region", "50000002=9", "--occurrence", "2"],
+    ] {
+        let rows = compare(&sorted, &grouped, &args);
+        assert!(rows.len() >= 4, "{args:?}: {} rows", rows.len());
+        for r in &rows {
+            assert_eq!(r["delta"], "0", "{args:?}: {r:?}");
+        }
+        if args.len() == 1 {
+            check(&rows, (&sorted, None), (&grouped, None), true);
+        }
+        let reduce = rows.iter().find(|r| r["scope"] == "MPI_Reduce").unwrap();
+        assert!(reduce["a"].parse::<u64>().unwrap() > 0, "{args:?}");
+    }
+}
