@@ -47,9 +47,14 @@ pub struct Args {
     #[arg(long)]
     pub no_pop: bool,
     /// CSV: `kind,scope,type,a,b,delta,delta_pct,a_per_thread,b_per_thread,a_entries,b_entries`
-    /// (ns), then the POP metrics as rows of kind `pop`.
+    /// (ns), one row per scope, as `scopes --csv` names them (`--rows` adds the states and the
+    /// POP metrics).
     #[arg(long, conflicts_with = "json")]
     pub csv: bool,
+    /// The rows written: any of `scopes`, `states`, `pop` (default: all of them, and only
+    /// the scopes with `--csv`).
+    #[arg(long, value_delimiter = ',', value_parser = ["scopes", "states", "pop"])]
+    pub rows: Vec<String>,
     /// JSON: both runs' regions, every row and the metrics.
     #[arg(long)]
     pub json: bool,
@@ -100,9 +105,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             Region::Range(from.unwrap_or(0), to.unwrap_or(u64::MAX))
         })
     };
+    let pop = !args.no_pop && wanted(args, "pop");
     let options = compare::Options {
         types: args.types.clone(),
-        pop: !args.no_pop,
+        pop,
     };
     let side = |path: &Path, region: Region| -> anyhow::Result<compare::Run> {
         let t = super::load_checked(
@@ -132,19 +138,33 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     compare::sort(&mut c.rows, args.sort);
     if let Err(why) = &c.metrics
-        && !args.no_pop
+        && pop
     {
         eprintln!("note: no POP metrics: {why}");
     }
+    c.rows.retain(|r| match r.kind {
+        Kind::Scope => wanted(args, "scopes"),
+        Kind::State => wanted(args, "states"),
+    });
     let out = if args.csv {
         csv(&c)
     } else if args.json {
         json(&c, args).to_string() + "\n"
     } else {
-        text(&c, args)
+        text(&c, args, pop)
     };
     print!("{out}");
     Ok(())
+}
+
+/// Are the rows `what` (`scopes`, `states`, `pop`) written? (The CSV's default is a table of
+/// one kind of figure: the scopes.)
+fn wanted(args: &Args, what: &str) -> bool {
+    if args.rows.is_empty() {
+        what == "scopes" || !args.csv
+    } else {
+        args.rows.iter().any(|r| r == what)
+    }
 }
 
 fn kind_name(k: Kind) -> &'static str {
@@ -166,7 +186,7 @@ fn opt(v: Option<f64>, digits: usize) -> String {
     v.map_or_else(String::new, |v| format!("{v:.digits$}"))
 }
 
-/// The CSV: one row per scope and state, then one per POP metric.
+/// The CSV: one row per scope and state kept, then one per POP metric.
 fn csv(c: &Comparison) -> String {
     let mut s = String::from(
         "kind,scope,type,a,b,delta,delta_pct,a_per_thread,b_per_thread,a_entries,b_entries\n",
@@ -263,7 +283,7 @@ fn ms(ns: f64) -> String {
 }
 
 /// The text table: times in ms.
-fn text(c: &Comparison, args: &Args) -> String {
+fn text(c: &Comparison, args: &Args, pop: bool) -> String {
     let mut s = String::new();
     for (name, run, path) in [("A", &c.a, &args.a), ("B", &c.b, &args.b)] {
         let _ = writeln!(
@@ -314,7 +334,7 @@ fn text(c: &Comparison, args: &Args) -> String {
                 .collect();
             aligned(&mut s, &head, &body, 1);
         }
-        Err(why) if !args.no_pop => {
+        Err(why) if pop => {
             let _ = writeln!(s, "\nPOP metrics not computed: {why}");
         }
         Err(_) => {}

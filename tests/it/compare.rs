@@ -82,11 +82,17 @@ fn ns_per_tick(trace: &Path) -> u64 {
     t.header.time_unit.ns_per_tick()
 }
 
-/// `compare --csv` of `a` and `b` with `args`.
+/// `compare --csv` of `a` and `b` with `args`, every kind of row.
 fn compare(a: &Path, b: &Path, args: &[&str]) -> Vec<BTreeMap<String, String>> {
     let text = common::stdout_of(
         prvscope()
-            .args(["compare", "--no-cache", "--csv"])
+            .args([
+                "compare",
+                "--no-cache",
+                "--csv",
+                "--rows",
+                "scopes,states,pop",
+            ])
             .args(args)
             .arg(a)
             .arg(b),
@@ -358,6 +364,7 @@ fn a_null_mode_run_and_its_legacy_twin_differ_only_by_the_value_0_and_say_so() {
     let (a, b) = (generated("null.prv", false), generated("legacy.prv", true));
     let out = prvscope()
         .args(["compare", "--no-cache", "--csv", "--no-pop"])
+        .args(["--rows", "scopes,states"])
         .arg(&a)
         .arg(&b)
         .output()
@@ -457,4 +464,57 @@ fn an_unsorted_file_compares_as_its_sorted_original_whole_and_by_region() {
         let reduce = rows.iter().find(|r| r["scope"] == "MPI_Reduce").unwrap();
         assert!(reduce["a"].parse::<u64>().unwrap() > 0, "{args:?}");
     }
+}
+
+#[test]
+fn the_csv_is_one_row_per_scope_unless_more_rows_are_asked_for() {
+    let _shared = common::shared();
+    let Some((a, b)) = epoch_runs() else {
+        return;
+    };
+    let rows = |args: &[&str]| {
+        table(&common::stdout_of(
+            prvscope()
+                .args(["compare", "--no-cache", "--csv"])
+                .args(args)
+                .arg(&a)
+                .arg(&b),
+        ))
+    };
+    // By default: the scopes alone, each as `scopes --csv` of each run gives it.
+    let scopes = rows(&[]);
+    assert!(scopes.len() >= 10);
+    assert!(scopes.iter().all(|r| r["kind"] == "scope"), "{scopes:?}");
+    let (sa, sb) = (scopes_of(&a, None), scopes_of(&b, None));
+    let (na, nb) = (ns_per_tick(&a), ns_per_tick(&b));
+    for r in &scopes {
+        let key = (r["type"].clone(), r["scope"].clone());
+        assert_eq!(
+            r["a"],
+            (sa.get(&key).copied().unwrap_or(0) * na).to_string()
+        );
+        assert_eq!(
+            r["b"],
+            (sb.get(&key).copied().unwrap_or(0) * nb).to_string()
+        );
+    }
+    let all: std::collections::BTreeSet<_> = sa.keys().chain(sb.keys()).collect();
+    assert_eq!(scopes.len(), all.len());
+    // Asked for: the states, the POP metrics.
+    let states = rows(&["--rows", "states"]);
+    assert!(!states.is_empty() && states.iter().all(|r| r["kind"] == "state"));
+    let pop = rows(&["--rows", "pop"]);
+    assert!(pop.iter().any(|r| r["scope"] == "Parallel efficiency"));
+    assert!(pop.iter().all(|r| r["kind"] == "pop"));
+    // The text table has every kind.
+    let text = common::stdout_of(
+        prvscope()
+            .args(["compare", "--no-cache", "--no-pop"])
+            .arg(&a)
+            .arg(&b),
+    );
+    assert!(
+        text.contains("\nstate ") && text.contains("\nscope "),
+        "{text}"
+    );
 }

@@ -394,6 +394,7 @@ fn cli_rows(args: &[&str]) -> std::collections::BTreeMap<(String, String, String
     let out = crate::common::stdout_of(
         std::process::Command::new(env!("CARGO_BIN_EXE_prvscope"))
             .args(["compare", "--no-cache", "--csv", "--no-pop"])
+            .args(["--rows", "scopes,states"])
             .args(args),
     );
     out.lines()
