@@ -28,6 +28,9 @@ fn a_wide_histogram_keeps_its_header_and_row_labels_while_its_cells_scroll() {
     h.state_mut().open_cfg(&ctx, cfg);
     h.state_mut().wait_for_cfg(&ctx);
     h.run_steps(3);
+    // Every column, the empty ones too: the table at its full width.
+    h.state_mut().histograms_mut()[0].look.hide_empty = false;
+    h.run_steps(2);
     let w = &h.state().histograms()[0];
     assert_eq!(
         w.analysis.histogram.text(),
@@ -136,4 +139,98 @@ fn empty_columns_have_blank_totals_in_the_window_and_paramedirs_text() {
         "no -nan in the window"
     );
     assert!(h.query_all_by_label("nan").next().is_none());
+}
+
+/// `2dh_useful_duration` on jacobi (201 bins, few of them filled) as Paraver's window offers
+/// it: the empty columns and rows hidden by default (as `paramedir -e`), transposed, in
+/// colour mode; every cell shown is paramedir's.
+#[test]
+fn a_sparse_2d_histogram_hides_its_empty_columns_transposes_and_shows_colours() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let mut h = harness_with(
+        LoadSource::File(dir.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv")),
+        None,
+        (1400.0, 800.0),
+        false,
+    );
+    let cfg = dir.join("../paraver_cfgs/paraver/General/analysis/2dh_useful_duration.cfg");
+    let ctx = h.ctx.clone();
+    h.state_mut().open_cfg(&ctx, cfg);
+    h.state_mut().wait_for_cfg(&ctx);
+    h.run_steps(3);
+    let w = &h.state().histograms()[0];
+    assert_eq!(
+        w.analysis.histogram.text(),
+        paramedir_output(
+            &dir,
+            "extrae_omp_jacobi24/paraver__General__analysis__2dh_useful_duration.txt.gz"
+        )
+    );
+    let plane = w.analysis.histogram.planes[0].clone();
+    let filled: Vec<usize> = (0..plane.columns.len())
+        .filter(|&c| plane.cells.iter().any(|r| r[c].is_some()))
+        .collect();
+    let rows: Vec<usize> = (0..plane.cells.len())
+        .filter(|&r| plane.cells[r].iter().any(Option::is_some))
+        .collect();
+    assert!(
+        plane.columns.len() >= 100 && filled.len() < 20,
+        "{} of {}",
+        filled.len(),
+        plane.columns.len()
+    );
+    // Hidden by default: the filled columns alone, each with its header.
+    let g = w.grid();
+    assert!(w.look.hide_empty);
+    assert_eq!(
+        (g.rows.clone(), g.cols.clone()),
+        (rows.clone(), filled.clone())
+    );
+    // The filled columns side by side (the first five in the window's width).
+    for &c in filled.iter().take(5) {
+        h.get_by_label(&plane.columns[c]);
+    }
+    h.get_by_label_contains(&format!(
+        "{} of {} columns",
+        filled.len(),
+        plane.columns.len()
+    ));
+    h.snapshot("histogram_useful_duration_hidden");
+    // Every shown cell is the plane's.
+    let (n_rows, n_cols) = g.size();
+    for i in 0..n_rows {
+        for j in 0..n_cols {
+            if let Some(prvscope_viewer::histogram::At::Cell(r, c)) = g.at(i, j) {
+                assert_eq!((r, c), (g.rows[i], g.cols[j]));
+            }
+        }
+    }
+    // Transposed: the bins as rows, the threads as columns (their names in the header).
+    h.state_mut().histograms_mut()[0].look.transposed = true;
+    h.run_steps(3);
+    let g = h.state().histograms()[0].grid();
+    assert_eq!(g.size(), (filled.len(), rows.len() + 6));
+    assert_eq!(
+        g.at(0, 0),
+        Some(prvscope_viewer::histogram::At::Cell(rows[0], filled[0]))
+    );
+    // (A thread's name heads its column, above the cells; the timeline's rows start lower.)
+    assert!(
+        h.query_all_by_label("THREAD 1.1.3")
+            .any(|n| n.rect().bottom() < 145.0),
+        "a thread heads a column"
+    );
+    h.snapshot("histogram_useful_duration_transposed");
+    // Colour mode: no totals, a block per cell; the numbers on hover.
+    let w = &mut h.state_mut().histograms_mut()[0];
+    w.look.transposed = false;
+    w.look.colours = true;
+    w.look.cell_size = 16.0;
+    h.run_steps(3);
+    let g = h.state().histograms()[0].grid();
+    assert_eq!(g.size(), (rows.len(), filled.len()));
+    h.snapshot("histogram_useful_duration_colours");
 }

@@ -8,7 +8,9 @@
 //! the six totals rows, a plane selector for 3D analyzers. A click on a column header sorts
 //! the rows by that column (again: the other way); a click on a cell outlines on the
 //! timeline where that object holds that column's value; a click on a row label plots the
-//! row (`egui_plot`). The numbers are `prvscope paramedir`'s, which equal BSC paramedir's.
+//! row (`egui_plot`). The empty rows and columns are hidden by default, the table may be
+//! transposed, and colour mode draws a block per cell ([`grid`]). The numbers are
+//! `prvscope paramedir`'s, which equal BSC paramedir's.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -29,7 +31,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::jobs::Job;
 use crate::shared::Intervals;
 
+pub mod grid;
 mod table;
+pub use grid::{At, Grid, Head};
 pub use table::{ROW as TABLE_ROW, time_unit, unit};
 
 /// What a cfg gave.
@@ -230,6 +234,38 @@ pub struct HistogramWindow {
     scroll_to: Option<(usize, usize)>,
     /// Each plane's smallest and largest cell (the gradient's ends), for the analysis shown.
     ranges: Vec<(f64, f64)>,
+    /// How the table shows the plane.
+    pub look: Look,
+    /// Transposed: the values sorted by an object's row: (row, largest first).
+    sort_t: Option<(usize, bool)>,
+    /// Changes with every analysis shown (colour mode's images are of one).
+    generation: u64,
+    /// Colour mode's images and what they were made of.
+    images: Option<(table::ImagesKey, Vec<table::Tile>)>,
+}
+
+/// How a histogram window's table shows its plane.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Look {
+    /// Hide the rows and columns without a value (as `paramedir -e`; on by default).
+    pub hide_empty: bool,
+    /// Objects as columns, the control values as rows.
+    pub transposed: bool,
+    /// Colour mode: cells as blocks on the gradient, the numbers on hover.
+    pub colours: bool,
+    /// Colour mode's block size, in points (small: the whole table at once).
+    pub cell_size: f32,
+}
+
+impl Default for Look {
+    fn default() -> Self {
+        Look {
+            hide_empty: true,
+            transposed: false,
+            colours: false,
+            cell_size: 8.0,
+        }
+    }
 }
 
 /// An analyzer being recomputed.
@@ -307,6 +343,10 @@ impl HistogramWindow {
             measured: false,
             scroll_to: None,
             ranges: Vec::new(),
+            look: Look::default(),
+            sort_t: None,
+            generation: 0,
+            images: None,
         }
     }
 
@@ -323,6 +363,7 @@ impl HistogramWindow {
                     self.analysis = a;
                     self.measured = false;
                     self.ranges.clear();
+                    self.generation += 1;
                     self.computed_for = range;
                     self.error = None;
                     self.selected = None;
@@ -369,24 +410,27 @@ impl HistogramWindow {
         }
     }
 
-    /// The rows in display order.
-    fn order(&self) -> Vec<usize> {
+    /// The display rows and columns of the plane shown.
+    pub fn grid(&self) -> Grid {
         let h = &self.analysis.histogram;
-        let mut rows: Vec<usize> = (0..h.row_labels.len()).collect();
-        if let (Some((col, desc)), Some(p)) = (self.sort, h.planes.get(self.plane)) {
-            let key = |r: usize| {
-                p.cells[r]
-                    .get(col)
-                    .copied()
-                    .flatten()
-                    .unwrap_or(f64::NEG_INFINITY)
+        let Some(p) = h.planes.get(self.plane) else {
+            return Grid {
+                rows: Vec::new(),
+                cols: Vec::new(),
+                transposed: self.look.transposed,
+                totals: false,
             };
-            rows.sort_by(|&a, &b| {
-                let o = key(a).total_cmp(&key(b));
-                if desc { o.reverse() } else { o }
-            });
-        }
-        rows
+        };
+        Grid::new(
+            p,
+            grid::Shape {
+                hide_empty: self.look.hide_empty,
+                transposed: self.look.transposed,
+                totals: !self.look.colours,
+                sort: self.sort,
+                sort_t: self.sort_t,
+            },
+        )
     }
 
     /// The window's content.
@@ -455,14 +499,21 @@ impl HistogramWindow {
         }
         let range = self.ranges[self.plane];
         let (lo, hi) = range;
-        let order = self.order();
+        self.shape_ui(ui);
+        let grid = self.grid();
         let plot_height = if self.plot_row.is_some() { 160.0 } else { 0.0 };
-        let clicks = self.table(
-            ui,
-            (ui.available_height() - plot_height).max(80.0),
-            range,
-            &order,
-        );
+        let table_height = (ui.available_height() - plot_height).max(80.0);
+        let clicks = if self.look.colours {
+            self.colour_table(ui, table_height, range, &grid)
+        } else {
+            self.table(ui, table_height, range, &grid)
+        };
+        if let Some(r) = clicks.sort_row {
+            self.sort_t = match self.sort_t {
+                Some((s, desc)) if s == r => Some((r, !desc)),
+                _ => Some((r, true)),
+            };
+        }
         let (clicked_cell, clicked_col, clicked_row) = (clicks.cell, clicks.column, clicks.row);
         if let Some(c) = clicked_col {
             self.sort = match self.sort {
@@ -509,6 +560,47 @@ impl HistogramWindow {
                     );
                 });
         }
+    }
+
+    /// The table's shape: empty rows and columns hidden, transposed, colour or numbers.
+    fn shape_ui(&mut self, ui: &mut Ui) {
+        ui.horizontal(|ui| {
+            ui.checkbox(&mut self.look.hide_empty, "Hide empty")
+                .on_hover_text("Hide the rows and columns without a value (paramedir -e)");
+            if ui
+                .checkbox(&mut self.look.transposed, "Transpose")
+                .on_hover_text("The objects as columns, the control values as rows")
+                .changed()
+            {
+                // Other headers and labels: measured anew.
+                self.widths = table::Widths::default();
+                self.measured = false;
+            }
+            ui.separator();
+            ui.selectable_value(&mut self.look.colours, false, "Numbers");
+            ui.selectable_value(&mut self.look.colours, true, "Colours")
+                .on_hover_text("Cells as blocks on the gradient, the numbers on hover");
+            if self.look.colours {
+                ui.add(
+                    egui::Slider::new(&mut self.look.cell_size, 2.0..=24.0)
+                        .text("cell size")
+                        .step_by(1.0),
+                );
+            }
+            let g = self.grid();
+            let h = &self.analysis.histogram;
+            let p = &h.planes[self.plane];
+            ui.label(
+                RichText::new(format!(
+                    "{} of {} rows, {} of {} columns",
+                    g.rows.len(),
+                    p.cells.len(),
+                    g.cols.len(),
+                    p.columns.len()
+                ))
+                .weak(),
+            );
+        });
     }
 
     /// Where the selected cell's object holds its column's value, per thread row (for the

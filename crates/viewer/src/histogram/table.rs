@@ -11,17 +11,20 @@ use prvscope_paraver::cfg::TimeUnit;
 use prvscope_paraver::histogram::TOTALS;
 use prvscope_paraver::number::fixed;
 
+use super::grid::{At, Grid, Head};
 use super::{HistogramWindow, gradient, gradient_is_dark};
 
 /// The height of a table row, its gap included.
 pub const ROW: f32 = 22.0;
+/// The header row's height: two lines of a column's name.
+pub const HEADER: f32 = 36.0;
 /// The gap between two cells.
 const GAP: f32 = 2.0;
 /// The row labels' column at most: a longer label is cut, whole on hover.
 const MAX_LABEL: f32 = 260.0;
 /// A column at least.
 const MIN_CELL: f32 = 48.0;
-/// A header widens its column up to this; a longer one is cut, whole on hover.
+/// A header widens its column up to this; a longer one wraps on two lines, whole on hover.
 const MAX_HEADER: f32 = 110.0;
 /// Room for the sort mark in a header.
 const SORT_MARK: f32 = 14.0;
@@ -42,6 +45,8 @@ pub(super) struct Clicks {
     pub column: Option<usize>,
     /// A row's label: plot it.
     pub row: Option<usize>,
+    /// Transposed, an object's header: sort the values by it.
+    pub sort_row: Option<usize>,
 }
 
 /// The unit of a statistic's cells, as Paraver computes them: the control window's time unit
@@ -111,16 +116,38 @@ impl HistogramWindow {
                 .collect()
         };
         let mut cell = width(digits(lo)).max(width(digits(hi)));
-        for p in &h.planes {
-            for c in &p.columns {
-                cell = cell.max((width(c.clone()) + SORT_MARK).min(MAX_HEADER));
-            }
+        // Transposed, the row labels and the totals head the columns and the columns' names
+        // label the rows.
+        let (heads, labels): (Vec<&str>, Vec<&str>) = if self.look.transposed {
+            (
+                h.row_labels
+                    .iter()
+                    .map(String::as_str)
+                    .chain(TOTALS)
+                    .collect(),
+                h.planes
+                    .iter()
+                    .flat_map(|p| p.columns.iter().map(String::as_str))
+                    .collect(),
+            )
+        } else {
+            (
+                h.planes
+                    .iter()
+                    .flat_map(|p| p.columns.iter().map(String::as_str))
+                    .collect(),
+                h.row_labels
+                    .iter()
+                    .map(String::as_str)
+                    .chain(TOTALS)
+                    .collect(),
+            )
+        };
+        for c in heads {
+            cell = cell.max((width(c.to_owned()) + SORT_MARK).min(MAX_HEADER));
         }
-        let label = h
-            .row_labels
-            .iter()
-            .map(String::as_str)
-            .chain(TOTALS)
+        let label = labels
+            .into_iter()
             .map(|l| width(l.to_owned()))
             .fold(0.0f32, f32::max);
         let pad = 2.0 * ui.spacing().button_padding.x + GAP + 2.0;
@@ -134,20 +161,21 @@ impl HistogramWindow {
         self.sort
     }
 
-    /// Scrolls the cells so that `row` (in display order) and `column` are at the top left
-    /// (the next time the table is drawn).
+    /// Scrolls the cells so that display row `row` and data column `column` (its display
+    /// column when transposed) are at the top left (the next time the table is drawn).
     pub fn scroll_cells_to(&mut self, row: usize, column: usize) {
         self.scroll_to = Some((row, column));
     }
 
-    /// Draws the table of the plane shown in `height` points of `ui`: rows in `order`, then
-    /// the totals; cells on the gradient from `lo` to `hi`.
+    /// Draws the table of the plane shown in `height` points of `ui`: its display rows and
+    /// columns (`grid`: the rows sorted, empty ones hidden, maybe transposed, the totals
+    /// after the objects); cells on the gradient from `lo` to `hi`.
     pub(super) fn table(
         &mut self,
         ui: &mut Ui,
         height: f32,
         (lo, hi): (f64, f64),
-        order: &[usize],
+        grid: &Grid,
     ) -> Clicks {
         if !self.measured {
             self.measure(ui);
@@ -158,10 +186,9 @@ impl HistogramWindow {
         } = self.widths;
         let h = &self.analysis.histogram;
         let plane = &h.planes[self.plane];
-        let n_rows = order.len() + TOTALS.len();
-        let n_cols = plane.columns.len();
+        let (n_rows, n_cols) = grid.size();
         let (outer, _) = ui.allocate_exact_size(vec2(ui.available_width(), height), Sense::hover());
-        let top = outer.top() + ROW;
+        let top = outer.top() + HEADER;
         let corner = Rect::from_min_max(outer.min, pos2(outer.left() + lw, top));
         let header =
             Rect::from_min_max(pos2(corner.right(), outer.top()), pos2(outer.right(), top));
@@ -176,8 +203,9 @@ impl HistogramWindow {
         let mut area = egui::ScrollArea::both()
             .id_salt(("histogram-cells", self.id))
             .auto_shrink([false, false]);
-        if let Some((r, c)) = self.scroll_to.take() {
-            area = area.scroll_offset(vec2(c as f32 * cw, r as f32 * ROW));
+        if let Some((i, c)) = self.scroll_to.take() {
+            let j = grid.display_column(c);
+            area = area.scroll_offset(vec2(j as f32 * cw, i as f32 * ROW));
         }
         let resource = self.threads.first().is_some_and(Range::is_empty);
         let selected = self.selected;
@@ -188,72 +216,96 @@ impl HistogramWindow {
             let cols = seen(view.min.x, view.max.x, cw, n_cols);
             for i in seen(view.min.y, view.max.y, ROW, n_rows) {
                 let top = origin.y + i as f32 * ROW;
-                for c in cols.clone() {
+                for j in cols.clone() {
                     let rect = Rect::from_min_size(
-                        pos2(origin.x + c as f32 * cw, top),
+                        pos2(origin.x + j as f32 * cw, top),
                         vec2(cw - GAP, ROW - GAP),
                     );
-                    let Some(&r) = order.get(i) else {
-                        // The totals rows.
-                        let total = i - order.len();
+                    match grid.at(i, j) {
                         // A total with no value (the Avg/Max of a column whose cells are
                         // all empty or 0, where paramedir's text writes `-nan`) is blank.
-                        if let Some(t) = plane.totals.get(c)
-                            && !t[total].is_nan()
-                        {
-                            ui.put(rect, egui::Label::new(fixed(t[total], 2)));
+                        Some(At::Total(c, k)) => {
+                            if let Some(t) = plane.totals.get(c)
+                                && !t[k].is_nan()
+                            {
+                                ui.put(rect, egui::Label::new(fixed(t[k], 2)));
+                            }
                         }
-                        continue;
-                    };
-                    // An empty cell is blank, as in Paraver (paramedir's text writes 0.00).
-                    let Some(v) = plane.cells[r].get(c).copied().flatten() else {
-                        continue;
-                    };
-                    let ink = if gradient_is_dark(v, lo, hi) {
-                        Color32::WHITE
-                    } else {
-                        Color32::BLACK
-                    };
-                    let button = Button::new(RichText::new(fixed(v, 2)).color(ink))
-                        .fill(gradient(v, lo, hi))
-                        .selected(selected == Some((r, c)));
-                    let resp = ui.put(rect, button).on_hover_ui(|ui| {
-                        ui.label(format!("{}, {}", h.row_labels[r], plane.columns[c]));
-                        if resource {
-                            ui.label(
-                                "Rows of CPUs, nodes or the system: a click outlines nothing \
-                                 on the threads' timeline",
-                            );
+                        Some(At::Cell(r, c)) => {
+                            // An empty cell is blank, as in Paraver (paramedir's text writes
+                            // 0.00).
+                            let Some(v) = plane.cells[r].get(c).copied().flatten() else {
+                                continue;
+                            };
+                            let ink = if gradient_is_dark(v, lo, hi) {
+                                Color32::WHITE
+                            } else {
+                                Color32::BLACK
+                            };
+                            let button = Button::new(RichText::new(fixed(v, 2)).color(ink))
+                                .fill(gradient(v, lo, hi))
+                                .selected(selected == Some((r, c)));
+                            let resp = ui.put(rect, button).on_hover_ui(|ui| {
+                                ui.label(format!("{}, {}", h.row_labels[r], plane.columns[c]));
+                                if resource {
+                                    ui.label(
+                                        "Rows of CPUs, nodes or the system: a click outlines \
+                                         nothing on the threads' timeline",
+                                    );
+                                }
+                            });
+                            if resp.clicked() {
+                                clicks.cell = Some((r, c));
+                            }
                         }
-                    });
-                    if resp.clicked() {
-                        clicks.cell = Some((r, c));
+                        None => {}
                     }
                 }
             }
+            origin
         });
-        let offset = out.state.unclamped_offset();
+        // Where the cells were drawn (the labels and headers follow them exactly).
+        let offset = out.inner_rect.min - out.inner;
         let inner = out.inner_rect;
 
         // The header row, in step with the cells' columns.
         let mut head = ui.new_child(UiBuilder::new().max_rect(header));
         head.set_clip_rect(header.intersect(ui.clip_rect()));
-        for c in seen(offset.x, offset.x + inner.width(), cw, n_cols) {
+        for j in seen(offset.x, offset.x + inner.width(), cw, n_cols) {
             let rect = Rect::from_min_size(
-                pos2(inner.left() + c as f32 * cw - offset.x, header.top()),
-                vec2(cw - GAP, ROW - GAP),
+                pos2(inner.left() + j as f32 * cw - offset.x, header.top()),
+                vec2(cw - GAP, HEADER - GAP),
             );
-            let name = &plane.columns[c];
-            let order = self.sort.filter(|s| s.0 == c).map(|s| s.1);
-            let text_rect = rect.with_max_x(rect.right() - SORT_MARK);
-            let hover = match order {
-                Some(true) => format!("{name}: rows sorted largest first (click: smallest first)"),
-                Some(false) => format!("{name}: rows sorted smallest first (click: largest first)"),
-                None => format!("{name}: sort the rows by this column"),
+            let (name, order, sorts) = match grid.col_head(j) {
+                Some(Head::Column(c)) => (
+                    plane.columns[c].as_str(),
+                    self.sort.filter(|s| s.0 == c).map(|s| s.1),
+                    Sorts::Rows(c),
+                ),
+                Some(Head::Row(r)) => (
+                    h.row_labels[r].as_str(),
+                    self.sort_t.filter(|s| s.0 == r).map(|s| s.1),
+                    Sorts::Columns(r),
+                ),
+                Some(Head::Total(k)) => (TOTALS[k], None, Sorts::Nothing),
+                None => continue,
             };
-            // The mark beside the button, in the room kept for it.
+            let text_rect = rect.with_max_x(rect.right() - SORT_MARK);
+            let what = if grid.transposed { "values" } else { "rows" };
+            let hover = match (order, sorts) {
+                (_, Sorts::Nothing) => name.to_owned(),
+                (Some(true), _) => {
+                    format!("{name}: {what} sorted largest first (click: smallest first)")
+                }
+                (Some(false), _) => {
+                    format!("{name}: {what} sorted smallest first (click: largest first)")
+                }
+                (None, _) => format!("{name}: sort the {what} by this"),
+            };
+            // The name wrapped on the header's two lines (whole on hover); the mark beside
+            // it, in the room kept for it.
             let button = Button::new(RichText::new(name).strong())
-                .truncate()
+                .wrap()
                 .selected(order.is_some());
             let resp = head.put(text_rect, button);
             if let Some(desc) = order {
@@ -272,7 +324,11 @@ impl HistogramWindow {
                 ));
             }
             if resp.on_hover_text(hover).clicked() {
-                clicks.column = Some(c);
+                match sorts {
+                    Sorts::Rows(c) => clicks.column = Some(c),
+                    Sorts::Columns(r) => clicks.sort_row = Some(r),
+                    Sorts::Nothing => {}
+                }
             }
         }
 
@@ -284,20 +340,28 @@ impl HistogramWindow {
                 pos2(labels.left(), inner.top() + i as f32 * ROW - offset.y),
                 vec2(lw - GAP, ROW - GAP),
             );
-            if let Some(&r) = order.get(i) {
-                let label = &h.row_labels[r];
-                let button =
-                    Button::selectable(self.plot_row == Some(r), label.as_str()).truncate();
-                if side
-                    .put(rect, button)
-                    .on_hover_text(format!("{label}: plot this row"))
-                    .clicked()
-                {
-                    clicks.row = Some(r);
+            match grid.row_head(i) {
+                Some(Head::Row(r)) => {
+                    let label = &h.row_labels[r];
+                    let button =
+                        Button::selectable(self.plot_row == Some(r), label.as_str()).truncate();
+                    if side
+                        .put(rect, button)
+                        .on_hover_text(format!("{label}: plot this row"))
+                        .clicked()
+                    {
+                        clicks.row = Some(r);
+                    }
                 }
-            } else {
-                let name = TOTALS[i - order.len()];
-                side.put(rect, egui::Label::new(RichText::new(name).italics()));
+                Some(Head::Column(c)) => {
+                    let name = &plane.columns[c];
+                    side.put(rect, egui::Label::new(name.as_str()).truncate())
+                        .on_hover_text(name.as_str());
+                }
+                Some(Head::Total(k)) => {
+                    side.put(rect, egui::Label::new(RichText::new(TOTALS[k]).italics()));
+                }
+                None => {}
             }
         }
 
@@ -314,6 +378,195 @@ impl HistogramWindow {
         );
         clicks
     }
+}
+
+impl HistogramWindow {
+    /// Draws the plane in colour mode in `height` points of `ui`: a block of
+    /// [`Look::cell_size`](super::Look::cell_size) points per cell on the gradient from `lo` to `hi`
+    /// (drawn as images, a texel per cell: a table of 1,000 rows by 200 columns costs a few
+    /// quads), the row, the column and the number on hover; labels and headers where the
+    /// blocks leave room for them.
+    pub(super) fn colour_table(
+        &mut self,
+        ui: &mut Ui,
+        height: f32,
+        range: (f64, f64),
+        grid: &Grid,
+    ) -> Clicks {
+        if !self.measured {
+            self.measure(ui);
+        }
+        let px = self.look.cell_size;
+        let h = &self.analysis.histogram;
+        let plane = &h.planes[self.plane];
+        let (n_rows, n_cols) = grid.size();
+        let key = ImagesKey {
+            generation: self.generation,
+            plane: self.plane,
+            grid: grid.clone(),
+            range: (range.0.to_bits(), range.1.to_bits()),
+        };
+        if self.images.as_ref().is_none_or(|(k, _)| *k != key) {
+            let empty = ui.visuals().extreme_bg_color;
+            let tiles = (0..n_rows)
+                .step_by(TILE_ROWS)
+                .map(|first| {
+                    let rows = first..(first + TILE_ROWS).min(n_rows);
+                    let image = grid.image(plane, rows.clone(), range, empty);
+                    let tex = ui.ctx().load_texture(
+                        format!("histogram-{}-{first}", self.id),
+                        image,
+                        egui::TextureOptions::NEAREST,
+                    );
+                    (rows, tex)
+                })
+                .collect();
+            self.images = Some((key, tiles));
+        }
+        let lw = if px >= LABELLED {
+            self.widths.label
+        } else {
+            0.0
+        };
+        let head_h = if px >= LABELLED { HEADER } else { 0.0 };
+        let (outer, _) = ui.allocate_exact_size(vec2(ui.available_width(), height), Sense::hover());
+        let top = outer.top() + head_h;
+        let header = Rect::from_min_max(
+            pos2(outer.left() + lw, outer.top()),
+            pos2(outer.right(), top),
+        );
+        let labels = Rect::from_min_max(
+            pos2(outer.left(), top),
+            pos2(outer.left() + lw, outer.bottom()),
+        );
+        let body = Rect::from_min_max(pos2(outer.left() + lw, top), outer.max);
+        let mut clicks = Clicks::default();
+        let mut area = egui::ScrollArea::both()
+            .id_salt(("histogram-colours", self.id))
+            .auto_shrink([false, false]);
+        if let Some((i, c)) = self.scroll_to.take() {
+            let j = grid.display_column(c);
+            area = area.scroll_offset(vec2(j as f32 * px, i as f32 * px));
+        }
+        let selected = self.selected.and_then(|(r, c)| grid.position(r, c));
+        let tiles = self.images.as_ref().map_or(&[][..], |(_, t)| t.as_slice());
+        let mut body_ui = ui.new_child(UiBuilder::new().max_rect(body));
+        let out = area.show_viewport(&mut body_ui, |ui, _view| {
+            let size = vec2(n_cols as f32 * px, n_rows as f32 * px);
+            let (content, resp) = ui.allocate_exact_size(size, Sense::click());
+            let uv = Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0));
+            for (rows, tex) in tiles {
+                let rect = Rect::from_min_size(
+                    pos2(content.left(), content.top() + rows.start as f32 * px),
+                    vec2(size.x, rows.len() as f32 * px),
+                );
+                ui.painter().image(tex.id(), rect, uv, Color32::WHITE);
+            }
+            let cell_at = |p: egui::Pos2| {
+                let (i, j) = (
+                    ((p.y - content.top()) / px).floor(),
+                    ((p.x - content.left()) / px).floor(),
+                );
+                (i >= 0.0 && j >= 0.0)
+                    .then(|| grid.at(i as usize, j as usize))
+                    .flatten()
+            };
+            if let Some((i, j)) = selected {
+                let rect = Rect::from_min_size(
+                    pos2(
+                        content.left() + j as f32 * px,
+                        content.top() + i as f32 * px,
+                    ),
+                    vec2(px, px),
+                );
+                ui.painter().rect_stroke(
+                    rect.expand(1.0),
+                    0.0,
+                    egui::Stroke::new(2.0, Color32::from_rgb(255, 140, 0)),
+                    egui::StrokeKind::Outside,
+                );
+            }
+            if let Some(At::Cell(r, c)) = resp.hover_pos().and_then(cell_at) {
+                let v = plane.cells[r].get(c).copied().flatten();
+                resp.clone().on_hover_ui_at_pointer(|ui| {
+                    ui.label(format!("{}, {}", h.row_labels[r], plane.columns[c]));
+                    ui.label(v.map_or_else(|| "no value".to_owned(), |v| fixed(v, 2)));
+                });
+                if resp.clicked() && v.is_some() {
+                    clicks.cell = Some((r, c));
+                }
+            }
+            content.min
+        });
+        // Where the cells were drawn (the labels and headers follow them exactly).
+        let offset = out.inner_rect.min - out.inner;
+        let inner = out.inner_rect;
+        if px >= LABELLED {
+            let mut side = ui.new_child(UiBuilder::new().max_rect(labels));
+            side.set_clip_rect(labels.intersect(ui.clip_rect()));
+            for i in seen(offset.y, offset.y + inner.height(), px, n_rows) {
+                let rect = Rect::from_min_size(
+                    pos2(labels.left(), inner.top() + i as f32 * px - offset.y),
+                    vec2(lw - GAP, px),
+                );
+                let text = match grid.row_head(i) {
+                    Some(Head::Row(r)) => h.row_labels[r].as_str(),
+                    Some(Head::Column(c)) => plane.columns[c].as_str(),
+                    _ => continue,
+                };
+                side.put(
+                    rect,
+                    egui::Label::new(RichText::new(text).small()).truncate(),
+                );
+            }
+            let mut head = ui.new_child(UiBuilder::new().max_rect(header));
+            head.set_clip_rect(header.intersect(ui.clip_rect()));
+            for j in seen(offset.x, offset.x + inner.width(), px, n_cols) {
+                let rect = Rect::from_min_size(
+                    pos2(inner.left() + j as f32 * px - offset.x, header.top()),
+                    vec2(px, HEADER - GAP),
+                );
+                let text = match grid.col_head(j) {
+                    Some(Head::Row(r)) => h.row_labels[r].as_str(),
+                    Some(Head::Column(c)) => plane.columns[c].as_str(),
+                    _ => continue,
+                };
+                head.put(
+                    rect,
+                    egui::Label::new(RichText::new(text).small()).truncate(),
+                )
+                .on_hover_text(text);
+            }
+        }
+        clicks
+    }
+}
+
+/// The rows of one image of colour mode (textures stay far under every GPU's limit).
+const TILE_ROWS: usize = 2048;
+/// Colour-mode blocks this large leave room for the labels and headers.
+pub const LABELLED: f32 = 12.0;
+
+/// One of colour mode's images: its display rows and its texture.
+pub(super) type Tile = (Range<usize>, egui::TextureHandle);
+
+/// What colour mode's images were made of: rebuilt when it changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ImagesKey {
+    pub generation: u64,
+    pub plane: usize,
+    pub grid: Grid,
+    pub range: (u64, u64),
+}
+
+/// What a click on a header sorts.
+#[derive(Debug, Clone, Copy)]
+enum Sorts {
+    /// The rows, by a data column.
+    Rows(usize),
+    /// Transposed: the values (display rows), by a data row.
+    Columns(usize),
+    Nothing,
 }
 
 #[cfg(test)]
