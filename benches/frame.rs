@@ -14,6 +14,11 @@
 //! 1 GB trace (its scatter of up to 40,000 drawn points, its table, and the Clusters view
 //! painting the timeline's rows by cluster); `-- cluster_window` runs only those.
 //!
+//! `frame_histogram` times whole frames with a 1,040-row x 200-column histogram window open
+//! (`2dh_useful_duration.cfg` of the shared cfgs, every thread a row, on a generated trace of
+//! 1,040 threads, every column shown), in colour mode with 2-point cells and in numbers mode;
+//! `-- histogram` runs only those (it needs `../shared`).
+//!
 //! Run with `cargo bench --bench frame`. The trace is written once to `target/bench-data/`.
 //! Each frame is checked to have drawn something, so the bench cannot measure nothing.
 
@@ -328,5 +333,93 @@ fn cluster_window(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, frames, end_to_end, cluster_window);
+fn generated_1040() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    let path = dir.join("gen_1040.prv");
+    if !path.exists() {
+        std::fs::create_dir_all(&dir).expect("bench data folder");
+        let opts = GenOptions {
+            threads: 1040,
+            threads_per_task: 8,
+            target_bytes: 60_000_000,
+            seed: 5,
+            legacy: false,
+            xz: false,
+            mpi: false,
+        };
+        synth::generate(&path, &opts).expect("generating the bench trace");
+    }
+    path
+}
+
+/// Whole frames (the app, egui's layout, the tessellation) with a 1,040 x 200 histogram
+/// window of 1,400 x 1,000 points open, idle and with the pointer moving over its cells.
+fn histogram(c: &mut Criterion) {
+    use egui::Event;
+    let cfg = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/paraver_cfgs/paraver/General/analysis/2dh_useful_duration.cfg");
+    if !cfg.exists() {
+        eprintln!(
+            "frame_histogram: no {} (../shared is needed)",
+            cfg.display()
+        );
+        return;
+    }
+    // Its `Analyzer2D.Objects` lists the first 512 threads, which paramedir alone prints:
+    // without it, every thread is a row.
+    let text = std::fs::read_to_string(&cfg).expect("the cfg");
+    let mut every = String::new();
+    for l in text
+        .lines()
+        .filter(|l| !l.starts_with("Analyzer2D.Objects:"))
+    {
+        every.push_str(l);
+        every.push('\n');
+    }
+    let cfg = generated_1040().with_file_name("2dh_useful_duration_every_thread.cfg");
+    std::fs::write(&cfg, every).expect("the bench's cfg");
+    let mut h = viewer_harness::opened(generated_1040(), 1600.0, 1100.0);
+    let ctx = h.ctx.clone();
+    h.state_mut().open_cfg(&ctx, cfg);
+    h.state_mut().wait_for_cfg(&ctx);
+    for _ in 0..3 {
+        h.step();
+    }
+    let frame = |h: &mut egui_kittest::Harness<'_, prvscope_viewer::app::App>| {
+        h.step();
+        let shapes = h.output().shapes.clone();
+        let ppp = h.ctx.pixels_per_point();
+        let n = h.ctx.tessellate(shapes, ppp).len();
+        assert!(n > 0, "nothing drawn");
+        n
+    };
+    let set = |h: &mut egui_kittest::Harness<'_, prvscope_viewer::app::App>, colours: bool| {
+        let w = &mut h.state_mut().histograms_mut()[0];
+        w.look.hide_empty = false;
+        w.look.colours = colours;
+        w.look.cell_size = 2.0;
+        let (rows, cols) = w.grid().size();
+        assert!(rows >= 1040 && cols >= 200, "{rows} x {cols}");
+    };
+    let mut g = c.benchmark_group("frame_histogram");
+    g.sample_size(20).measurement_time(Duration::from_secs(10));
+    for (name, colours) in [("colours_2pt", true), ("numbers", false)] {
+        set(&mut h, colours);
+        frame(&mut h);
+        g.bench_function(format!("idle_1040x200_{name}"), |b| {
+            b.iter(|| frame(&mut h));
+        });
+        let mut x = 200.0;
+        g.bench_function(format!("hover_1040x200_{name}"), |b| {
+            b.iter(|| {
+                x = if x > 600.0 { 200.0 } else { x + 7.0 };
+                h.event(Event::PointerMoved(pos2(x, 300.0)));
+                frame(&mut h)
+            });
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, frames, end_to_end, cluster_window, histogram);
 criterion_main!(benches);

@@ -582,7 +582,7 @@ impl HistogramWindow {
                 .on_hover_text("Cells as blocks on the gradient, the numbers on hover");
             if self.look.colours {
                 ui.add(
-                    egui::Slider::new(&mut self.look.cell_size, 2.0..=24.0)
+                    egui::Slider::new(&mut self.look.cell_size, 1.0..=24.0)
                         .text("cell size")
                         .step_by(1.0),
                 );
