@@ -234,3 +234,127 @@ fn a_sparse_2d_histogram_hides_its_empty_columns_transposes_and_shows_colours() 
     assert_eq!(g.size(), (rows.len(), filled.len()));
     h.snapshot("histogram_useful_duration_colours");
 }
+
+/// A cell's context menu: the table copied or saved (as CSV, every row and column of the
+/// plane; as paramedir's text), and the time the cell counts shown on the timeline.
+#[test]
+fn a_cells_menu_saves_the_table_and_shows_its_time_on_the_timeline() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let mut h = harness_with(
+        LoadSource::File(dir.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv")),
+        None,
+        (1400.0, 800.0),
+        false,
+    );
+    let cfg = dir.join("../paraver_cfgs/paraver/General/analysis/2dh_useful_duration.cfg");
+    let ctx = h.ctx.clone();
+    h.state_mut().open_cfg(&ctx, cfg);
+    h.state_mut().wait_for_cfg(&ctx);
+    h.run_steps(3);
+    let reference = paramedir_output(
+        &dir,
+        "extrae_omp_jacobi24/paraver__General__analysis__2dh_useful_duration.txt.gz",
+    );
+    // The CSV: every row and column (the hidden ones too), each cell paramedir's.
+    let w = &h.state().histograms()[0];
+    let plane = w.analysis.histogram.planes[0].clone();
+    let csv = w.csv();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 1 + plane.cells.len() + 6);
+    assert_eq!(fields(lines[0]).len(), 1 + plane.columns.len());
+    assert_eq!(
+        fields(lines[0])[1],
+        plane.columns[0],
+        "a name with commas, quoted"
+    );
+    let text_rows: Vec<Vec<&str>> = reference
+        .lines()
+        .skip(1)
+        .take(plane.cells.len())
+        .map(|l| l.split('\t').collect())
+        .collect();
+    for (r, line) in lines[1..=plane.cells.len()].iter().enumerate() {
+        let f = fields(line);
+        assert_eq!(f[0], text_rows[r][0]);
+        for c in 0..plane.columns.len() {
+            match plane.cells[r][c] {
+                // paramedir's text writes an empty cell as 0.00.
+                None => assert_eq!((f[1 + c].as_str(), text_rows[r][1 + c]), ("", "0.00")),
+                Some(_) => assert_eq!(f[1 + c], text_rows[r][1 + c], "row {r} column {c}"),
+            }
+        }
+    }
+    let out = crate::common::temp_dir("histogram-export");
+    let w = &mut h.state_mut().histograms_mut()[0];
+    w.export(prvscope_viewer::histogram::Export::Text, &out.join("t.txt"))
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(out.join("t.txt")).unwrap(),
+        reference
+    );
+    assert!(
+        w.message()
+            .is_some_and(|(m, failed)| m.starts_with("saved") && !failed)
+    );
+    let bad = w.export(
+        prvscope_viewer::histogram::Export::Csv,
+        &out.join("no/such/folder/t.csv"),
+    );
+    assert!(bad.is_err());
+    assert!(
+        w.message()
+            .is_some_and(|(m, failed)| m.starts_with("could not save") && failed)
+    );
+    // The menu of THREAD 1.1.2's filled cell: its time on the timeline.
+    h.run_steps(2);
+    let (r, c) = (
+        1,
+        (0..plane.columns.len())
+            .find(|&c| plane.cells[1][c].is_some())
+            .unwrap(),
+    );
+    let v = prvscope_paraver::number::fixed(plane.cells[r][c].unwrap(), 2);
+    h.get_by_label(&v).click_secondary();
+    h.run_steps(2);
+    h.get_by_label("Save as CSV…");
+    h.get_by_label("Copy the table (paramedir's text)");
+    h.get_by_label("Show its time in the timeline").click();
+    h.run_steps(3);
+    let w = &h.state().histograms()[0];
+    let want = w.cell_time(r, c).unwrap();
+    assert_eq!(w.selected, Some((r, c)));
+    assert_eq!(h.state().loaded().unwrap().timeline.window(), want);
+    // Naively: the first and the last interval of the cell's thread in its bin.
+    let (lo, hi) = plane.column_values[c].unwrap();
+    let row = &w.analysis.control.rows[w.analysis.histogram.row_objects[r]];
+    let held: Vec<_> = row
+        .iter()
+        .filter(|i| i.end > i.begin && i.value >= lo && i.value < hi)
+        .collect();
+    assert_eq!(
+        (want.start, want.end()),
+        (held[0].begin, held.last().unwrap().end)
+    );
+}
+
+/// The fields of a CSV line (RFC 4180 quotes).
+fn fields(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(ch) = chars.next() {
+        match (ch, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(ch),
+        }
+    }
+    out.push(cur);
+    out
+}

@@ -31,8 +31,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::jobs::Job;
 use crate::shared::Intervals;
 
+mod export;
 pub mod grid;
 mod table;
+pub use export::Export;
 pub use grid::{At, Grid, Head};
 pub use table::{ROW as TABLE_ROW, time_unit, unit};
 
@@ -242,6 +244,12 @@ pub struct HistogramWindow {
     generation: u64,
     /// Colour mode's images and what they were made of.
     images: Option<(table::ImagesKey, Vec<table::Tile>)>,
+    /// The save dialog open, and for what.
+    dialog: Option<(Export, crate::file_dialog::FileDialog)>,
+    /// The last export's outcome (text, failed), or why a cell has no time to show.
+    message: Option<(String, bool)>,
+    /// Colour mode: the cell whose context menu is open.
+    menu_cell: Option<(usize, usize)>,
 }
 
 /// How a histogram window's table shows its plane.
@@ -347,6 +355,9 @@ impl HistogramWindow {
             sort_t: None,
             generation: 0,
             images: None,
+            dialog: None,
+            message: None,
+            menu_cell: None,
         }
     }
 
@@ -479,6 +490,14 @@ impl HistogramWindow {
             if let Some(e) = &self.error {
                 ui.label(RichText::new(e).color(crate::theme::ERROR));
             }
+            if let Some((m, failed)) = &self.message {
+                let color = if *failed {
+                    crate::theme::WARNING
+                } else {
+                    ui.visuals().text_color()
+                };
+                ui.label(RichText::new(m).color(color));
+            }
         });
         // Each plane's smallest and largest cell, found once per table (not every frame).
         if self.ranges.len() != h.planes.len() {
@@ -508,6 +527,20 @@ impl HistogramWindow {
         } else {
             self.table(ui, table_height, range, &grid)
         };
+        if clicks.menu_cell.is_some() {
+            self.menu_cell = clicks.menu_cell;
+        }
+        match clicks.action {
+            Some(export::CellAction::Save(kind)) => self.ask_save(ui.ctx(), kind),
+            Some(export::CellAction::Show(r, c)) => match self.cell_time(r, c) {
+                Ok(w) => {
+                    self.selected = Some((r, c));
+                    crate::commands::send(ui.ctx(), crate::commands::Command::GoTo(w));
+                }
+                Err(why) => self.message = Some((format!("no time to show: {why}"), true)),
+            },
+            None => {}
+        }
         if let Some(r) = clicks.sort_row {
             self.sort_t = match self.sort_t {
                 Some((s, desc)) if s == r => Some((r, !desc)),
@@ -639,6 +672,7 @@ impl crate::windows::ToolWindow for HistogramWindow {
         self.open
     }
     fn poll(&mut self, ctx: &egui::Context, seen: &crate::windows::Seen<'_>) {
+        self.poll_dialog(ctx);
         self.update(ctx, seen.visible);
     }
     fn show(&mut self, ctx: &egui::Context, seen: &crate::windows::Seen<'_>) {

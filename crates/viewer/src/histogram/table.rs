@@ -47,6 +47,10 @@ pub(super) struct Clicks {
     pub row: Option<usize>,
     /// Transposed, an object's header: sort the values by it.
     pub sort_row: Option<usize>,
+    /// What a cell's context menu asked for.
+    pub action: Option<super::export::CellAction>,
+    /// Colour mode: the cell right-clicked (its menu's).
+    pub menu_cell: Option<(usize, usize)>,
 }
 
 /// The unit of a statistic's cells, as Paraver computes them: the control window's time unit
@@ -257,6 +261,9 @@ impl HistogramWindow {
                             if resp.clicked() {
                                 clicks.cell = Some((r, c));
                             }
+                            resp.context_menu(|ui| {
+                                Self::cell_menu(ui, Some(v), (r, c), h, &mut clicks.action);
+                            });
                         }
                         None => {}
                     }
@@ -449,6 +456,7 @@ impl HistogramWindow {
             area = area.scroll_offset(vec2(j as f32 * px, i as f32 * px));
         }
         let selected = self.selected.and_then(|(r, c)| grid.position(r, c));
+        let menu_cell = self.menu_cell;
         let tiles = self.images.as_ref().map_or(&[][..], |(_, t)| t.as_slice());
         let mut body_ui = ui.new_child(UiBuilder::new().max_rect(body));
         let out = area.show_viewport(&mut body_ui, |ui, _view| {
@@ -485,6 +493,17 @@ impl HistogramWindow {
                     egui::Stroke::new(2.0, Color32::from_rgb(255, 140, 0)),
                     egui::StrokeKind::Outside,
                 );
+            }
+            if resp.secondary_clicked()
+                && let Some(At::Cell(r, c)) = resp.interact_pointer_pos().and_then(cell_at)
+            {
+                clicks.menu_cell = Some((r, c));
+            }
+            if let Some((r, c)) = clicks.menu_cell.or(menu_cell) {
+                let v = plane.cells[r].get(c).copied().flatten();
+                resp.context_menu(|ui| {
+                    Self::cell_menu(ui, v, (r, c), h, &mut clicks.action);
+                });
             }
             if let Some(At::Cell(r, c)) = resp.hover_pos().and_then(cell_at) {
                 let v = plane.cells[r].get(c).copied().flatten();
