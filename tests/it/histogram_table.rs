@@ -150,17 +150,7 @@ fn a_sparse_2d_histogram_hides_its_empty_columns_transposes_and_shows_colours() 
     let Some(dir) = shared_traces() else {
         return;
     };
-    let mut h = harness_with(
-        LoadSource::File(dir.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv")),
-        None,
-        (1400.0, 800.0),
-        false,
-    );
-    let cfg = dir.join("../paraver_cfgs/paraver/General/analysis/2dh_useful_duration.cfg");
-    let ctx = h.ctx.clone();
-    h.state_mut().open_cfg(&ctx, cfg);
-    h.state_mut().wait_for_cfg(&ctx);
-    h.run_steps(3);
+    let mut h = jacobi_with(&dir, "2dh_useful_duration.cfg");
     let w = &h.state().histograms()[0];
     assert_eq!(
         w.analysis.histogram.text(),
@@ -243,17 +233,7 @@ fn a_cells_menu_saves_the_table_and_shows_its_time_on_the_timeline() {
     let Some(dir) = shared_traces() else {
         return;
     };
-    let mut h = harness_with(
-        LoadSource::File(dir.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv")),
-        None,
-        (1400.0, 800.0),
-        false,
-    );
-    let cfg = dir.join("../paraver_cfgs/paraver/General/analysis/2dh_useful_duration.cfg");
-    let ctx = h.ctx.clone();
-    h.state_mut().open_cfg(&ctx, cfg);
-    h.state_mut().wait_for_cfg(&ctx);
-    h.run_steps(3);
+    let mut h = jacobi_with(&dir, "2dh_useful_duration.cfg");
     let reference = paramedir_output(
         &dir,
         "extrae_omp_jacobi24/paraver__General__analysis__2dh_useful_duration.txt.gz",
@@ -357,4 +337,25 @@ fn fields(line: &str) -> Vec<String> {
     }
     out.push(cur);
     out
+}
+
+/// A 1400 x 800 viewer on jacobi with the General analysis cfg `name` computed.
+fn jacobi_with(
+    dir: &std::path::Path,
+    name: &str,
+) -> egui_kittest::Harness<'static, prvscope_viewer::app::App> {
+    let mut h = harness_with(
+        LoadSource::File(dir.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv")),
+        None,
+        (1400.0, 800.0),
+        false,
+    );
+    let cfg = dir
+        .join("../paraver_cfgs/paraver/General/analysis")
+        .join(name);
+    let ctx = h.ctx.clone();
+    h.state_mut().open_cfg(&ctx, cfg);
+    h.state_mut().wait_for_cfg(&ctx);
+    h.run_steps(3);
+    h
 }

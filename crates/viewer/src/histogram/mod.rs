@@ -250,7 +250,21 @@ pub struct HistogramWindow {
     message: Option<(String, bool)>,
     /// Colour mode: the cell whose context menu is open.
     menu_cell: Option<(usize, usize)>,
+    /// The grid drawn, and what it was made of (made again only when that changes, not
+    /// every frame: hiding the empty rows and columns reads every cell).
+    grid_cache: Option<(GridKey, Grid)>,
 }
+
+/// What a window's grid is made of.
+type GridKey = (
+    u64,
+    usize,
+    bool,
+    bool,
+    bool,
+    Option<(usize, bool)>,
+    Option<(usize, bool)>,
+);
 
 /// How a histogram window's table shows its plane.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -358,6 +372,7 @@ impl HistogramWindow {
             dialog: None,
             message: None,
             menu_cell: None,
+            grid_cache: None,
         }
     }
 
@@ -419,6 +434,27 @@ impl HistogramWindow {
         if !self.open {
             self.selected = None;
         }
+    }
+
+    /// [`Self::grid`], made again only when the table, the plane or the look changed.
+    fn shown_grid(&mut self) -> Grid {
+        let key = (
+            self.generation,
+            self.plane,
+            self.look.hide_empty,
+            self.look.transposed,
+            self.look.colours,
+            self.sort,
+            self.sort_t,
+        );
+        if let Some((k, g)) = &self.grid_cache
+            && *k == key
+        {
+            return g.clone();
+        }
+        let g = self.grid();
+        self.grid_cache = Some((key, g.clone()));
+        g
     }
 
     /// The display rows and columns of the plane shown.
@@ -519,7 +555,7 @@ impl HistogramWindow {
         let range = self.ranges[self.plane];
         let (lo, hi) = range;
         self.shape_ui(ui);
-        let grid = self.grid();
+        let grid = self.shown_grid();
         let plot_height = if self.plot_row.is_some() { 160.0 } else { 0.0 };
         let table_height = (ui.available_height() - plot_height).max(80.0);
         let clicks = if self.look.colours {
@@ -620,7 +656,7 @@ impl HistogramWindow {
                         .step_by(1.0),
                 );
             }
-            let g = self.grid();
+            let g = self.shown_grid();
             let h = &self.analysis.histogram;
             let p = &h.planes[self.plane];
             ui.label(
