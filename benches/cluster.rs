@@ -56,6 +56,18 @@ fn cluster(c: &mut Criterion) {
     let pts = bursts(n);
     let mut g = c.benchmark_group("dbscan_1m_bursts");
     g.sample_size(10).measurement_time(Duration::from_secs(20));
+    g.bench_function("core_distances_knee", |b| {
+        b.iter(|| {
+            let d = cluster::radius::core_distances(&pts, 2, cluster::DEFAULT_MIN_POINTS);
+            cluster::radius::knee(&d)
+        });
+    });
+    g.bench_function("grid_dbscan_refined_2_steps", |b| {
+        b.iter(|| {
+            let r = cluster::radius::refine(&pts, 2, 0.03, cluster::DEFAULT_MIN_POINTS, 2);
+            r.labels.len()
+        });
+    });
     g.bench_function("grid_dbscan", |b| {
         b.iter(|| {
             let labels = dbscan::dbscan(&pts, 2, 0.03, 10);
@@ -95,8 +107,9 @@ fn cluster(c: &mut Criterion) {
     };
     let options = Options {
         features: cluster::instructions_and_ipc(INSTRUCTIONS),
-        eps: 0.03,
+        eps: Some(0.03),
         min_points: 10,
+        refine: 0,
         min_duration: 0,
     };
     g.bench_function("classify_bursts", |b| {

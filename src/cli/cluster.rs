@@ -29,9 +29,15 @@ pub struct Args {
     /// Scale of the second feature (as --x-scale).
     #[arg(long, value_parser = ["log", "linear"])]
     pub y_scale: Option<String>,
-    /// DBSCAN's radius, in the features' space normalised to [0, 1].
-    #[arg(long, default_value_t = cluster::DEFAULT_EPS)]
-    pub eps: f64,
+    /// DBSCAN's radius, in the features' space normalised to [0, 1], or `auto`: chosen from
+    /// the bursts (the knee of their sorted core distances, at least 0.03).
+    #[arg(long, default_value = "auto")]
+    pub eps: String,
+    /// Refinement steps: the bursts left as noise are offered to the clusters found at
+    /// twice the radius, then four times..., never merging two clusters (0: DBSCAN alone,
+    /// as the Clustering Suite runs it).
+    #[arg(long, default_value_t = cluster::DEFAULT_REFINE)]
+    pub refine: u32,
     /// DBSCAN's minimum points of a dense neighbourhood (the point itself counted).
     #[arg(long, default_value_t = cluster::DEFAULT_MIN_POINTS)]
     pub min_points: usize,
@@ -95,8 +101,17 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let ns = t.header.time_unit.ns_per_tick();
     options.min_duration =
         prvscope_format::units::parse_time(&args.min_duration, ns).map_err(anyhow::Error::msg)?;
-    options.eps = args.eps;
+    options.eps = if args.eps == "auto" {
+        None
+    } else {
+        Some(
+            args.eps
+                .parse::<f64>()
+                .map_err(|_| anyhow::anyhow!("--eps {}: expected `auto` or a number", args.eps))?,
+        )
+    };
     options.min_points = args.min_points;
+    options.refine = args.refine;
     let mut note = note;
     if let Some(x) = &args.x {
         options.features = vec![feature(&t, x, args.x_scale.as_deref())?];
@@ -195,14 +210,14 @@ pub fn table(t: &Trace, c: &Clustering) -> String {
     let _ = writeln!(
         s,
         "{} bursts (from the {}) of {} ms or more ({} shorter left out, {:.3} s); features: \
-         {}; eps {}, min points {}",
+         {}; {}, min points {}",
         c.bursts.list.len(),
         c.bursts.source,
         c.options.min_duration as f64 * ns / 1e6,
         c.bursts.filtered.0,
         c.bursts.filtered.1 as f64 * ns / 1e9,
         names.join(", "),
-        c.options.eps,
+        radius_text(c),
         c.options.min_points
     );
     if let Some(note) = c.bursts.cut_note() {
@@ -210,8 +225,17 @@ pub fn table(t: &Trace, c: &Clustering) -> String {
     }
     let _ = writeln!(
         s,
-        "{:<14} {:>9} {:>12} {:>7} {:>14} {:>16} {:>6} {:>6}",
-        "cluster", "bursts", "time (s)", "share", "mean dur (ms)", "mean instr", "IPC", "SPMD"
+        "{:<14} {:>9} {:>12} {:>7} {:>14} {:>16} {:>6} {:>6} {:>6} {:>6}",
+        "cluster",
+        "bursts",
+        "time (s)",
+        "share",
+        "mean dur (ms)",
+        "mean instr",
+        "IPC",
+        "SPMD",
+        "found",
+        "joined"
     );
     let opt = |v: Option<f64>, digits: usize| {
         v.map_or_else(|| "-".to_owned(), |x| format!("{x:.digits$}"))
@@ -219,7 +243,7 @@ pub fn table(t: &Trace, c: &Clustering) -> String {
     for f in &c.figures {
         let _ = writeln!(
             s,
-            "{:<14} {:>9} {:>12.6} {:>6.2}% {:>14.3} {:>16} {:>6} {:>6}",
+            "{:<14} {:>9} {:>12.6} {:>6.2}% {:>14.3} {:>16} {:>6} {:>6} {:>6} {:>6}",
             f.class.label(),
             f.bursts,
             f.total as f64 * ns / 1e9,
@@ -228,10 +252,54 @@ pub fn table(t: &Trace, c: &Clustering) -> String {
             opt(f.mean_instructions, 0),
             opt(f.ipc, 3),
             opt(f.spmd, 3),
+            opt(f.found_at, 3),
+            if f.found_at.is_some() {
+                f.joined.to_string()
+            } else {
+                "-".to_owned()
+            },
         );
     }
     if let Some(n) = &c.spmd_note {
         let _ = writeln!(s, "SPMD scores not given: {n}");
+    }
+    if c.options.refine > 0 {
+        let _ = writeln!(
+            s,
+            "found: the radius at which a cluster was found; joined: its bursts that were \
+             noise at that radius and joined it at a larger one"
+        );
+    }
+    s
+}
+
+/// The radius as the clustering used it: given or chosen from the bursts, and the
+/// refinement's steps.
+pub fn radius_text(c: &Clustering) -> String {
+    let mut s = match (c.options.eps, c.knee) {
+        (Some(e), _) => format!("eps {e}"),
+        (None, Some(k)) => format!(
+            "eps {:.4} (from the bursts: their core distances' knee {k:.4}, at least {})",
+            c.eps,
+            cluster::DEFAULT_EPS
+        ),
+        (None, None) => format!(
+            "eps {} (from the bursts: their core distances have no knee)",
+            c.eps
+        ),
+    };
+    match c.options.refine {
+        0 => {}
+        1 => {
+            let _ = write!(s, ", refined once (to {:.4})", c.eps * 2.0);
+        }
+        n => {
+            let _ = write!(
+                s,
+                ", refined in {n} steps (to {:.4})",
+                c.eps * f64::from(1u32 << n.min(30))
+            );
+        }
     }
     s
 }

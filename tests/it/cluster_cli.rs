@@ -51,7 +51,7 @@ fn cluster_writes_bursts_table_and_trace() {
     let counted: usize = table
         .lines()
         .skip(2)
-        .filter_map(|l| l.split_whitespace().rev().nth(6)?.parse::<usize>().ok())
+        .filter_map(|l| l.split_whitespace().rev().nth(8)?.parse::<usize>().ok())
         .sum();
     assert_eq!(counted, rows.len(), "{table}");
     let noise = rows.iter().filter(|r| r[6] == "noise").count();

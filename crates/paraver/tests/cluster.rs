@@ -335,3 +335,104 @@ fn a_parts_bursts_are_the_whole_traces_bursts_inside_it() {
         assert_eq!(all.cut, (0, 0));
     }
 }
+
+/// The default clustering (radius from the bursts, refined) on every shared EPOCH run
+/// clusters at least 80% of its bursts; it keeps every cluster that DBSCAN finds at its
+/// radius, whole and apart from the others (the refinement only adds noise bursts to them
+/// or makes new clusters of noise); and each thread's bursts, clustered or noise, with the
+/// shorter ones left out, are the thread's useful time as paramedir computes it.
+#[test]
+fn default_clustering_clusters_most_bursts_of_every_epoch_run() {
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    let runs: Vec<_> = std::fs::read_dir(shared.join("traces/pypop_epoch_scaling"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".prv.gz"))
+        .collect();
+    assert!(runs.len() >= 3, "{runs:?}");
+    for path in runs {
+        let t = common::load(&path);
+        let (options, _) = cluster::Options::for_trace(&t);
+        assert_eq!(options.eps, None, "the radius is chosen from the bursts");
+        let c = cluster::cluster(&t, &options).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let clustered = c
+            .class
+            .iter()
+            .filter(|k| matches!(k, cluster::Class::Cluster(_)))
+            .count();
+        let share = clustered as f64 / c.class.len() as f64;
+        assert!(
+            share >= 0.8,
+            "{name}: {clustered} of {} bursts clustered ({:.1}%), eps {}",
+            c.class.len(),
+            share * 100.0,
+            c.eps
+        );
+        assert!(c.eps >= cluster::DEFAULT_EPS);
+        // Every cluster of DBSCAN at the chosen radius is one cluster of the result, and
+        // two of them never one.
+        let p = cluster::points(&c.bursts, &options.features);
+        let plain = dbscan::dbscan(&p.coords, p.dims, c.eps, options.min_points);
+        let mut of: HashMap<u32, cluster::Class> = HashMap::new();
+        for (k, &l) in plain.iter().enumerate() {
+            if l == dbscan::NOISE {
+                continue;
+            }
+            let class = c.class[p.kept[k]];
+            assert!(matches!(class, cluster::Class::Cluster(_)), "{name}");
+            assert_eq!(*of.entry(l).or_insert(class), class, "{name}: split");
+        }
+        let mut classes: Vec<_> = of.values().collect();
+        classes.sort();
+        classes.dedup();
+        assert_eq!(classes.len(), of.len(), "{name}: two clusters merged");
+        // The refinement's bursts are counted where they joined.
+        let joined: u64 = c.figures.iter().map(|f| f.joined).sum();
+        let found_later = c
+            .figures
+            .iter()
+            .filter(|f| f.found_at.is_some_and(|r| r > c.eps))
+            .map(|f| f.bursts)
+            .sum::<u64>();
+        let noise_before = plain.iter().filter(|&&l| l == dbscan::NOISE).count() as u64;
+        let noise_after = c.figures[0].bursts;
+        assert_eq!(c.figures[0].class, cluster::Class::Noise);
+        assert_eq!(noise_before - noise_after, joined + found_later, "{name}");
+
+        // Per thread: the bursts of every class and the shorter ones left out are the
+        // useful time, where paramedir's reference is stored.
+        let reference = name.trim_end_matches(".prv.gz");
+        let file = shared
+            .join("reference/paramedir")
+            .join(reference)
+            .join("pypop__total_useful_computation.txt.gz");
+        if !file.exists() {
+            continue;
+        }
+        let useful = per_thread(&file);
+        let all = cluster::bursts(&t, &[], 0).unwrap();
+        let names = names(&t);
+        let mut time = vec![0u64; names.len()];
+        for b in &c.bursts.list {
+            time[b.thread as usize] += b.duration();
+        }
+        for b in all
+            .list
+            .iter()
+            .filter(|b| b.duration() < options.min_duration)
+        {
+            time[b.thread as usize] += b.duration();
+        }
+        for (k, name) in names.iter().enumerate() {
+            let theirs = useful[name];
+            assert!(
+                (time[k] as f64 * c.bursts.ns_per_tick - theirs).abs() < 0.5,
+                "{reference} {name}: {} ns against paramedir's {theirs}",
+                time[k]
+            );
+        }
+    }
+}

@@ -9,6 +9,7 @@
 pub mod bursts;
 pub mod dbscan;
 pub mod ovni;
+pub mod radius;
 mod spmd;
 pub mod write;
 
@@ -66,21 +67,31 @@ impl Feature {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
     pub features: Vec<Feature>,
-    /// DBSCAN's radius, in the normalised space.
-    pub eps: f64,
+    /// DBSCAN's radius, in the normalised space; `None`: chosen from the bursts
+    /// ([`radius`]: the knee of their core distances, at least [`DEFAULT_EPS`]).
+    pub eps: Option<f64>,
     pub min_points: usize,
+    /// Refinement steps ([`radius::refine`]): the noise left at `eps` is offered to the
+    /// clusters found at `2 eps`, `4 eps`..., never merging two; 0: DBSCAN alone, as the
+    /// Clustering Suite runs it.
+    pub refine: u32,
     /// Bursts shorter than this (ticks) are left out.
     pub min_duration: u64,
 }
 
-/// The Clustering Suite's usual parameters: radius 0.03, 10 points, bursts of 1 ms or more
-/// (the duration in ticks is the caller's: [`Options::for_trace`]).
+/// The Clustering Suite's usual radius: the least one chosen from the bursts.
 pub const DEFAULT_EPS: f64 = 0.03;
-pub const DEFAULT_MIN_POINTS: usize = 10;
+/// Ester et al.'s (1996) minimum points for two-dimensional data (the Clustering Suite's
+/// usual 10 leaves as noise a phase that runs fewer than 10 times: on EPOCH's 1-process run,
+/// 35% of the bursts).
+pub const DEFAULT_MIN_POINTS: usize = 4;
+/// Refinement steps by default: up to four times the radius (0.12 for the usual one).
+pub const DEFAULT_REFINE: u32 = 2;
 
 impl Options {
     /// Instructions (log scale) and IPC when the trace has both counters, else the duration
-    /// (log scale) alone, with the usual parameters and 1 ms of minimum duration; and the
+    /// (log scale) alone, with the radius chosen from the bursts, [`DEFAULT_MIN_POINTS`],
+    /// [`DEFAULT_REFINE`] steps and 1 ms of minimum duration; and the
     /// reason when the counters are missing.
     pub fn for_trace(trace: &prvscope_store::Trace) -> (Options, Option<String>) {
         let present = trace.store.event_types();
@@ -106,8 +117,9 @@ impl Options {
         (
             Options {
                 features,
-                eps: DEFAULT_EPS,
+                eps: None,
                 min_points: DEFAULT_MIN_POINTS,
+                refine: DEFAULT_REFINE,
                 min_duration,
             },
             note,
@@ -182,6 +194,11 @@ pub struct ClusterFigures {
     pub ipc: Option<f64>,
     /// How well the processes run this cluster in the same sequence ([`spmd`]).
     pub spmd: Option<f64>,
+    /// The radius at which the cluster was found (the refinement's steps find some at
+    /// larger ones); `None` for noise and missing data.
+    pub found_at: Option<f64>,
+    /// Of its bursts, those that joined it at a larger radius than it was found at.
+    pub joined: u64,
 }
 
 /// A clustering.
@@ -189,6 +206,11 @@ pub struct ClusterFigures {
 pub struct Clustering {
     pub bursts: Bursts,
     pub options: Options,
+    /// The radius DBSCAN ran at first: the options' or the one chosen from the bursts.
+    pub eps: f64,
+    /// Where the radius was chosen from the bursts: the knee of their core distances (`None`
+    /// when the curve has none: fewer than three points or a flat curve).
+    pub knee: Option<f64>,
     /// Per burst, its features' values (before the log and normalisation; `NaN`: missing).
     pub values: Vec<Vec<f64>>,
     /// Per burst, its class.
@@ -248,8 +270,10 @@ pub fn cluster(trace: &prvscope_store::Trace, options: &Options) -> Result<Clust
     if options.features.is_empty() {
         return Err("no feature to cluster on".into());
     }
-    if options.eps.is_nan() || options.eps <= 0.0 {
-        return Err(format!("epsilon must be above 0 (got {})", options.eps));
+    if let Some(eps) = options.eps
+        && (eps.is_nan() || eps <= 0.0)
+    {
+        return Err(format!("epsilon must be above 0 (got {eps})"));
     }
     let ipc = ipc_types(trace);
     let mut counters: Vec<u32> = options
@@ -413,7 +437,19 @@ pub fn classify(bursts: Bursts, options: &Options) -> Clustering {
         dims,
         coords: points,
     } = points(&bursts, &options.features);
-    let labels = dbscan::dbscan(&points, dims, options.eps, options.min_points);
+    let knee = if options.eps.is_none() {
+        radius::knee(&radius::core_distances(&points, dims, options.min_points))
+    } else {
+        None
+    };
+    let eps = options
+        .eps
+        .unwrap_or_else(|| knee.map_or(DEFAULT_EPS, |k| k.max(DEFAULT_EPS)));
+    let radius::Refined {
+        labels,
+        found_at,
+        joined_at,
+    } = radius::refine(&points, dims, eps, options.min_points, options.refine);
     // Renumber by total duration (ties: by DBSCAN's order).
     let found = labels
         .iter()
@@ -429,8 +465,10 @@ pub fn classify(bursts: Bursts, options: &Options) -> Clustering {
     let mut order: Vec<usize> = (0..found).collect();
     order.sort_by(|&a, &b| totals[b].cmp(&totals[a]).then(a.cmp(&b)));
     let mut number = vec![0u32; found];
+    let mut radii = vec![eps; found];
     for (rank, &c) in order.iter().enumerate() {
         number[c] = rank as u32 + 1;
+        radii[rank] = found_at[c];
     }
     let mut class = vec![Class::Missing; bursts.list.len()];
     for (k, &l) in labels.iter().enumerate() {
@@ -441,10 +479,24 @@ pub fn classify(bursts: Bursts, options: &Options) -> Clustering {
         };
     }
     let (spmd, spmd_note) = spmd::scores(&bursts, &class, found as u32);
-    let figures = figures(&bursts, &class, found as u32, &spmd);
+    let mut figures = figures(&bursts, &class, found as u32, &spmd);
+    let mut joined = vec![0u64; found];
+    for (k, &l) in labels.iter().enumerate() {
+        if l != dbscan::NOISE && joined_at[k] > found_at[l as usize] {
+            joined[number[l as usize] as usize - 1] += 1;
+        }
+    }
+    for f in &mut figures {
+        if let Class::Cluster(n) = f.class {
+            f.found_at = Some(radii[n as usize - 1]);
+            f.joined = joined[n as usize - 1];
+        }
+    }
     Clustering {
         bursts,
         options: options.clone(),
+        eps,
+        knee,
         values,
         class,
         figures,
@@ -507,6 +559,8 @@ fn figures(
                     _ => None,
                 },
                 spmd: spmd.get(&c).copied(),
+                found_at: None,
+                joined: 0,
             }
         })
         .collect()

@@ -11,9 +11,9 @@
 //! - the bursts within the timeline's visible window are ringed in the scatter: a range
 //!   selected on the timeline (Shift-drag or right-drag) zooms to it, and so rings its
 //!   bursts;
-//! - epsilon, the minimum points, the minimum duration and the features are adjustable; the
-//!   clustering runs again in the background, the last result shown until the new one is
-//!   ready.
+//! - epsilon (chosen from the bursts by default, the knee shown), the refinement's steps, the
+//!   minimum points, the minimum duration and the features are adjustable; the clustering
+//!   runs again in the background, the last result shown until the new one is ready.
 //!
 //! Above [`MAX_DRAWN`] bursts, every k-th burst of each class is drawn, and the window says
 //! so; the table always counts every burst.
@@ -346,14 +346,27 @@ impl ClusterWindow {
         let Some(c) = self.clustering.clone() else {
             return;
         };
+        let clustered = c
+            .class
+            .iter()
+            .filter(|k| matches!(k, Class::Cluster(_)))
+            .count();
         ui.label(format!(
-            "{} bursts of {} ms or more ({} shorter left out); {} clusters. Shift-drag to \
-             select bursts; click a point to centre the timeline on it.",
+            "{} bursts of {} ms or more ({} shorter left out); {} clusters holding {} bursts \
+             ({:.1}%) at eps {:.4}{}.",
             c.bursts.list.len(),
             c.options.min_duration as f64 * self.ns_per_tick / 1e6,
             c.bursts.filtered.0,
-            c.clusters()
+            c.clusters(),
+            clustered,
+            100.0 * clustered as f64 / c.bursts.list.len().max(1) as f64,
+            c.eps,
+            match c.options.refine {
+                0 => String::new(),
+                n => format!(" refined to {:.4}", c.eps * f64::from(1u32 << n.min(30))),
+            },
         ));
+        ui.label("Shift-drag to select bursts; click a point to centre the timeline on it.");
         if let Some(note) = c.bursts.cut_note() {
             ui.colored_label(prvscope_draw::theme::WARNING, note);
         }
@@ -436,15 +449,52 @@ impl ClusterWindow {
         if let Some(x) = x {
             self.options.features = std::iter::once(x).chain(y).collect();
         }
+        let (used, knee) = self
+            .clustering
+            .as_ref()
+            .map_or((cluster::DEFAULT_EPS, None), |c| (c.eps, c.knee));
         ui.horizontal(|ui| {
+            let mut auto = self.options.eps.is_none();
+            if ui
+                .checkbox(&mut auto, "epsilon from the bursts")
+                .on_hover_text(
+                    "The knee of the bursts' sorted core distances (the radius at which each \
+                     becomes a core point), at least the Clustering Suite's usual 0.03",
+                )
+                .changed()
+            {
+                self.options.eps = if auto { None } else { Some(used) };
+            }
             let label = ui.label("epsilon").id;
-            ui.add(
-                egui::DragValue::new(&mut self.options.eps)
-                    .range(0.001..=1.0)
-                    .speed(0.001)
-                    .max_decimals(3),
-            )
-            .labelled_by(label);
+            let mut eps = self.options.eps.unwrap_or(used);
+            let r = ui
+                .add_enabled(
+                    !auto,
+                    egui::DragValue::new(&mut eps)
+                        .range(0.001..=1.0)
+                        .speed(0.001)
+                        .max_decimals(4),
+                )
+                .labelled_by(label);
+            if r.changed() {
+                self.options.eps = Some(eps);
+            }
+            if auto {
+                ui.label(knee.map_or_else(
+                    || "(no knee: the usual 0.03)".to_owned(),
+                    |k| format!("(knee {k:.4})"),
+                ));
+            }
+            let label = ui.label("refine steps").id;
+            ui.add(egui::DragValue::new(&mut self.options.refine).range(0..=6))
+                .labelled_by(label)
+                .on_hover_text(
+                    "The bursts left as noise are offered to the clusters found at twice the \
+                     radius, then four times..., never merging two clusters; 0: DBSCAN alone, \
+                     as the Clustering Suite runs it",
+                );
+        });
+        ui.horizontal(|ui| {
             let label = ui.label("min points").id;
             ui.add(egui::DragValue::new(&mut self.options.min_points).range(1..=100_000))
                 .labelled_by(label);

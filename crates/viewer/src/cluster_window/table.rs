@@ -13,7 +13,7 @@ impl ClusterWindow {
         let ns = self.ns_per_tick;
         egui::Grid::new("cluster-table")
             .striped(true)
-            .num_columns(8)
+            .num_columns(10)
             .show(ui, |ui| {
                 for h in [
                     "class",
@@ -24,6 +24,8 @@ impl ClusterWindow {
                     "mean instr",
                     "IPC",
                     "SPMD",
+                    "found at eps",
+                    "joined later",
                 ] {
                     ui.label(RichText::new(h).strong());
                 }
@@ -47,6 +49,12 @@ impl ClusterWindow {
                     );
                     ui.label(f.ipc.map_or_else(|| "-".into(), |v| format!("{v:.3}")));
                     ui.label(f.spmd.map_or_else(|| "-".into(), |v| format!("{v:.3}")));
+                    ui.label(f.found_at.map_or_else(|| "-".into(), |v| format!("{v:.4}")));
+                    ui.label(if f.found_at.is_some() {
+                        f.joined.to_string()
+                    } else {
+                        "-".into()
+                    });
                     ui.end_row();
                 }
             });
