@@ -18,6 +18,7 @@
 pub mod bsc_reading;
 mod bursts;
 pub mod cfg;
+pub mod cfg_write;
 pub mod cluster;
 pub mod compose;
 pub mod cut;
