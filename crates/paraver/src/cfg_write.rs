@@ -199,3 +199,135 @@ fn window(s: &mut String, w: &WindowCfg) {
         }
     }
 }
+
+/// Window `id` of `cfg` and the windows it is derived from (their parents, theirs...), in
+/// the cfg's order, without analyzers: a timeline window saved on its own.
+pub fn window_alone(cfg: &Cfg, id: u32) -> Result<Cfg, String> {
+    let mut wanted = std::collections::BTreeSet::new();
+    let mut todo = vec![id];
+    while let Some(i) = todo.pop() {
+        if !wanted.insert(i) {
+            continue;
+        }
+        let w = cfg
+            .window(i)
+            .ok_or_else(|| format!("the cfg has no window {i}"))?;
+        if let Some(d) = &w.derived {
+            todo.extend(d.parents);
+        }
+    }
+    Ok(Cfg {
+        file: cfg.file.clone(),
+        windows: cfg
+            .windows
+            .iter()
+            .filter(|w| wanted.contains(&w.id))
+            .cloned()
+            .collect(),
+        analyzers: Vec::new(),
+        old_format: false,
+    })
+}
+
+/// A derived window of `a` and `b` (each a window of a cfg, with its own parents), combined
+/// by Paraver's `operation` (`add`, `substract`, `product`, `divide`, `maximum`, `minimum`,
+/// `different`) with `factors`: a cfg of the two windows (and their parents; `b`'s ids moved
+/// past `a`'s) and the derived window, the last one. Both must be of one level, as Paraver
+/// requires.
+pub fn derived(
+    a: (&Cfg, u32),
+    b: (&Cfg, u32),
+    operation: &str,
+    factors: [f64; 2],
+    name: &str,
+) -> Result<Cfg, String> {
+    if crate::derived::DerivedFn::parse(operation).is_none() {
+        return Err(format!("no derived function `{operation}`"));
+    }
+    let first = window_alone(a.0, a.1)?;
+    let mut second = window_alone(b.0, b.1)?;
+    let (wa, wb) = (
+        first.window(a.1).ok_or("no first window")?,
+        second.window(b.1).ok_or("no second window")?,
+    );
+    if wa.level != wb.level {
+        return Err(format!(
+            "`{}` is a {} window and `{}` a {} window: Paraver derives windows of one level",
+            wa.name,
+            wa.level.word(),
+            wb.name,
+            wb.level.word()
+        ));
+    }
+    let (level, units) = (wa.level, wa.units);
+    let template = wa.clone();
+    let shift = first.windows.iter().map(|w| w.id).max().unwrap_or(0);
+    for w in &mut second.windows {
+        w.id += shift;
+        if let Some(d) = &mut w.derived {
+            d.parents = d.parents.map(|p| p + shift);
+        }
+    }
+    let b_id = b.1 + shift;
+    let mut windows = first.windows;
+    windows.extend(second.windows);
+    for w in &mut windows {
+        w.line = 0;
+    }
+    let id = windows.iter().map(|w| w.id).max().unwrap_or(0) + 1;
+    // As Paraver writes a derived window (`IPC.cfg`): the functions of the levels above
+    // threads, the first parent's.
+    let mut functions = template.functions.clone();
+    functions.retain(|slot, _| {
+        matches!(
+            slot.as_str(),
+            "appl" | "task" | "node" | "system" | "workload"
+        )
+    });
+    windows.push(WindowCfg {
+        name: name.to_owned(),
+        id,
+        line: 0,
+        derived: Some(crate::cfg::Derived {
+            parents: [a.1, b_id],
+            factors,
+            operation: operation.to_owned(),
+            shifts: [0, 0],
+        }),
+        level,
+        units,
+        functions,
+        params: Vec::new(),
+        filters: Vec::new(),
+        logical_filtered: true,
+        physical_filtered: false,
+        comm_fromto: true,
+        comm_tagsize: true,
+        comm_typeval: true,
+        begin_time_relative: template.begin_time_relative,
+        end_time_relative: template.end_time_relative,
+        begin_time: template.begin_time,
+        stop_time: template.stop_time,
+        lines: template
+            .lines
+            .iter()
+            .filter(|(k, _)| {
+                matches!(
+                    k.as_str(),
+                    "window_object" | "window_drawmode" | "window_drawmode_rows"
+                )
+            })
+            .cloned()
+            .chain([(
+                "window_color_mode".to_owned(),
+                "window_in_gradient_mode".to_owned(),
+            )])
+            .collect(),
+    });
+    Ok(Cfg {
+        file: name.to_owned(),
+        windows,
+        analyzers: Vec::new(),
+        old_format: false,
+    })
+}
