@@ -444,7 +444,8 @@ impl Parser<'_> {
     }
 }
 
-fn new_window(name: String, line: usize) -> WindowCfg {
+/// A window as Paraver reads one that says nothing but its name: Paraver's defaults.
+pub fn new_window(name: String, line: usize) -> WindowCfg {
     WindowCfg {
         name,
         id: 0,

@@ -284,46 +284,37 @@ pub fn derived(
             "appl" | "task" | "node" | "system" | "workload"
         )
     });
-    windows.push(WindowCfg {
-        name: name.to_owned(),
-        id,
-        line: 0,
-        derived: Some(crate::cfg::Derived {
-            parents: [a.1, b_id],
-            factors,
-            operation: operation.to_owned(),
-            shifts: [0, 0],
-        }),
-        level,
-        units,
-        functions,
-        params: Vec::new(),
-        filters: Vec::new(),
-        logical_filtered: true,
-        physical_filtered: false,
-        comm_fromto: true,
-        comm_tagsize: true,
-        comm_typeval: true,
-        begin_time_relative: template.begin_time_relative,
-        end_time_relative: template.end_time_relative,
-        begin_time: template.begin_time,
-        stop_time: template.stop_time,
-        lines: template
-            .lines
-            .iter()
-            .filter(|(k, _)| {
-                matches!(
-                    k.as_str(),
-                    "window_object" | "window_drawmode" | "window_drawmode_rows"
-                )
-            })
-            .cloned()
-            .chain([(
-                "window_color_mode".to_owned(),
-                "window_in_gradient_mode".to_owned(),
-            )])
-            .collect(),
+    let mut w = crate::cfg::new_window(name.to_owned(), 0);
+    w.id = id;
+    w.derived = Some(crate::cfg::Derived {
+        parents: [a.1, b_id],
+        factors,
+        operation: operation.to_owned(),
+        shifts: [0, 0],
     });
+    w.level = level;
+    w.units = units;
+    w.functions = functions;
+    w.begin_time_relative = template.begin_time_relative;
+    w.end_time_relative = template.end_time_relative;
+    w.begin_time = template.begin_time;
+    w.stop_time = template.stop_time;
+    w.lines = template
+        .lines
+        .iter()
+        .filter(|(k, _)| {
+            matches!(
+                k.as_str(),
+                "window_object" | "window_drawmode" | "window_drawmode_rows"
+            )
+        })
+        .cloned()
+        .chain([(
+            "window_color_mode".to_owned(),
+            "window_in_gradient_mode".to_owned(),
+        )])
+        .collect();
+    windows.push(w);
     Ok(Cfg {
         file: name.to_owned(),
         windows,

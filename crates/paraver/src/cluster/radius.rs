@@ -71,7 +71,8 @@ pub fn core_distances(points: &[f64], dims: usize, min_points: usize) -> Vec<f64
                     (None, Some(r)) => (r, false),
                     (None, None) => break,
                 };
-                if gap > bound {
+                // (A point no nearer than the k-th cannot enter: ties stop the walk too.)
+                if gap >= bound {
                     break;
                 }
                 let o = if go_left {
