@@ -72,19 +72,37 @@ fn every_shared_cfg_reads_back_the_same_after_writing() {
     assert!(read > 700, "{read} cfgs read");
 }
 
-/// BSC's paramedir names a row beyond the `.row` file's threads `Not valid thread: N`, `N`
-/// what its memory held (another number each run): the number is left out.
+/// BSC's paramedir names a row beyond the `.row` file's objects `Not valid thread: N` (or
+/// task, application ...), `N` what its memory held (another number each run): the number
+/// is left out.
 fn unstable_labels(text: &str) -> String {
-    const MARK: &str = "Not valid thread: ";
+    const MARK: &str = "Not valid ";
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find(MARK) {
-        out.push_str(&rest[..i + MARK.len()]);
-        rest = rest[i + MARK.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+        let after = &rest[i + MARK.len()..];
+        let Some(colon) = after
+            .find(": ")
+            .filter(|&c| after[..c].chars().all(|ch| ch.is_ascii_alphabetic()))
+        else {
+            out.push_str(&rest[..i + MARK.len()]);
+            rest = after;
+            continue;
+        };
+        out.push_str(&rest[..i + MARK.len() + colon + 2]);
+        rest = after[colon + 2..].trim_start_matches(|c: char| c.is_ascii_digit());
         out.push('?');
     }
     out.push_str(rest);
     out
+}
+
+/// `text` without the first field of each tab-separated line (a table's row labels).
+fn without_labels(text: &str) -> String {
+    text.lines()
+        .map(|l| l.split_once('\t').map_or(l, |(_, rest)| rest))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// BSC's paramedir on the original and on the written cfg, same run: the same output.
@@ -102,6 +120,7 @@ fn bsc_paramedir_computes_each_written_cfg_as_its_original() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cfg-write");
     std::fs::create_dir_all(&dir).unwrap();
     let mut compared = 0;
+    let mut unstable = 0;
     for line in index.lines().skip(1) {
         let f: Vec<&str> = line.split('\t').collect();
         let (trace, rel, status) = (f[0], f[1], f[3]);
@@ -152,11 +171,25 @@ fn bsc_paramedir_computes_each_written_cfg_as_its_original() {
         };
         let theirs = run(&original, "original");
         let ours = run(&written, "written");
-        assert_eq!(ours, theirs, "{trace} {rel}");
+        if ours != theirs {
+            // BSC names rows past the `.row` file's threads from memory it did not set: a
+            // garbage number, or another row's label, which changes with the cfg's text.
+            // Where it printed such rows, the labels are left out and the values compared.
+            assert!(
+                theirs.contains("Not valid ") || ours.contains("Not valid "),
+                "{trace} {rel}: {ours}\n---\n{theirs}"
+            );
+            assert_eq!(
+                without_labels(&ours),
+                without_labels(&theirs),
+                "{trace} {rel}"
+            );
+            unstable += 1;
+        }
         compared += 1;
     }
     assert!(compared > 0);
-    eprintln!("{compared} cfgs compared");
+    eprintln!("{compared} cfgs compared ({unstable} of BSC's outputs unstable in their labels)");
     // A derived window built of two cfgs: BSC computes it as the IPC window of its own
     // `IPC.cfg`.
     let ins = parse_shared(
