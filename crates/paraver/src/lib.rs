@@ -24,6 +24,7 @@ pub mod compose;
 pub mod cut;
 pub mod derived;
 pub mod filter;
+pub mod functions;
 pub mod histogram;
 pub mod labels;
 pub mod levels;

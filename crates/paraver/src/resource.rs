@@ -25,7 +25,7 @@ use crate::window::{Engine, Interval, ThreadPart, WindowError};
 
 /// A CPU function: what a CPU shows of the value of the thread running on it.
 #[derive(Debug, Clone)]
-enum CpuFn {
+pub(crate) enum CpuFn {
     /// `Active Thd`: the value.
     Value,
     /// `Active Thd Sign`: 1 where not 0.
@@ -37,7 +37,7 @@ enum CpuFn {
 }
 
 impl CpuFn {
-    fn new(name: &str, params: &[Vec<f64>]) -> Option<CpuFn> {
+    pub(crate) fn new(name: &str, params: &[Vec<f64>]) -> Option<CpuFn> {
         let list = || params.first().cloned().unwrap_or_default();
         Some(match name {
             "Active Thd" => CpuFn::Value,
