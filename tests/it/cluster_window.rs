@@ -147,16 +147,18 @@ fn clustered_bursts_are_outlined_on_the_timeline() {
     // All their time outside the scopes listed (the callers only tell where they end).
     let total: u64 = per_thread.iter().sum();
     h.get_by_label(&format!("{:.2} s", total as f64 / 1e9));
-    // A range selected on the timeline (right-drag, below the windows) rings its bursts in
+    // A range selected on the timeline (right-drag, beside the docked windows) rings its bursts in
     // the scatter: those the timeline then shows, and only them.
     assert_eq!(
         h.state_mut().cluster_window().unwrap().ringed().len(),
         shown.bursts.list.len()
     );
+    let area = h.state().loaded().unwrap().timeline.area();
+    let y = area.bottom() - 30.0;
     crate::viewer::drag(
         &mut h,
-        egui::pos2(900.0, 760.0),
-        egui::pos2(1000.0, 760.0),
+        egui::pos2(area.left() + 0.53 * area.width(), y),
+        egui::pos2(area.left() + 0.62 * area.width(), y),
         egui::PointerButton::Secondary,
     );
     h.run_steps(2);

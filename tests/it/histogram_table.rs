@@ -347,7 +347,8 @@ fn jacobi_with(
     let mut h = harness_with(
         LoadSource::File(dir.join("extrae_omp_jacobi24/jacobi-2d-imper_v0.prv")),
         None,
-        (1400.0, 800.0),
+        // A screen on which the histogram docked beside the timeline is five columns wide.
+        (1900.0, 800.0),
         false,
     );
     let cfg = dir

@@ -48,3 +48,4 @@ mod timeline_windows;
 mod unsorted_cut;
 mod viewer;
 mod widgets;
+mod window_properties;

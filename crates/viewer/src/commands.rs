@@ -41,6 +41,15 @@ pub enum Command {
         what: String,
         forward: bool,
     },
+    /// A view computed in the window properties: it replaces view `old` (none: a new view)
+    /// and is shown where `old` was (or at once).
+    ReplaceView {
+        old: Option<u64>,
+        view: prvscope_store::signal::CustomRef,
+        source: crate::properties::Source,
+    },
+    /// The timeline's draw mode (the window properties' draw mode).
+    DrawMode(prvscope_store::summary::DrawMode),
 }
 
 /// The commands sent and not yet taken, in order.

@@ -28,6 +28,7 @@ pub mod jobs;
 pub mod loader;
 pub mod part_dialog;
 pub mod pop_window;
+pub mod properties;
 pub mod reports;
 pub mod scope_panel;
 pub mod settings;

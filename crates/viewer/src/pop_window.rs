@@ -248,11 +248,14 @@ impl PopWindow {
         title: &str,
     ) {
         let mut open = self.open;
-        let shown = egui::Window::new(title)
-            .id(egui::Id::NULL.with("pop window"))
-            .open(&mut open)
-            .default_size([760.0, 560.0])
-            .show(ctx, |ui| self.ui(ui, visible));
+        let shown = crate::windows::placed(
+            ctx,
+            egui::Window::new(title)
+                .id(egui::Id::NULL.with("pop window"))
+                .open(&mut open)
+                .default_size([760.0, 560.0]),
+        )
+        .show(ctx, |ui| self.ui(ui, visible));
         if let Some(r) = shown {
             self.rect = r.response.rect;
         }

@@ -52,21 +52,24 @@ impl ToolWindow for LoadReport {
             return;
         }
         let mut open = true;
-        egui::Window::new(seen.title(&self.title()))
-            .id(egui::Id::unique(("load report", &seen.trace.path)))
-            .open(&mut open)
-            .default_width(520.0)
-            .show(ctx, |ui| {
-                for note in &self.incomplete {
-                    ui.label(RichText::new(note).color(theme::WARNING));
-                }
-                if seen.trace.report.is_empty() {
-                    ui.label("Every record of the file was read.");
-                }
-                for w in seen.trace.report.warnings() {
-                    ui.label(RichText::new(w).color(theme::WARNING));
-                }
-            });
+        crate::windows::placed(
+            ctx,
+            egui::Window::new(seen.title(&self.title()))
+                .id(egui::Id::unique(("load report", &seen.trace.path)))
+                .open(&mut open)
+                .default_width(520.0),
+        )
+        .show(ctx, |ui| {
+            for note in &self.incomplete {
+                ui.label(RichText::new(note).color(theme::WARNING));
+            }
+            if seen.trace.report.is_empty() {
+                ui.label("Every record of the file was read.");
+            }
+            for w in seen.trace.report.warnings() {
+                ui.label(RichText::new(w).color(theme::WARNING));
+            }
+        });
         self.shown = open;
     }
 }
@@ -116,25 +119,28 @@ impl ToolWindow for CfgReport {
 
     fn show(&mut self, ctx: &egui::Context, seen: &Seen<'_>) {
         let mut open = self.open;
-        egui::Window::new(seen.title(&self.title()))
-            .id(egui::Id::unique(("cfg report", &seen.trace.path)))
-            .open(&mut open)
-            .default_width(520.0)
-            .show(ctx, |ui| {
-                if let Some(why) = &self.refused {
-                    ui.label("Not computed, as paramedir refuses it:");
-                    ui.label(RichText::new(why).color(theme::WARNING));
-                }
-                if !self.not_shown.is_empty() {
-                    ui.label("Not shown:");
-                }
-                for why in &self.not_shown {
-                    ui.label(RichText::new(why).color(theme::WARNING));
-                }
-                for w in &self.warnings {
-                    ui.label(format!("paramedir: {w}"));
-                }
-            });
+        crate::windows::placed(
+            ctx,
+            egui::Window::new(seen.title(&self.title()))
+                .id(egui::Id::unique(("cfg report", &seen.trace.path)))
+                .open(&mut open)
+                .default_width(520.0),
+        )
+        .show(ctx, |ui| {
+            if let Some(why) = &self.refused {
+                ui.label("Not computed, as paramedir refuses it:");
+                ui.label(RichText::new(why).color(theme::WARNING));
+            }
+            if !self.not_shown.is_empty() {
+                ui.label("Not shown:");
+            }
+            for why in &self.not_shown {
+                ui.label(RichText::new(why).color(theme::WARNING));
+            }
+            for w in &self.warnings {
+                ui.label(format!("paramedir: {w}"));
+            }
+        });
         self.open = open;
     }
 }

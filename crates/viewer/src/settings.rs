@@ -18,6 +18,7 @@ const FOLDERS_KEY: &str = "prvscope.source_folders";
 /// eframe's keys of the panels shown.
 const SIDE_KEY: &str = "prvscope.show_side_panel";
 const SCOPES_KEY: &str = "prvscope.show_scope_panel";
+const DOCK_KEY: &str = "prvscope.dock_windows";
 const CFG_FOLDER_KEY: &str = "prvscope.cfg_folder";
 const CFG_LIBRARY_KEY: &str = "prvscope.cfg_library";
 /// eframe's key of the last session.
@@ -204,6 +205,9 @@ pub struct Settings {
     pub show_side: bool,
     /// Show the scope panel on traces with scope types: View menu, Ctrl+J.
     pub show_scopes: bool,
+    /// Dock the floating windows (histograms, POP, clustering, Find, reports ...) in a
+    /// panel beside the timeline, never over its rows (else they float anywhere): View menu.
+    pub dock_windows: bool,
     /// The folder of the last Paraver configuration opened (where File > Open
     /// configuration… starts).
     pub cfg_folder: Option<PathBuf>,
@@ -220,6 +224,7 @@ impl Default for Settings {
             source_folders: RecentFiles::default(),
             show_side: true,
             show_scopes: true,
+            dock_windows: true,
             cfg_folder: None,
             cfg_library: None,
             session: None,
@@ -249,6 +254,7 @@ impl Settings {
             source_folders: list(FOLDERS_KEY, "source-folders.txt"),
             show_side: eframe::get_value(storage, SIDE_KEY).unwrap_or(true),
             show_scopes: eframe::get_value(storage, SCOPES_KEY).unwrap_or(true),
+            dock_windows: eframe::get_value(storage, DOCK_KEY).unwrap_or(true),
             cfg_folder: eframe::get_value(storage, CFG_FOLDER_KEY).unwrap_or(None),
             cfg_library: eframe::get_value(storage, CFG_LIBRARY_KEY).unwrap_or(None),
             session: eframe::get_value::<Option<SessionTuple>>(storage, SESSION_KEY)
@@ -266,6 +272,7 @@ impl Settings {
         eframe::set_value(storage, RECENT_KEY, &self.recent.paths);
         eframe::set_value(storage, FOLDERS_KEY, &self.source_folders.paths);
         eframe::set_value(storage, SIDE_KEY, &self.show_side);
+        eframe::set_value(storage, DOCK_KEY, &self.dock_windows);
         eframe::set_value(storage, SCOPES_KEY, &self.show_scopes);
         eframe::set_value(storage, CFG_FOLDER_KEY, &self.cfg_folder);
         eframe::set_value(storage, CFG_LIBRARY_KEY, &self.cfg_library);
@@ -362,6 +369,7 @@ mod tests {
         settings.recent.add(Path::new("/nonexistent/c.prv.xz"));
         settings.source_folders.add(Path::new("/nonexistent/src"));
         settings.show_side = false;
+        settings.dock_windows = false;
         settings.session = Some(Session {
             path: PathBuf::from("/nonexistent/a b.prv"),
             view: "50000001,50000002".into(),
@@ -428,8 +436,8 @@ mod tests {
         );
         assert_eq!(read.source_folders.paths(), [PathBuf::from("/t/old-src")]);
         assert!(
-            read.show_side && read.show_scopes,
-            "panels shown by default"
+            read.show_side && read.show_scopes && read.dock_windows,
+            "panels shown and windows docked by default"
         );
         // Once eframe has a list, the old file is no longer read (an emptied list stays empty).
         Settings::default().save(&mut storage);

@@ -20,9 +20,15 @@
 //!   none;
 //! - Find (`app::navigate::FindState`): `FindStep` (Next, Previous).
 //!
+//! Docked (the default, View > Dock windows beside the timeline), they open in a panel the
+//! app keeps at the timeline's right while any of them is open ([`set_dock`]): each is held
+//! inside it ([`placed`]), cascaded, never over the rows; the user resizes the panel, and
+//! moves and sizes the windows in it (egui keeps their places, across runs too).
+//!
 //! The app's own windows, which belong to no trace (the list of keys, the file dialogs, the
 //! dialog of a part of a trace to open), are not `ToolWindow`s.
 
+use egui::{Rect, pos2, vec2};
 use prvscope_draw::frame::TimeWindow;
 use prvscope_store::Trace;
 
@@ -68,4 +74,58 @@ pub fn show_all(ctx: &egui::Context, seen: &Seen<'_>, windows: &mut [&mut dyn To
         w.poll(ctx, seen);
         w.show(ctx, seen);
     }
+}
+
+/// The dock of this frame: its rectangle and how many windows were placed in it.
+#[derive(Debug, Clone, Copy)]
+struct Dock {
+    rect: Rect,
+    placed: usize,
+}
+
+fn dock_id() -> egui::Id {
+    egui::Id::NULL.with("prvscope-dock")
+}
+
+/// This frame's dock (`None`: windows float anywhere), set by the app before the windows
+/// are shown.
+pub fn set_dock(ctx: &egui::Context, rect: Option<Rect>) {
+    ctx.data_mut(|d| match rect {
+        Some(rect) => {
+            d.insert_temp(dock_id(), Dock { rect, placed: 0 });
+        }
+        None => {
+            d.remove::<Dock>(dock_id());
+        }
+    });
+}
+
+/// The dock's rectangle this frame, if windows are docked.
+pub fn dock(ctx: &egui::Context) -> Option<Rect> {
+    ctx.data(|d| d.get_temp::<Dock>(dock_id())).map(|d| d.rect)
+}
+
+/// How far each window opened in the dock is moved from the one before.
+const CASCADE: f32 = 26.0;
+
+/// `window` held in the dock when there is one: inside it, no wider or taller than it, its
+/// first place cascaded from the dock's top left by the windows placed before it (a window
+/// the user moved stays where it was put).
+pub fn placed<'a>(ctx: &egui::Context, window: egui::Window<'a>) -> egui::Window<'a> {
+    let Some(k) = ctx.data_mut(|d| {
+        d.get_temp::<Dock>(dock_id()).map(|mut dock| {
+            let k = dock.placed;
+            dock.placed += 1;
+            d.insert_temp(dock_id(), dock);
+            (dock.rect, k)
+        })
+    }) else {
+        return window;
+    };
+    let (rect, k) = k;
+    let step = CASCADE * (k % 6) as f32;
+    window
+        .constrain_to(rect)
+        .default_pos(pos2(rect.left() + 4.0 + step, rect.top() + 4.0 + step))
+        .max_size(vec2(rect.width() - 8.0, rect.height() - 8.0))
 }

@@ -43,10 +43,19 @@ impl App {
             self.find_step(*target, what, *forward);
             return;
         }
+        if let Command::ReplaceView { old, view, source } = &command {
+            self.replace_view(*old, view.clone(), source.clone());
+            return;
+        }
         let Some(l) = &mut self.loaded else {
             return;
         };
         match command {
+            Command::DrawMode(mode) => {
+                let mut config = l.timeline.config.clone();
+                config.mode = mode;
+                l.timeline.apply_config(&l.trace, config);
+            }
             Command::BreakdownAt { thread, tick } => {
                 if l.scopes.open_breakdown_at(thread, tick).is_none() {
                     self.status = format!(
@@ -69,7 +78,39 @@ impl App {
                     .open_intervals_breakdown(&self.ctx, key, label, within);
             }
             Command::CloseBreakdowns { ty } => l.scopes.breakdowns_mut().close_type(ty),
-            Command::ShowAligned { .. } | Command::FindStep { .. } => {}
+            Command::ShowAligned { .. }
+            | Command::FindStep { .. }
+            | Command::ReplaceView { .. } => {}
+        }
+    }
+
+    /// Puts `view` (the window `source`) in place of view `old` among the cfg views, or
+    /// beside them; shows it where the timeline showed `old`, or at once for a new one.
+    fn replace_view(
+        &mut self,
+        old: Option<u64>,
+        view: prvscope_store::signal::CustomRef,
+        source: crate::properties::Source,
+    ) {
+        let Some(l) = &mut self.loaded else {
+            return;
+        };
+        let shown = match &l.timeline.config.spec {
+            prvscope_store::signal::SignalSpec::Custom(c) => Some(c.0.id),
+            _ => None,
+        };
+        let at = old.and_then(|o| l.cfg_views.iter().position(|v| v.0.id == o));
+        if let Some(o) = old {
+            l.cfg_sources.remove(&o);
+        }
+        l.cfg_sources.insert(view.0.id, source);
+        match at {
+            Some(i) => l.cfg_views[i] = view.clone(),
+            None => l.cfg_views.push(view.clone()),
+        }
+        if old.is_none() || shown == old {
+            self.status = format!("shown: {}", view.0.name);
+            self.set_view(prvscope_store::signal::SignalSpec::Custom(view));
         }
     }
 }

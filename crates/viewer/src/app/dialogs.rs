@@ -163,9 +163,16 @@ impl App {
                 }
                 let mut views = 0;
                 let mut last_view = None;
-                for v in r.views {
+                for (v, window) in r.views.into_iter().zip(r.view_windows) {
                     match v {
                         Ok(mut v) => {
+                            l.cfg_sources.insert(
+                                v.0.id,
+                                crate::properties::Source {
+                                    cfg: std::sync::Arc::clone(&r.cfg),
+                                    window,
+                                },
+                            );
                             views += 1;
                             // Views named alike (the same window in two cfgs, or one cfg
                             // opened twice) are told apart by their cfg, then a number.
@@ -228,6 +235,23 @@ impl App {
         for h in &mut l.histograms {
             windows.push(h);
         }
+        if let Some(p) = &mut l.properties {
+            // The other cfg views, to derive a window with.
+            p.others = l
+                .cfg_views
+                .iter()
+                .filter(|v| Some(v.0.id) != p.view())
+                .filter_map(|v| {
+                    l.cfg_sources
+                        .get(&v.0.id)
+                        .map(|s| crate::properties::Other {
+                            name: v.0.name.clone(),
+                            source: s.clone(),
+                        })
+                })
+                .collect();
+            windows.push(p);
+        }
         if let Some(p) = &mut l.pop {
             windows.push(p);
         }
@@ -256,6 +280,9 @@ impl App {
         }
         if l.compare.as_ref().is_some_and(|c| !c.is_open()) {
             l.compare = None;
+        }
+        if l.properties.as_ref().is_some_and(|p| !p.is_open()) {
+            l.properties = None;
         }
         // The scope table beside the comparison's B (while the Compare window is open).
         let against = l

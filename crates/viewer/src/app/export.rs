@@ -39,6 +39,13 @@ impl App {
     /// Writes the view as a Paraver cfg (see [`prvscope_paraver::save`]): its semantic, rows,
     /// visible window, draw and colour mode. Returns what a reader should know beside it.
     pub fn save_view_cfg(&self, path: &Path) -> Result<String, String> {
+        let (text, note) = self.view_cfg_text()?;
+        std::fs::write(path, text).map_err(|e| e.to_string())?;
+        Ok(note.to_string())
+    }
+
+    /// The view shown as a Paraver cfg's text, and what a reader should know beside it.
+    pub(crate) fn view_cfg_text(&self) -> Result<(String, &'static str), String> {
         use prvscope_paraver::save::{View, ViewKind, view_cfg};
         use prvscope_store::summary::DrawMode;
         let Some(l) = &self.loaded else {
@@ -81,8 +88,59 @@ impl App {
             draw_mode,
             gradient: t.config.color == crate::view::ColorMode::Gradient,
         };
-        std::fs::write(path, view_cfg(&view)).map_err(|e| e.to_string())?;
-        Ok(note.to_string())
+        Ok((view_cfg(&view), note))
+    }
+
+    /// View > Window properties…: the properties of the view shown (a cfg's window, or the
+    /// window the State or event view is as a cfg), or why not.
+    pub fn open_properties(&mut self) {
+        let shown = self.loaded.as_ref().map(|l| l.timeline.config.spec.clone());
+        let source = match &shown {
+            None => {
+                self.status = "open a trace first".into();
+                return;
+            }
+            Some(SignalSpec::Custom(c)) => {
+                let l = self.loaded.as_ref().expect("a trace");
+                match l.cfg_sources.get(&c.0.id) {
+                    Some(s) => Ok((Some(c.0.id), s.clone())),
+                    None => Err(format!("`{}` is no cfg window", c.0.name)),
+                }
+            }
+            Some(_) => self.view_cfg_text().and_then(|(text, _)| {
+                prvscope_paraver::cfg::Cfg::parse("view", &text)
+                    .map(|cfg| {
+                        (
+                            None,
+                            crate::properties::Source {
+                                cfg: Arc::new(cfg),
+                                window: 1,
+                            },
+                        )
+                    })
+                    .map_err(|e| e.to_string())
+            }),
+        };
+        let Some(l) = &mut self.loaded else {
+            return;
+        };
+        match source.and_then(|(view, source)| {
+            crate::properties::PropertiesWindow::new(
+                &l.trace,
+                Arc::clone(&l.windows),
+                view,
+                source,
+                l.timeline.config.mode,
+            )
+        }) {
+            Ok(p) => l.properties = Some(p),
+            Err(e) => self.status = format!("no window properties: {e}"),
+        }
+    }
+
+    /// The window properties open, if any.
+    pub fn properties_mut(&mut self) -> Option<&mut crate::properties::PropertiesWindow> {
+        self.loaded.as_mut()?.properties.as_mut()
     }
 
     /// Writes the visible window's time per value per row as CSV.

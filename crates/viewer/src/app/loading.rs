@@ -55,6 +55,8 @@ impl App {
                     cfg_run: None,
                     histograms: Vec::new(),
                     cfg_views: Vec::new(),
+                    cfg_sources: std::collections::HashMap::new(),
+                    properties: None,
                     pop: None,
                     cluster: None,
                     compare: None,

@@ -211,6 +211,7 @@ impl App {
             }
             let mut level_chosen = None;
             let mut find_asked = false;
+            let mut properties_asked = false;
             if let Some(l) = &mut self.loaded {
                 ui.menu_button("View", |ui| {
                     if ui.button("Fit (Home)").clicked() {
@@ -218,6 +219,17 @@ impl App {
                     }
                     if ui.button("Find… (Ctrl+F)").clicked() {
                         find_asked = true;
+                        ui.close();
+                    }
+                    if ui
+                        .button("Window properties…")
+                        .on_hover_text(
+                            "The semantic functions, filter and draw mode of the view shown, \
+                             applied live and saved as a Paraver cfg; derived windows",
+                        )
+                        .clicked()
+                    {
+                        properties_asked = true;
                         ui.close();
                     }
                     if ui.button("Undo zoom (Ctrl+U, Ctrl+Z)").clicked() {
@@ -290,6 +302,14 @@ impl App {
                         ui.close();
                     }
                     ui.separator();
+                    ui.checkbox(
+                        &mut self.settings.dock_windows,
+                        "Dock windows beside the timeline",
+                    )
+                    .on_hover_text(
+                        "Histograms, POP, clustering, Find and the reports open in a panel at \
+                         the timeline's right, never over its rows; off: they float anywhere",
+                    );
                     ui.checkbox(&mut self.settings.show_side, "Side panel (Ctrl+B)")
                         .on_hover_text("Views, legend and details, left of the timeline");
                     let has_types = !l.scopes.types().is_empty();
@@ -331,6 +351,9 @@ impl App {
             }
             if find_asked {
                 self.find.open = true;
+            }
+            if properties_asked {
+                self.open_properties();
             }
             if self.loaded.is_some() {
                 let mut new_timeline = false;

@@ -68,6 +68,10 @@ pub struct Loaded {
     pub(crate) histograms: Vec<crate::histogram::HistogramWindow>,
     /// The timeline windows of those cfgs, as views (side panel, above "State").
     pub(crate) cfg_views: Vec<prvscope_store::signal::CustomRef>,
+    /// The cfg window each of those views shows, by view id.
+    pub(crate) cfg_sources: std::collections::HashMap<u64, crate::properties::Source>,
+    /// View > Window properties…, of the view shown.
+    pub(crate) properties: Option<crate::properties::PropertiesWindow>,
     /// Analysis > POP metrics, from this trace.
     pub(crate) pop: Option<crate::pop_window::PopWindow>,
     /// Analysis > Cluster bursts, on this trace.
@@ -620,6 +624,27 @@ impl eframe::App for App {
                 .resizable(true)
                 .show(ui, |ui| self.side_panel_ui(ui));
         }
+        // The dock of the floating windows, at the timeline's right while one is open.
+        let dock = self.settings.dock_windows && self.tool_windows_open();
+        if dock {
+            let width = ui.ctx().content_rect().width();
+            let rect = egui::Panel::right("dock")
+                .default_size((width * 0.42).max(360.0))
+                .min_size(240.0)
+                .max_size((width * 0.75).max(240.0))
+                .resizable(true)
+                .show(ui, |ui| {
+                    let rect = ui.available_rect_before_wrap();
+                    ui.with_layout(egui::Layout::bottom_up(egui::Align::Center), |ui| {
+                        ui.weak("Windows dock here (View > Dock windows beside the timeline)");
+                    });
+                    rect
+                })
+                .inner;
+            crate::windows::set_dock(&ctx, Some(rect));
+        } else {
+            crate::windows::set_dock(&ctx, None);
+        }
         if scopes_shown && let Some(l) = &mut self.loaded {
             let height = ui.available_height();
             // The first height is the window's, not what the other panels leave: the status
@@ -684,3 +709,21 @@ impl eframe::App for App {
 
 /// The file name of a trace.
 pub use crate::shared::trace_file_name;
+
+impl App {
+    /// Is any of the windows that dock beside the timeline open?
+    fn tool_windows_open(&self) -> bool {
+        let Some(l) = &self.loaded else {
+            return false;
+        };
+        self.find.open
+            || !l.histograms.is_empty()
+            || l.properties.is_some()
+            || l.pop.is_some()
+            || l.cluster.is_some()
+            || l.compare.is_some()
+            || l.cfg_report.is_some()
+            || l.report.shown
+            || !l.scopes.breakdowns().is_empty()
+    }
+}

@@ -288,66 +288,67 @@ impl crate::windows::ToolWindow for FindState {
         let candidates = find::candidates(seen.trace, &self.query);
         let mut open = true;
         let mut step: Option<bool> = None;
-        egui::Window::new(seen.title("Find"))
-            .id(egui::Id::unique("find window"))
-            .open(&mut open)
-            .collapsible(false)
-            .default_width(380.0)
-            .show(ctx, |ui| {
-                let edit = ui.add(
-                    egui::TextEdit::singleline(&mut self.query)
-                        .hint_text("state, event type or value: name or number, type:value")
-                        .desired_width(f32::INFINITY),
-                );
-                if std::mem::take(&mut self.focus) {
-                    edit.request_focus();
-                }
-                if edit.changed() {
-                    self.picked = 0;
-                    self.last = None;
-                }
-                if edit.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
-                    step = Some(!ui.input(|i| i.modifiers.shift));
-                    edit.request_focus();
-                }
-                if candidates.is_empty() && !self.query.trim().is_empty() {
-                    ui.label(
-                        RichText::new("nothing in this trace is named so").color(theme::WARNING),
-                    );
-                }
-                egui::ScrollArea::vertical()
-                    .max_height(160.0)
-                    .show(ui, |ui| {
-                        for (k, (_, text)) in candidates.iter().enumerate() {
-                            if ui.selectable_label(self.picked == k, text).clicked() {
-                                self.picked = k;
-                                self.last = None;
-                            }
+        crate::windows::placed(
+            ctx,
+            egui::Window::new(seen.title("Find"))
+                .id(egui::Id::unique("find window"))
+                .open(&mut open)
+                .collapsible(false)
+                .default_width(380.0),
+        )
+        .show(ctx, |ui| {
+            let edit = ui.add(
+                egui::TextEdit::singleline(&mut self.query)
+                    .hint_text("state, event type or value: name or number, type:value")
+                    .desired_width(f32::INFINITY),
+            );
+            if std::mem::take(&mut self.focus) {
+                edit.request_focus();
+            }
+            if edit.changed() {
+                self.picked = 0;
+                self.last = None;
+            }
+            if edit.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
+                step = Some(!ui.input(|i| i.modifiers.shift));
+                edit.request_focus();
+            }
+            if candidates.is_empty() && !self.query.trim().is_empty() {
+                ui.label(RichText::new("nothing in this trace is named so").color(theme::WARNING));
+            }
+            egui::ScrollArea::vertical()
+                .max_height(160.0)
+                .show(ui, |ui| {
+                    for (k, (_, text)) in candidates.iter().enumerate() {
+                        if ui.selectable_label(self.picked == k, text).clicked() {
+                            self.picked = k;
+                            self.last = None;
                         }
-                    });
-                ui.horizontal(|ui| {
-                    let any = !candidates.is_empty();
-                    if ui
-                        .add_enabled(any, egui::Button::new("< Previous"))
-                        .on_hover_text("Shift+Enter, Shift+F3")
-                        .clicked()
-                    {
-                        step = Some(false);
                     }
-                    if ui
-                        .add_enabled(any, egui::Button::new("Next >"))
-                        .on_hover_text("Enter, F3")
-                        .clicked()
-                    {
-                        step = Some(true);
-                    }
-                    ui.checkbox(&mut self.all_rows, "All rows")
-                        .on_hover_text("Else the pinned row, or the row under the pointer");
                 });
-                if !self.message.is_empty() {
-                    ui.label(&self.message);
+            ui.horizontal(|ui| {
+                let any = !candidates.is_empty();
+                if ui
+                    .add_enabled(any, egui::Button::new("< Previous"))
+                    .on_hover_text("Shift+Enter, Shift+F3")
+                    .clicked()
+                {
+                    step = Some(false);
                 }
+                if ui
+                    .add_enabled(any, egui::Button::new("Next >"))
+                    .on_hover_text("Enter, F3")
+                    .clicked()
+                {
+                    step = Some(true);
+                }
+                ui.checkbox(&mut self.all_rows, "All rows")
+                    .on_hover_text("Else the pinned row, or the row under the pointer");
             });
+            if !self.message.is_empty() {
+                ui.label(&self.message);
+            }
+        });
         // F3 anywhere; Enter too while no text field has the keys (the timeline was clicked).
         let typing = ctx.text_edit_focused();
         if let Some(forward) = ctx.input_mut(|i| {

@@ -458,13 +458,16 @@ impl crate::windows::ToolWindow for BreakdownWindow {
         let height = (bars as f32 * chart::ROW_H + chart::PLOT_EXTRA + 130.0)
             .clamp(300.0, (screen.height() * 0.8).max(300.0));
         let x = (screen.right() - 620.0 - offset).max(screen.left());
-        let response = egui::Window::new(seen.title(&self.title()))
-            .id(id)
-            .open(&mut open)
-            .default_pos(egui::pos2(x, 60.0 + offset))
-            .default_size(egui::vec2(600.0, height))
-            .resizable(true)
-            .show(ctx, |ui| self.contents(ui));
+        let response = crate::windows::placed(
+            ctx,
+            egui::Window::new(seen.title(&self.title()))
+                .id(id)
+                .open(&mut open)
+                .default_pos(egui::pos2(x, 60.0 + offset))
+                .default_size(egui::vec2(600.0, height))
+                .resizable(true),
+        )
+        .show(ctx, |ui| self.contents(ui));
         if let Some(r) = response {
             self.rect = r.response.rect;
             if self.raise {

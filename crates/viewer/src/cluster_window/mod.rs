@@ -308,11 +308,14 @@ impl ClusterWindow {
     /// Shows the window.
     fn show_window(&mut self, ctx: &egui::Context, title: &str) {
         let mut open = self.open;
-        egui::Window::new(title)
-            .id(egui::Id::NULL.with("cluster window"))
-            .open(&mut open)
-            .default_size([760.0, 640.0])
-            .show(ctx, |ui| self.ui(ui));
+        crate::windows::placed(
+            ctx,
+            egui::Window::new(title)
+                .id(egui::Id::NULL.with("cluster window"))
+                .open(&mut open)
+                .default_size([760.0, 640.0]),
+        )
+        .show(ctx, |ui| self.ui(ui));
         if self.open && !open {
             // Its clusters' breakdown windows go with it.
             send(

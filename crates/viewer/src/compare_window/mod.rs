@@ -216,11 +216,14 @@ impl CompareWindow {
             crate::shared::trace_file_name(a),
             crate::shared::trace_file_name(&self.b)
         );
-        egui::Window::new(title)
-            .id(egui::Id::NULL.with("compare window"))
-            .open(&mut open)
-            .default_size([820.0, 560.0])
-            .show(ctx, |ui| self.ui(ui, a));
+        crate::windows::placed(
+            ctx,
+            egui::Window::new(title)
+                .id(egui::Id::NULL.with("compare window"))
+                .open(&mut open)
+                .default_size([820.0, 560.0]),
+        )
+        .show(ctx, |ui| self.ui(ui, a));
         self.open = open;
     }
 
@@ -232,7 +235,7 @@ impl CompareWindow {
             )
             .weak(),
         );
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.label("Align on");
             ui.radio_value(&mut self.by_event, false, "the whole run");
             ui.radio_value(&mut self.by_event, true, "a region found by an event:");
@@ -262,7 +265,7 @@ impl CompareWindow {
         let Some(c) = self.shown.clone() else {
             return;
         };
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.label(format!(
                 "A: {} ({} threads), {}   B: {} ({} threads), {}",
                 crate::shared::trace_file_name(a),
@@ -300,7 +303,7 @@ impl CompareWindow {
                 ui.label(RichText::new(format!("{run}: {n}")).weak());
             }
         }
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.label("Sort by");
             let before = self.order;
             ui.selectable_value(&mut self.order, Order::AbsDelta, "largest change");

@@ -50,6 +50,8 @@ pub struct CfgResult {
     pub windows: Vec<String>,
     /// Each timeline window as a view, or why it is not drawn.
     pub views: Vec<Result<CustomRef, String>>,
+    /// The cfg's window id of each of `views`.
+    pub view_windows: Vec<u32>,
     /// What paramedir prints about the cfg and goes on (filter events not in the trace).
     pub warnings: Vec<String>,
 }
@@ -64,6 +66,22 @@ pub fn run_cfg(trace: &Trace, cache: Arc<WindowCache>, path: &Path) -> Result<Cf
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let cfg = Cfg::parse(&path.display().to_string(), &text).map_err(|e| e.to_string())?;
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    compute_cfg(trace, cache, cfg, name, None)
+}
+
+/// Computes a parsed `cfg` (named `name` in the windows' titles) over `trace`: its views
+/// (only window `only`'s when given: a window edited in its properties) and analyzers.
+pub fn compute_cfg(
+    trace: &Trace,
+    cache: Arc<WindowCache>,
+    cfg: Cfg,
+    name: String,
+    only: Option<u32>,
+) -> Result<CfgResult, String> {
     let ctx = Context::with_cache(trace, cache);
     // What paramedir refuses the viewer refuses, with its reason; what Paraver does not read
     // of the cfg (after an analyzer it cannot read) is not shown, and says why.
@@ -78,8 +96,13 @@ pub fn run_cfg(trace: &Trace, cache: Arc<WindowCache>, path: &Path) -> Result<Cf
     };
     let engine = ctx.engine();
     let sentinel = trace.store.null_policy().sentinel;
-    let views = cfg
+    let shown: Vec<&prvscope_paraver::cfg::WindowCfg> = cfg
         .windows
+        .iter()
+        .filter(|w| only.is_none_or(|id| w.id == id))
+        .collect();
+    let view_windows = shown.iter().map(|w| w.id).collect();
+    let views = shown
         .iter()
         .map(|w| {
             if cut_line.is_some_and(|line| w.line > line) {
@@ -113,7 +136,11 @@ pub fn run_cfg(trace: &Trace, cache: Arc<WindowCache>, path: &Path) -> Result<Cf
             )
         })
         .collect();
-    let analyses = (0..cfg.analyzers.len())
+    let analyses = (0..if only.is_some() {
+        0
+    } else {
+        cfg.analyzers.len()
+    })
         .map(|i| {
             if i < checked.readable {
                 ctx.analysis(&cfg, i, None).map_err(|e| e.to_string())
@@ -126,11 +153,9 @@ pub fn run_cfg(trace: &Trace, cache: Arc<WindowCache>, path: &Path) -> Result<Cf
     Ok(CfgResult {
         warnings: checked.warnings,
         views,
+        view_windows,
         cfg: Arc::new(cfg),
-        name: path.file_name().map_or_else(
-            || path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        ),
+        name,
         analyses,
         windows,
     })
@@ -424,12 +449,15 @@ impl HistogramWindow {
     /// Shows the window.
     fn show_window(&mut self, ctx: &egui::Context, title: &str) {
         let mut open = self.open;
-        egui::Window::new(title)
-            .id(egui::Id::NULL.with(("histogram", self.id)))
-            .open(&mut open)
-            .default_size([900.0, 440.0])
-            .resizable(true)
-            .show(ctx, |ui| self.ui(ui));
+        crate::windows::placed(
+            ctx,
+            egui::Window::new(title)
+                .id(egui::Id::NULL.with(("histogram", self.id)))
+                .open(&mut open)
+                .default_size([900.0, 440.0])
+                .resizable(true),
+        )
+        .show(ctx, |ui| self.ui(ui));
         self.open = open;
         if !self.open {
             self.selected = None;

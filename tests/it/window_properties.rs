@@ -1,0 +1,216 @@
+//! View > Window properties…: a window built in the panel is computed as a cfg of the same
+//! semantics, its saved cfg reopens to the same view, and a derived window of two cfg views
+//! is Paraver's derived window of them.
+
+#![allow(clippy::float_cmp)]
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use prvscope_store::signal::{CustomRef, SignalSpec};
+use prvscope_viewer::app::App;
+use prvscope_viewer::loader::LoadSource;
+
+use crate::common::{shared_traces, temp_dir};
+use crate::viewer::harness_with;
+
+fn on_epoch2(dir: &std::path::Path) -> Harness<'static, App> {
+    harness_with(
+        LoadSource::File(dir.join("pypop_epoch_scaling/epoch_2proc.prv.gz")),
+        Some(SignalSpec::States),
+        (1300.0, 760.0),
+        false,
+    )
+}
+
+/// Steps until the window properties compute nothing.
+fn settle(h: &mut Harness<'static, App>) {
+    for _ in 0..2000 {
+        h.run_steps(1);
+        if !h
+            .state_mut()
+            .properties_mut()
+            .is_some_and(|p| p.computing())
+        {
+            h.run_steps(3);
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    panic!("the window properties never finished computing");
+}
+
+fn shown(h: &Harness<'static, App>) -> CustomRef {
+    match &h.state().loaded().unwrap().timeline.config().spec {
+        SignalSpec::Custom(c) => c.clone(),
+        other => panic!("the timeline shows {other:?}, not a cfg window"),
+    }
+}
+
+fn open_cfg(h: &mut Harness<'static, App>, path: std::path::PathBuf) {
+    let ctx = h.ctx.clone();
+    h.state_mut().open_cfg(&ctx, path);
+    h.state_mut().wait_for_cfg(&ctx);
+    h.run_steps(3);
+}
+
+fn view_named(h: &Harness<'static, App>, name: &str) -> CustomRef {
+    h.state()
+        .cfg_views()
+        .iter()
+        .find(|v| v.0.name == name)
+        .cloned()
+        .unwrap_or_else(|| {
+            let names: Vec<_> = h.state().cfg_views().iter().map(|v| &v.0.name).collect();
+            panic!("no view `{name}` among {names:?}")
+        })
+}
+
+/// The same picture: the same steps on every row, the same labels of the values.
+fn assert_same_view(a: &CustomRef, b: &CustomRef) {
+    assert_eq!(a.0.rows.len(), b.0.rows.len());
+    assert!(a.0.rows.iter().any(|(t, _)| t.len() > 2), "an empty view");
+    for (r, (x, y)) in a.0.rows.iter().zip(&b.0.rows).enumerate() {
+        assert_eq!(x, y, "row {r} of `{}` and `{}`", a.0.name, b.0.name);
+    }
+    assert_eq!(a.0.groups, b.0.groups);
+    assert_eq!(a.0.gradient, b.0.gradient);
+}
+
+#[test]
+fn a_window_built_in_the_properties_panel_is_the_cfg_of_its_semantics_and_reopens_saved() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let mut h = on_epoch2(&dir);
+    // The State view's properties: State As Is, built as the cfg "Save view as Paraver cfg"
+    // writes.
+    h.state_mut().open_properties();
+    h.run_steps(3);
+    assert!(
+        h.state_mut().properties_mut().is_some(),
+        "{}",
+        h.state().status()
+    );
+    assert_eq!(
+        h.state_mut()
+            .properties_mut()
+            .unwrap()
+            .edited()
+            .function("thread"),
+        Some("State As Is")
+    );
+    // The thread function picked in its list: Useful.
+    h.get_by_role_and_label(Role::ComboBox, "thread").click();
+    h.run_steps(2);
+    h.get_by_label("Useful").click();
+    h.run_steps(2);
+    settle(&mut h);
+    let p = h.state_mut().properties_mut().unwrap();
+    assert_eq!(p.edited().function("thread"), Some("Useful"));
+    let (msg, failed) = p.message().map(|(m, f)| (m.to_owned(), f)).unwrap();
+    assert!(!failed && msg.starts_with("shown"), "{msg}");
+    let built = shown(&h);
+    h.snapshot("window_properties_useful_epoch2");
+
+    // Paraver's own Useful cfg gives the same picture.
+    open_cfg(
+        &mut h,
+        dir.join("../paraver_cfgs/paraver/General/views/useful.cfg"),
+    );
+    let theirs = view_named(&h, "Useful");
+    assert_same_view(&built, &theirs);
+
+    // Saved, then reopened: the same view again.
+    let out = temp_dir("window-properties").join("useful_built.cfg");
+    let _ = std::fs::remove_file(&out);
+    h.state_mut().set_view(SignalSpec::Custom(built.clone()));
+    h.state_mut().open_properties();
+    h.run_steps(2);
+    h.state_mut().properties_mut().unwrap().save_to(&out, false);
+    let (msg, failed) = h
+        .state_mut()
+        .properties_mut()
+        .unwrap()
+        .message()
+        .map(|(m, f)| (m.to_owned(), f))
+        .unwrap();
+    assert!(!failed && msg == "saved useful_built.cfg", "{msg}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("{thread, Useful}"), "{text}");
+    open_cfg(&mut h, out.clone());
+    let reopened = shown(&h);
+    assert_ne!(reopened.0.id, built.0.id);
+    assert_same_view(&reopened, &built);
+    h.snapshot("window_properties_saved_reopened");
+
+    // A change the engine cannot compute is said, and the view stays.
+    h.state_mut().open_properties();
+    h.run_steps(2);
+    {
+        let p = h.state_mut().properties_mut().unwrap();
+        prvscope_viewer::properties::set_function(
+            p.edited_mut(),
+            "thread",
+            "No Such Function",
+            Vec::new(),
+        );
+    }
+    settle(&mut h);
+    let (msg, failed) = h
+        .state_mut()
+        .properties_mut()
+        .unwrap()
+        .message()
+        .map(|(m, f)| (m.to_owned(), f))
+        .unwrap();
+    assert!(failed && msg.contains("No Such Function"), "{msg}");
+    assert_eq!(shown(&h).0.id, reopened.0.id);
+}
+
+#[test]
+fn a_derived_window_of_instructions_and_cycles_is_paravers_ipc() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let mut h = on_epoch2(&dir);
+    let perf = dir.join("../paraver_cfgs/paraver/counters_PAPI/performance");
+    open_cfg(&mut h, perf.join("instructions.cfg"));
+    open_cfg(&mut h, perf.join("Cycles.cfg"));
+    let ins = view_named(&h, "Instructions.c1");
+    h.state_mut().set_view(SignalSpec::Custom(ins));
+    h.state_mut().open_properties();
+    h.run_steps(3);
+    // The form: this window divide Cycles.
+    h.get_by_label("Make derived window").click();
+    settle(&mut h);
+    let (msg, failed) = h
+        .state_mut()
+        .properties_mut()
+        .unwrap()
+        .message()
+        .map(|(m, f)| (m.to_owned(), f))
+        .unwrap();
+    assert!(!failed, "{msg}");
+    let derived = shown(&h);
+    assert_eq!(derived.0.name, "Instructions.c1 divide Cycles");
+    assert!(derived.0.gradient);
+    h.snapshot("window_properties_derived_ipc_epoch2");
+    // The properties now edit the derived window: divide, factors 1 and 1.
+    let d = h
+        .state_mut()
+        .properties_mut()
+        .unwrap()
+        .edited()
+        .derived
+        .clone()
+        .expect("a derived window");
+    assert_eq!(d.operation, "divide");
+    assert_eq!(d.factors, [1.0, 1.0]);
+    // Paraver's IPC.cfg computes the same window.
+    open_cfg(&mut h, perf.join("IPC.cfg"));
+    let ipc = view_named(&h, "Instructions per cycle");
+    assert_same_view(&derived, &ipc);
+}
