@@ -223,6 +223,47 @@ fn a_sparse_2d_histogram_hides_its_empty_columns_transposes_and_shows_colours() 
     let g = h.state().histograms()[0].grid();
     assert_eq!(g.size(), (rows.len(), filled.len()));
     h.snapshot("histogram_useful_duration_colours");
+    // A block's menu in colour mode: THREAD 1.1.3's first filled bin, its time shown on the
+    // timeline (the block is where its row's label and its column's header meet).
+    let (r, c) = (2, filled[0]);
+    assert!(plane.cells[r][c].is_some());
+    let x = h
+        .query_all_by_label(&plane.columns[c])
+        .map(|n| n.rect())
+        .find(|rect| rect.width() < 20.0)
+        .expect("the column's header")
+        .center()
+        .x;
+    let y = h
+        .query_all_by_label(&h.state().histograms()[0].analysis.histogram.row_labels[r].clone())
+        .map(|n| n.rect())
+        .filter(|rect| rect.height() < 20.0 && rect.left() > 700.0)
+        .last()
+        .expect("the row's label")
+        .center()
+        .y;
+    let at = egui::pos2(x, y);
+    h.event(egui::Event::PointerMoved(at));
+    h.run_steps(1);
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Secondary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.run_steps(1);
+    }
+    h.run_steps(2);
+    h.get_by_label("Copy the table (paramedir's text)");
+    h.get_by_label("Show its time in the timeline").click();
+    h.run_steps(3);
+    let w = &h.state().histograms()[0];
+    assert_eq!(w.selected, Some((r, c)));
+    assert_eq!(
+        h.state().loaded().unwrap().timeline.window(),
+        w.cell_time(r, c).unwrap()
+    );
 }
 
 /// A cell's context menu: the table copied or saved (as CSV, every row and column of the

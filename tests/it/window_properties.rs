@@ -214,3 +214,70 @@ fn a_derived_window_of_instructions_and_cycles_is_paravers_ipc() {
     let ipc = view_named(&h, "Instructions per cycle");
     assert_same_view(&derived, &ipc);
 }
+
+/// Every window of every shared cfg, opened in the properties and shown without a change:
+/// the cfg it saves is the cfg it was loaded from (whose written text BSC's paramedir reads
+/// as the original, `bsc_paramedir_computes_each_written_cfg_as_its_original`).
+#[test]
+fn the_properties_of_every_shared_cfg_window_save_it_unchanged() {
+    use prvscope_paraver::cfg::Cfg;
+    use prvscope_viewer::properties::{PropertiesWindow, Source};
+    use prvscope_viewer::windows::{Seen, ToolWindow};
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let trace = crate::common::load(&dir.join("extrae_mpi_prime16/prime_v0.prv"));
+    let cache = std::sync::Arc::new(prvscope_paraver::window::WindowCache::new(1 << 20));
+    let mut todo = vec![dir.join("../paraver_cfgs")];
+    let (mut cfgs, mut windows) = (0, 0);
+    let ctx = egui::Context::default();
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+                continue;
+            }
+            if p.extension().is_none_or(|x| x != "cfg") {
+                continue;
+            }
+            let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+            let Ok(cfg) = Cfg::parse("cfg", &text) else {
+                continue;
+            };
+            cfgs += 1;
+            let cfg = std::sync::Arc::new(cfg);
+            let written = prvscope_paraver::cfg_write::write(&cfg);
+            for w in &cfg.windows {
+                let source = Source {
+                    cfg: std::sync::Arc::clone(&cfg),
+                    window: w.id,
+                };
+                let mut props = PropertiesWindow::new(
+                    &trace,
+                    std::sync::Arc::clone(&cache),
+                    None,
+                    source,
+                    prvscope_store::summary::DrawMode::Last,
+                )
+                .unwrap();
+                let seen = Seen {
+                    trace: &trace,
+                    visible: prvscope_viewer::frame::TimeWindow { start: 0, span: 1 },
+                    several: false,
+                };
+                for _ in 0..2 {
+                    let _ = ctx.run_pass(egui::RawInput::default(), |ctx| props.show(ctx, &seen));
+                }
+                assert_eq!(props.cfg(), *cfg, "{}: `{}`", p.display(), w.name);
+                assert_eq!(prvscope_paraver::cfg_write::write(&props.cfg()), written);
+                windows += 1;
+            }
+        }
+    }
+    assert!(
+        cfgs > 700 && windows > 1000,
+        "{cfgs} cfgs, {windows} windows"
+    );
+}
