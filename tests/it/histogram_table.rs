@@ -237,8 +237,7 @@ fn a_sparse_2d_histogram_hides_its_empty_columns_transposes_and_shows_colours() 
     let y = h
         .query_all_by_label(&h.state().histograms()[0].analysis.histogram.row_labels[r].clone())
         .map(|n| n.rect())
-        .filter(|rect| rect.height() < 20.0 && rect.left() > 700.0)
-        .last()
+        .rfind(|rect| rect.height() < 20.0 && rect.left() > 700.0)
         .expect("the row's label")
         .center()
         .y;
