@@ -95,14 +95,14 @@ fn clicking_a_table_row_on_prime_opens_its_breakdown_with_the_scopes_time_per_th
     assert_eq!(per_thread, reduce.inclusive_per_thread);
     assert_eq!(per_state, reduce.inclusive_per_category);
     assert!(per_thread.iter().filter(|&&t| t > 0).count() >= 2);
-    h.get_by_label("Breakdown: MPI_Reduce");
+    crate::common::window_titled(&h, "Breakdown: MPI_Reduce");
     h.get_by_label_contains("visible window: ");
     // A second scope opens a second window beside the first; clicking the first again
     // brings its window back instead of opening another.
     h.get_by_label("MPI_Init").click();
     h.run_steps(3);
     assert_eq!(h.state().loaded().unwrap().scopes.breakdown_count(), 2);
-    h.get_by_label("Breakdown: MPI_Init");
+    crate::common::window_titled(&h, "Breakdown: MPI_Init");
     h.get_all_by_label("MPI_Reduce")
         .next()
         .expect("the table row")
@@ -189,7 +189,7 @@ fn the_breakdown_png_is_the_window_and_the_windows_draw_with_the_panel_hidden() 
     h.run_steps(3);
     // The panel is hidden, its window is not.
     assert!(h.query_by_label("Scope types").is_none());
-    h.get_by_label("Breakdown: MPI_Reduce");
+    crate::common::window_titled(&h, "Breakdown: MPI_Reduce");
     let png = temp_dir("breakdown-png").join("reduce.png");
     let p = &mut h.state_mut().loaded_mut().unwrap().scopes;
     p.breakdowns_mut()

@@ -154,7 +154,7 @@ fn an_mpi_cfg_on_an_ovni_trace_opens_a_window_with_paramedirs_refusal() {
         "{}",
         h.state().status()
     );
-    h.get_by_label("Configuration mpi_stats.cfg");
+    crate::common::window_titled(&h, "Configuration mpi_stats.cfg");
     h.get_by_label("Not computed, as paramedir refuses it:");
     assert!(
         h.query_all_by_label_contains("None of the events specified in the filter appear")

@@ -254,3 +254,13 @@ pub fn gunzip_text(path: &Path) -> String {
     .unwrap();
     s
 }
+
+/// The floating window titled `title` is shown (its title, not the dock's tab of it).
+pub fn window_titled(h: &egui_kittest::Harness<'_, prvscope_viewer::app::App>, title: &str) {
+    use egui_kittest::kittest::{NodeT, Queryable};
+    assert!(
+        h.query_all_by_label(title)
+            .any(|n| n.accesskit_node().role() != egui::accesskit::Role::Button),
+        "no window titled `{title}`"
+    );
+}

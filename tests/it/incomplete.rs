@@ -101,7 +101,7 @@ fn a_file_cut_short_and_a_missing_row_file_are_said_and_no_call_holds_after_the_
             .count()
             >= 2
     );
-    h.get_by_label("Load report");
+    crate::common::window_titled(&h, "Load report");
     h.get_by_label("Every record of the file was read.");
 }
 

@@ -99,7 +99,7 @@ fn clicking_a_scope_bar_opens_its_breakdown_per_thread_or_per_state() {
         p.breakdowns().get(s.key).unwrap().tab()
     };
     assert_eq!(breakdown_tab(&h), Tab::Threads);
-    h.get_by_label("Breakdown: reduce_residual");
+    crate::common::window_titled(&h, "Breakdown: reduce_residual");
     // Its category bar shows the same window per state, its scope bar per thread again.
     h.get_by_label("category bar reduce_residual").click();
     h.run_steps(3);

@@ -579,7 +579,7 @@ fn with_several_traces_open_a_window_names_its_trace() {
         "Load report",
         "Find",
     ] {
-        h.get_by_label(title);
+        crate::common::window_titled(&h, title);
     }
     h.state_mut().open(&ctx, LoadSource::File(b.clone()));
     h.state_mut().wait_for_load(&ctx);
@@ -591,7 +591,7 @@ fn with_several_traces_open_a_window_names_its_trace() {
         "Load report",
         "Find",
     ] {
-        h.get_by_label(&format!("{title} · epoch_2proc.prv.gz"));
+        crate::common::window_titled(&h, &format!("{title} · epoch_2proc.prv.gz"));
     }
     // The other trace shown (it took A's place in the list): A's windows go with A (Find
     // searches the trace shown).
@@ -602,7 +602,7 @@ fn with_several_traces_open_a_window_names_its_trace() {
             .is_none()
     );
     assert!(h.query_by_label_contains("POP metrics").is_none());
-    h.get_by_label("Find · epoch_4proc.prv.gz");
+    crate::common::window_titled(&h, "Find · epoch_4proc.prv.gz");
 }
 
 #[test]

@@ -281,3 +281,79 @@ fn the_properties_of_every_shared_cfg_window_save_it_unchanged() {
         "{cfgs} cfgs, {windows} windows"
     );
 }
+
+/// The rectangles of the floating windows shown (egui's areas of the middle order).
+fn window_rects(h: &Harness<'static, App>) -> Vec<egui::Rect> {
+    h.ctx.memory(|m| {
+        m.areas()
+            .visible_layer_ids()
+            .into_iter()
+            .filter(|l| l.order == egui::Order::Middle)
+            .filter_map(|l| m.area_rect(l.id))
+            .collect()
+    })
+}
+
+/// Docked (the default), the histograms, the window properties, POP and Find open beside
+/// the timeline and never over its rows; undocked, they float where they were put.
+#[test]
+fn floating_windows_dock_beside_the_timeline_never_over_its_rows() {
+    let _shared = crate::common::shared();
+    let Some(dir) = shared_traces() else {
+        return;
+    };
+    let mut h = harness_with(
+        LoadSource::File(dir.join("extrae_mpi_prime16/prime_v0.prv")),
+        Some(SignalSpec::States),
+        (1400.0, 800.0),
+        false,
+    );
+    let before = h.state().timeline_rect();
+    open_cfg(
+        &mut h,
+        dir.join("../paraver_cfgs/paraver/mpi/analysis/mpi_stats.cfg"),
+    );
+    h.state_mut().find_mut().open = true;
+    h.state_mut().open_properties();
+    let ctx = h.ctx.clone();
+    h.state_mut().open_pop(&ctx);
+    h.run_steps(6);
+    let timeline = h.state().timeline_rect();
+    // The timeline gave the dock its right part.
+    assert!(
+        timeline.width() < before.width() - 300.0,
+        "{timeline:?} {before:?}"
+    );
+    let rects = window_rects(&h);
+    assert!(rects.len() >= 4, "{rects:?}");
+    for r in &rects {
+        assert!(
+            r.left() >= timeline.right(),
+            "a window over the timeline: {r:?}, the timeline {timeline:?}"
+        );
+        assert!(r.right() <= 1400.0 + 0.5, "{r:?}");
+    }
+    // A tab per window: a click on one brings its window to the front.
+    let tabs = prvscope_viewer::windows::docked(&h.ctx);
+    assert!(tabs.len() >= 4, "{tabs:?}");
+    let find = tabs
+        .iter()
+        .find(|(t, _)| t == "Find")
+        .expect("Find's tab")
+        .1;
+    let layer = egui::LayerId::new(egui::Order::Middle, find);
+    let top = |h: &Harness<'static, App>| {
+        h.ctx
+            .memory(|m| m.areas().top_layer_id(egui::Order::Middle))
+    };
+    assert_ne!(top(&h), Some(layer));
+    h.get_by_role_and_label(Role::Button, "Find").click();
+    h.run_steps(3);
+    assert_eq!(top(&h), Some(layer));
+    h.snapshot("windows_docked_prime16");
+    // Undocked: the timeline takes the whole width again.
+    h.state_mut().set_dock_windows(false);
+    h.run_steps(4);
+    let undocked = h.state().timeline_rect();
+    assert!((undocked.width() - before.width()).abs() < 1.0);
+}

@@ -250,6 +250,8 @@ impl PopWindow {
         let mut open = self.open;
         let shown = crate::windows::placed(
             ctx,
+            egui::Id::NULL.with("pop window"),
+            title,
             egui::Window::new(title)
                 .id(egui::Id::NULL.with("pop window"))
                 .open(&mut open)

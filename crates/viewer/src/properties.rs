@@ -778,6 +778,8 @@ impl ToolWindow for PropertiesWindow {
         let mut open = self.open;
         crate::windows::placed(
             ctx,
+            egui::Id::NULL.with("window properties"),
+            &seen.title(&self.title()),
             egui::Window::new(seen.title(&self.title()))
                 .id(egui::Id::NULL.with("window properties"))
                 .open(&mut open)

@@ -54,6 +54,8 @@ impl ToolWindow for LoadReport {
         let mut open = true;
         crate::windows::placed(
             ctx,
+            egui::Id::unique(("load report", &seen.trace.path)),
+            &seen.title(&self.title()),
             egui::Window::new(seen.title(&self.title()))
                 .id(egui::Id::unique(("load report", &seen.trace.path)))
                 .open(&mut open)
@@ -121,6 +123,8 @@ impl ToolWindow for CfgReport {
         let mut open = self.open;
         crate::windows::placed(
             ctx,
+            egui::Id::unique(("cfg report", &seen.trace.path)),
+            &seen.title(&self.title()),
             egui::Window::new(seen.title(&self.title()))
                 .id(egui::Id::unique(("cfg report", &seen.trace.path)))
                 .open(&mut open)

@@ -76,26 +76,43 @@ pub fn show_all(ctx: &egui::Context, seen: &Seen<'_>, windows: &mut [&mut dyn To
     }
 }
 
-/// The dock of this frame: its rectangle and how many windows were placed in it.
-#[derive(Debug, Clone, Copy)]
+/// The dock of this frame: its rectangle and the windows placed in it so far (title, id).
+#[derive(Debug, Clone)]
 struct Dock {
     rect: Rect,
-    placed: usize,
+    placed: Vec<(String, egui::Id)>,
 }
 
 fn dock_id() -> egui::Id {
     egui::Id::NULL.with("prvscope-dock")
 }
 
+fn tabs_id() -> egui::Id {
+    egui::Id::NULL.with("prvscope-dock-tabs")
+}
+
 /// This frame's dock (`None`: windows float anywhere), set by the app before the windows
-/// are shown.
+/// are shown; the windows placed in the last frame's become its tabs.
 pub fn set_dock(ctx: &egui::Context, rect: Option<Rect>) {
-    ctx.data_mut(|d| match rect {
-        Some(rect) => {
-            d.insert_temp(dock_id(), Dock { rect, placed: 0 });
-        }
-        None => {
-            d.remove::<Dock>(dock_id());
+    ctx.data_mut(|d| {
+        let last = d
+            .get_temp::<Dock>(dock_id())
+            .map(|dock| dock.placed)
+            .unwrap_or_default();
+        d.insert_temp(tabs_id(), last);
+        match rect {
+            Some(rect) => {
+                d.insert_temp(
+                    dock_id(),
+                    Dock {
+                        rect,
+                        placed: Vec::new(),
+                    },
+                );
+            }
+            None => {
+                d.remove::<Dock>(dock_id());
+            }
         }
     });
 }
@@ -105,24 +122,66 @@ pub fn dock(ctx: &egui::Context) -> Option<Rect> {
     ctx.data(|d| d.get_temp::<Dock>(dock_id())).map(|d| d.rect)
 }
 
+/// The windows docked in the last frame (title, id), in the order they were shown.
+pub fn docked(ctx: &egui::Context) -> Vec<(String, egui::Id)> {
+    ctx.data(|d| d.get_temp::<Vec<(String, egui::Id)>>(tabs_id()))
+        .unwrap_or_default()
+}
+
+/// The dock panel's content: a tab per window docked (a click brings it to the front; the
+/// front one is marked), then the room the windows are held in, which it returns.
+pub fn dock_ui(ui: &mut egui::Ui) -> Rect {
+    let ctx = ui.ctx().clone();
+    let tabs = docked(&ctx);
+    let top = ctx.memory(|m| m.areas().top_layer_id(egui::Order::Middle));
+    ui.horizontal_wrapped(|ui| {
+        for (title, id) in &tabs {
+            let layer = egui::LayerId::new(egui::Order::Middle, *id);
+            let short: String = if title.chars().count() > 28 {
+                title.chars().take(27).chain(['…']).collect()
+            } else {
+                title.clone()
+            };
+            if ui
+                .selectable_label(top == Some(layer), short)
+                .on_hover_text(title)
+                .clicked()
+            {
+                ctx.move_to_top(layer);
+            }
+        }
+    });
+    ui.separator();
+    let rect = ui.available_rect_before_wrap();
+    ui.with_layout(egui::Layout::bottom_up(egui::Align::Center), |ui| {
+        ui.weak("Windows dock here (View > Dock windows beside the timeline)");
+    });
+    rect
+}
+
 /// How far each window opened in the dock is moved from the one before.
 const CASCADE: f32 = 26.0;
 
-/// `window` held in the dock when there is one: inside it, no wider or taller than it, its
-/// first place cascaded from the dock's top left by the windows placed before it (a window
-/// the user moved stays where it was put).
-pub fn placed<'a>(ctx: &egui::Context, window: egui::Window<'a>) -> egui::Window<'a> {
-    let Some(k) = ctx.data_mut(|d| {
+/// `window` (titled `title`, of id `id`) held in the dock when there is one: inside it, no
+/// wider or taller than it, its first place cascaded from the dock's top left by the windows
+/// placed before it (a window the user moved stays where it was put), and a tab of the dock.
+pub fn placed<'a>(
+    ctx: &egui::Context,
+    id: egui::Id,
+    title: &str,
+    window: egui::Window<'a>,
+) -> egui::Window<'a> {
+    let Some((rect, k)) = ctx.data_mut(|d| {
         d.get_temp::<Dock>(dock_id()).map(|mut dock| {
-            let k = dock.placed;
-            dock.placed += 1;
+            let k = dock.placed.len();
+            dock.placed.push((title.to_owned(), id));
+            let rect = dock.rect;
             d.insert_temp(dock_id(), dock);
-            (dock.rect, k)
+            (rect, k)
         })
     }) else {
         return window;
     };
-    let (rect, k) = k;
     let step = CASCADE * (k % 6) as f32;
     window
         .constrain_to(rect)

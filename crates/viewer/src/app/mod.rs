@@ -158,6 +158,11 @@ impl App {
         &self.settings
     }
 
+    /// View > Dock windows beside the timeline.
+    pub fn set_dock_windows(&mut self, dock: bool) {
+        self.settings.dock_windows = dock;
+    }
+
     /// Takes into the settings the source folders the scope panel's user added (before the
     /// panel is replaced by a new trace's, and when eframe saves).
     fn take_source_folders(&mut self) {
@@ -633,13 +638,7 @@ impl eframe::App for App {
                 .min_size(240.0)
                 .max_size((width * 0.75).max(240.0))
                 .resizable(true)
-                .show(ui, |ui| {
-                    let rect = ui.available_rect_before_wrap();
-                    ui.with_layout(egui::Layout::bottom_up(egui::Align::Center), |ui| {
-                        ui.weak("Windows dock here (View > Dock windows beside the timeline)");
-                    });
-                    rect
-                })
+                .show(ui, crate::windows::dock_ui)
                 .inner;
             crate::windows::set_dock(&ctx, Some(rect));
         } else {

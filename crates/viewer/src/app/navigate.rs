@@ -290,6 +290,8 @@ impl crate::windows::ToolWindow for FindState {
         let mut step: Option<bool> = None;
         crate::windows::placed(
             ctx,
+            egui::Id::unique("find window"),
+            &seen.title("Find"),
             egui::Window::new(seen.title("Find"))
                 .id(egui::Id::unique("find window"))
                 .open(&mut open)

@@ -460,6 +460,8 @@ impl crate::windows::ToolWindow for BreakdownWindow {
         let x = (screen.right() - 620.0 - offset).max(screen.left());
         let response = crate::windows::placed(
             ctx,
+            id,
+            &seen.title(&self.title()),
             egui::Window::new(seen.title(&self.title()))
                 .id(id)
                 .open(&mut open)

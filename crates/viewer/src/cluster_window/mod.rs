@@ -310,6 +310,8 @@ impl ClusterWindow {
         let mut open = self.open;
         crate::windows::placed(
             ctx,
+            egui::Id::NULL.with("cluster window"),
+            title,
             egui::Window::new(title)
                 .id(egui::Id::NULL.with("cluster window"))
                 .open(&mut open)

@@ -218,7 +218,9 @@ impl CompareWindow {
         );
         crate::windows::placed(
             ctx,
-            egui::Window::new(title)
+            egui::Id::NULL.with("compare window"),
+            &title,
+            egui::Window::new(title.clone())
                 .id(egui::Id::NULL.with("compare window"))
                 .open(&mut open)
                 .default_size([820.0, 560.0]),

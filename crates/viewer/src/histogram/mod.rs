@@ -451,6 +451,8 @@ impl HistogramWindow {
         let mut open = self.open;
         crate::windows::placed(
             ctx,
+            egui::Id::NULL.with(("histogram", self.id)),
+            title,
             egui::Window::new(title)
                 .id(egui::Id::NULL.with(("histogram", self.id)))
                 .open(&mut open)
