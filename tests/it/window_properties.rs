@@ -18,7 +18,7 @@ fn on_epoch2(dir: &std::path::Path) -> Harness<'static, App> {
     harness_with(
         LoadSource::File(dir.join("pypop_epoch_scaling/epoch_2proc.prv.gz")),
         Some(SignalSpec::States),
-        (1300.0, 760.0),
+        (1300.0, 1000.0),
         false,
     )
 }
@@ -183,7 +183,13 @@ fn a_derived_window_of_instructions_and_cycles_is_paravers_ipc() {
     h.state_mut().set_view(SignalSpec::Custom(ins));
     h.state_mut().open_properties();
     h.run_steps(3);
-    // The form: this window divide Cycles.
+    // The filter (open: the window filters its counter's type) folded away, the form: this
+    // window divide Cycles.
+    h.get_all_by_label("Filter")
+        .last()
+        .expect("the Filter header")
+        .click();
+    h.run_steps(3);
     h.get_by_label("Make derived window").click();
     settle(&mut h);
     let (msg, failed) = h
@@ -331,7 +337,11 @@ fn floating_windows_dock_beside_the_timeline_never_over_its_rows() {
             r.left() >= timeline.right(),
             "a window over the timeline: {r:?}, the timeline {timeline:?}"
         );
-        assert!(r.right() <= 1400.0 + 0.5, "{r:?}");
+        assert!(
+            r.right() <= 1400.0 + 0.5,
+            "{r:?} of {rects:?}, dock {:?}",
+            prvscope_viewer::windows::dock(&h.ctx)
+        );
     }
     // A tab per window: a click on one brings its window to the front.
     let tabs = prvscope_viewer::windows::docked(&h.ctx);

@@ -257,7 +257,11 @@ impl PopWindow {
                 .open(&mut open)
                 .default_size([760.0, 560.0]),
         )
-        .show(ctx, |ui| self.ui(ui, visible));
+        .show(ctx, |ui| {
+            // A table of many runs scrolls within the window (docked, it is no wider than
+            // the dock).
+            egui::ScrollArea::horizontal().show(ui, |ui| self.ui(ui, visible));
+        });
         if let Some(r) = shown {
             self.rect = r.response.rect;
         }
@@ -265,7 +269,7 @@ impl PopWindow {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, visible: Option<(&Trace, TimeWindow)>) {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             let idle = self.computing.is_none() && self.dialog.is_none() && self.png.is_none();
             if let Some((trace, window)) = visible
                 && ui

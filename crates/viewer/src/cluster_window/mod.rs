@@ -307,17 +307,10 @@ impl ClusterWindow {
 
     /// Shows the window.
     fn show_window(&mut self, ctx: &egui::Context, title: &str) {
-        let mut open = self.open;
-        crate::windows::placed(
-            ctx,
-            egui::Id::NULL.with("cluster window"),
-            title,
-            egui::Window::new(title)
-                .id(egui::Id::NULL.with("cluster window"))
-                .open(&mut open)
-                .default_size([760.0, 640.0]),
-        )
-        .show(ctx, |ui| self.ui(ui));
+        let (mut open, id) = (self.open, egui::Id::NULL.with("cluster window"));
+        let window = egui::Window::new(title).id(id).open(&mut open);
+        crate::windows::placed(ctx, id, title, window.default_size([760.0, 640.0]))
+            .show(ctx, |ui| self.ui(ui));
         if self.open && !open {
             // Its clusters' breakdown windows go with it.
             send(
