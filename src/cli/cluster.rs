@@ -97,6 +97,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         prvscope_store::NullOverride::Auto,
         &part.subset(),
     )?;
+    super::print_warnings(&t);
     let (mut options, note) = cluster::Options::for_trace(&t);
     let ns = t.header.time_unit.ns_per_tick();
     options.min_duration =

@@ -207,3 +207,60 @@ fn cluster_of_a_part_leaves_out_the_bursts_at_its_edges() {
         "{first}"
     );
 }
+
+/// A file cut short (its first half of EPOCH 2) and the same records shuffled: the
+/// clustering of the shuffled file is the sorted one's, and the cut one says it is cut.
+#[test]
+fn cluster_of_an_unsorted_file_is_the_sorted_ones_and_a_cut_file_says_so() {
+    use std::io::Read as _;
+    let _shared = common::shared();
+    let Some(dir) = common::shared_traces() else {
+        return;
+    };
+    let src = dir.join("pypop_epoch_scaling/epoch_2proc");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(src.with_extension("prv.gz")).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let out = common::temp_dir("cluster-seams");
+    let lines: Vec<&str> = text.lines().collect();
+    let write = |name: &str, body: &[&str]| {
+        let p = out.join(format!("{name}.prv"));
+        std::fs::write(&p, format!("{}\n", body.join("\n"))).unwrap();
+        for ext in ["pcf", "row"] {
+            std::fs::copy(src.with_extension(ext), p.with_extension(ext)).unwrap();
+        }
+        p
+    };
+    let sorted = write("sorted", &lines);
+    // The records from the last time to the first, those of one time in their order (which
+    // is a trace's meaning): an unsorted file of the same trace.
+    let body = lines
+        .iter()
+        .position(|l| !l.starts_with(['#', 'c']))
+        .unwrap();
+    let mut records = lines[body..].to_vec();
+    let time = |l: &&str| {
+        l.split(':')
+            .nth(5)
+            .and_then(|t| t.parse::<u64>().ok())
+            .unwrap()
+    };
+    records.sort_by_key(|l| std::cmp::Reverse(time(l)));
+    let mut shuffled: Vec<&str> = lines[..body].to_vec();
+    shuffled.extend(records);
+    let shuffled = write("shuffled", &shuffled);
+    let half = write("half", &lines[..lines.len() / 2]);
+    let table = |o: &std::process::Output| -> String {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let a = cluster(&[], &sorted);
+    assert_eq!(table(&a), table(&cluster(&[], &shuffled)));
+    assert!(table(&a).contains("Cluster 1"));
+    let cut = cluster(&[], &half);
+    assert!(table(&cut).contains("Cluster 1"));
+    let err = String::from_utf8_lossy(&cut.stderr);
+    assert!(err.contains("looks cut short"), "{err}");
+    assert!(!String::from_utf8_lossy(&a.stderr).contains("cut short"));
+}
