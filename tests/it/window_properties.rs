@@ -274,7 +274,10 @@ fn the_properties_of_every_shared_cfg_window_save_it_unchanged() {
                     several: false,
                 };
                 for _ in 0..2 {
-                    let _ = ctx.run_pass(egui::RawInput::default(), |ctx| props.show(ctx, &seen));
+                    let mut out =
+                        ctx.run_pass(egui::RawInput::default(), |ctx| props.show(ctx, &seen));
+                    // Nothing is painted: the fonts' texture is let go.
+                    out.textures_delta.clear();
                 }
                 assert_eq!(props.cfg(), *cfg, "{}: `{}`", p.display(), w.name);
                 assert_eq!(prvscope_paraver::cfg_write::write(&props.cfg()), written);
@@ -323,6 +326,13 @@ fn floating_windows_dock_beside_the_timeline_never_over_its_rows() {
     h.state_mut().open_properties();
     let ctx = h.ctx.clone();
     h.state_mut().open_pop(&ctx);
+    h.run_steps(2);
+    // POP's metrics computed (the picture does not wait on a spinner).
+    while h.state_mut().pop_window().is_some_and(|w| w.busy()) {
+        let w = h.state_mut().pop_window().unwrap();
+        w.poll(&ctx);
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
     h.run_steps(6);
     let timeline = h.state().timeline_rect();
     // The timeline gave the dock its right part.
