@@ -285,6 +285,34 @@ fn a_write_killed_midway_leaves_no_cache_that_is_used() {
     }
 }
 
+/// A write interrupted with its process (a viewer closed mid-write, a command killed) leaves
+/// its temporary file; the next load that uses the cache removes it, and leaves the writes of
+/// live processes alone.
+#[test]
+fn the_next_load_removes_what_a_dead_writer_left() {
+    let _shared = common::shared();
+    let dir = common::temp_dir("store-cache-abandoned-dir");
+    let path = common::generated_16_threads_of("store-cache-abandoned", 1 << 20);
+    // No process has this id (Linux's ids stop at 2^22).
+    let dead = dir.join("0123456789abcdef-0123456789abcdef.tmp4000000000-0");
+    let init = dir.join("0123456789abcdef-0123456789abcdef.tmp1-0");
+    let mine = dir.join(format!(
+        "0123456789abcdef-0123456789abcdef.tmp{}-7",
+        std::process::id()
+    ));
+    for f in [&dead, &init, &mine] {
+        std::fs::write(f, b"half a cache").unwrap();
+    }
+    let t = load(&path, &options(&dir));
+    assert!(matches!(t.cache.state, CacheState::Built | CacheState::Hit));
+    assert!(!dead.exists(), "a dead writer's file stays");
+    assert!(
+        init.exists() && mine.exists(),
+        "a live writer's file was removed"
+    );
+    assert_eq!(prvscope_import::cache::remove_abandoned(&dir), 0);
+}
+
 /// Files left by unfinished writes are removed once old; the least recently used stores go
 /// first when the folder is over its limit.
 #[test]

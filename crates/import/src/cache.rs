@@ -166,6 +166,7 @@ impl CachedLoad {
         let opts = options.cache.as_ref()?;
         let key = key(path, policy, options)?;
         let file = file_for(&opts.dir, &key);
+        remove_abandoned(&opts.dir);
         self.report.file = Some(file.clone());
         let mut opened = open(&file, &key, options.read_once, options.cache_check);
         if matches!(opened, Ok(None)) && wait_for_writers(&file) {
@@ -284,6 +285,37 @@ fn wait_for_writers(file: &Path) -> bool {
         std::thread::sleep(Duration::from_millis(10));
     }
     true
+}
+
+/// Removes from the cache folder `dir` the temporary files of store writes whose process is
+/// gone (a viewer or a command stopped in the middle of a write): an interrupted write leaves
+/// nothing behind past the next load that uses the cache. The writes of live processes are
+/// left alone. Returns how many files were removed.
+pub fn remove_abandoned(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let me = std::process::id();
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(writer_of) else {
+            continue;
+        };
+        if pid != me && !process_alive(pid) && std::fs::remove_file(e.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// The process id in a cache file's temporary name (`STEM.tmpPID-N`), if it is one.
+fn writer_of(name: &str) -> Option<u32> {
+    let (stem, rest) = name.rsplit_once(".tmp")?;
+    let (pid, n) = rest.split_once('-')?;
+    (!stem.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !n.is_empty())
+        .then(|| pid.parse().ok())
+        .flatten()
 }
 
 /// Whether process `pid` is running (a zombie, finished, counts as not).

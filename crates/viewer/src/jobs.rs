@@ -231,6 +231,48 @@ impl<T> Job<T> {
     }
 }
 
+/// Work that must finish even when the window closes first (the store cache's write): the
+/// count of such work under way, and a wake-up when it changes.
+static LINGERING: (std::sync::Mutex<usize>, std::sync::Condvar) =
+    (std::sync::Mutex::new(0), std::sync::Condvar::new());
+
+/// Held by work that outlives the window ([`lingering`]): the viewer's process, its window
+/// closed, waits until every guard is dropped ([`wait_for_lingering`]).
+pub struct Lingering(());
+
+/// Marks the calling work as work the viewer finishes before its process exits.
+pub fn lingering() -> Lingering {
+    *LINGERING
+        .0
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) += 1;
+    Lingering(())
+}
+
+impl Drop for Lingering {
+    fn drop(&mut self) {
+        let mut n = LINGERING
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *n = n.saturating_sub(1);
+        LINGERING.1.notify_all();
+    }
+}
+
+/// Waits, at most `limit`, until no [`Lingering`] work is under way: whether it all ended.
+pub fn wait_for_lingering(limit: std::time::Duration) -> bool {
+    let n = LINGERING
+        .0
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (n, _) = LINGERING
+        .1
+        .wait_timeout_while(n, limit, |n| *n > 0)
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    *n == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,6 +288,25 @@ mod tests {
             std::thread::sleep(Duration::from_millis(1));
         }
         None
+    }
+
+    #[test]
+    fn the_process_waits_for_lingering_work_and_no_longer_than_asked() {
+        let guard = lingering();
+        let started = Instant::now();
+        let worker = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(80));
+            drop(guard);
+        });
+        assert!(wait_for_lingering(Duration::from_secs(10)));
+        assert!(started.elapsed() >= Duration::from_millis(70));
+        worker.join().unwrap();
+        let held = lingering();
+        let started = Instant::now();
+        assert!(!wait_for_lingering(Duration::from_millis(50)));
+        assert!(started.elapsed() >= Duration::from_millis(45));
+        drop(held);
+        assert!(wait_for_lingering(Duration::ZERO));
     }
 
     #[test]

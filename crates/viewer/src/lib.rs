@@ -109,7 +109,7 @@ pub fn run(
         },
         ..Default::default()
     };
-    eframe::run_native(
+    let shown = eframe::run_native(
         "prvscope",
         options,
         Box::new(move |cc| {
@@ -140,5 +140,11 @@ pub fn run(
             renderer.name(),
             other.name()
         )
-    })
+    });
+    // The window is closed: the store cache's write, if one is under way, finishes first.
+    if !jobs::wait_for_lingering(std::time::Duration::ZERO) {
+        eprintln!("prvscope: finishing the store cache's write…");
+        jobs::wait_for_lingering(std::time::Duration::from_mins(10));
+    }
+    shown
 }

@@ -350,7 +350,11 @@ impl App {
         };
         let trace = trace.clone();
         let path = trace.path.clone();
+        // The write outlives the window: the process, its window closed, waits for it (an
+        // interrupted write would leave a temporary file and no store).
+        let guard = crate::jobs::lingering();
         let job = Job::spawn(ctx, "store-cache", move |_| {
+            let _guard = guard;
             prvscope_import::cache::write_later(&trace, &options)
         });
         self.opening.cache_write = Some((path, job));
