@@ -215,6 +215,18 @@ fn a_derived_window_of_instructions_and_cycles_is_paravers_ipc() {
         .expect("a derived window");
     assert_eq!(d.operation, "divide");
     assert_eq!(d.factors, [1.0, 1.0]);
+    // Saved alone: the derived window and its two parents, no analyzer; reopened, the same
+    // view.
+    let out = temp_dir("window-properties-derived").join("ipc_built.cfg");
+    let _ = std::fs::remove_file(&out);
+    h.state_mut().properties_mut().unwrap().save_to(&out, true);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let saved = prvscope_paraver::cfg::Cfg::parse("saved", &text).unwrap();
+    assert_eq!(saved.windows.len(), 3);
+    assert!(saved.analyzers.is_empty());
+    assert!(saved.windows[2].derived.is_some());
+    open_cfg(&mut h, out);
+    assert_same_view(&shown(&h), &derived);
     // Paraver's IPC.cfg computes the same window.
     open_cfg(&mut h, perf.join("IPC.cfg"));
     let ipc = view_named(&h, "Instructions per cycle");
