@@ -112,11 +112,33 @@ fn rendered_pixels_equal_the_naive_computation_in_every_draw_mode() {
     ] {
         let t = load(&root.join(file));
         for mode in DrawMode::ALL {
-            for level in [Level::Thread, Level::Task] {
-                let mut o = options(view.clone(), 333, 200);
+            // Rows that fit, and more rows than pixels (each pixel row summarises its rows'
+            // threads: jacobi's 24 threads on 5 and 3 pixel rows, prime's 16, ImageMagick's 4
+            // on 3).
+            for (level, height) in [
+                (Level::Thread, 200),
+                (Level::Task, 200),
+                (Level::Thread, 5),
+                (Level::Thread, 3),
+            ] {
+                let mut o = options(view.clone(), 333, height);
                 o.mode = Some(mode);
                 o.level = level;
                 let r = render::render(&t, &o).unwrap();
+                let threads = t.store.thread_count();
+                assert_eq!(r.rows.len(), r.pixels.len());
+                assert!(r.rows.len() <= height as usize);
+                if threads > height as usize {
+                    assert_eq!(r.rows.len(), height as usize);
+                }
+                // Every thread on exactly one pixel row, in order.
+                assert_eq!(r.rows[0].threads.start, 0);
+                assert_eq!(r.rows.last().unwrap().threads.end, threads);
+                assert!(
+                    r.rows
+                        .windows(2)
+                        .all(|w| w[0].threads.end == w[1].threads.start)
+                );
                 let signals =
                     ViewSignals::build(Arc::clone(&t.store), view.clone(), r.config.zero_is_null);
                 for (i, item) in r.rows.iter().enumerate() {
@@ -187,17 +209,35 @@ fn render_writes_the_png_and_what_each_pixel_shows() {
     let stderr = String::from_utf8_lossy(&off.stderr);
     assert!(off.status.success(), "{stderr}");
     assert!(!stderr.contains("Communications:"), "{stderr}");
-    // A wrong level or an impossible size is refused with a message.
-    let bad = Command::new(env!("CARGO_BIN_EXE_prvscope"))
+    // More threads than pixel rows: each pixel row summarises two threads.
+    let small = Command::new(env!("CARGO_BIN_EXE_prvscope"))
         .arg("render")
         .arg(root.join("extrae_mpi_prime16/prime_v0.prv"))
         .args(["--height", "8", "-o"])
         .arg(dir.join("x.png"))
         .output()
         .unwrap();
+    assert!(
+        small.status.success(),
+        "{}",
+        String::from_utf8_lossy(&small.stderr)
+    );
+    assert_eq!(
+        image::open(dir.join("x.png")).unwrap().height(),
+        8,
+        "the picture is as tall as asked"
+    );
+    // CPU rows are not summarised: too many for the height is refused with a message.
+    let bad = Command::new(env!("CARGO_BIN_EXE_prvscope"))
+        .arg("render")
+        .arg(root.join("extrae_mpi_prime16/prime_v0.prv"))
+        .args(["--level", "cpu", "--height", "4", "-o"])
+        .arg(dir.join("x.png"))
+        .output()
+        .unwrap();
     assert!(!bad.status.success());
     assert!(
-        String::from_utf8_lossy(&bad.stderr).contains("16 rows do not fit in 8 pixels"),
+        String::from_utf8_lossy(&bad.stderr).contains("rows do not fit in 4 pixels"),
         "{}",
         String::from_utf8_lossy(&bad.stderr)
     );

@@ -119,13 +119,16 @@ pub fn render(trace: &Trace, opts: &RenderOptions) -> anyhow::Result<Rendered> {
     };
     let coloring = Coloring::new(trace, &config, signals.values());
     anyhow::ensure!(!rows.is_empty(), "the trace has no rows to draw");
-    anyhow::ensure!(
-        opts.height as usize >= rows.len(),
-        "{} rows do not fit in {} pixels: give --height {} or more, or draw tasks or applications (--level)",
-        rows.len(),
-        opts.height,
-        rows.len()
-    );
+    // More rows than pixels: each pixel row summarises the rows it holds (rows::fit).
+    let rows = super::rows::fit(&rows, opts.height as usize).ok_or_else(|| {
+        anyhow::anyhow!(
+            "{} rows do not fit in {} pixels: give --height {} or more (CPU and node rows are \
+             not summarised)",
+            rows.len(),
+            opts.height,
+            rows.len()
+        )
+    })?;
     let (width, height) = (opts.width, opts.height);
     let span = t1 - t0;
     let edges: Vec<u64> = (0..=u64::from(width))

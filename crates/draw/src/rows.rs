@@ -18,6 +18,9 @@ pub enum RowKind {
     /// CPUs, a node or the system (the indices of the view's resource rows it shows: one
     /// for a CPU, or the CPUs of a node together); it shows no thread.
     Resource(Range<usize>),
+    /// Rows of threads, tasks or applications summarised on one pixel row, where there are
+    /// more rows than pixels ([`fit`]): its threads together, as a collapsed row's.
+    Span,
 }
 
 /// One drawn row.
@@ -102,7 +105,7 @@ impl Grouping {
             RowKind::Appl { appl } => {
                 self.apps.remove(&appl);
             }
-            RowKind::Resource(_) => {}
+            RowKind::Resource(_) | RowKind::Span => {}
         }
     }
 
@@ -229,6 +232,47 @@ pub fn distinct_labels(labels: &[&str], max_chars: usize) -> Vec<String> {
         .collect()
 }
 
+/// `rows` on `height` pixel rows: as they are when they fit; else pixel row `y` summarises
+/// the rows `y * n / height ..` to the next one's (every row on exactly one pixel row, at most
+/// one more on some than on others), their threads together as a collapsed row's (the draw
+/// mode over every thread's time in the column), labelled with their first and last rows.
+/// Resource rows are not summarised: `None` when they do not fit.
+pub fn fit(rows: &[RowItem], height: usize) -> Option<Vec<RowItem>> {
+    if rows.len() <= height {
+        return Some(rows.to_vec());
+    }
+    if height == 0 || rows.iter().any(|r| matches!(r.kind, RowKind::Resource(_))) {
+        return None;
+    }
+    let n = rows.len();
+    let out: Vec<RowItem> = (0..height)
+        .map(|y| {
+            let (a, b) = (y * n / height, (y + 1) * n / height);
+            let (first, last) = (&rows[a], &rows[b - 1]);
+            RowItem {
+                label: if b - a == 1 {
+                    first.label.clone()
+                } else {
+                    format!("{} – {}", first.label, last.label)
+                },
+                kind: if b - a == 1 {
+                    first.kind.clone()
+                } else {
+                    RowKind::Span
+                },
+                threads: first.threads.start..last.threads.end,
+                appl: first.appl,
+                task: first.task,
+            }
+        })
+        .collect();
+    // The rows' threads follow each other: the summaries hold exactly them.
+    let contiguous = rows
+        .windows(2)
+        .all(|w| w[0].threads.end == w[1].threads.start);
+    contiguous.then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::distinct_labels;
@@ -257,5 +301,39 @@ mod tests {
         // Characters, not bytes.
         let accents = ["ééééééééééé 1", "ééééééééééé 2"];
         assert_eq!(distinct_labels(&accents, 5), ["…1", "…2"]);
+    }
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::{RowItem, RowKind, fit};
+
+    fn thread(k: usize) -> RowItem {
+        RowItem {
+            label: format!("T{k}"),
+            kind: RowKind::Thread(k),
+            threads: k..k + 1,
+            appl: 0,
+            task: k,
+        }
+    }
+
+    #[test]
+    fn rows_beyond_the_pixels_share_pixel_rows_in_order() {
+        let rows: Vec<RowItem> = (0..10).map(thread).collect();
+        assert_eq!(fit(&rows, 10).unwrap(), rows);
+        let three = fit(&rows, 3).unwrap();
+        let spans: Vec<_> = three.iter().map(|r| r.threads.clone()).collect();
+        assert_eq!(spans, [0..3, 3..6, 6..10]);
+        assert_eq!(three[2].label, "T6 – T9");
+        assert!(three.iter().all(|r| r.kind == RowKind::Span));
+        // One row a pixel row keeps its own kind and label.
+        let nine = fit(&rows, 9).unwrap();
+        assert_eq!(nine[0], rows[0]);
+        assert_eq!(nine[8].threads, 8..10);
+        assert!(fit(&rows, 0).is_none());
+        let mut cpus = rows.clone();
+        cpus[0].kind = RowKind::Resource(0..1);
+        assert!(fit(&cpus, 3).is_none());
     }
 }
