@@ -140,13 +140,16 @@ fn the_add_runs_dialog_starts_in_the_traces_folder() {
     );
     let ctx = h.ctx.clone();
     h.state_mut().open_pop(&ctx);
-    for _ in 0..200 {
+    // Until the metrics are in (a minute at most: the whole suite in parallel, a debug build).
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_mins(1) {
         h.run_steps(1);
         if !h.state_mut().pop_window().unwrap().busy() {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    h.run_steps(2);
     h.get_by_label("Add runs of the series…").click();
     h.run_steps(3);
     // The browser lists the trace's folder: the other runs of the series are there.

@@ -110,8 +110,13 @@ fn status_after(
     prefix: &str,
     tries: usize,
 ) -> String {
-    for _ in 0..tries {
+    // At least `tries` frames, and a minute at most: a loaded machine (the whole suite in
+    // parallel, a debug build) takes longer than frames count.
+    let started = std::time::Instant::now();
+    let mut frames = 0;
+    while frames < tries || started.elapsed() < std::time::Duration::from_mins(1) {
         h.run_steps(1);
+        frames += 1;
         if h.state().status().starts_with(prefix) {
             break;
         }
