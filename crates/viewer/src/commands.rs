@@ -46,7 +46,7 @@ pub enum Command {
     ReplaceView {
         old: Option<u64>,
         view: prvscope_store::signal::CustomRef,
-        source: crate::properties::Source,
+        source: crate::shared::CfgWindow,
     },
     /// The timeline's draw mode (the window properties' draw mode).
     DrawMode(prvscope_store::summary::DrawMode),

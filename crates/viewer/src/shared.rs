@@ -35,3 +35,18 @@ pub fn delta_color(delta: i128, a: u64) -> Color32 {
         std::cmp::Ordering::Equal => Color32::GRAY,
     }
 }
+
+/// The cfg window a view shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CfgWindow {
+    pub cfg: Arc<prvscope_paraver::cfg::Cfg>,
+    /// Its `window_id`.
+    pub window: u32,
+}
+
+impl CfgWindow {
+    /// The window.
+    pub fn window(&self) -> Option<&prvscope_paraver::cfg::WindowCfg> {
+        self.cfg.window(self.window)
+    }
+}

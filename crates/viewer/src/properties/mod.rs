@@ -32,20 +32,8 @@ use crate::file_dialog::{FileDialog, Kind, Spec};
 use crate::jobs::Job;
 use crate::windows::{Seen, ToolWindow};
 
-/// The cfg window a view shows.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Source {
-    pub cfg: Arc<Cfg>,
-    /// Its `window_id`.
-    pub window: u32,
-}
-
-impl Source {
-    /// The window.
-    pub fn window(&self) -> Option<&WindowCfg> {
-        self.cfg.window(self.window)
-    }
-}
+/// The cfg window a view shows (in [`crate::shared`]: the commands carry it too).
+pub use crate::shared::CfgWindow as Source;
 
 /// Another view a derived window may be made with.
 #[derive(Debug, Clone)]
