@@ -383,3 +383,70 @@ fn matches_filters(spec: &Spec, name: &str) -> bool {
             .any(|e| e != "*" && lower.ends_with(&format!(".{}", e.to_lowercase())))
     })
 }
+
+/// A file name's stem made of `name`: its ASCII letters and digits, `_` for the rest.
+pub fn safe_stem(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// What a window's save dialog (`slot`: what it saves, and the dialog) answered, once: the
+/// file chosen, or why nothing is saved. `None` while it is open (or there is none).
+pub fn poll_save<K: Copy>(
+    slot: &mut Option<(K, FileDialog)>,
+    ctx: &egui::Context,
+) -> Option<Result<(K, PathBuf), String>> {
+    let (kind, d) = slot.as_mut()?;
+    let kind = *kind;
+    let picked = d.poll(ctx)?;
+    *slot = None;
+    ctx.request_repaint();
+    Some(
+        picked
+            .into_iter()
+            .next()
+            .map(|path| (kind, path))
+            .ok_or_else(|| "not saved: no file was chosen".to_owned()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A system dialog that answered `files`, a while after it opened.
+    fn answered(files: Vec<PathBuf>) -> FileDialog {
+        FileDialog {
+            spec: Spec::new("Save", Kind::Save("x.csv".into())),
+            state: State::Native {
+                job: Job::ready(files),
+                started: Instant::now()
+                    .checked_sub(Duration::from_secs(5))
+                    .expect("an instant 5 s back"),
+            },
+        }
+    }
+
+    #[test]
+    fn a_save_dialogs_answer_is_taken_once_with_what_it_was_for() {
+        let ctx = egui::Context::default();
+        let mut none: Option<(u8, FileDialog)> = None;
+        assert!(poll_save(&mut none, &ctx).is_none());
+        let mut slot = Some((7u8, answered(vec![PathBuf::from("/tmp/x.csv")])));
+        assert_eq!(
+            poll_save(&mut slot, &ctx),
+            Some(Ok((7, PathBuf::from("/tmp/x.csv"))))
+        );
+        assert!(slot.is_none() && poll_save(&mut slot, &ctx).is_none());
+        let mut cancelled = Some((1u8, answered(Vec::new())));
+        assert_eq!(
+            poll_save(&mut cancelled, &ctx),
+            Some(Err("not saved: no file was chosen".to_owned()))
+        );
+        assert_eq!(
+            safe_stem("MPI call profile (a.cfg)"),
+            "MPI_call_profile__a_cfg_"
+        );
+    }
+}

@@ -51,11 +51,7 @@ impl BreakdownWindow {
             Export::Csv => "csv",
             Export::Png => "png",
         };
-        let stem: String = self
-            .name
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
+        let stem = crate::file_dialog::safe_stem(&self.name);
         let name = format!("breakdown_{stem}.{ext}");
         let spec = crate::file_dialog::Spec::new(
             "Export the breakdown",
@@ -67,28 +63,14 @@ impl BreakdownWindow {
 
     /// Takes the file chosen in the save dialog and exports to it.
     pub(super) fn poll_dialog(&mut self, ctx: &egui::Context, facts: &Facts) {
-        let Some((kind, d)) = &mut self.dialog else {
-            return;
-        };
-        let kind = *kind;
-        let Some(picked) = d.poll(ctx) else {
-            return;
-        };
-        self.dialog = None;
-        match picked.into_iter().next() {
-            Some(path) => {
-                match kind {
-                    Export::Csv => {
-                        // The outcome is in the window's message.
-                        let _ = self.export_csv(facts, &path);
-                    }
-                    Export::Png => self.export_png(path),
-                }
-                ctx.request_repaint();
+        match crate::file_dialog::poll_save(&mut self.dialog, ctx) {
+            None => {}
+            Some(Ok((Export::Csv, path))) => {
+                // The outcome is in the window's message.
+                let _ = self.export_csv(facts, &path);
             }
-            None => {
-                self.message = Some(("not saved: no file was chosen".to_owned(), true));
-            }
+            Some(Ok((Export::Png, path))) => self.export_png(path),
+            Some(Err(why)) => self.message = Some((why, true)),
         }
     }
 

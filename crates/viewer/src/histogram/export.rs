@@ -99,12 +99,7 @@ impl HistogramWindow {
             Export::Csv => "csv",
             Export::Text => "txt",
         };
-        let stem: String = self
-            .analysis
-            .name
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
+        let stem = crate::file_dialog::safe_stem(&self.analysis.name);
         let spec = Spec::new("Save the histogram", Kind::Save(format!("{stem}.{ext}")))
             .filter(ext, &[ext]);
         self.dialog = Some((kind, FileDialog::open(ctx, spec)));
@@ -112,22 +107,14 @@ impl HistogramWindow {
 
     /// Takes the file chosen in the save dialog and writes to it.
     pub(super) fn poll_dialog(&mut self, ctx: &egui::Context) {
-        let Some((kind, d)) = &mut self.dialog else {
-            return;
-        };
-        let kind = *kind;
-        let Some(picked) = d.poll(ctx) else {
-            return;
-        };
-        self.dialog = None;
-        match picked.into_iter().next() {
+        match crate::file_dialog::poll_save(&mut self.dialog, ctx) {
+            None => {}
             // The outcome is in the window's message.
-            Some(path) => {
+            Some(Ok((kind, path))) => {
                 let _ = self.export(kind, &path);
             }
-            None => self.message = Some(("not saved: no file was chosen".to_owned(), true)),
+            Some(Err(why)) => self.message = Some((why, true)),
         }
-        ctx.request_repaint();
     }
 
     /// The time cell (`r`, `c`) counts, from its first interval's start to its last one's

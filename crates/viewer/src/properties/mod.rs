@@ -377,12 +377,7 @@ impl PropertiesWindow {
     }
 
     fn ask_save(&mut self, ctx: &egui::Context, kind: Save) {
-        let stem: String = self
-            .edit
-            .name
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
+        let stem = crate::file_dialog::safe_stem(&self.edit.name);
         let spec = Spec::new("Save as Paraver cfg", Kind::Save(format!("{stem}.cfg")))
             .filter("Paraver cfg", &["cfg"]);
         self.dialog = Some((kind, FileDialog::open(ctx, spec)));
@@ -496,17 +491,10 @@ impl PropertiesWindow {
                 Err(e) => self.message = Some((format!("no derived window: {e}"), true)),
             }
         }
-        if let Some((kind, d)) = &mut self.dialog {
-            let kind = *kind;
-            if let Some(picked) = d.poll(ctx) {
-                self.dialog = None;
-                match picked.into_iter().next() {
-                    Some(path) => self.save(kind, &path),
-                    None => {
-                        self.message = Some(("not saved: no file was chosen".to_owned(), true));
-                    }
-                }
-            }
+        match crate::file_dialog::poll_save(&mut self.dialog, ctx) {
+            None => {}
+            Some(Ok((kind, path))) => self.save(kind, &path),
+            Some(Err(why)) => self.message = Some((why, true)),
         }
     }
 }
