@@ -526,7 +526,8 @@ impl ToolWindow for PropertiesWindow {
                 .id(egui::Id::NULL.with("window properties"))
                 .open(&mut open)
                 .default_width(460.0)
-                .default_height(560.0)
+                // As tall as the dock (the form and the derived window at once).
+                .default_height(crate::windows::dock(ctx).map_or(720.0, |r| r.height() - 8.0))
                 .resizable(true),
         )
         .show(ctx, |ui| {
