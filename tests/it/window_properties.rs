@@ -40,6 +40,16 @@ fn settle(h: &mut Harness<'static, App>) {
     panic!("the window properties never finished computing");
 }
 
+/// The window properties' last message, and whether it is a failure.
+fn message(h: &mut Harness<'static, App>) -> (String, bool) {
+    let p = h
+        .state_mut()
+        .properties_mut()
+        .expect("the window properties");
+    let (m, failed) = p.message().expect("a message");
+    (m.to_owned(), failed)
+}
+
 fn shown(h: &Harness<'static, App>) -> CustomRef {
     match &h.state().loaded().unwrap().timeline.config().spec {
         SignalSpec::Custom(c) => c.clone(),
@@ -109,7 +119,7 @@ fn a_window_built_in_the_properties_panel_is_the_cfg_of_its_semantics_and_reopen
     settle(&mut h);
     let p = h.state_mut().properties_mut().unwrap();
     assert_eq!(p.edited().function("thread"), Some("Useful"));
-    let (msg, failed) = p.message().map(|(m, f)| (m.to_owned(), f)).unwrap();
+    let (msg, failed) = message(&mut h);
     assert!(!failed && msg.starts_with("shown"), "{msg}");
     let built = shown(&h);
     h.snapshot("window_properties_useful_epoch2");
@@ -129,13 +139,7 @@ fn a_window_built_in_the_properties_panel_is_the_cfg_of_its_semantics_and_reopen
     h.state_mut().open_properties();
     h.run_steps(2);
     h.state_mut().properties_mut().unwrap().save_to(&out, false);
-    let (msg, failed) = h
-        .state_mut()
-        .properties_mut()
-        .unwrap()
-        .message()
-        .map(|(m, f)| (m.to_owned(), f))
-        .unwrap();
+    let (msg, failed) = message(&mut h);
     assert!(!failed && msg == "saved useful_built.cfg", "{msg}");
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(text.contains("{thread, Useful}"), "{text}");
@@ -158,13 +162,7 @@ fn a_window_built_in_the_properties_panel_is_the_cfg_of_its_semantics_and_reopen
         );
     }
     settle(&mut h);
-    let (msg, failed) = h
-        .state_mut()
-        .properties_mut()
-        .unwrap()
-        .message()
-        .map(|(m, f)| (m.to_owned(), f))
-        .unwrap();
+    let (msg, failed) = message(&mut h);
     assert!(failed && msg.contains("No Such Function"), "{msg}");
     assert_eq!(shown(&h).0.id, reopened.0.id);
 }
@@ -192,13 +190,7 @@ fn a_derived_window_of_instructions_and_cycles_is_paravers_ipc() {
     h.run_steps(3);
     h.get_by_label("Make derived window").click();
     settle(&mut h);
-    let (msg, failed) = h
-        .state_mut()
-        .properties_mut()
-        .unwrap()
-        .message()
-        .map(|(m, f)| (m.to_owned(), f))
-        .unwrap();
+    let (msg, failed) = message(&mut h);
     assert!(!failed, "{msg}");
     let derived = shown(&h);
     assert_eq!(derived.0.name, "Instructions.c1 divide Cycles");

@@ -35,6 +35,17 @@ pub enum TimeUnit {
 }
 
 impl TimeUnit {
+    /// Every unit, the smallest first.
+    pub const ALL: [TimeUnit; 7] = [
+        TimeUnit::Nanoseconds,
+        TimeUnit::Microseconds,
+        TimeUnit::Milliseconds,
+        TimeUnit::Seconds,
+        TimeUnit::Minutes,
+        TimeUnit::Hours,
+        TimeUnit::Days,
+    ];
+
     /// From the cfg's word.
     pub fn parse(word: &str) -> Option<TimeUnit> {
         Some(match word.trim() {

@@ -5,7 +5,7 @@ use egui::{RichText, Ui};
 use prvscope_paraver::functions;
 
 use super::{
-    DRAW_MODES, FILTERS, LEVELS, PropertiesWindow, Save, UNITS, draw_word, parse_params,
+    DRAW_MODES, FILTERS, LEVELS, PropertiesWindow, Save, draw_word, parse_params,
     set_filter_values, set_function,
 };
 use crate::commands::Command;
@@ -39,7 +39,7 @@ impl PropertiesWindow {
                 egui::ComboBox::from_id_salt("properties units")
                     .selected_text(prvscope_paraver::cfg_write::unit_word(self.edit.units))
                     .show_ui(ui, |ui| {
-                        for u in UNITS {
+                        for u in prvscope_paraver::cfg::TimeUnit::ALL {
                             ui.selectable_value(
                                 &mut self.edit.units,
                                 u,

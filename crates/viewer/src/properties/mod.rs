@@ -62,22 +62,6 @@ const FILTERS: [(&str, &str); 7] = [
     ("bw_msg", "bandwidth"),
 ];
 
-/// A window's time units.
-const UNITS: [prvscope_paraver::cfg::TimeUnit; 7] = {
-    use prvscope_paraver::cfg::TimeUnit::{
-        Days, Hours, Microseconds, Milliseconds, Minutes, Nanoseconds, Seconds,
-    };
-    [
-        Nanoseconds,
-        Microseconds,
-        Milliseconds,
-        Seconds,
-        Minutes,
-        Hours,
-        Days,
-    ]
-};
-
 /// The levels a window may be of, Paraver's order.
 const LEVELS: [Level; 7] = [
     Level::Thread,
