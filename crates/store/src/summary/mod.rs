@@ -100,6 +100,7 @@
 //! [`Grid`] puts column edges at fixed positions in absolute time (`edge(k) = k * span /
 //! width`), so panning by whole pixels shows exactly the same columns: no shimmer.
 
+mod group;
 mod heavy;
 mod naive;
 mod persist;
@@ -346,33 +347,65 @@ impl Column {
 }
 
 /// Walks the columns of `edges` over one row: galloping searches from the previous column.
+/// The time of the next point and the value holding are kept, so that a column with no
+/// point of the row (most columns of a quiet thread among thousands) reads no column.
 struct Cursor<'s, 'a> {
     steps: &'s Steps<'a>,
     pyramid: &'s Pyramid,
     /// Points at or before the next column's first tick.
     u: usize,
+    /// The time of point `u` (`u64::MAX` past the last point).
+    next_t: u64,
+    /// The value of point `u - 1` (the sentinel before the first point).
+    start: u64,
 }
 
 impl<'s, 'a> Cursor<'s, 'a> {
     fn new(steps: &'s Steps<'a>, pyramid: &'s Pyramid, first: usize) -> Self {
-        Cursor {
+        let mut c = Cursor {
             steps,
             pyramid,
             u: first,
-        }
+            next_t: 0,
+            start: 0,
+        };
+        c.settle();
+        c
+    }
+
+    /// Reads the next point's time and the value holding at `u`.
+    #[inline]
+    fn settle(&mut self) {
+        let u = self.u;
+        self.next_t = if u < self.steps.len() {
+            self.steps.t(u)
+        } else {
+            u64::MAX
+        };
+        self.start = if u > 0 {
+            self.steps.v(u - 1)
+        } else {
+            self.steps.sentinel
+        };
     }
 
     /// The column `[a, b)`, `a` being the previous column's end.
     #[inline]
     fn next(&mut self, a: u64, b: u64) -> Column {
-        let u = self.u;
+        let (u, start) = (self.u, self.start);
+        if self.next_t > b {
+            // No point in the column nor at its end: the value at `a` holds throughout.
+            return Column {
+                a,
+                b,
+                u,
+                e: u,
+                start,
+            };
+        }
         let e = self.pyramid.lower_bound_from(self.steps, u, b);
-        let start = if u > 0 {
-            self.steps.v(u - 1)
-        } else {
-            self.steps.sentinel
-        };
         self.u = self.steps.skip_equal(e, b);
+        self.settle();
         Column { a, b, u, e, start }
     }
 }
@@ -486,9 +519,11 @@ pub fn summarize_group(
         .iter()
         .map(|(steps, pyramid)| Cursor::new(steps, pyramid, steps.time.upper_bound(a0)))
         .collect();
+    if matches!(mode, DrawMode::Average | DrawMode::Dominant) {
+        group::summarize_sparse(rows, cursors, edges, mode, none, out);
+        return;
+    }
     let mut cols: Vec<Column> = Vec::with_capacity(rows.len());
-    let mut carries = vec![Carry::default(); rows.len()];
-    let mut tally = Tally::default();
     let mut counts: Vec<u64> = Vec::with_capacity(rows.len());
     for w in edges.windows(2) {
         let (a, b) = (w[0], w[1]);
@@ -497,22 +532,6 @@ pub fn summarize_group(
         let changes = cols.iter().fold(0u32, |s, c| s.saturating_add(c.changes()));
         let pairs = || rows.iter().map(|r| (&r.0, r.1)).zip(&cols);
         let value = match mode {
-            DrawMode::Average => {
-                let (mut ticks, mut sum) = (0u128, 0u128);
-                for (((steps, pyramid), c), carry) in pairs().zip(&mut carries) {
-                    let w = pyramid.weights(steps, c, carry);
-                    ticks += u128::from(w.ticks);
-                    sum = sum.saturating_add(w.sum);
-                }
-                mean(ticks, sum, none)
-            }
-            DrawMode::Dominant => {
-                tally.clear();
-                for (((steps, pyramid), c), carry) in pairs().zip(&mut carries) {
-                    pyramid.tally(steps, c, &mut tally, carry);
-                }
-                tally.best(none)
-            }
             DrawMode::Last => {
                 // The thread whose last point before `b` is the latest; the first on ties.
                 let mut best: Option<(u64, u64)> = None;
@@ -553,7 +572,8 @@ pub fn summarize_group(
                     }
                 }
             }
-            DrawMode::Maximum | DrawMode::Minimum => none,
+            // Summarised above.
+            DrawMode::Maximum | DrawMode::Minimum | DrawMode::Average | DrawMode::Dominant => none,
         };
         out.push(Pixel { value, changes });
     }

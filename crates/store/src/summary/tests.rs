@@ -269,6 +269,47 @@ fn summaries_equal_the_naive_per_pixel_computation() {
     assert!(approximate > 100, "{approximate} approximate columns");
 }
 
+/// Summary rows of hundreds of threads, most of them quiet in most columns (a frame of
+/// 65,536 threads on 900 rows): the average and dominant modes sum the quiet threads by value,
+/// which must give the naive group computation's pixels exactly.
+#[test]
+fn groups_of_many_quiet_threads_equal_the_naive_group_computation() {
+    let mut rng = Rng::new(23);
+    for case in 0..24 {
+        let threads = rng.range(50, 400) as usize;
+        let rows: Vec<Vec<(u64, u64)>> = (0..threads)
+            .map(|_| {
+                let n = if rng.chance(10) {
+                    rng.range(20, 200)
+                } else {
+                    rng.range(0, 6)
+                } as usize;
+                random_points(&mut rng, n, Values::Few(4), NULL)
+            })
+            .collect();
+        let built: Vec<(TimeColumn, ValueColumn)> = rows.iter().map(|p| columns(p)).collect();
+        let steps: Vec<Steps<'_>> = built
+            .iter()
+            .map(|(time, value)| Steps {
+                time,
+                value,
+                sentinel: NULL,
+            })
+            .collect();
+        let pyramids: Vec<Pyramid> = steps.iter().map(Pyramid::build).collect();
+        let pairs: Vec<(Steps<'_>, &Pyramid)> = steps.iter().copied().zip(&pyramids).collect();
+        let all: Vec<(u64, u64)> = rows.iter().flatten().copied().collect();
+        let end = all.iter().map(|p| p.0).max().unwrap_or(0) + 60;
+        let edges = random_edges(&mut rng, &all, end);
+        for mode in [DrawMode::Average, DrawMode::Dominant] {
+            let naive = summarize_group_naive(&steps, &edges, mode);
+            let mut fast = Vec::new();
+            summarize_group(&pairs, &edges, mode, &mut fast);
+            assert_eq!(fast, naive, "case {case}: {threads} threads {mode}");
+        }
+    }
+}
+
 /// Collapsed rows: 1 to 5 threads of different kinds against the naive group reference.
 #[test]
 fn group_summaries_equal_the_naive_group_computation() {
