@@ -25,6 +25,7 @@ mod histogram_window;
 mod hostile;
 mod incomplete;
 mod legend;
+mod many_rows;
 mod mends;
 mod navigation;
 mod one_engine;

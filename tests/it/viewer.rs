@@ -68,6 +68,11 @@ pub fn at(h: &Harness<'_, App>, row: usize, f: f32) -> Pos2 {
 }
 
 pub fn wheel(h: &mut Harness<'_, App>, pos: Pos2, lines: f32) {
+    wheel_with(h, pos, lines, Modifiers::NONE);
+}
+
+/// The wheel turned `lines` at `pos` with `modifiers` held.
+pub fn wheel_with(h: &mut Harness<'_, App>, pos: Pos2, lines: f32, modifiers: Modifiers) {
     h.event(Event::PointerMoved(pos));
     h.step();
     h.event(Event::MouseWheel {
@@ -75,7 +80,7 @@ pub fn wheel(h: &mut Harness<'_, App>, pos: Pos2, lines: f32) {
         delta: egui::vec2(0.0, lines),
         phase: TouchPhase::Move,
         source: egui::MouseWheelSource::Unknown,
-        modifiers: Modifiers::NONE,
+        modifiers,
     });
     h.run_steps(2);
 }
@@ -735,8 +740,10 @@ fn drags_move_the_window_by_what_the_pointer_moved() {
     );
 }
 
-/// Thousands of rows: "Fit all rows" (F) makes them a pixel each, the first shown named at
-/// the top with its application, the last at the bottom with how many are shown.
+/// Thousands of rows open fitted ("Fit all rows", F): a point row each, more rows than points
+/// summarised (each point row the draw mode over its threads), the first shown named at the
+/// top with its application, the last at the bottom with how many are shown; F again gives
+/// rows of a readable height that scroll.
 #[test]
 fn a_thousand_rows_fit_at_a_pixel_each() {
     let dir = temp_dir("rows-1040");
@@ -753,16 +760,23 @@ fn a_thousand_rows_fit_at_a_pixel_each() {
     .unwrap();
     let mut h = harness_with(LoadSource::File(prv), None, (1400.0, 800.0), false);
     h.run_steps(3);
-    h.key_press(Key::F);
-    h.run_steps(3);
     let t = &h.state().loaded().unwrap().timeline;
-    assert_eq!(t.rows().len(), 1040);
+    assert!(t.fits_rows() && t.rows_summarised());
+    let points = t.area().height().floor() as usize;
+    assert!(points >= 600, "{points} point rows");
+    assert_eq!(t.rows().len(), points);
     assert!(
-        (t.row_height() - 1.0).abs() < f32::EPSILON,
+        (t.row_height() - t.area().height() / points as f32).abs() < 0.01,
         "{}",
         t.row_height()
     );
-    let shown = (t.area().height() / t.row_height()) as usize;
-    assert!(shown >= 600, "{shown} rows shown");
+    let threads: Vec<usize> = t.rows().iter().flat_map(|r| r.threads.clone()).collect();
+    assert_eq!(threads, (0..1040).collect::<Vec<_>>());
     h.snapshot("rows_1040_fit");
+    h.key_press(Key::F);
+    h.run_steps(3);
+    let t = &h.state().loaded().unwrap().timeline;
+    assert!(!t.fits_rows());
+    assert_eq!(t.rows().len(), 1040);
+    assert!((t.row_height() - prvscope_viewer::timeline::MIN_ROW_HEIGHT).abs() < 1e-3);
 }

@@ -279,11 +279,31 @@ impl App {
                             level_chosen = Some(level);
                         }
                     }
+                    let mut fit = l.timeline.fits_rows();
                     if ui
-                        .checkbox(&mut l.timeline.layout.fit_rows, "Fit all rows (F)")
-                        .on_hover_text("Rows as thin as needed to show every row at once")
+                        .checkbox(&mut fit, "Fit all rows (F)")
+                        .on_hover_text(
+                            "Rows as thin as needed to show every row at once; more rows \
+                             than points: each point row summarises the rows it holds",
+                        )
                         .changed()
                     {
+                        l.timeline.set_fit_rows(fit);
+                        ui.close();
+                    }
+                    let shown = l.timeline.shown_rows();
+                    let all = l.timeline.all_rows().len();
+                    if ui
+                        .add_enabled(shown.len() < all, egui::Button::new("Show all rows"))
+                        .on_hover_text(format!(
+                            "Rows {}-{} of {all} shown (Ctrl+wheel zooms along the rows, \
+                             the wheel over the row names scrolls them)",
+                            shown.start + 1,
+                            shown.end
+                        ))
+                        .clicked()
+                    {
+                        l.timeline.show_all_rows();
                         ui.close();
                     }
                     let mut only = l.timeline.pinned_comms_only();

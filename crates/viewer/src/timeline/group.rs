@@ -7,11 +7,14 @@ use crate::frame::TimeWindow;
 use crate::rows::{Grouping, Level};
 
 /// A window's rows as they are copied to another (Paraver's copy and paste of objects):
-/// their level, which tasks and applications are collapsed, the first row shown.
+/// their level, which tasks and applications are collapsed, the rows shown (zoomed along
+/// the rows), the first row at the top.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowsCopy {
     pub level: Level,
     pub grouping: Grouping,
+    pub shown: std::ops::Range<usize>,
+    pub fit_rows: bool,
     pub first_row: usize,
 }
 
@@ -63,6 +66,8 @@ impl Timeline {
         RowsCopy {
             level: self.layout.level,
             grouping: self.layout.grouping.clone(),
+            shown: self.layout.shown.clone(),
+            fit_rows: self.layout.fit_rows,
             first_row: self.layout.first_row,
         }
     }
@@ -79,6 +84,8 @@ impl Timeline {
             self.set_level(ctx, trace, copy.level)?;
         }
         self.set_grouping(trace, copy.grouping.clone());
+        self.set_fit_rows(copy.fit_rows);
+        self.show_rows(copy.shown.clone());
         self.layout.first_row = copy.first_row.min(self.layout.rows.len().saturating_sub(1));
         Ok(())
     }

@@ -1,5 +1,5 @@
 //! The timeline's input: the wheel (zoom at the pointer over the rows, scroll over the
-//! labels), drags (pan; shift-drag or right-drag selects a range), clicks (pin a point),
+//! labels; with Ctrl, zoom along the rows), drags (pan; shift-drag or right-drag selects a range), clicks (pin a point),
 //! double-clicks (the breakdown of the scope there) and keys (undo, redo, fit, pan, zoom,
 //! scroll, fit rows).
 
@@ -23,6 +23,19 @@ impl Timeline {
         visible.contains(&r).then_some(r)
     }
 
+    /// Zooms along the rows by `factor`, keeping the row at height `y` where it is (from the
+    /// rows on screen when they scroll: those become the rows shown).
+    fn zoom_rows_at(&mut self, y: f32, area: Rect, row_height: f32, factor: f64) {
+        let per_page = ((area.height() / row_height).floor() as usize).max(1);
+        if !self.rows_summarised() && self.layout.rows.len() > per_page {
+            let start = self.layout.shown.start + self.layout.first_row;
+            self.show_rows(start..start + per_page);
+        }
+        self.set_fit_rows(true);
+        let anchor = f64::from(((y - area.top()) / area.height()).clamp(0.0, 1.0));
+        self.zoom_rows(factor, anchor);
+    }
+
     pub(super) fn handle_input(
         &mut self,
         ui: &Ui,
@@ -33,23 +46,45 @@ impl Timeline {
         per_page: usize,
     ) {
         let limit = self.nav.end_time;
-        // Wheel: zoom at the pointer over the rows, scroll rows over the labels.
-        let (wheel, horizontal) = ui.input(|i| {
-            let mut lines = 0.0_f32;
-            let mut horizontal = 0.0_f32;
+        // Wheel: zoom at the pointer over the rows, scroll rows over the labels; with Ctrl,
+        // zoom along the rows at the pointer.
+        let (wheel, horizontal, rows_zoom) = ui.input(|i| {
+            let (mut lines, mut horizontal, mut rows_zoom) = (0.0_f32, 0.0_f32, 0.0_f32);
             for e in &i.events {
-                if let egui::Event::MouseWheel { unit, delta, .. } = e {
+                if let egui::Event::MouseWheel {
+                    unit,
+                    delta,
+                    modifiers,
+                    ..
+                } = e
+                {
                     let scale = match unit {
                         MouseWheelUnit::Point => 1.0 / 50.0,
                         MouseWheelUnit::Line => 1.0,
                         MouseWheelUnit::Page => 10.0,
                     };
-                    lines += delta.y * scale;
-                    horizontal += delta.x * scale;
+                    if modifiers.ctrl || modifiers.command {
+                        rows_zoom += (delta.y + delta.x) * scale;
+                    } else {
+                        lines += delta.y * scale;
+                        horizontal += delta.x * scale;
+                    }
                 }
             }
-            (lines, horizontal)
+            (lines, horizontal, rows_zoom)
         });
+        let over_labels = ui
+            .input(|i| i.pointer.hover_pos())
+            .is_some_and(|p| label_response.rect.contains(p));
+        if rows_zoom != 0.0
+            && let Some(p) = response.hover_pos().or_else(|| {
+                over_labels
+                    .then(|| ui.input(|i| i.pointer.hover_pos()))
+                    .flatten()
+            })
+        {
+            self.zoom_rows_at(p.y, area, row_height, 0.8_f64.powf(f64::from(rows_zoom)));
+        }
         if let Some(pos) = response.hover_pos() {
             if wheel != 0.0 {
                 let anchor = self.window.time_from_x(pos.x, area);
@@ -61,14 +96,15 @@ impl Timeline {
                 let dt = -f64::from(horizontal) * 0.1 * self.window.span as f64;
                 self.window = self.window.panned(dt, limit);
             }
-        } else if wheel != 0.0
+        } else if wheel != 0.0 && over_labels {
             // Over the row names (by position: their click areas sit on top of this one).
-            && ui
-                .input(|i| i.pointer.hover_pos())
-                .is_some_and(|p| label_response.rect.contains(p))
-        {
-            let rows = (-wheel * 3.0).round() as isize;
-            self.layout.first_row = self.layout.first_row.saturating_add_signed(rows);
+            if self.layout.rows.len() <= per_page {
+                // Every drawn row on screen: the rows shown move instead.
+                self.scroll_rows(-f64::from(wheel) * 0.1);
+            } else {
+                let rows = (-wheel * 3.0).round() as isize;
+                self.layout.first_row = self.layout.first_row.saturating_add_signed(rows);
+            }
         }
 
         if response.clicked() || response.drag_started() {
@@ -181,7 +217,7 @@ impl Timeline {
             ui.ctx().memory_mut(egui::Memory::stop_text_input);
         }
         if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::F)) {
-            self.layout.fit_rows = !self.layout.fit_rows;
+            self.set_fit_rows(!self.layout.fit_rows);
         }
         // M: a marker at the pointer over the rows, else at the window's centre.
         if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::M)) {
@@ -235,6 +271,16 @@ impl Timeline {
         if zoom_out {
             let w = self.window.zoomed(2.0, center, limit);
             self.zoom_to(w);
+        }
+        if self.layout.rows.len() <= per_page {
+            // Every drawn row on screen: the keys move the rows shown, a drawn row or a page
+            // at a time.
+            let row = 1.0 / self.layout.rows.len().max(1) as f64;
+            let moved = [(up, -row), (down, row), (page_up, -1.0), (page_down, 1.0)];
+            for (_, by) in moved.into_iter().filter(|(k, _)| *k) {
+                self.scroll_rows(by);
+            }
+            return;
         }
         if up {
             self.layout.first_row = self.layout.first_row.saturating_sub(1);

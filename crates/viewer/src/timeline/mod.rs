@@ -15,6 +15,7 @@ mod group;
 mod input;
 mod lanes;
 mod marks;
+mod objects;
 mod paint;
 mod state;
 mod widgets;
@@ -22,6 +23,7 @@ mod widgets;
 pub use group::RowsCopy;
 pub use lanes::{Lane, MAX_LANES};
 pub use marks::Marker;
+pub use objects::FIT_ON_OPEN_ROWS;
 pub use state::ClassFill;
 pub use widgets::{comm_ui, details_lines, details_ui, swatch};
 
@@ -135,6 +137,7 @@ impl Timeline {
         let coloring = Coloring::new(trace, &config, signals.values());
         let grouping = Grouping::default();
         let rows = grouping.layout(trace);
+        let fit_rows = rows.len() > FIT_ON_OPEN_ROWS;
         let end_time = trace.header.end_time.max(trace.store.end_time());
         let home = match trace.loaded_range() {
             Some((from, to)) if to > from => TimeWindow {
@@ -164,10 +167,13 @@ impl Timeline {
             },
             layout: state::Layout {
                 grouping,
+                shown: 0..rows.len(),
+                all: rows.clone(),
                 rows,
+                fit_height: 0,
                 generation: 0,
                 first_row: 0,
-                fit_rows: false,
+                fit_rows,
                 level: Level::Thread,
                 placement: None,
             },
@@ -211,11 +217,6 @@ impl Timeline {
     /// True when rows are made thin enough to show them all (View > Fit all rows, F).
     pub fn fits_rows(&self) -> bool {
         self.layout.fit_rows
-    }
-
-    /// Shows all rows at once (as thin as needed), or rows of a readable height.
-    pub fn set_fit_rows(&mut self, fit: bool) {
-        self.layout.fit_rows = fit;
     }
 
     /// The point the user pinned, if any.
@@ -449,35 +450,6 @@ impl Timeline {
         }
     }
 
-    fn relayout(&mut self, trace: &Trace) {
-        let placed = self
-            .layout
-            .placement
-            .as_ref()
-            .filter(|_| self.layout.level.is_resource())
-            .map(|p| super::rows::resource_layout(p, self.layout.level));
-        self.layout.rows = match resource_rows(&self.config.spec) {
-            Some(labels) => labels
-                .into_iter()
-                .enumerate()
-                .map(|(k, label)| RowItem {
-                    label,
-                    kind: RowKind::Resource(k..k + 1),
-                    threads: 0..0,
-                    appl: 0,
-                    task: 0,
-                })
-                .collect(),
-            None => placed.unwrap_or_else(|| self.layout.grouping.layout(trace)),
-        };
-        self.layout.generation += 1;
-        self.layout.first_row = self
-            .layout
-            .first_row
-            .min(self.layout.rows.len().saturating_sub(1));
-        self.pointer.pinned = None;
-    }
-
     /// Moves to `window`, remembering the current one for undo.
     pub fn zoom_to(&mut self, window: TimeWindow) {
         if window != self.window {
@@ -572,6 +544,8 @@ impl Timeline {
         if area.width() < 20.0 || area.height() < 10.0 {
             return;
         }
+        // More rows than points with "Fit all rows": one summary row per point.
+        self.fit_to((area.height() / MIN_FIT_ROW_HEIGHT).floor() as usize);
         let n = self.layout.rows.len().max(1);
         let min_height = if self.layout.fit_rows {
             MIN_FIT_ROW_HEIGHT

@@ -400,11 +400,17 @@ impl Timeline {
                 font.clone(),
                 theme::GROUP_TEXT,
             );
-            let count = ui.painter().layout_no_wrap(
-                format!("{} rows", visible.len()),
-                font,
-                theme::GROUP_TEXT,
-            );
+            let threads: usize = visible
+                .clone()
+                .filter_map(|r| self.layout.rows.get(r))
+                .map(|item| item.threads.len())
+                .sum();
+            let count = if self.rows_summarised() {
+                format!("{threads} threads on {} rows", visible.len())
+            } else {
+                format!("{} rows", visible.len())
+            };
+            let count = ui.painter().layout_no_wrap(count, font, theme::GROUP_TEXT);
             let at = pos2(labels.left() + 4.0, labels.bottom() - 16.0 - count.size().y);
             ui.painter().galley(at, count, theme::GROUP_TEXT);
             return;

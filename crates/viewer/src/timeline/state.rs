@@ -44,7 +44,16 @@ pub(crate) struct Nav {
 /// The rows: which objects, grouped how, from which one down.
 pub(crate) struct Layout {
     pub grouping: Grouping,
+    /// Every row of the grouping or level (threads, tasks, applications, CPUs, nodes).
+    pub all: Vec<RowItem>,
+    /// The rows of `all` shown: zoomed and scrolled along the objects as the window is
+    /// along time.
+    pub shown: std::ops::Range<usize>,
+    /// The drawn rows: `all[shown]`, or, when they fit in the area only thinner than a
+    /// point and `fit_rows` is on, one summary row per point ([`crate::rows::fit`]).
     pub rows: Vec<RowItem>,
+    /// The point rows the drawn rows were fitted to (0 before the first frame).
+    pub fit_height: usize,
     /// Changes with each layout of the rows.
     pub generation: u64,
     /// First drawn row at the top of the area.
