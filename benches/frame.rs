@@ -421,5 +421,81 @@ fn histogram(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, frames, end_to_end, cluster_window, histogram);
+/// A generated trace of 100 MB of `threads` threads, 64 to a task.
+fn generated_100m(threads: u32) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    let path = dir.join(format!("gen_100m_{threads}.prv"));
+    if !path.exists() {
+        std::fs::create_dir_all(&dir).expect("bench data folder");
+        let opts = GenOptions {
+            threads,
+            threads_per_task: 64,
+            target_bytes: 100_000_000,
+            seed: 1,
+            legacy: false,
+            xz: false,
+            mpi: false,
+        };
+        synth::generate(&path, &opts).expect("generating the bench trace");
+    }
+    path
+}
+
+/// Whole frames (the app's step and tessellation) after a wheel step at the centre, in and
+/// out again, on 100 MB of 65,536 threads (opened fitted: every thread summarised on the
+/// area's point rows) beside the same on 100 MB of 64 threads; with and without the
+/// communications drawn. `-- many_threads` runs only those.
+fn many_threads(c: &mut Criterion) {
+    use egui::{Event, Modifiers, MouseWheelSource, MouseWheelUnit, TouchPhase};
+    let mut g = c.benchmark_group("frame_many_threads");
+    g.sample_size(20).measurement_time(Duration::from_secs(10));
+    for threads in [64, 65_536] {
+        let mut h = viewer_harness::opened(generated_100m(threads), 1400.0, 800.0);
+        for _ in 0..3 {
+            h.step();
+        }
+        let area = h.state().loaded().expect("loaded").timeline.area();
+        h.event(Event::PointerMoved(area.center()));
+        h.step();
+        for comms in [true, false] {
+            {
+                let l = h.state_mut().loaded_mut().expect("loaded");
+                let mut config = l.timeline.config().clone();
+                config.comms = comms;
+                l.timeline.apply_config(&l.trace, config);
+            }
+            let mut sign = 1.0;
+            let name = if comms { "comms" } else { "states" };
+            g.bench_function(
+                format!("wheel_step_1400x800_{threads}_threads_{name}"),
+                |b| {
+                    b.iter(|| {
+                        h.event(Event::MouseWheel {
+                            unit: MouseWheelUnit::Line,
+                            delta: egui::vec2(0.0, sign),
+                            phase: TouchPhase::Move,
+                            source: MouseWheelSource::Unknown,
+                            modifiers: Modifiers::NONE,
+                        });
+                        sign = -sign;
+                        h.step();
+                        let shapes = h.output().shapes.clone();
+                        let ppp = h.ctx.pixels_per_point();
+                        h.ctx.tessellate(shapes, ppp).len()
+                    });
+                },
+            );
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    frames,
+    end_to_end,
+    cluster_window,
+    histogram,
+    many_threads
+);
 criterion_main!(benches);

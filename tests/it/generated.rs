@@ -241,3 +241,30 @@ fn generated_mpi_calls_are_the_waits_and_send_the_messages() {
         Some("MPI_Allreduce")
     );
 }
+
+/// Thousands of small threads: the store's columns hold no spare room, so a record costs
+/// about what it does with few threads plus each column's own structures. 4096 threads of
+/// about 33 records each: 62.6 bytes a record (151 when each column's list of segments kept
+/// room for four and each thread's list of event columns grew by doubling).
+#[test]
+fn thousands_of_small_threads_cost_few_store_bytes_a_record() {
+    let path = temp_dir("small-threads").join("t4096.prv");
+    synth::generate(
+        &path,
+        &GenOptions {
+            threads: 4096,
+            threads_per_task: 64,
+            target_bytes: 3_000_000,
+            ..GenOptions::default()
+        },
+    )
+    .unwrap();
+    let trace = load(&path);
+    let records = trace.store.counts().total() as f64;
+    let per_record = trace.store.heap_bytes() as f64 / records;
+    assert!(records > 100_000.0, "{records} records");
+    assert!(per_record < 70.0, "{per_record:.1} bytes a record");
+    for t in trace.store.threads() {
+        assert_eq!(t.events.len(), t.events.capacity());
+    }
+}

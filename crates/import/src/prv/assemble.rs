@@ -633,6 +633,8 @@ fn build_thread(states: Vec<StatePiece>, mut events: Vec<EventPiece>, sentinel: 
         };
         columns.push(column);
     }
+    // A column is 128 bytes: the list's spare room cost more than a small thread's records.
+    columns.shrink_to_fit();
     ThreadData {
         states: state_cols,
         events: columns,

@@ -13,33 +13,52 @@ use super::pyramid::{Carry, Pyramid};
 use super::{Cursor, DrawMode, Pixel, Steps, mean};
 
 /// How many threads hold each value in a column where they have no point, in a fixed order
-/// (the order values came; a value no thread holds leaves).
+/// (the order values came; a value no thread holds leaves): a linear search while the values
+/// are few (a state view's), an index once they are many.
 #[derive(Default)]
 struct Holding {
     values: Vec<(u64, u64)>,
-    at: HashMap<u64, usize>,
+    at: Option<HashMap<u64, usize>>,
 }
 
+/// Values held past which [`Holding`] indexes them.
+const HOLDING_LINEAR: usize = 16;
+
 impl Holding {
+    fn find(&self, v: u64) -> Option<usize> {
+        match &self.at {
+            Some(at) => at.get(&v).copied(),
+            None => self.values.iter().position(|e| e.0 == v),
+        }
+    }
+
     fn add(&mut self, v: u64) {
-        if let Some(&k) = self.at.get(&v) {
+        if let Some(k) = self.find(v) {
             self.values[k].1 += 1;
-        } else {
-            self.at.insert(v, self.values.len());
-            self.values.push((v, 1));
+            return;
+        }
+        if let Some(at) = &mut self.at {
+            at.insert(v, self.values.len());
+        }
+        self.values.push((v, 1));
+        if self.at.is_none() && self.values.len() > HOLDING_LINEAR {
+            let at = self.values.iter().enumerate().map(|(k, e)| (e.0, k));
+            self.at = Some(at.collect());
         }
     }
 
     fn remove(&mut self, v: u64) {
-        let Some(&k) = self.at.get(&v) else {
+        let Some(k) = self.find(v) else {
             return;
         };
         self.values[k].1 -= 1;
         if self.values[k].1 == 0 {
-            self.at.remove(&v);
             self.values.swap_remove(k);
-            if let Some(&(moved, _)) = self.values.get(k) {
-                self.at.insert(moved, k);
+            if let Some(at) = &mut self.at {
+                at.remove(&v);
+                if let Some(&(moved, _)) = self.values.get(k) {
+                    at.insert(moved, k);
+                }
             }
         }
     }

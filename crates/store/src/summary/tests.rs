@@ -279,12 +279,16 @@ fn groups_of_many_quiet_threads_equal_the_naive_group_computation() {
         let threads = rng.range(50, 400) as usize;
         let rows: Vec<Vec<(u64, u64)>> = (0..threads)
             .map(|_| {
-                let n = if rng.chance(10) {
-                    rng.range(20, 200)
+                // Every other case, the quiet threads' values from 20: more values held than
+                // a linear search is kept for.
+                let (n, kind) = if rng.chance(10) {
+                    (rng.range(20, 200), Values::Few(4))
+                } else if case % 2 == 0 {
+                    (rng.range(0, 6), Values::Mixed)
                 } else {
-                    rng.range(0, 6)
-                } as usize;
-                random_points(&mut rng, n, Values::Few(4), NULL)
+                    (rng.range(0, 6), Values::Few(4))
+                };
+                random_points(&mut rng, n as usize, kind, NULL)
             })
             .collect();
         let built: Vec<(TimeColumn, ValueColumn)> = rows.iter().map(|p| columns(p)).collect();
