@@ -11,7 +11,7 @@ use crate::viewer::{harness_with, wheel, wheel_with};
 
 /// A generated trace of `threads` threads, 64 to a task.
 fn many_threads(name: &str, threads: u32, bytes: u64) -> std::path::PathBuf {
-    let path = crate::common::temp_dir("many_rows").join(name);
+    let path = crate::common::temp_dir(&format!("many_rows_{name}")).join(name);
     prvscope_import::synth::generate(
         &path,
         &prvscope_import::synth::GenOptions {
@@ -165,4 +165,61 @@ fn rows_pasted_on_another_window_keep_the_rows_shown() {
     assert_eq!(other.shown_rows(), 100..164);
     covers_in_order(other.rows(), 100..164);
     assert_eq!(other.rows(), l.timeline.rows());
+}
+
+/// A frame summarising tens of thousands of threads is built on a worker: the window's
+/// frames do not wait for it, and what is shown once it lands is the frame built on the spot.
+#[test]
+fn frames_of_tens_of_thousands_of_threads_are_built_on_a_worker_and_then_shown() {
+    use prvscope_viewer::frame::{self, FrameRequest};
+    use prvscope_viewer::timeline::BUILT_ON_WORKERS;
+    use std::sync::atomic::Ordering;
+    use std::time::{Duration, Instant};
+
+    let _alone = crate::common::alone();
+    let prv = many_threads("t32768.prv", 32_768, 4 << 20);
+    let mut h = harness_with(LoadSource::File(prv), None, (1400.0, 800.0), false);
+    let settle = |h: &mut egui_kittest::Harness<'_, App>| {
+        let deadline = Instant::now() + Duration::from_mins(2);
+        loop {
+            h.step();
+            let t = timeline(h);
+            if !t.is_redrawing() && t.drawn_window() == Some(t.window()) {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the frame never landed");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let before = BUILT_ON_WORKERS.load(Ordering::Relaxed);
+    settle(&mut h);
+    let area = timeline(&h).area();
+    let threads: u64 = timeline(&h)
+        .rows()
+        .iter()
+        .map(|r| r.threads.len() as u64)
+        .sum();
+    assert_eq!(threads, 32_768);
+    assert!(threads * area.width() as u64 > prvscope_viewer::timeline::HEAVY_THREAD_COLUMNS);
+    // A wheel step in: built on a worker too, then shown.
+    wheel(&mut h, area.center(), 2.0);
+    settle(&mut h);
+    assert!(BUILT_ON_WORKERS.load(Ordering::Relaxed) >= before + 2);
+    let t = timeline(&h);
+    let c = t.config();
+    let here = frame::build(&FrameRequest {
+        view: t.signals(),
+        coloring: t.coloring(),
+        rows: t.rows(),
+        visible: 0..t.rows().len(),
+        rect: t.area(),
+        row_height: t.row_height(),
+        window: t.window(),
+        flags: c.flags,
+        mode: c.mode,
+        scale: c.scale,
+    });
+    assert!(!here.legend.is_empty());
+    assert_eq!(t.legend(), here.legend.as_slice());
+    assert_eq!(t.frame_scale(), here.scale);
 }

@@ -11,6 +11,8 @@
 //!   for the side panels.
 
 mod comms;
+mod deferred;
+pub use deferred::{BUILT_ON_WORKERS, HEAVY_THREAD_COLUMNS};
 mod group;
 mod input;
 mod lanes;
@@ -179,6 +181,7 @@ impl Timeline {
             },
             drawn: state::Drawn {
                 cache: None,
+                pending: None,
                 last_build_ms: 0.0,
                 area: Rect::NOTHING,
                 row_height: MIN_ROW_HEIGHT,
@@ -262,6 +265,11 @@ impl Timeline {
     /// The current colouring.
     pub fn coloring(&self) -> &Coloring {
         &self.shown.coloring
+    }
+
+    /// True while a heavy frame is built on a worker (the last one shown meanwhile).
+    pub fn is_redrawing(&self) -> bool {
+        self.drawn.pending.is_some()
     }
 
     /// True while a new view is being built.
@@ -600,29 +608,51 @@ impl Timeline {
         };
         if self.drawn.cache.as_ref().is_none_or(|c| c.0 != key) {
             let started = Instant::now();
-            let built = Self::build_frame(
-                &mut self.shown.lanes,
-                &FrameRequest {
-                    view: &self.shown.signals,
-                    coloring: &self.shown.coloring,
-                    rows: &self.layout.rows,
-                    visible: visible.clone(),
-                    rect: area,
-                    row_height,
-                    window: self.window,
-                    flags: self.config.flags,
-                    mode: self.config.mode,
-                    scale: self.config.scale,
-                },
-            );
-            let (built, image) = Self::raster_if_large(ui.ctx(), built, area);
-            let comms = self
-                .config
-                .comms
-                .then(|| self.build_comms(ui.ctx(), trace, area, row_height, &visible));
-            self.drawn.last_build_ms = started.elapsed().as_secs_f64() * 1e3;
-            self.drawn.cache = Some((key, built, image, comms));
+            let req = FrameRequest {
+                view: &self.shown.signals,
+                coloring: &self.shown.coloring,
+                rows: &self.layout.rows,
+                visible: visible.clone(),
+                rect: area,
+                row_height,
+                window: self.window,
+                flags: self.config.flags,
+                mode: self.config.mode,
+                scale: self.config.scale,
+            };
+            let visible_rows = self.layout.rows.get(visible.clone()).unwrap_or_default();
+            let heavy =
+                self.shown.lanes.is_empty() && deferred::is_heavy(visible_rows, area.width());
+            let built = if heavy {
+                let done = deferred::frame_for(
+                    &mut self.drawn.pending,
+                    ui.ctx(),
+                    &key,
+                    &self.shown.signals,
+                    &req,
+                );
+                if done.is_none() {
+                    ui.ctx()
+                        .request_repaint_after(std::time::Duration::from_millis(30));
+                }
+                done
+            } else {
+                self.drawn.pending = None;
+                Some((key.clone(), Self::build_frame(&mut self.shown.lanes, &req)))
+            };
+            if let Some((built_for, built)) = built {
+                let (built, image) = Self::raster_if_large(ui.ctx(), built, built_for.rect);
+                let comms = self
+                    .config
+                    .comms
+                    .then(|| self.build_comms(ui.ctx(), trace, area, row_height, &visible));
+                self.drawn.last_build_ms = started.elapsed().as_secs_f64() * 1e3;
+                self.drawn.cache = Some((built_for, built, image, comms));
+            }
         }
+        // A frame drawn for another window or layout than the one asked for (its successor
+        // is being built): shown dimmed, and said.
+        let redrawing = self.drawn.cache.as_ref().is_some_and(|c| c.0 != key);
 
         let painter = ui.painter_at(rect);
         painter.rect_filled(area, 0.0, theme::BACKGROUND);
@@ -641,6 +671,24 @@ impl Timeline {
                 }
                 clipped.add(Shape::Mesh(Arc::clone(&c.mesh)));
             }
+            if redrawing {
+                clipped.rect_filled(area, 0.0, theme::BACKGROUND.gamma_multiply(0.6));
+                clipped.text(
+                    area.center_top() + vec2(0.0, 6.0),
+                    egui::Align2::CENTER_TOP,
+                    "drawing…  (the picture shown is of the previous window)",
+                    egui::FontId::proportional(13.0),
+                    theme::FOREGROUND,
+                );
+            }
+        } else if self.drawn.pending.is_some() {
+            ui.painter_at(area).text(
+                area.center(),
+                egui::Align2::CENTER_CENTER,
+                "drawing…",
+                egui::FontId::proportional(14.0),
+                theme::FOREGROUND,
+            );
         }
         if self.config.color == ColorMode::FunctionLine {
             self.paint_line_axes(ui, trace, area, row_height, visible.len());
