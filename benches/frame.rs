@@ -441,8 +441,9 @@ fn generated_100m(threads: u32) -> PathBuf {
     path
 }
 
-/// Whole frames (the app's step and tessellation) after a wheel step at the centre, in and
-/// out again, on 100 MB of 65,536 threads (opened fitted: every thread summarised on the
+/// A wheel step at the centre, in and out again, until its picture is shown (the app's
+/// steps and the last one's tessellation; a heavy frame is built on a worker meanwhile), on
+/// 100 MB of 65,536 threads (opened fitted: every thread summarised on the
 /// area's point rows) beside the same on 100 MB of 64 threads; with and without the
 /// communications drawn. `-- many_threads` runs only those.
 fn many_threads(c: &mut Criterion) {
@@ -478,10 +479,23 @@ fn many_threads(c: &mut Criterion) {
                             modifiers: Modifiers::NONE,
                         });
                         sign = -sign;
-                        h.step();
+                        // Until the picture of the new window is shown (a heavy frame is
+                        // built on a worker meanwhile, the window's frames going on).
+                        let mut frames = 0;
+                        loop {
+                            h.step();
+                            frames += 1;
+                            let t = &h.state().loaded().expect("loaded").timeline;
+                            if !t.is_redrawing() && t.drawn_window() == Some(t.window()) {
+                                break;
+                            }
+                            // As the window waits between its frames, leaving the cores
+                            // to the worker.
+                            std::thread::sleep(Duration::from_millis(2));
+                        }
                         let shapes = h.output().shapes.clone();
                         let ppp = h.ctx.pixels_per_point();
-                        h.ctx.tessellate(shapes, ppp).len()
+                        h.ctx.tessellate(shapes, ppp).len() + frames
                     });
                 },
             );
