@@ -17,7 +17,7 @@ impl App {
         let also = std::mem::take(&mut self.opening.loading_also);
         match result {
             LoadOutcome::Loaded(loaded) => {
-                let (trace, timeline) = *loaded;
+                let (trace, timeline, report) = *loaded;
                 // What an earlier load said (cancelled, too large) is no longer true.
                 if self
                     .opening
@@ -33,7 +33,6 @@ impl App {
                 }
                 // A file cut short opens the report and says so in the status line, as does
                 // a missing .pcf; a missing .row is listed in the report and the side panel.
-                let report = crate::reports::LoadReport::new(&trace);
                 let cut_short = trace.records_cut_short().is_some();
                 let incomplete = report.incomplete();
                 let said = incomplete.first().filter(|_| trace.pcf.is_none());
