@@ -244,8 +244,9 @@ fn generated_mpi_calls_are_the_waits_and_send_the_messages() {
 
 /// Thousands of small threads: the store's columns hold no spare room, so a record costs
 /// about what it does with few threads plus each column's own structures. 4096 threads of
-/// about 33 records each: 62.6 bytes a record (151 when each column's list of segments kept
-/// room for four and each thread's list of event columns grew by doubling).
+/// about 33 records each: 59.6 bytes a record (151 when each column's list of segments kept
+/// room for four and each thread's list of event columns grew by doubling; 62.6 while a
+/// column of one segment still kept a list of segment starts).
 #[test]
 fn thousands_of_small_threads_cost_few_store_bytes_a_record() {
     let path = temp_dir("small-threads").join("t4096.prv");

@@ -77,7 +77,8 @@ impl Segment for ValueSeg {
 #[derive(Debug, Clone)]
 pub struct Segments<S> {
     pub(super) segs: Vec<S>,
-    /// Index of the first record of each segment; same length as `segs`.
+    /// Index of the first record of each segment after the first (the first starts at 0):
+    /// one fewer than `segs`, so that a column of one segment holds no list.
     pub(super) starts: Vec<usize>,
     pub(super) len: usize,
 }
@@ -99,7 +100,7 @@ impl<S: Segment> Segments<S> {
         // of a trace of 65,536.
         let mut out = Segments {
             segs: Vec::with_capacity(1),
-            starts: Vec::with_capacity(1),
+            starts: Vec::new(),
             len: 0,
         };
         out.push(seg);
@@ -110,7 +111,9 @@ impl<S: Segment> Segments<S> {
     pub(super) fn push(&mut self, seg: S) {
         let n = seg.seg_len();
         if n > 0 {
-            self.starts.push(self.len);
+            if !self.segs.is_empty() {
+                self.starts.push(self.len);
+            }
             self.len += n;
             self.segs.push(seg);
         }
@@ -183,7 +186,9 @@ impl<S: Segment> Segments<S> {
     fn end_own(&mut self) {
         if self.segs.last().is_some_and(|s| s.seg_len() == 0) {
             self.segs.pop();
-            self.starts.pop();
+            if !self.segs.is_empty() {
+                self.starts.pop();
+            }
         } else if let Some(last) = self.segs.last_mut() {
             last.seg_shrink();
         }
@@ -192,7 +197,9 @@ impl<S: Segment> Segments<S> {
     /// Pushes `seg` (empty) with room for `records`, as the last segment, even empty.
     fn push_segment(&mut self, mut seg: S, records: usize) {
         seg.seg_reserve(records);
-        self.starts.push(self.len);
+        if !self.segs.is_empty() {
+            self.starts.push(self.len);
+        }
         self.segs.push(seg);
     }
 
@@ -225,8 +232,17 @@ impl<S: Segment> Segments<S> {
         if self.segs.len() == 1 {
             return (0, i);
         }
-        let k = self.starts.partition_point(|&s| s <= i).saturating_sub(1);
-        (k, i - self.starts.get(k).copied().unwrap_or(0))
+        let k = self.starts.partition_point(|&s| s <= i);
+        (k, i - self.seg_start(k))
+    }
+
+    /// The index of segment `k`'s first record.
+    #[inline]
+    pub(super) fn seg_start(&self, k: usize) -> usize {
+        match k.checked_sub(1) {
+            Some(j) => self.starts.get(j).copied().unwrap_or(0),
+            None => 0,
+        }
     }
 
     pub(super) fn heap_bytes(&self) -> usize {

@@ -450,7 +450,7 @@ impl TimeColumn {
         let Some(seg) = k.checked_sub(1) else {
             return 0;
         };
-        let start = self.segs.starts.get(seg).copied().unwrap_or(0);
+        let start = self.segs.seg_start(seg);
         start + segs.get(seg).map_or(0, |s| s.partition_point(&pred))
     }
 
