@@ -44,12 +44,21 @@ const ROWS: u32 = 128;
 const WIDTH: f32 = 2000.0;
 const ROW_HEIGHT: f32 = 12.0;
 
-fn generated_20m() -> PathBuf {
+/// The generated trace `name` of `target/bench-data/`, written with `opts` on first use.
+fn generated(name: &str, opts: &GenOptions) -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
-    let path = dir.join("gen_20m_128.prv");
+    let path = dir.join(name);
     if !path.exists() {
         std::fs::create_dir_all(&dir).expect("bench data folder");
-        let opts = GenOptions {
+        synth::generate(&path, opts).expect("generating the bench trace");
+    }
+    path
+}
+
+fn generated_20m() -> PathBuf {
+    generated(
+        "gen_20m_128.prv",
+        &GenOptions {
             threads: ROWS,
             threads_per_task: 8,
             target_bytes: 470_000_000,
@@ -57,10 +66,8 @@ fn generated_20m() -> PathBuf {
             legacy: false,
             xz: false,
             mpi: false,
-        };
-        synth::generate(&path, &opts).expect("generating the bench trace");
-    }
-    path
+        },
+    )
 }
 
 fn bench_view(c: &mut Criterion, trace: &Trace, name: &str, spec: SignalSpec) {
@@ -190,11 +197,9 @@ fn frames(c: &mut Criterion) {
 
 /// The generated 1 GB trace of 64 threads with communications (the replay test's).
 fn generated_1g_64() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
-    let path = dir.join("gen_1g_64.prv");
-    if !path.exists() {
-        std::fs::create_dir_all(&dir).expect("bench data folder");
-        let opts = GenOptions {
+    generated(
+        "gen_1g_64.prv",
+        &GenOptions {
             threads: 64,
             threads_per_task: 8,
             target_bytes: 1 << 30,
@@ -202,10 +207,8 @@ fn generated_1g_64() -> PathBuf {
             legacy: false,
             xz: false,
             mpi: false,
-        };
-        synth::generate(&path, &opts).expect("generating the bench trace");
-    }
-    path
+        },
+    )
 }
 
 /// Whole frames of the viewer in the default 1400x800 window on the generated 1 GB trace with
@@ -334,11 +337,9 @@ fn cluster_window(c: &mut Criterion) {
 }
 
 fn generated_1040() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
-    let path = dir.join("gen_1040.prv");
-    if !path.exists() {
-        std::fs::create_dir_all(&dir).expect("bench data folder");
-        let opts = GenOptions {
+    generated(
+        "gen_1040.prv",
+        &GenOptions {
             threads: 1040,
             threads_per_task: 8,
             target_bytes: 60_000_000,
@@ -346,10 +347,8 @@ fn generated_1040() -> PathBuf {
             legacy: false,
             xz: false,
             mpi: false,
-        };
-        synth::generate(&path, &opts).expect("generating the bench trace");
-    }
-    path
+        },
+    )
 }
 
 /// Whole frames (the app, egui's layout, the tessellation) with a 1,040 x 200 histogram
@@ -423,11 +422,9 @@ fn histogram(c: &mut Criterion) {
 
 /// A generated trace of 100 MB of `threads` threads, 64 to a task.
 fn generated_100m(threads: u32) -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
-    let path = dir.join(format!("gen_100m_{threads}.prv"));
-    if !path.exists() {
-        std::fs::create_dir_all(&dir).expect("bench data folder");
-        let opts = GenOptions {
+    generated(
+        &format!("gen_100m_{threads}.prv"),
+        &GenOptions {
             threads,
             threads_per_task: 64,
             target_bytes: 100_000_000,
@@ -435,10 +432,8 @@ fn generated_100m(threads: u32) -> PathBuf {
             legacy: false,
             xz: false,
             mpi: false,
-        };
-        synth::generate(&path, &opts).expect("generating the bench trace");
-    }
-    path
+        },
+    )
 }
 
 /// A wheel step at the centre, in and out again, until its picture is shown (the app's

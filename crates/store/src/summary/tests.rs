@@ -269,6 +269,25 @@ fn summaries_equal_the_naive_per_pixel_computation() {
     assert!(approximate > 100, "{approximate} approximate columns");
 }
 
+/// The rows' columns as step functions, null as [`NULL`].
+fn steps_of(built: &[(TimeColumn, ValueColumn)]) -> Vec<Steps<'_>> {
+    built
+        .iter()
+        .map(|(time, value)| Steps {
+            time,
+            value,
+            sentinel: NULL,
+        })
+        .collect()
+}
+
+/// Random column edges over the points of all `rows`, to past their last one.
+fn group_edges(rng: &mut Rng, rows: &[Vec<(u64, u64)>]) -> Vec<u64> {
+    let all: Vec<(u64, u64)> = rows.iter().flatten().copied().collect();
+    let end = all.iter().map(|p| p.0).max().unwrap_or(0) + 60;
+    random_edges(rng, &all, end)
+}
+
 /// Summary rows of hundreds of threads, most of them quiet in most columns (a frame of
 /// 65,536 threads on 900 rows): the average and dominant modes sum the quiet threads by value,
 /// which must give the naive group computation's pixels exactly.
@@ -292,19 +311,10 @@ fn groups_of_many_quiet_threads_equal_the_naive_group_computation() {
             })
             .collect();
         let built: Vec<(TimeColumn, ValueColumn)> = rows.iter().map(|p| columns(p)).collect();
-        let steps: Vec<Steps<'_>> = built
-            .iter()
-            .map(|(time, value)| Steps {
-                time,
-                value,
-                sentinel: NULL,
-            })
-            .collect();
+        let steps = steps_of(&built);
         let pyramids: Vec<Pyramid> = steps.iter().map(Pyramid::build).collect();
         let pairs: Vec<(Steps<'_>, &Pyramid)> = steps.iter().copied().zip(&pyramids).collect();
-        let all: Vec<(u64, u64)> = rows.iter().flatten().copied().collect();
-        let end = all.iter().map(|p| p.0).max().unwrap_or(0) + 60;
-        let edges = random_edges(&mut rng, &all, end);
+        let edges = group_edges(&mut rng, &rows);
         for mode in [DrawMode::Average, DrawMode::Dominant] {
             let naive = summarize_group_naive(&steps, &edges, mode);
             let mut fast = Vec::new();
@@ -347,19 +357,10 @@ fn group_summaries_equal_the_naive_group_computation() {
                 }
             })
             .collect();
-        let steps: Vec<Steps<'_>> = built
-            .iter()
-            .map(|(time, value)| Steps {
-                time,
-                value,
-                sentinel: NULL,
-            })
-            .collect();
+        let steps = steps_of(&built);
         let pyramids: Vec<Pyramid> = steps.iter().map(Pyramid::build).collect();
         let pairs: Vec<(Steps<'_>, &Pyramid)> = steps.iter().copied().zip(&pyramids).collect();
-        let all: Vec<(u64, u64)> = rows.iter().flatten().copied().collect();
-        let end = all.iter().map(|p| p.0).max().unwrap_or(0) + 60;
-        let edges = random_edges(&mut rng, &all, end);
+        let edges = group_edges(&mut rng, &rows);
         let exact = pyramids.iter().all(Pyramid::dominant_is_exact);
         for mode in DrawMode::ALL {
             let what = format!("case {case} threads {threads} {mode}");

@@ -181,7 +181,7 @@ impl Timeline {
             },
             drawn: state::Drawn {
                 cache: None,
-                pending: None,
+                deferred: deferred::Deferred::default(),
                 last_build_ms: 0.0,
                 area: Rect::NOTHING,
                 row_height: MIN_ROW_HEIGHT,
@@ -269,7 +269,7 @@ impl Timeline {
 
     /// True while a heavy frame is built on a worker (the last one shown meanwhile).
     pub fn is_redrawing(&self) -> bool {
-        self.drawn.pending.is_some()
+        self.drawn.deferred.is_building()
     }
 
     /// True while a new view is being built.
@@ -624,20 +624,17 @@ impl Timeline {
             let heavy =
                 self.shown.lanes.is_empty() && deferred::is_heavy(visible_rows, area.width());
             let built = if heavy {
-                let done = deferred::frame_for(
-                    &mut self.drawn.pending,
-                    ui.ctx(),
-                    &key,
-                    &self.shown.signals,
-                    &req,
-                );
-                if done.is_none() {
+                let done = self
+                    .drawn
+                    .deferred
+                    .frame_for(ui.ctx(), &key, &self.shown.signals, &req);
+                if done.is_none() && self.drawn.deferred.is_building() {
                     ui.ctx()
                         .request_repaint_after(std::time::Duration::from_millis(30));
                 }
                 done
             } else {
-                self.drawn.pending = None;
+                self.drawn.deferred.clear();
                 Some((key.clone(), Self::build_frame(&mut self.shown.lanes, &req)))
             };
             if let Some((built_for, built)) = built {
@@ -650,10 +647,6 @@ impl Timeline {
                 self.drawn.cache = Some((built_for, built, image, comms));
             }
         }
-        // A frame drawn for another window or layout than the one asked for (its successor
-        // is being built): shown dimmed, and said.
-        let redrawing = self.drawn.cache.as_ref().is_some_and(|c| c.0 != key);
-
         let painter = ui.painter_at(rect);
         painter.rect_filled(area, 0.0, theme::BACKGROUND);
         painter.rect_filled(ruler, 0.0, theme::BACKGROUND);
@@ -671,25 +664,11 @@ impl Timeline {
                 }
                 clipped.add(Shape::Mesh(Arc::clone(&c.mesh)));
             }
-            if redrawing {
-                clipped.rect_filled(area, 0.0, theme::BACKGROUND.gamma_multiply(0.6));
-                clipped.text(
-                    area.center_top() + vec2(0.0, 6.0),
-                    egui::Align2::CENTER_TOP,
-                    "drawing…  (the picture shown is of the previous window)",
-                    egui::FontId::proportional(13.0),
-                    theme::FOREGROUND,
-                );
-            }
-        } else if self.drawn.pending.is_some() {
-            ui.painter_at(area).text(
-                area.center(),
-                egui::Align2::CENTER_CENTER,
-                "drawing…",
-                egui::FontId::proportional(14.0),
-                theme::FOREGROUND,
-            );
         }
+        let shown = self.drawn.cache.as_ref().map(|c| c.0 == key);
+        self.drawn
+            .deferred
+            .paint(&ui.painter_at(area), area, &key, shown);
         if self.config.color == ColorMode::FunctionLine {
             self.paint_line_axes(ui, trace, area, row_height, visible.len());
         }

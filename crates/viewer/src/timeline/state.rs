@@ -74,8 +74,8 @@ pub(crate) struct Drawn {
     /// The frame built, its rows as one image when they were many quads (then the frame
     /// keeps no mesh), and its communications.
     pub(super) cache: Option<(FrameKey, Frame, Option<RowsImage>, Option<Comms>)>,
-    /// A heavy frame being built on a worker ([`super::deferred`]).
-    pub(super) pending: Option<super::deferred::PendingFrame>,
+    /// Heavy frames built on a worker ([`super::deferred`]).
+    pub(super) deferred: super::deferred::Deferred,
     /// Milliseconds the last frame build took.
     pub last_build_ms: f64,
     /// Where the rows were drawn in the last frame, and their height.
